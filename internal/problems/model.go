@@ -1,0 +1,139 @@
+// Package problems holds the interview content model (problems, rapid-fire
+// question sets and screens), loads it from Markdown files with YAML front
+// matter, and checks it (lint) with errors that name file and line.
+package problems
+
+import "time"
+
+// DefaultTimeLimit is the answer time for a timed question when the content
+// gives none: the two minutes of a rapid-fire answer.
+const DefaultTimeLimit = 2 * time.Minute
+
+// Tags classify content for the catalogue filters.
+type Tags struct {
+	Topics    []string `json:"topics,omitempty"`
+	Companies []string `json:"companies,omitempty"`
+	Roles     []string `json:"roles,omitempty"`
+}
+
+// Markdown is author text; HTML is the same text rendered by goldmark, with
+// raw HTML from the author escaped.
+type Markdown struct {
+	Source string `json:"source"`
+	HTML   string `json:"html"`
+}
+
+// Section is a titled block of prose that the format has no special role for
+// (for example "Facts about the provider"). Sections keep their file order.
+type Section struct {
+	Title string   `json:"title"`
+	Body  Markdown `json:"body"`
+}
+
+// Item is one entry of a list section: a hint, a rubric point, a follow-up.
+type Item struct {
+	Text Markdown `json:"text"`
+	Line int      `json:"line"`
+}
+
+// GlossaryEntry is a term and its definition.
+type GlossaryEntry struct {
+	Term       string   `json:"term"`
+	Definition Markdown `json:"definition"`
+}
+
+// Part is one numbered part of a problem.
+type Part struct {
+	Number int      `json:"number"`
+	Title  string   `json:"title"`
+	Prompt Markdown `json:"prompt"`
+	Hints  []Item   `json:"hints,omitempty"`  // in reveal order
+	Rubric []Item   `json:"rubric,omitempty"` // "what this part should cover"
+}
+
+// Code is the optional Go code of a problem, read from files beside problem.md.
+type Code struct {
+	Language      string `json:"language"`
+	StarterPath   string `json:"starter_path"`
+	Starter       string `json:"starter"`
+	ReferencePath string `json:"reference_path"`
+	Reference     string `json:"reference"`
+	Grader        string `json:"grader,omitempty"` // the grader suite that grades it, e.g. "refund"
+}
+
+// Problem is a debugging or design exercise.
+type Problem struct {
+	Slug         string          `json:"slug"`
+	Title        string          `json:"title"`
+	Summary      string          `json:"summary"`
+	Difficulty   string          `json:"difficulty"`
+	Minutes      int             `json:"minutes"`
+	Tags         Tags            `json:"tags"`
+	Source       string          `json:"source"`
+	Prompt       Markdown        `json:"prompt"`
+	Clarifying   []Item          `json:"clarifying,omitempty"`
+	Parts        []Part          `json:"parts,omitempty"`
+	StrongAnswer []Item          `json:"strong_answer,omitempty"`
+	FollowUps    []Item          `json:"follow_ups,omitempty"`
+	Pitfalls     []Item          `json:"pitfalls,omitempty"`
+	Glossary     []GlossaryEntry `json:"glossary,omitempty"`
+	Guidance     Markdown        `json:"guidance"` // "How to answer": answer material, hidden like the model answer
+	ModelAnswer  Markdown        `json:"model_answer"`
+	Sections     []Section       `json:"sections,omitempty"`
+	TimedAnswer  time.Duration   `json:"timed_answer,omitempty"` // > 0: the problem has a timed answer box with this limit
+	Code         *Code           `json:"code,omitempty"`
+	File         string          `json:"file"`
+}
+
+// Question is one rapid-fire question.
+type Question struct {
+	ID          string        `json:"id"` // slug made from the question text, unique in its set
+	Text        string        `json:"text"`
+	ModelAnswer Markdown      `json:"model_answer"`
+	KeyPoints   []Item        `json:"key_points,omitempty"`
+	Guidance    Markdown      `json:"guidance"`
+	TimeLimit   time.Duration `json:"time_limit"`
+	Line        int           `json:"line"`
+}
+
+// QuestionSet is an ordered list of rapid-fire questions.
+type QuestionSet struct {
+	Slug      string     `json:"slug"`
+	Title     string     `json:"title"`
+	Summary   string     `json:"summary"`
+	Minutes   int        `json:"minutes"`
+	Tags      Tags       `json:"tags"`
+	Source    string     `json:"source"`
+	Intro     Markdown   `json:"intro"`
+	Questions []Question `json:"questions"`
+	File      string     `json:"file"`
+}
+
+// ScreenItem is one step of a screen: exactly one of Problem or Questions is set.
+type ScreenItem struct {
+	Problem   string `json:"problem,omitempty"`
+	Questions string `json:"questions,omitempty"`
+	Minutes   int    `json:"minutes,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+// Screen is an ordered composition of problems and question sets, as an
+// interviewer runs them.
+type Screen struct {
+	Slug    string       `json:"slug"`
+	Title   string       `json:"title"`
+	Summary string       `json:"summary"`
+	Minutes int          `json:"minutes"`
+	Tags    Tags         `json:"tags"`
+	Source  string       `json:"source"`
+	Intro   Markdown     `json:"intro"`
+	Items   []ScreenItem `json:"items"`
+	File    string       `json:"file"`
+}
+
+// Catalog is all loaded content, in a stable order (by slug within each kind).
+type Catalog struct {
+	Problems []*Problem
+	Sets     []*QuestionSet
+	Screens  []*Screen
+}
