@@ -1,0 +1,109 @@
+// Package storage keeps what users do in SQLite (modernc.org/sqlite, no cgo):
+// anonymous users, their attempts at problems and question sets, the hints
+// they revealed, the answers they wrote and the answer material they chose to
+// see. All SQL of the application lives here.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// ErrNotFound is returned when a looked-up row does not exist.
+var ErrNotFound = errors.New("storage: not found")
+
+// ErrHintOrder is returned when a hint is revealed before the ones before it.
+var ErrHintOrder = errors.New("storage: hints are revealed in order")
+
+// busyTimeout is how long a writer waits for another writer's lock before
+// SQLite gives up with SQLITE_BUSY.
+const busyTimeout = 5 * time.Second
+
+// Store is the application's database. It is safe for concurrent use.
+type Store struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+// Open opens (creating if needed) the SQLite database at path, with WAL,
+// a busy timeout and foreign keys on, and applies pending migrations.
+// The directory holding path is created if missing.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("storage: create database directory: %w", err)
+		}
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	s := &Store{db: db, now: time.Now}
+	if _, err := s.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// dsn builds the connection string. Pragmas go in the DSN so that every
+// pooled connection gets them, not only the first one. _txlock=immediate
+// makes write transactions take the write lock at BEGIN, so two of them wait
+// on busy_timeout instead of failing on lock upgrade.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("storage: close: %w", err)
+	}
+	return nil
+}
+
+// Ping checks the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("storage: ping: %w", err)
+	}
+	return nil
+}
+
+// inTx runs f in a transaction, committing when f returns nil.
+func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("storage: begin: %w", err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("storage: commit: %w", err)
+	}
+	return nil
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

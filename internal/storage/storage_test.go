@@ -1,0 +1,290 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/faultline-dev/faultline/migrations"
+)
+
+func openTestStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "test.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestOpenFreshAndReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "data", "faultline.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open fresh: %v", err)
+	}
+	ms, err := Migrations(migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.SchemaVersion(ctx); err != nil || v != len(ms) {
+		t.Fatalf("SchemaVersion = %d, %v; want %d", v, err, len(ms))
+	}
+	if _, err := s.EnsureUser(ctx, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	// Running the migrations again applies nothing and keeps the data.
+	if n, err := s.Migrate(ctx); err != nil || n != 0 {
+		t.Fatalf("second Migrate = %d, %v; want 0, nil", n, err)
+	}
+	s.Close()
+
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s.Close()
+	if _, err := s.User(ctx, "u1"); err != nil {
+		t.Fatalf("user lost across reopen: %v", err)
+	}
+	var journal string
+	var fk int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&journal); err != nil || journal != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", journal, err)
+	}
+	if err := s.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
+		t.Errorf("foreign_keys = %d, %v; want 1", fk, err)
+	}
+}
+
+func TestMigrationNumbering(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   fstest.MapFS
+		wantErr string // empty: valid
+	}{
+		{"shipped", nil, ""},
+		{"in order", fstest.MapFS{"0001_a.sql": {}, "0002_b.sql": {}}, ""},
+		{"duplicate number", fstest.MapFS{"0001_a.sql": {}, "0001_b.sql": {}}, "share number 1"},
+		{"missing number", fstest.MapFS{"0001_a.sql": {}, "0003_c.sql": {}}, "number 2 is missing"},
+		{"not starting at one", fstest.MapFS{"0002_b.sql": {}}, "number 1 is missing"},
+		{"bad name", fstest.MapFS{"1_a.sql": {}}, "name must be NNNN_lower_snake.sql"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			if tt.files == nil {
+				_, err = Migrations(migrations.FS)
+			} else {
+				_, err = Migrations(tt.files)
+			}
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error = %v; want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestMigrationFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	base, err := Migrations(migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := append(base, Migration{Version: len(base) + 1, Name: "broken.sql",
+		SQL: "CREATE TABLE half_done (x INTEGER); THIS IS NOT SQL;"})
+	if _, err := s.apply(ctx, broken); err == nil {
+		t.Fatal("apply of a broken migration succeeded")
+	}
+	if v, _ := s.SchemaVersion(ctx); v != len(base) {
+		t.Errorf("version after failed migration = %d; want %d", v, len(base))
+	}
+	var n int
+	s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'half_done'`).Scan(&n)
+	if n != 0 {
+		t.Error("the failed migration's first statement was kept; want the whole file rolled back")
+	}
+}
+
+func TestUsers(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	if _, err := s.User(ctx, "nobody"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("User(unknown) err = %v; want ErrNotFound", err)
+	}
+	u, err := s.EnsureUser(ctx, "abc")
+	if err != nil || u.ID != "abc" || u.CreatedAt.IsZero() || u.DisplayName != "" {
+		t.Fatalf("EnsureUser = %+v, %v", u, err)
+	}
+	again, err := s.EnsureUser(ctx, "abc")
+	if err != nil || !again.CreatedAt.Equal(u.CreatedAt) {
+		t.Fatalf("second EnsureUser = %+v, %v; want the same user", again, err)
+	}
+	if _, err := s.EnsureUser(ctx, ""); err == nil {
+		t.Error("EnsureUser(\"\") succeeded")
+	}
+}
+
+func TestAttempts(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	if _, err := s.Attempt(ctx, "u", KindProblem, "p"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Attempt before start err = %v; want ErrNotFound", err)
+	}
+	a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+	if err != nil || b.ID != a.ID {
+		t.Fatalf("second StartAttempt = %+v, %v; want attempt %d", b, err, a.ID)
+	}
+	c, err := s.StartAttempt(ctx, "u", KindSet, "p")
+	if err != nil || c.ID == a.ID {
+		t.Fatalf("set attempt with the problem's slug = %+v, %v; want a separate attempt", c, err)
+	}
+	got, err := s.Attempt(ctx, "u", KindProblem, "p")
+	if err != nil || got.ID != a.ID || got.Kind != KindProblem || got.Slug != "p" || got.UserID != "u" {
+		t.Fatalf("Attempt = %+v, %v", got, err)
+	}
+	if _, err := s.StartAttempt(ctx, "u", Kind("essay"), "p"); err == nil {
+		t.Error("StartAttempt with an unknown kind succeeded")
+	}
+}
+
+func TestHintRevealOrder(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name       string
+		part, hint int
+		wantErr    error
+	}{
+		{"second before first", 1, 2, ErrHintOrder},
+		{"first", 1, 1, nil},
+		{"third before second", 1, 3, ErrHintOrder},
+		{"second", 1, 2, nil},
+		{"first again is a no-op", 1, 1, nil},
+		{"other part starts at one", 2, 1, nil},
+		{"other part in order too", 2, 3, ErrHintOrder},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			err := s.RevealHint(ctx, a.ID, st.part, st.hint)
+			if !errors.Is(err, st.wantErr) {
+				t.Fatalf("RevealHint(%d, %d) = %v; want %v", st.part, st.hint, err, st.wantErr)
+			}
+		})
+	}
+	got, err := s.HintReveals(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]int{{1, 1}, {1, 2}, {2, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("HintReveals = %+v; want parts/indexes %v", got, want)
+	}
+	for i, h := range got {
+		if h.Part != want[i][0] || h.Index != want[i][1] || h.RevealedAt.IsZero() {
+			t.Errorf("reveal %d = %+v; want part %d hint %d", i, h, want[i][0], want[i][1])
+		}
+	}
+	if err := s.RevealHint(ctx, a.ID, 0, 1); err == nil {
+		t.Error("RevealHint part 0 succeeded")
+	}
+	if err := s.RevealHint(ctx, 9999, 1, 1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("RevealHint on a missing attempt = %v; want ErrNotFound", err)
+	}
+}
+
+func TestAnswerRevealsAndAnswers(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	a, err := s.StartAttempt(ctx, "u", KindSet, "rapid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q1, q2 := ScopeQuestion("q1"), ScopeQuestion("q2")
+
+	// q1: answered, then answered again. q2: revealed, then answered.
+	if _, err := s.SubmitAnswer(ctx, a.ID, q1, "first try"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SubmitAnswer(ctx, a.ID, q1, "second try"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevealAnswer(ctx, a.ID, q2, ReasonChoseToReveal); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SubmitAnswer(ctx, a.ID, q2, "after looking"); err != nil {
+		t.Fatal(err)
+	}
+	reveals, err := s.AnswerReveals(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReasons := map[string]Reason{q1: ReasonSubmitted, q2: ReasonChoseToReveal}
+	if len(reveals) != 2 {
+		t.Fatalf("AnswerReveals = %+v; want 2", reveals)
+	}
+	for _, r := range reveals {
+		if wantReasons[r.Scope] != r.Reason {
+			t.Errorf("scope %s reason = %s; want %s", r.Scope, r.Reason, wantReasons[r.Scope])
+		}
+	}
+	latest, err := s.LatestAnswers(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest[q1].Body != "second try" || latest[q2].Body != "after looking" || len(latest) != 2 {
+		t.Errorf("LatestAnswers = %+v", latest)
+	}
+	if err := s.RevealAnswer(ctx, a.ID, q1, Reason("bored")); err == nil {
+		t.Error("RevealAnswer with an unknown reason succeeded")
+	}
+	if _, err := s.SubmitAnswer(ctx, 9999, q1, "x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SubmitAnswer on a missing attempt = %v; want ErrNotFound", err)
+	}
+	empty, err := s.AnswerReveals(ctx, 9999)
+	if err != nil || len(empty) != 0 {
+		t.Errorf("AnswerReveals(missing) = %v, %v; want none", empty, err)
+	}
+}
+
+func TestConcurrentWritersWait(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	a, err := s.StartAttempt(ctx, "u", KindSet, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers = 8
+	errs := make(chan error, writers)
+	for i := range writers {
+		go func() {
+			_, err := s.SubmitAnswer(ctx, a.ID, ScopeQuestion("q"), string(rune('a'+i)))
+			errs <- err
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent SubmitAnswer: %v", err)
+		}
+	}
+}
