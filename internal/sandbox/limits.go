@@ -1,0 +1,153 @@
+// Package sandbox runs untrusted work in a short-lived child process: the
+// current binary re-executed in a child mode, with resource limits applied
+// before the child's Go runtime starts, in new user and network namespaces
+// where the host allows them, killed as a whole process group when its
+// wall-clock budget runs out. A Pool bounds how many children run at once.
+//
+// The package knows nothing about grading: a job goes in on the child's
+// stdin as bytes, results come back as newline-delimited JSON on an extra
+// pipe (fd 3), and the way the child ended is classified into an Outcome
+// (normal, wall-time limit, CPU limit, memory limit, crash, ...). The
+// grader decides what those mean for a candidate.
+//
+// The yaegi interpreter with its import allowlist lives here too
+// (interp*.go); it runs inside the child.
+package sandbox
+
+import (
+	"fmt"
+	"time"
+)
+
+// Default limits for one grading child. They are generous for a correct
+// submission (the reference grades in well under a second of CPU) and stop
+// hostile code quickly.
+const (
+	// DefaultWallTime is the real time a child may live, queueing excluded.
+	DefaultWallTime = 20 * time.Second
+	// DefaultCPUTime is RLIMIT_CPU (whole seconds). Lower than the wall time
+	// so a busy loop is reported as a CPU limit, not a wall-clock one.
+	DefaultCPUTime = 10 * time.Second
+	// DefaultAddressSpace is RLIMIT_AS. The Go runtime reserves address
+	// space generously; 1 GiB was measured too tight for the heap of a
+	// grading run, 2 GiB leaves room.
+	DefaultAddressSpace = 2 << 30
+	// DefaultMemoryLimit is GOMEMLIMIT: a soft target that makes the GC work
+	// hard well before RLIMIT_AS turns an allocation into a fatal error.
+	DefaultMemoryLimit = 768 << 20
+	// DefaultOpenFiles is RLIMIT_NOFILE: stdin, stdout, stderr, the result
+	// pipe and what the Go runtime opens for itself (epoll, eventfd).
+	DefaultOpenFiles = 32
+	// DefaultOutputBytes caps what is kept of each of the child's stray
+	// stdout and stderr. Interpreted code writes to the interpreter's own
+	// capped writer; fd 1 and 2 only carry runtime messages.
+	DefaultOutputBytes = 64 << 10
+	// DefaultResultBytes caps the whole result stream on fd 3. A full
+	// report with traces is a few hundred KiB.
+	DefaultResultBytes = 32 << 20
+	// DefaultProcs is GOMAXPROCS in the child. A Pool runs one child per
+	// core, so each child gets one.
+	DefaultProcs = 1
+)
+
+// Limits are the resources one child may use. The zero value of a field
+// means its default; use DefaultLimits to see them all.
+type Limits struct {
+	WallTime     time.Duration // killed (whole process group) after this
+	CPUTime      time.Duration // RLIMIT_CPU, rounded up to whole seconds
+	AddressSpace int64         // RLIMIT_AS in bytes
+	MemoryLimit  int64         // GOMEMLIMIT in bytes (soft)
+	OpenFiles    int           // RLIMIT_NOFILE
+	OutputBytes  int           // kept of stray stdout and of stderr each
+	ResultBytes  int           // the result stream on fd 3; past it the child is killed
+	Procs        int           // GOMAXPROCS
+}
+
+// DefaultLimits returns the limits used when none are given.
+func DefaultLimits() Limits {
+	return Limits{
+		WallTime:     DefaultWallTime,
+		CPUTime:      DefaultCPUTime,
+		AddressSpace: DefaultAddressSpace,
+		MemoryLimit:  DefaultMemoryLimit,
+		OpenFiles:    DefaultOpenFiles,
+		OutputBytes:  DefaultOutputBytes,
+		ResultBytes:  DefaultResultBytes,
+		Procs:        DefaultProcs,
+	}
+}
+
+// withDefaults fills every zero field from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.WallTime <= 0 {
+		l.WallTime = d.WallTime
+	}
+	if l.CPUTime <= 0 {
+		l.CPUTime = d.CPUTime
+	}
+	if l.AddressSpace <= 0 {
+		l.AddressSpace = d.AddressSpace
+	}
+	if l.MemoryLimit <= 0 {
+		l.MemoryLimit = d.MemoryLimit
+	}
+	if l.OpenFiles <= 0 {
+		l.OpenFiles = d.OpenFiles
+	}
+	if l.OutputBytes <= 0 {
+		l.OutputBytes = d.OutputBytes
+	}
+	if l.ResultBytes <= 0 {
+		l.ResultBytes = d.ResultBytes
+	}
+	if l.Procs <= 0 {
+		l.Procs = d.Procs
+	}
+	return l
+}
+
+// cpuSeconds is RLIMIT_CPU's unit, rounded up so a limit is never shorter
+// than asked.
+func (l Limits) cpuSeconds() int64 {
+	s := int64(l.CPUTime / time.Second)
+	if l.CPUTime%time.Second != 0 {
+		s++
+	}
+	return max(s, 1)
+}
+
+// prlimitArgs are the arguments for util-linux prlimit. The soft CPU limit
+// sends SIGXCPU, which the Go runtime ignores unless asked; the hard limit
+// one second later is SIGKILL. Writing files is forbidden outright
+// (RLIMIT_FSIZE 0: any write to a regular file fails with SIGXFSZ/EFBIG).
+func (l Limits) prlimitArgs() []string {
+	cpu := l.cpuSeconds()
+	return []string{
+		fmt.Sprintf("--as=%d", l.AddressSpace),
+		fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1),
+		fmt.Sprintf("--nofile=%d", l.OpenFiles),
+		"--fsize=0",
+		"--core=0",
+	}
+}
+
+// String describes the limits in words, for logs and reports.
+func (l Limits) String() string {
+	l = l.withDefaults()
+	return fmt.Sprintf("wall %s, CPU %ds, address space %s, GOMEMLIMIT %s, %d open files, GOMAXPROCS %d",
+		l.WallTime, l.cpuSeconds(), FormatBytes(l.AddressSpace), FormatBytes(l.MemoryLimit), l.OpenFiles, l.Procs)
+}
+
+// FormatBytes writes a byte count in binary units: 2 GiB, 768 MiB, 64 KiB.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}

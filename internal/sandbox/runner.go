@@ -1,0 +1,328 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// PrlimitPath is where util-linux's prlimit is looked for when it is not
+// on PATH.
+const PrlimitPath = "/usr/bin/prlimit"
+
+// ResultFD is the file descriptor on which a child writes its results.
+const ResultFD = 3
+
+// waitDelay bounds how long Wait waits for the child's output pipes after
+// it was killed or exited: a grandchild holding them must not hang us.
+const waitDelay = 2 * time.Second
+
+// ErrNoPrlimit means util-linux prlimit is not installed: without it the
+// limits cannot be applied before the child's runtime starts, and no
+// child is run.
+var ErrNoPrlimit = errors.New("sandbox: prlimit (util-linux) not found on PATH or at " + PrlimitPath + "; install util-linux")
+
+// Runner starts one child process per Run. The zero value is not usable:
+// set Args at least. A Runner is safe for concurrent use.
+type Runner struct {
+	// Executable is the binary to run in child mode; empty means the
+	// current one (os.Executable).
+	Executable string
+	// Args select the child mode, e.g. {"__grade-child"}.
+	Args []string
+	// Env is added to the child's clean environment (KEY=VALUE).
+	Env []string
+	// Limits for every child; zero fields take their defaults.
+	Limits Limits
+	// NoNamespaces skips new user and network namespaces even where the
+	// host allows them.
+	NoNamespaces bool
+	// Logger receives the one-time note when namespaces are unavailable;
+	// nil means slog.Default().
+	Logger *slog.Logger
+
+	mu        sync.Mutex
+	nsBroken  bool // namespaces failed once: never try again
+	prlimit   string
+	lookupErr error
+	looked    bool
+}
+
+// ResultHandler receives each complete line the child writes to fd 3,
+// without its newline, in order, on one goroutine. The slice is only valid
+// during the call. Returning an error kills the child.
+type ResultHandler func(line []byte) error
+
+// Run starts the child, writes input to its stdin, hands every result
+// line to onResult, and classifies how it ended. The child is killed when
+// ctx ends or its wall-clock limit runs out. The error is only for a
+// failure of the sandbox itself (no prlimit, cannot start the binary);
+// anything the child does is described by the Outcome.
+func (r *Runner) Run(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
+	limits := r.Limits.withDefaults()
+	exe, prlimit, err := r.paths()
+	if err != nil {
+		return nil, err
+	}
+
+	resultR, resultW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: result pipe: %w", err)
+	}
+	defer resultR.Close()
+
+	wallCtx, cancelWall := context.WithTimeout(ctx, limits.WallTime)
+	defer cancelWall()
+
+	stdout := newCappedBuffer(limits.OutputBytes)
+	stderr := newCappedBuffer(limits.OutputBytes)
+	useNS := r.namespacesWanted()
+	cmd := r.command(wallCtx, exe, prlimit, limits, input, stdout, stderr, resultW, useNS)
+	started := time.Now()
+	err = cmd.Start()
+	if err != nil && useNS && r.namespaceStartFailed(err) {
+		useNS = false
+		cmd = r.command(wallCtx, exe, prlimit, limits, input, stdout, stderr, resultW, false)
+		started = time.Now()
+		err = cmd.Start()
+	}
+	resultW.Close() // the child holds its own copy; EOF comes when it exits
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: start %s: %w", exe, err)
+	}
+
+	var overflow bool
+	readDone := make(chan int, 1)
+	go func() {
+		n, over, handlerErr := readResults(resultR, limits.ResultBytes, onResult)
+		if over || handlerErr != nil {
+			overflow = over
+			killGroup(cmd)
+		}
+		readDone <- n
+	}()
+
+	waitErr := cmd.Wait()
+	wall := time.Since(started)
+	var results int
+	select {
+	case results = <-readDone:
+	case <-time.After(waitDelay):
+		// Something outside the group still holds the pipe: stop reading.
+		resultR.Close()
+		results = <-readDone
+	}
+
+	out := &Outcome{
+		Limits:          limits,
+		Namespaces:      useNS,
+		Wall:            wall,
+		Stdout:          stdout.Bytes(),
+		Stderr:          stderr.Bytes(),
+		OutputTruncated: stdout.Truncated() || stderr.Truncated(),
+		Results:         results,
+		ExitCode:        -1,
+	}
+	if cmd.ProcessState == nil {
+		return nil, fmt.Errorf("sandbox: wait for child: %w", waitErr)
+	}
+	classify(out, cmd.ProcessState, overflow, ctx.Err() != nil, wallCtx.Err() != nil)
+	return out, nil
+}
+
+// command builds the exec.Cmd: prlimit applies the limits and then execs
+// the binary itself, so the limits hold before the Go runtime starts.
+func (r *Runner) command(ctx context.Context, exe, prlimit string, l Limits, input []byte,
+	stdout, stderr io.Writer, results *os.File, namespaces bool) *exec.Cmd {
+	args := append(l.prlimitArgs(), "--", exe)
+	args = append(args, r.Args...)
+	cmd := exec.CommandContext(ctx, prlimit, args...)
+	cmd.Dir = "/"
+	cmd.Env = childEnv(l, r.Env)
+	cmd.Stdin = bytes.NewReader(input)
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	cmd.ExtraFiles = []*os.File{results} // becomes fd 3
+	cmd.WaitDelay = waitDelay
+	cmd.Cancel = func() error { return killGroup(cmd) }
+	attr := &syscall.SysProcAttr{
+		Setpgid:   true,
+		Pdeathsig: syscall.SIGKILL, // the child dies with the server
+	}
+	if namespaces {
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+	cmd.SysProcAttr = attr
+	return cmd
+}
+
+// childEnv is the child's whole environment. Nothing of ours is inherited:
+// no YAEGI_* (yaegi reads them, one names a command to run), no secrets,
+// no HOME or PATH (the child runs no other program and writes no files).
+// GOMAXPROCS keeps one child to its share of the cores, GOMEMLIMIT makes
+// the GC work before RLIMIT_AS becomes fatal, and GOTRACEBACK=none keeps
+// the interpreter's Go stack (useless to a candidate, and full of host
+// paths) out of stderr while the "panic:" or "fatal error:" line stays.
+func childEnv(l Limits, extra []string) []string {
+	env := []string{
+		"GOMAXPROCS=" + strconv.Itoa(l.Procs),
+		"GOMEMLIMIT=" + strconv.FormatInt(l.MemoryLimit, 10),
+		"GOTRACEBACK=none",
+	}
+	return append(env, extra...)
+}
+
+// killGroup kills the child's whole process group (its pgid is its pid).
+func killGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// readResults hands each line of r to onResult until EOF, the byte cap, or
+// a handler error. A last line without a newline was cut off by the
+// child's death and is dropped.
+func readResults(r io.Reader, capBytes int, onResult ResultHandler) (lines int, overflow bool, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var total int
+	var line []byte
+	for {
+		chunk, readErr := br.ReadSlice('\n')
+		total += len(chunk)
+		if total > capBytes {
+			return lines, true, nil
+		}
+		line = append(line, chunk...)
+		if readErr == bufio.ErrBufferFull {
+			continue
+		}
+		if readErr != nil {
+			return lines, false, nil
+		}
+		if onResult != nil {
+			if err := onResult(bytes.TrimSuffix(line, []byte{'\n'})); err != nil {
+				return lines, false, err
+			}
+		}
+		lines++
+		line = line[:0]
+	}
+}
+
+// classify fills the Ending and its details from how the process ended.
+func classify(out *Outcome, ps *os.ProcessState, overflow, canceled, wallExpired bool) {
+	out.CPU = ps.UserTime() + ps.SystemTime()
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		out.MaxRSS = ru.Maxrss << 10 // Linux reports KiB
+	}
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		out.Signal = ws.Signal().String()
+	} else {
+		out.ExitCode = ws.ExitStatus()
+	}
+	out.Fatal = fatalLine(out.Stderr)
+	cpuLimit := time.Duration(out.Limits.cpuSeconds()) * time.Second
+
+	switch {
+	case overflow:
+		out.Ending = EndResultLimit
+	case canceled:
+		out.Ending = EndCanceled
+	case ws.Signaled() && (ws.Signal() == syscall.SIGXCPU ||
+		ws.Signal() == syscall.SIGKILL && out.CPU >= cpuLimit-200*time.Millisecond):
+		// The kernel's SIGKILL at the hard RLIMIT_CPU, not ours: the CPU
+		// time used says which. Checked before the wall limit because the
+		// CPU limit was reached first even if our timer fired meanwhile.
+		out.Ending = EndCPUTime
+	case wallExpired:
+		out.Ending = EndWallTime
+	case isMemoryFailure(out.Stderr):
+		out.Ending = EndMemory
+	case ws.Exited() && ws.ExitStatus() == 0:
+		out.Ending = EndNormal
+	default:
+		out.Ending = EndCrash
+	}
+}
+
+// paths resolves the child binary and prlimit once.
+func (r *Runner) paths() (exe, prlimit string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.looked {
+		r.looked = true
+		r.prlimit, r.lookupErr = exec.LookPath("prlimit")
+		if r.lookupErr != nil {
+			if _, statErr := os.Stat(PrlimitPath); statErr == nil {
+				r.prlimit, r.lookupErr = PrlimitPath, nil
+			} else {
+				r.lookupErr = ErrNoPrlimit
+			}
+		}
+	}
+	if r.lookupErr != nil {
+		return "", "", r.lookupErr
+	}
+	exe = r.Executable
+	if exe == "" {
+		exe, err = os.Executable()
+		if err != nil {
+			return "", "", fmt.Errorf("sandbox: find the current executable: %w", err)
+		}
+	}
+	return exe, r.prlimit, nil
+}
+
+func (r *Runner) namespacesWanted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.NoNamespaces && !r.nsBroken
+}
+
+// namespaceStartFailed records that this host refuses new namespaces (a
+// container without user namespaces, a sysctl forbidding them) and logs it
+// once; it reports whether the start should be retried without them.
+func (r *Runner) namespaceStartFailed(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	switch errno {
+	case syscall.EPERM, syscall.EINVAL, syscall.ENOSPC, syscall.EUSERS, syscall.EACCES, syscall.ENOSYS:
+	default:
+		return false
+	}
+	r.mu.Lock()
+	first := !r.nsBroken
+	r.nsBroken = true
+	log := r.Logger
+	r.mu.Unlock()
+	if first {
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("sandbox: new user and network namespaces are not allowed on this host; children run without them (limits still apply)",
+			slog.String("error", err.Error()))
+	}
+	return true
+}
