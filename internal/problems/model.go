@@ -52,12 +52,17 @@ type Part struct {
 }
 
 // Code is the optional Go code of a problem, read from files beside problem.md.
+// The paths are relative to the content root (for example
+// "problems/async-refund/starter/refund.go"), so they open in the same fs.FS
+// the content was loaded from.
 type Code struct {
 	Language      string `json:"language"`
 	StarterPath   string `json:"starter_path"`
 	Starter       string `json:"starter"`
 	ReferencePath string `json:"reference_path"`
 	Reference     string `json:"reference"`
+	StarterHTML   string `json:"starter_html"`     // Starter highlighted with chroma classes (see HighlightCSS)
+	ReferenceHTML string `json:"reference_html"`   // Reference highlighted the same way
 	Grader        string `json:"grader,omitempty"` // the grader suite that grades it, e.g. "refund"
 }
 
@@ -87,8 +92,9 @@ type Problem struct {
 
 // Question is one rapid-fire question.
 type Question struct {
-	ID          string        `json:"id"` // slug made from the question text, unique in its set
-	Text        string        `json:"text"`
+	ID          string        `json:"id"`      // slug made from the question text, unique in its set
+	Text        string        `json:"text"`    // the ## heading, as plain text
+	Details     Markdown      `json:"details"` // optional text under the heading, before its ### sections
 	ModelAnswer Markdown      `json:"model_answer"`
 	KeyPoints   []Item        `json:"key_points,omitempty"`
 	Guidance    Markdown      `json:"guidance"`

@@ -1,0 +1,172 @@
+package problems
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// highlightStyle is the chroma style whose colours HighlightCSS returns. The
+// rendered HTML carries only class names, so the web layer can swap the
+// stylesheet without re-rendering content.
+const highlightStyle = "github"
+
+// markdown is the one goldmark instance used for all content. goldmark's
+// Markdown is safe for concurrent use once built.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(
+		extension.GFM, // tables, strikethrough, task lists, autolinks
+		highlighting.NewHighlighting(
+			highlighting.WithStyle(highlightStyle),
+			highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+		),
+	),
+	goldmark.WithRendererOptions(
+		// Priority 100 outranks the default HTML renderer (1000), so these
+		// functions replace its raw-HTML handling.
+		renderer.WithNodeRenderers(util.Prioritized(rawHTMLEscaper{}, 100)),
+	),
+)
+
+// rawHTMLEscaper renders raw HTML written by an author as visible text. The
+// default renderer would drop it silently ("raw HTML omitted"), and passing it
+// through would let content inject markup into pages; showing it escaped
+// keeps the author's text and tells them it is not interpreted.
+type rawHTMLEscaper struct{}
+
+// RegisterFuncs implements renderer.NodeRenderer.
+func (rawHTMLEscaper) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindRawHTML, renderRawHTMLEscaped)
+	reg.Register(ast.KindHTMLBlock, renderHTMLBlockEscaped)
+}
+
+func renderRawHTMLEscaped(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkSkipChildren, nil
+	}
+	segments := node.(*ast.RawHTML).Segments
+	for i := 0; i < segments.Len(); i++ {
+		seg := segments.At(i)
+		_, _ = w.Write(util.EscapeHTML(seg.Value(source)))
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+func renderHTMLBlockEscaped(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	block := node.(*ast.HTMLBlock)
+	var raw bytes.Buffer
+	lines := block.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		raw.Write(seg.Value(source))
+	}
+	if block.HasClosure() {
+		raw.Write(block.ClosureLine.Value(source))
+	}
+	// A <pre> keeps the author's line breaks, so the block reads as the
+	// source it is.
+	_, _ = w.WriteString(`<pre class="raw-html"><code>`)
+	_, _ = w.Write(util.EscapeHTML(raw.Bytes()))
+	_, _ = w.WriteString("</code></pre>\n")
+	return ast.WalkContinue, nil
+}
+
+// renderMarkdown renders author Markdown to HTML. An error here means
+// goldmark itself failed (it does not fail on any input text), so callers
+// treat it as a system error, not a content error.
+func renderMarkdown(src string) (Markdown, error) {
+	src = strings.TrimSpace(src)
+	if src == "" {
+		return Markdown{}, nil
+	}
+	var buf bytes.Buffer
+	if err := markdown.Convert([]byte(src), &buf); err != nil {
+		return Markdown{}, fmt.Errorf("problems: render markdown: %w", err)
+	}
+	return Markdown{Source: src, HTML: buf.String()}, nil
+}
+
+// renderInline renders a short text such as a list item. When the text is a
+// single paragraph it returns the paragraph's content without the <p>
+// wrapper, so it sits inside an <li> like plain text; anything longer (two
+// paragraphs, a code block) renders as blocks.
+func renderInline(src string) (Markdown, error) {
+	src = strings.TrimSpace(src)
+	if src == "" {
+		return Markdown{}, nil
+	}
+	source := []byte(src)
+	doc := markdown.Parser().Parse(text.NewReader(source))
+	var buf bytes.Buffer
+	if para, ok := doc.FirstChild().(*ast.Paragraph); ok && doc.ChildCount() == 1 {
+		for c := para.FirstChild(); c != nil; c = c.NextSibling() {
+			if err := markdown.Renderer().Render(&buf, source, c); err != nil {
+				return Markdown{}, fmt.Errorf("problems: render markdown: %w", err)
+			}
+		}
+		return Markdown{Source: src, HTML: buf.String()}, nil
+	}
+	if err := markdown.Renderer().Render(&buf, source, doc); err != nil {
+		return Markdown{}, fmt.Errorf("problems: render markdown: %w", err)
+	}
+	return Markdown{Source: src, HTML: buf.String()}, nil
+}
+
+// RenderMarkdown renders Markdown the way content is rendered: GFM, chroma
+// classes on code blocks, raw HTML escaped. The web layer uses it for text
+// that is not content, such as a candidate's own notes.
+func RenderMarkdown(src string) (string, error) {
+	md, err := renderMarkdown(src)
+	return md.HTML, err
+}
+
+// HighlightCode renders source code of the given language (a chroma lexer
+// name such as "go") as a <pre class="chroma"> block with CSS classes. An
+// unknown language is shown as plain, escaped text.
+func HighlightCode(language, code string) (string, error) {
+	lexer := lexers.Get(language)
+	if lexer == nil {
+		lexer = lexers.Fallback
+	}
+	iterator, err := lexer.Tokenise(nil, code)
+	if err != nil {
+		return "", fmt.Errorf("problems: highlight %s code: %w", language, err)
+	}
+	var buf bytes.Buffer
+	formatter := chromahtml.New(chromahtml.WithClasses(true))
+	if err := formatter.Format(&buf, styles.Get(highlightStyle), iterator); err != nil {
+		return "", fmt.Errorf("problems: highlight %s code: %w", language, err)
+	}
+	return buf.String(), nil
+}
+
+var highlightCSS = sync.OnceValue(func() string {
+	var buf bytes.Buffer
+	formatter := chromahtml.New(chromahtml.WithClasses(true))
+	if err := formatter.WriteCSS(&buf, styles.Get(highlightStyle)); err != nil {
+		// WriteCSS only fails when the writer fails; a bytes.Buffer does not.
+		panic(fmt.Sprintf("problems: write highlight CSS: %v", err))
+	}
+	return buf.String()
+})
+
+// HighlightCSS returns the stylesheet for the chroma classes in rendered code
+// blocks, for the web layer to serve (for example as /static/highlight.css).
+func HighlightCSS() string {
+	return highlightCSS()
+}

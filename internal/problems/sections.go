@@ -1,0 +1,168 @@
+package problems
+
+import (
+	"github.com/yuin/goldmark/ast"
+)
+
+// builder turns the parsed body of one file into model values. Content
+// errors go to ds; err keeps the first failure of the renderer itself,
+// which is a system error, not the author's.
+type builder struct {
+	*body
+	ds  *diagnostics
+	err error
+
+	partLines []int // file line of each part heading, in order
+}
+
+// rejectTitleHeadings reports # headings in the body: the page title comes
+// from the front matter, and a second one would sit inside the content.
+func (bd *builder) rejectTitleHeadings() {
+	for _, n := range bd.topLevel() {
+		if h, ok := n.(*ast.Heading); ok && h.Level == 1 {
+			bd.addf(bd.nodeLine(h), "# heading in the body: the title comes from title: in the front matter; use ## for sections")
+		}
+	}
+}
+
+func (bd *builder) addf(line int, format string, args ...any) {
+	bd.ds.add(bd.file.path, line, format, args...)
+}
+
+// markdown renders a block of author Markdown.
+func (bd *builder) markdown(src string) Markdown {
+	md, err := renderMarkdown(src)
+	if err != nil && bd.err == nil {
+		bd.err = err
+	}
+	return md
+}
+
+// inline renders a short text such as a list item.
+func (bd *builder) inline(src string) Markdown {
+	md, err := renderInline(src)
+	if err != nil && bd.err == nil {
+		bd.err = err
+	}
+	return md
+}
+
+// listSection returns the items of the lists in a chunk. Anything else in
+// the chunk is an error: the page shows only the items, so prose there
+// would silently disappear.
+func (bd *builder) listSection(c chunk, heading string) []listItem {
+	var items []listItem
+	for i, n := range c.nodes {
+		list, ok := n.(*ast.List)
+		if !ok {
+			bd.addf(bd.nodeLine(n), "%s holds a list; this %s would not be shown (make it a list item or move it)", heading, blockName(n))
+			continue
+		}
+		limit := c.end
+		if i+1 < len(c.nodes) {
+			limit = bd.lineStart(nodeStart(c.nodes[i+1]))
+		}
+		items = append(items, bd.listItems(list, limit)...)
+	}
+	if len(items) == 0 && len(c.nodes) == 0 {
+		bd.addf(c.line, "%s is empty: add a list of items", heading)
+	}
+	return items
+}
+
+// items renders list items as model Items.
+func (bd *builder) items(lis []listItem) []Item {
+	var out []Item
+	for _, li := range lis {
+		out = append(out, Item{Text: bd.inline(li.text), Line: li.line})
+	}
+	return out
+}
+
+// glossary reads "**Term**: definition" items.
+func (bd *builder) glossary(c chunk) []GlossaryEntry {
+	var out []GlossaryEntry
+	for _, li := range bd.listSection(c, "## Glossary") {
+		term, definition, ok := bd.glossaryItem(li)
+		if !ok {
+			bd.addf(li.line, "a glossary item must start with the term in bold, then a colon: **Term**: definition")
+			continue
+		}
+		out = append(out, GlossaryEntry{Term: term, Definition: bd.inline(definition)})
+	}
+	return out
+}
+
+// glossaryItem splits an item whose text starts with a bold term. The term
+// is the bold text; the definition is what follows it, after a colon that
+// may sit inside or outside the bold.
+func (bd *builder) glossaryItem(li listItem) (term, definition string, ok bool) {
+	para := li.node.FirstChild()
+	if para == nil {
+		return "", "", false
+	}
+	strong, isStrong := para.FirstChild().(*ast.Emphasis)
+	if !isStrong || strong.Level != 2 || nodeStart(para) != li.contentStart {
+		return "", "", false
+	}
+	last := strong.LastChild()
+	text, isText := last.(*ast.Text)
+	if !isText {
+		return "", "", false
+	}
+	// The closing ** follows the last text of the bold run.
+	termEnd := text.Segment.Stop + strong.Level - li.contentStart
+	if termEnd <= 0 || termEnd > len(li.text) {
+		return "", "", false
+	}
+	term = plainText(strong, bd.src)
+	rest := li.text[termEnd:]
+	colonInside := len(term) > 0 && term[len(term)-1] == ':'
+	term = trimRightColon(term)
+	rest = trimLeftSpace(rest)
+	if !colonInside {
+		if rest == "" || rest[0] != ':' {
+			return "", "", false
+		}
+		rest = rest[1:]
+	}
+	definition = trimLeftSpace(rest)
+	if term == "" || definition == "" {
+		return "", "", false
+	}
+	return term, definition, true
+}
+
+func trimRightColon(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == ':' || s[len(s)-1] == ' ') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func trimLeftSpace(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\n') {
+		s = s[1:]
+	}
+	return s
+}
+
+// blockName names a block for an error message.
+func blockName(n ast.Node) string {
+	switch n.(type) {
+	case *ast.Paragraph, *ast.TextBlock:
+		return "paragraph"
+	case *ast.Heading:
+		return "heading"
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		return "code block"
+	case *ast.Blockquote:
+		return "quote"
+	case *ast.HTMLBlock:
+		return "HTML"
+	case *ast.ThematicBreak:
+		return "horizontal rule"
+	default:
+		return "block"
+	}
+}
