@@ -1,0 +1,16 @@
+// Hostile submission: waits on a channel nobody sends on.
+//
+// want-status: fail
+// want-message: (did not return|deadlock|durably blocked|never returned)
+package refund
+
+import (
+	"context"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+)
+
+func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {
+	reply := make(chan refundkit.Outcome)
+	return <-reply, nil
+}

@@ -1,0 +1,18 @@
+// Hostile submission: imports "./x", a package from the grader's disk.
+//
+// want-status: error
+// want-message: "\./x".*line 9|line 9.*"\./x"
+package refund
+
+import (
+	"context"
+	"./x"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+)
+
+var _ = x.Anything
+
+func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {
+	return refundkit.OutcomeDone, nil
+}
