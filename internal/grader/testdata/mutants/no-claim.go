@@ -43,8 +43,9 @@ const (
 	// that a crashed worker's claim is picked up by the next run soon.
 	claimLease = 5 * time.Minute
 
-	// lookupAttempts bounds the reconciliation look-ups (ListRefunds).
-	lookupAttempts = 3
+	// lookupAttempts bounds each reconciliation look-up (ListRefunds): with
+	// one before sending and one after, a run makes at most 2+5+2 requests.
+	lookupAttempts = 2
 )
 
 // RefundMoney refunds the stored request requestID through the provider and
