@@ -147,8 +147,8 @@ func goodFixture() fstest.MapFS {
 		"problems/refund-demo/problem.md":          {Data: []byte(goodProblem)},
 		"problems/refund-demo/starter/refund.go":   {Data: []byte("package refund\n\nfunc Refund() {}\n")},
 		"problems/refund-demo/reference/refund.go": {Data: []byte("package refund\n\nfunc Refund() { _ = 1 }\n")},
-		"sets/quick.md":                            {Data: []byte(goodSet)},
-		"screens/demo-screen.md":                   {Data: []byte(goodScreen)},
+		"sets/quick.md":          {Data: []byte(goodSet)},
+		"screens/demo-screen.md": {Data: []byte(goodScreen)},
 	}
 }
 

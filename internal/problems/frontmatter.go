@@ -108,6 +108,16 @@ func isFenceLine(line []byte, fence string) bool {
 	return string(bytes.TrimRight(line, " \t\n")) == fence
 }
 
+// yamlContextErrors are yaml.v3 parser errors whose reported line is the
+// 0-based line of the enclosing collection (a quirk of its error report),
+// so one line too early for a file line.
+var yamlContextErrors = map[string]bool{
+	"did not find expected ',' or ']'":    true,
+	"did not find expected ',' or '}'":    true,
+	"did not find expected key":           true,
+	"did not find expected '-' indicator": true,
+}
+
 var (
 	yamlLineMessage = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 	yamlUnknownKey  = regexp.MustCompile(`^field (\S+) not found in type .*$`)
@@ -156,6 +166,9 @@ func (f *contentFile) yamlMessage(msg string, ds *diagnostics) {
 	}
 	line, _ := strconv.Atoi(m[1])
 	text := m[2]
+	if yamlContextErrors[text] {
+		line++
+	}
 	if k := yamlUnknownKey.FindStringSubmatch(text); k != nil {
 		ds.add(f.path, f.yamlLine(line), "front matter: unknown key %q", k[1])
 		return
@@ -181,27 +194,38 @@ func (f *contentFile) mapping() *yaml.Node {
 
 // valueNode finds the value at a path of keys, or nil.
 func valueNode(n *yaml.Node, keys ...string) *yaml.Node {
+	_, value := lookup(n, keys...)
+	return value
+}
+
+// lookup follows a path of keys. It returns the deepest key node found on
+// the way and, when the whole path exists, its value.
+func lookup(n *yaml.Node, keys ...string) (deepestKey, value *yaml.Node) {
 	for _, key := range keys {
 		if n == nil || n.Kind != yaml.MappingNode {
-			return nil
+			return deepestKey, nil
 		}
 		var next *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == key {
-				next = n.Content[i+1]
+				deepestKey, next = n.Content[i], n.Content[i+1]
 				break
 			}
 		}
+		if next == nil {
+			return deepestKey, nil
+		}
 		n = next
 	}
-	return n
+	return deepestKey, n
 }
 
-// keyLine is the file line of the value at a path of keys; when the key is
-// absent it is the opening --- line, where a missing key belongs.
+// keyLine is the file line of the key at a path of keys. When the key is
+// absent it is the line of the closest enclosing key (code: for a missing
+// code.reference), or the opening --- line for a missing top-level key.
 func (f *contentFile) keyLine(keys ...string) int {
-	if n := valueNode(f.mapping(), keys...); n != nil {
-		return f.yamlLine(n.Line)
+	if key, _ := lookup(f.mapping(), keys...); key != nil {
+		return f.yamlLine(key.Line)
 	}
 	return f.openLine
 }

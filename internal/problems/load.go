@@ -8,6 +8,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -31,7 +32,13 @@ var validSlug = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 // invalid it returns a *ContentError with every diagnostic of every file;
 // any other error means the loader itself failed.
 func Load(fsys fs.FS) (*Catalog, error) {
-	l := &loader{fsys: fsys, ds: &diagnostics{}, slugs: map[string]slugUse{}}
+	l := &loader{
+		fsys:         fsys,
+		ds:           &diagnostics{},
+		slugs:        map[string]slugUse{},
+		problemNames: map[string]bool{},
+		setNames:     map[string]bool{},
+	}
 	l.loadAll()
 	if l.err != nil {
 		return nil, l.err
@@ -85,6 +92,10 @@ type loader struct {
 	problems []*Problem
 	sets     []*QuestionSet
 	screens  []loadedScreen
+
+	// Names of every problem folder and set file, loaded or not: a screen
+	// naming one whose file is broken gets no second error for it.
+	problemNames, setNames map[string]bool
 }
 
 func (l *loader) loadAll() {
@@ -103,6 +114,7 @@ func (l *loader) loadAll() {
 		name := path.Join(problemsDir, entry.Name())
 		switch {
 		case entry.IsDir():
+			l.problemNames[entry.Name()] = true
 			l.loadProblem(name, entry.Name())
 		case strings.HasSuffix(entry.Name(), ".md"):
 			l.ds.add(name, 0, "a problem lives in its own folder: move it to problems/<slug>/problem.md")
@@ -110,6 +122,7 @@ func (l *loader) loadAll() {
 	}
 	for _, entry := range l.readDir(setsDir) {
 		if !entry.IsDir() && strings.HasSuffix(entry.Name(), ".md") {
+			l.setNames[strings.TrimSuffix(entry.Name(), ".md")] = true
 			l.loadSet(path.Join(setsDir, entry.Name()), strings.TrimSuffix(entry.Name(), ".md"))
 		}
 	}
@@ -325,11 +338,11 @@ func (bd *builder) buildScreen(fm *screenFront) *Screen {
 
 // checkScreenItems reports screen items that name no loaded problem or set.
 func (l *loader) checkScreenItems() {
-	problems := map[string]bool{}
+	problems := maps.Clone(l.problemNames)
 	for _, p := range l.problems {
 		problems[p.Slug] = true
 	}
-	sets := map[string]bool{}
+	sets := maps.Clone(l.setNames)
 	for _, s := range l.sets {
 		sets[s.Slug] = true
 	}

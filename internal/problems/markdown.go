@@ -81,8 +81,8 @@ func renderHTMLBlockEscaped(w util.BufWriter, source []byte, node ast.Node, ente
 	// A <pre> keeps the author's line breaks, so the block reads as the
 	// source it is.
 	_, _ = w.WriteString(`<pre class="raw-html"><code>`)
-	_, _ = w.Write(util.EscapeHTML(raw.Bytes()))
-	_, _ = w.WriteString("</code></pre>\n")
+	_, _ = w.Write(util.EscapeHTML(bytes.TrimRight(raw.Bytes(), "\n")))
+	_, _ = w.WriteString("\n</code></pre>\n")
 	return ast.WalkContinue, nil
 }
 
