@@ -92,6 +92,7 @@ var memoryMessages = []string{
 	"out of memory",
 	"cannot allocate memory",
 	"failed to reserve",                    // RLIMIT_AS too small for the runtime's own reservations
+	"too many address space collisions",    // the same, in a -race build
 	"failed to create new os thread (have", // with errno=12, checked below
 }
 

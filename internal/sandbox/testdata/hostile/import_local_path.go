@@ -1,12 +1,12 @@
 // Hostile submission: imports "./x", a package from the grader's disk.
 //
 // want-status: error
-// want-message: "\./x".*line 9|line 9.*"\./x"
+// want-message: "\./x".*line 8|line 8.*"\./x"
 package refund
 
 import (
-	"context"
 	"./x"
+	"context"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
