@@ -58,6 +58,16 @@ func NewPool(runner *Runner, size, queue int) *Pool {
 // Size is the number of children that may run at once.
 func (p *Pool) Size() int { return p.size }
 
+// Running is the number of children running now.
+func (p *Pool) Running() int { return len(p.slots) }
+
+// Waiting is the number of jobs queued for a place now.
+func (p *Pool) Waiting() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiting
+}
+
 // Submit waits for a free place (or fails with *BusyError when the queue
 // is full), then runs the child like Runner.Run. Ending ctx while waiting
 // returns ctx's error; ending it while running kills the child.
