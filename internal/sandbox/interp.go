@@ -1,0 +1,491 @@
+package sandbox
+
+// The yaegi interpreter that runs submitted Go code, with an import
+// allowlist. Only the grading child creates interpreters (see
+// internal/grader): nothing here limits CPU, memory or goroutines, which is
+// the child process's job.
+//
+// yaegi's interp.New reads YAEGI_* environment variables (one of them names
+// a command to run for debugging output). The grading child starts with a
+// clean environment (see Runner), and NewInterpreter refuses to run if any
+// YAEGI_* variable is set, so no submission can turn them on.
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing/fstest"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// AllowedStdlib lists the standard packages a submission may import.
+var AllowedStdlib = []string{
+	"context", "errors", "fmt", "math/rand", "sort", "strconv", "strings", "sync", "sync/atomic", "time",
+}
+
+// OutputLimit is how much a submission may print per interpreter before its
+// output is cut off and flagged as truncated.
+const OutputLimit = 64 << 10
+
+// Diagnostic is a problem with submitted source, at a line and column (1-based; 0
+// when unknown).
+type Diagnostic struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+func (d Diagnostic) String() string {
+	if d.Line == 0 {
+		return d.Message
+	}
+	return fmt.Sprintf("line %d:%d: %s", d.Line, d.Column, d.Message)
+}
+
+// SymbolKey is the key of a package in interp.Exports: "importpath/name".
+func SymbolKey(importPath string) string {
+	return importPath + "/" + importPath[strings.LastIndex(importPath, "/")+1:]
+}
+
+var (
+	allowedOnce sync.Once
+	allowed     interp.Exports
+)
+
+// allowedSymbols returns the allowlisted part of yaegi's stdlib table. The
+// maps are shared: callers that change entries must clone them first.
+func allowedSymbols() interp.Exports {
+	allowedOnce.Do(func() {
+		allowed = interp.Exports{}
+		for _, p := range AllowedStdlib {
+			allowed[SymbolKey(p)] = stdlib.Symbols[SymbolKey(p)]
+		}
+	})
+	return allowed
+}
+
+// StdlibSymbols returns a fresh copy of an allowed package's symbols, for a
+// caller that replaces some of them (a virtual sync.Mutex, a seeded
+// math/rand). It panics for a package outside the allowlist: that is a bug.
+func StdlibSymbols(importPath string) map[string]reflect.Value {
+	src, ok := allowedSymbols()[SymbolKey(importPath)]
+	if !ok {
+		panic("sandbox: " + importPath + " is not an allowed package")
+	}
+	out := make(map[string]reflect.Value, len(src))
+	for k, v := range src {
+		out[k] = v
+	}
+	return out
+}
+
+// InterpreterOptions configures NewInterpreter.
+type InterpreterOptions struct {
+	// Stdout and Stderr receive what the submission prints; nil discards.
+	// Wrap them in an OutputBuffer to cap them.
+	Stdout, Stderr interface{ Write([]byte) (int, error) }
+	// Packages adds host packages (keyed like interp.Exports, see
+	// SymbolKey) and replaces allowed standard ones with the same key.
+	Packages interp.Exports
+}
+
+// NewInterpreter returns a yaegi interpreter that can import only the
+// allowlisted standard packages and opts.Packages: no os, net, unsafe,
+// reflect or syscall, and no source from disk.
+func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "YAEGI_") {
+			return nil, fmt.Errorf("sandbox: refusing to interpret with %s set in the environment", kv[:strings.IndexByte(kv, '=')])
+		}
+	}
+	var stdout, stderr = opts.Stdout, opts.Stderr
+	if stdout == nil {
+		stdout = discard{}
+	}
+	if stderr == nil {
+		stderr = discard{}
+	}
+	i := interp.New(interp.Options{
+		Stdin:                bytes.NewReader(nil),
+		Stdout:               stdout,
+		Stderr:               stderr,
+		Args:                 []string{},
+		Env:                  []string{},
+		GoPath:               "/nonexistent/faultline-gopath",
+		SourcecodeFilesystem: fstest.MapFS{},
+	})
+	exports := interp.Exports{}
+	for k, v := range allowedSymbols() {
+		exports[k] = v
+	}
+	for k, v := range opts.Packages {
+		exports[k] = v
+	}
+	// fmt's Print functions must write to this interpreter's stdout. yaegi
+	// only redirects them when the key is "fmt/fmt", and that key also
+	// makes it compile its bundled generic packages (cmp, maps, slices) on
+	// every Use: milliseconds per interpreter for packages the allowlist
+	// refuses anyway. So redirect them here and register fmt under an
+	// equivalent key ("fmt/./fmt" names the same import path and package).
+	fmtSyms, ok := exports["fmt/fmt"]
+	if ok {
+		f := make(map[string]reflect.Value, len(fmtSyms))
+		for k, v := range fmtSyms {
+			f[k] = v
+		}
+		f["Print"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(stdout, a...) })
+		f["Printf"] = reflect.ValueOf(func(format string, a ...any) (int, error) { return fmt.Fprintf(stdout, format, a...) })
+		f["Println"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(stdout, a...) })
+		delete(f, "Scan")
+		delete(f, "Scanf")
+		delete(f, "Scanln")
+		delete(exports, "fmt/fmt")
+		exports["fmt/./fmt"] = f
+	}
+	// The "." entry maps functions taking interface{} to the interfaces they
+	// look for (fmt.Println and Stringer), so interpreted types get wrapped.
+	exports["."] = stdlib.Symbols["."]
+	if err := i.Use(exports); err != nil {
+		return nil, fmt.Errorf("sandbox: load packages: %w", err)
+	}
+	return i, nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Source is submitted Go source that parsed and imports only what it may.
+type Source struct {
+	Text    string
+	Fset    *token.FileSet
+	File    *ast.File
+	Package string
+	// Imports maps each import's local name to its path.
+	Imports map[string]string
+}
+
+// ParseSource parses one submitted Go file and checks its imports against
+// the allowlist plus extra (host packages such as the grader's harness). A
+// syntax error, a forbidden import or a relative import is a diagnostic
+// with its line; err is only for a nil/empty input mistake.
+func ParseSource(filename, text string, extra []string) (*Source, []Diagnostic) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filename, text, parser.ParseComments|parser.AllErrors)
+	if err != nil {
+		var diags []Diagnostic
+		if list, ok := err.(scanner.ErrorList); ok {
+			for _, e := range list {
+				diags = append(diags, Diagnostic{Line: e.Pos.Line, Column: e.Pos.Column, Message: "syntax error: " + e.Msg})
+				if len(diags) == 10 {
+					break
+				}
+			}
+		}
+		if len(diags) == 0 {
+			diags = append(diags, Diagnostic{Message: "syntax error: " + err.Error()})
+		}
+		return nil, diags
+	}
+	ok := map[string]bool{}
+	for _, p := range AllowedStdlib {
+		ok[p] = true
+	}
+	for _, p := range extra {
+		ok[p] = true
+	}
+	allowedList := strings.Join(append(append([]string(nil), AllowedStdlib...), extra...), ", ")
+	src := &Source{Text: text, Fset: fset, File: f, Package: f.Name.Name, Imports: map[string]string{}}
+	var diags []Diagnostic
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		pos := fset.Position(imp.Pos())
+		switch {
+		case strings.HasPrefix(path, ".") || strings.HasPrefix(path, "/"):
+			diags = append(diags, Diagnostic{Line: pos.Line, Column: pos.Column,
+				Message: fmt.Sprintf("import %q is not allowed (line %d): a submission is one file and cannot import source from disk", path, pos.Line)})
+			continue
+		case !ok[path]:
+			diags = append(diags, Diagnostic{Line: pos.Line, Column: pos.Column,
+				Message: fmt.Sprintf("import %q is not allowed (line %d): allowed are %s", path, pos.Line, allowedList)})
+			continue
+		}
+		name := path[strings.LastIndex(path, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		src.Imports[name] = path
+	}
+	if diags != nil {
+		return nil, diags
+	}
+	return src, nil
+}
+
+// TypeString prints a type expression of the source with import names
+// replaced by their paths ("github.com/x/refundkit.Outcome").
+func (s *Source) TypeString(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.Ident:
+		return t.Name
+	case *ast.SelectorExpr:
+		if x, ok := t.X.(*ast.Ident); ok {
+			if p, ok := s.Imports[x.Name]; ok {
+				return p + "." + t.Sel.Name
+			}
+			return x.Name + "." + t.Sel.Name
+		}
+	case *ast.StarExpr:
+		return "*" + s.TypeString(t.X)
+	case *ast.ArrayType:
+		if t.Len == nil {
+			return "[]" + s.TypeString(t.Elt)
+		}
+	case *ast.MapType:
+		return "map[" + s.TypeString(t.Key) + "]" + s.TypeString(t.Value)
+	case *ast.InterfaceType:
+		if t.Methods == nil || len(t.Methods.List) == 0 {
+			return "interface{}"
+		}
+	}
+	return "?"
+}
+
+// CheckFunc checks that the source declares a top-level function name with
+// exactly these parameter and result types (written with import paths, as
+// TypeString prints them). want is how the signature is shown to the user.
+func (s *Source) CheckFunc(name string, params, results []string, want string) *Diagnostic {
+	var method *Diagnostic
+	for _, d := range s.File.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != name {
+			continue
+		}
+		pos := s.Fset.Position(fd.Pos())
+		bad := &Diagnostic{Line: pos.Line, Column: pos.Column,
+			Message: fmt.Sprintf("%s has the wrong signature: want %s", name, want)}
+		if fd.Recv != nil {
+			bad.Message = fmt.Sprintf("%s must be a plain function, not a method: want %s", name, want)
+			method = bad
+			continue
+		}
+		if fd.Type.TypeParams != nil && len(fd.Type.TypeParams.List) > 0 {
+			return bad
+		}
+		if !sameTypes(s, fd.Type.Params, params) || !sameTypes(s, fd.Type.Results, results) {
+			return bad
+		}
+		return nil
+	}
+	if method != nil {
+		return method
+	}
+	return &Diagnostic{Message: fmt.Sprintf("the file declares no function %s: want %s", name, want)}
+}
+
+func sameTypes(s *Source, fl *ast.FieldList, want []string) bool {
+	var got []string
+	if fl != nil {
+		for _, f := range fl.List {
+			n := len(f.Names)
+			if n == 0 {
+				n = 1
+			}
+			for k := 0; k < n; k++ {
+				got = append(got, s.TypeString(f.Type))
+			}
+		}
+	}
+	if len(got) != len(want) {
+		return false
+	}
+	for k := range got {
+		if got[k] != want[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// yaegiPosition matches the "file:line:col: message" of yaegi's errors.
+var yaegiPosition = regexp.MustCompile(`(?m)^(?:[^\s:]*:)?(\d+):(\d+): (.*)$`)
+
+// yaegiTypeName matches yaegi's internal type names ("stringT") in messages.
+var yaegiTypeName = regexp.MustCompile(`type (\w+)T\b`)
+
+// Eval compiles and runs the source's package in i (its init functions and
+// package variables). A compile or type error, or a panic of yaegi's
+// compiler or of the submission's init, is returned as diagnostics with the
+// line when yaegi names one.
+func Eval(i *interp.Interpreter, src *Source) (diags []Diagnostic) {
+	defer func() {
+		if r := recover(); r != nil {
+			diags = []Diagnostic{compilerPanic(src, r)}
+		}
+	}()
+	_, err := i.Eval(src.Text)
+	if err == nil {
+		return nil
+	}
+	return ErrorDiagnostics(err)
+}
+
+// ErrorDiagnostics turns a yaegi error into diagnostics.
+func ErrorDiagnostics(err error) []Diagnostic {
+	msg := err.Error()
+	var diags []Diagnostic
+	for _, m := range yaegiPosition.FindAllStringSubmatch(msg, 10) {
+		line, _ := strconv.Atoi(m[1])
+		col, _ := strconv.Atoi(m[2])
+		diags = append(diags, Diagnostic{Line: line, Column: col, Message: yaegiTypeName.ReplaceAllString(m[3], "type $1")})
+	}
+	if len(diags) == 0 {
+		diags = []Diagnostic{{Message: msg}}
+	}
+	return diags
+}
+
+// compilerPanic explains a panic that escaped yaegi's Eval: the known
+// unsupported constructs by line, anything else with its message.
+func compilerPanic(src *Source, r any) Diagnostic {
+	msg := fmt.Sprint(r)
+	if d := unsupported(src); d != nil {
+		return *d
+	}
+	if m := yaegiPosition.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		col, _ := strconv.Atoi(m[2])
+		return Diagnostic{Line: line, Column: col, Message: "the interpreter failed on this code: " + m[3]}
+	}
+	return Diagnostic{Message: "the interpreter failed while loading the code: " + msg}
+}
+
+// unsupported finds constructs the interpreter cannot handle: a range over
+// an integer (Go 1.22) crashes yaegi's compiler.
+func unsupported(src *Source) *Diagnostic {
+	var found *Diagnostic
+	ast.Inspect(src.File, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		rs, ok := n.(*ast.RangeStmt)
+		if !ok {
+			return true
+		}
+		if rangesOverInt(src, rs.X) {
+			pos := src.Fset.Position(rs.Pos())
+			found = &Diagnostic{Line: pos.Line, Column: pos.Column,
+				Message: "range over an integer is not supported by the interpreter: write for i := 0; i < n; i++ instead"}
+		}
+		return true
+	})
+	return found
+}
+
+func rangesOverInt(src *Source, x ast.Expr) bool {
+	switch e := x.(type) {
+	case *ast.BasicLit:
+		return e.Kind == token.INT
+	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok {
+			return id.Name == "len" || id.Name == "cap" || id.Name == "int"
+		}
+	case *ast.BinaryExpr:
+		return rangesOverInt(src, e.X) || rangesOverInt(src, e.Y)
+	case *ast.ParenExpr:
+		return rangesOverInt(src, e.X)
+	case *ast.Ident:
+		// A constant or variable declared as an integer in the file.
+		if e.Obj != nil {
+			switch d := e.Obj.Decl.(type) {
+			case *ast.ValueSpec:
+				for k, n := range d.Names {
+					if n.Name != e.Name {
+						continue
+					}
+					if d.Type != nil {
+						if t, ok := d.Type.(*ast.Ident); ok && strings.Contains(t.Name, "int") {
+							return true
+						}
+					}
+					if k < len(d.Values) {
+						return rangesOverInt(src, d.Values[k])
+					}
+				}
+			case *ast.AssignStmt:
+				for k, l := range d.Lhs {
+					if id, ok := l.(*ast.Ident); ok && id.Name == e.Name && k < len(d.Rhs) {
+						return rangesOverInt(src, d.Rhs[k])
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// OutputBuffer keeps the first Limit bytes written to it and notes that the
+// rest was cut off. It is safe for concurrent writers.
+type OutputBuffer struct {
+	Limit     int
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	truncated bool
+}
+
+// Write implements io.Writer; it never fails, so a flood of output cannot
+// turn into an error path in the submission.
+func (b *OutputBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	limit := b.Limit
+	if limit <= 0 {
+		limit = OutputLimit
+	}
+	room := limit - b.buf.Len()
+	if room < len(p) {
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		b.truncated = true
+		return len(p), nil
+	}
+	b.buf.Write(p)
+	return len(p), nil
+}
+
+// String returns what was kept.
+func (b *OutputBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Truncated reports whether output was cut off.
+func (b *OutputBuffer) Truncated() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.truncated
+}
+
+// SortedKeys lists an Exports' keys, for messages and tests.
+func SortedKeys(e interp.Exports) []string {
+	keys := make([]string, 0, len(e))
+	for k := range e {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
