@@ -1,0 +1,103 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// attemptState is what one user has done on one problem or set, for the page.
+type attemptState struct {
+	hintsShown map[int]int // part -> hints shown
+	reveals    map[string]storage.AnswerReveal
+	answers    map[string]storage.Answer
+}
+
+func (st attemptState) revealed(scope string) (storage.AnswerReveal, bool) {
+	r, ok := st.reveals[scope]
+	return r, ok
+}
+
+// loadState reads the user's attempt; a user who has done nothing yet has an
+// empty state, not an error.
+func (s *Server) loadState(ctx context.Context, kind storage.Kind, slug string) (attemptState, error) {
+	st := attemptState{hintsShown: map[int]int{}, reveals: map[string]storage.AnswerReveal{}, answers: map[string]storage.Answer{}}
+	userID, ok := UserID(ctx)
+	if !ok {
+		return st, errNoIdentity
+	}
+	a, err := s.store.Attempt(ctx, userID, kind, slug)
+	if errors.Is(err, storage.ErrNotFound) {
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	hints, err := s.store.HintReveals(ctx, a.ID)
+	if err != nil {
+		return st, err
+	}
+	for _, h := range hints {
+		st.hintsShown[h.Part] = max(st.hintsShown[h.Part], h.Index)
+	}
+	reveals, err := s.store.AnswerReveals(ctx, a.ID)
+	if err != nil {
+		return st, err
+	}
+	for _, r := range reveals {
+		st.reveals[r.Scope] = r
+	}
+	if st.answers, err = s.store.LatestAnswers(ctx, a.ID); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// startAttempt returns the user's attempt, creating it on their first action.
+func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (storage.Attempt, error) {
+	userID, err := requireUser(c)
+	if err != nil {
+		return storage.Attempt{}, err
+	}
+	return s.store.StartAttempt(c.Request().Context(), userID, kind, slug)
+}
+
+// formValue reads one field of a POSTed form, telling a body that is too
+// large apart from a missing field.
+func formValue(c echo.Context, name string) (string, error) {
+	if err := c.Request().ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return "", echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("The form is larger than %d KiB. Shorten the answer and send it again.", maxAnswerBytes>>10))
+		}
+		return "", badRequest("The form could not be read: " + err.Error())
+	}
+	return c.Request().PostForm.Get(name), nil
+}
+
+// answerText validates a submitted answer; the message is shown beside the
+// form when it is not acceptable.
+func answerText(raw string) (text, problem string) {
+	text = strings.TrimSpace(strings.ReplaceAll(raw, "\r\n", "\n"))
+	switch {
+	case text == "":
+		return "", "Write an answer before submitting, or choose to reveal the answer without one."
+	case len(text) > maxAnswerBytes:
+		return "", fmt.Sprintf("The answer is longer than %d KiB; shorten it.", maxAnswerBytes>>10)
+	case !utf8.ValidString(text):
+		return "", "The answer is not valid UTF-8 text."
+	}
+	return text, ""
+}
+
+func redirectSeeOther(c echo.Context, url string) error {
+	return c.Redirect(http.StatusSeeOther, url)
+}

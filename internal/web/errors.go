@@ -1,0 +1,59 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// handleError is the one place errors become responses. Client errors show
+// their message; anything else is logged and shown as a plain "something
+// broke" page, never with internals.
+func (s *Server) handleError(err error, c echo.Context) {
+	req := c.Request()
+	if c.Response().Committed {
+		s.log.ErrorContext(req.Context(), "error after the response started",
+			slog.String("path", req.URL.Path), slog.Any("err", err))
+		return
+	}
+	status := http.StatusInternalServerError
+	message := ""
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		status = he.Code
+		if m, ok := he.Message.(string); ok {
+			message = m
+		}
+		if he.Internal != nil {
+			s.log.WarnContext(req.Context(), "request failed", slog.String("path", req.URL.Path),
+				slog.Int("status", status), slog.Any("err", he.Internal))
+		}
+	}
+	if status >= 500 {
+		s.log.ErrorContext(req.Context(), "server error", slog.String("method", req.Method),
+			slog.String("path", req.URL.Path), slog.Any("err", err))
+		message = "" // never show internals
+	}
+	page := errorView(s.meta(errorTitle(status)), status, message)
+	if req.Method == http.MethodHead {
+		err = c.NoContent(status)
+	} else {
+		err = render(c, status, page)
+	}
+	if err != nil {
+		s.log.ErrorContext(req.Context(), "rendering the error page failed", slog.Any("err", err))
+		c.String(http.StatusInternalServerError, "Internal server error")
+	}
+}
+
+// notFound is the error for a missing page or content item.
+func notFound(what string) error {
+	return echo.NewHTTPError(http.StatusNotFound, what)
+}
+
+// badRequest is the error for a form that makes no sense.
+func badRequest(message string) error {
+	return echo.NewHTTPError(http.StatusBadRequest, message)
+}

@@ -1,0 +1,150 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/problems"
+)
+
+// tagKinds are the catalogue filters, in display order, with their query
+// parameter names.
+var tagKinds = []struct {
+	Param, Label string
+	of           func(problems.Tags) []string
+}{
+	{"topic", "Topic", func(t problems.Tags) []string { return t.Topics }},
+	{"company", "Company", func(t problems.Tags) []string { return t.Companies }},
+	{"role", "Role", func(t problems.Tags) []string { return t.Roles }},
+}
+
+// tagFilter is the tags chosen in the query: parameter name -> value.
+type tagFilter map[string]string
+
+func filterFromQuery(q url.Values) tagFilter {
+	f := tagFilter{}
+	for _, k := range tagKinds {
+		if v := q.Get(k.Param); v != "" {
+			f[k.Param] = v
+		}
+	}
+	return f
+}
+
+// matches reports whether tags carry every chosen tag.
+func (f tagFilter) matches(t problems.Tags) bool {
+	for _, k := range tagKinds {
+		if v, ok := f[k.Param]; ok && !slices.Contains(k.of(t), v) {
+			return false
+		}
+	}
+	return true
+}
+
+// toggle is the catalogue URL with tag param=value chosen, or unchosen when
+// it already is.
+func (f tagFilter) toggle(param, value string) string {
+	q := url.Values{}
+	for k, v := range f {
+		q.Set(k, v)
+	}
+	if f[param] == value {
+		q.Del(param)
+	} else {
+		q.Set(param, value)
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + q.Encode()
+}
+
+// tagLink is one tag shown as a filter link.
+type tagLink struct {
+	Label, URL string
+	Active     bool
+}
+
+type tagLinks []tagLink
+
+func (f tagFilter) links(t problems.Tags) tagLinks {
+	var out tagLinks
+	for _, k := range tagKinds {
+		for _, v := range k.of(t) {
+			out = append(out, tagLink{Label: v, URL: f.toggle(k.Param, v), Active: f[k.Param] == v})
+		}
+	}
+	return out
+}
+
+// filterGroup is one kind of tag in the filter panel.
+type filterGroup struct {
+	Label string
+	Links tagLinks
+}
+
+// catalogueEntry is one row of the catalogue.
+type catalogueEntry struct {
+	URL, Title, Summary, Difficulty string
+	Minutes                         int
+	Detail                          string // e.g. "6 questions" or "3 steps"
+	Tags                            tagLinks
+}
+
+type homePage struct {
+	Filters           []filterGroup
+	Filtered          bool
+	Problems, Sets    []catalogueEntry
+	Screens           []catalogueEntry
+	ShownCount, Total int
+}
+
+// home is the catalogue: problems, question sets and screens, filtered by
+// the tags in the query.
+func (s *Server) home(c echo.Context) error {
+	f := filterFromQuery(c.QueryParams())
+	cat := s.content.catalog
+	page := homePage{Filtered: len(f) > 0}
+	for _, k := range tagKinds {
+		g := filterGroup{Label: k.Label}
+		for _, v := range k.of(s.content.tags) {
+			g.Links = append(g.Links, tagLink{Label: v, URL: f.toggle(k.Param, v), Active: f[k.Param] == v})
+		}
+		if len(g.Links) > 0 {
+			page.Filters = append(page.Filters, g)
+		}
+	}
+	for _, p := range cat.Problems {
+		page.Total++
+		if f.matches(p.Tags) {
+			page.Problems = append(page.Problems, catalogueEntry{URL: "/problems/" + p.Slug, Title: p.Title,
+				Summary: p.Summary, Difficulty: p.Difficulty, Minutes: p.Minutes, Detail: partsDetail(p), Tags: f.links(p.Tags)})
+		}
+	}
+	for _, qs := range cat.Sets {
+		page.Total++
+		if f.matches(qs.Tags) {
+			page.Sets = append(page.Sets, catalogueEntry{URL: "/sets/" + qs.Slug, Title: qs.Title,
+				Summary: qs.Summary, Minutes: qs.Minutes, Detail: plural(len(qs.Questions), "question"), Tags: f.links(qs.Tags)})
+		}
+	}
+	for _, sc := range cat.Screens {
+		page.Total++
+		if f.matches(sc.Tags) {
+			page.Screens = append(page.Screens, catalogueEntry{URL: "/screens/" + sc.Slug, Title: sc.Title,
+				Summary: sc.Summary, Minutes: sc.Minutes, Detail: plural(len(sc.Items), "step"), Tags: f.links(sc.Tags)})
+		}
+	}
+	page.ShownCount = len(page.Problems) + len(page.Sets) + len(page.Screens)
+	return render(c, http.StatusOK, homeView(s.meta("Catalogue"), page))
+}
+
+func partsDetail(p *problems.Problem) string {
+	if len(p.Parts) == 0 {
+		return ""
+	}
+	return plural(len(p.Parts), "part")
+}

@@ -1,0 +1,60 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// problemPage is a problem with what this user has revealed of it.
+type problemPage struct {
+	Problem    *problems.Problem
+	Starter    string // highlighted starter code HTML, empty if none
+	Tags       tagLinks
+	HintsShown map[int]int
+	Revealed   bool
+	Reveal     storage.AnswerReveal
+	Answer     string // the user's latest answer
+	Draft      string // a rejected answer, given back to the form
+	FormError  string
+}
+
+func (s *Server) problemShow(c echo.Context) error {
+	p, err := s.findProblem(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.problemPage(c, p)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, problemView(s.meta(p.Title), page))
+}
+
+func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, error) {
+	st, err := s.loadState(c.Request().Context(), storage.KindProblem, p.Slug)
+	if err != nil {
+		return problemPage{}, err
+	}
+	page := problemPage{
+		Problem:    p,
+		Starter:    s.content.starter[p.Slug],
+		Tags:       tagFilter{}.links(p.Tags),
+		HintsShown: st.hintsShown,
+		Answer:     st.answers[storage.ScopeProblem].Body,
+	}
+	page.Reveal, page.Revealed = st.revealed(storage.ScopeProblem)
+	return page, nil
+}
+
+// findProblem is the problem named in the URL, or a 404.
+func (s *Server) findProblem(c echo.Context) (*problems.Problem, error) {
+	p, ok := s.content.problems[c.Param("slug")]
+	if !ok {
+		return nil, notFound("There is no problem called " + c.Param("slug") + ".")
+	}
+	return p, nil
+}

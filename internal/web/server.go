@@ -1,0 +1,142 @@
+// Package web serves Faultline's pages: the catalogue, problems with hints
+// revealed one at a time, question sets and screens. Handlers are Echo
+// handlers, one file per action; pages are templ components rendered into a
+// buffer before anything is written, so a render error still becomes a clean
+// error page. What a user does is kept through a small Store interface.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// Store is what the pages need from storage; *storage.Store satisfies it.
+type Store interface {
+	StartAttempt(ctx context.Context, userID string, kind storage.Kind, slug string) (storage.Attempt, error)
+	Attempt(ctx context.Context, userID string, kind storage.Kind, slug string) (storage.Attempt, error)
+	RevealHint(ctx context.Context, attemptID int64, part, index int) error
+	HintReveals(ctx context.Context, attemptID int64) ([]storage.HintReveal, error)
+	RevealAnswer(ctx context.Context, attemptID int64, scope string, reason storage.Reason) error
+	AnswerReveals(ctx context.Context, attemptID int64) ([]storage.AnswerReveal, error)
+	SubmitAnswer(ctx context.Context, attemptID int64, scope, body string) (storage.Answer, error)
+	LatestAnswers(ctx context.Context, attemptID int64) (map[string]storage.Answer, error)
+}
+
+// Config is what New needs.
+type Config struct {
+	Catalog *problems.Catalog
+	Store   Store
+	Log     *slog.Logger
+}
+
+// Server is the web application: an Echo instance with every route.
+type Server struct {
+	echo    *echo.Echo
+	content *contentIndex
+	store   Store
+	log     *slog.Logger
+	assets  *assetSet
+}
+
+// maxAnswerBytes bounds one submitted answer; a screen answer is a few
+// paragraphs, not a novel.
+const maxAnswerBytes = 64 << 10
+
+// New builds the application. It fails when the catalogue cannot be indexed
+// (for example starter code that cannot be highlighted).
+func New(cfg Config) (*Server, error) {
+	if cfg.Catalog == nil || cfg.Store == nil || cfg.Log == nil {
+		return nil, errors.New("web: New needs a catalogue, a store and a logger")
+	}
+	content, err := newContentIndex(cfg.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	assets, err := newAssetSet()
+	if err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets}
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
+	s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() {
+	e := s.echo
+	e.GET("/", s.home)
+	e.GET("/healthz", s.healthz)
+	e.GET("/static/highlight.css", s.highlightCSS)
+	e.GET("/static/*", s.staticAsset)
+
+	e.GET("/problems/:slug", s.problemShow)
+	e.POST("/problems/:slug/hints", s.problemHintReveal)
+	e.POST("/problems/:slug/answer", s.problemAnswerSubmit)
+	e.POST("/problems/:slug/reveal", s.problemAnswerReveal)
+
+	e.GET("/sets/:slug", s.setShow)
+	e.POST("/sets/:slug/questions/:id/answer", s.setAnswerSubmit)
+	e.POST("/sets/:slug/questions/:id/reveal", s.setAnswerReveal)
+
+	e.GET("/screens/:slug", s.screenShow)
+}
+
+// ServeHTTP makes the Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Echo exposes the router so later features (grading, rooms) can add their
+// routes behind the same middleware and error handler.
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// limitBody caps request bodies: forms here are small.
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, maxAnswerBytes+4<<10)
+		return next(c)
+	}
+}
+
+// recoverPanics turns a handler panic into a 500 through the error handler,
+// logging the panic but never showing it to the user.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				err = fmt.Errorf("web: panic serving %s %s: %v", c.Request().Method, c.Request().URL.Path, r)
+			}
+		}()
+		return next(c)
+	}
+}
+
+// logRequests logs one line per request.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := next(c)
+		if err != nil {
+			// Let the error handler write the response now, so the status
+			// logged is the one the user got.
+			c.Error(err)
+		}
+		req := c.Request()
+		s.log.LogAttrs(req.Context(), slog.LevelDebug, "request",
+			slog.String("method", req.Method), slog.String("path", req.URL.Path),
+			slog.Int("status", c.Response().Status))
+		return nil
+	}
+}

@@ -1,0 +1,80 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// questionView is one question of a set with what this user did with it.
+type questionView struct {
+	Number    int
+	Question  *problems.Question
+	Revealed  bool
+	Reveal    storage.AnswerReveal
+	Answer    string
+	Draft     string
+	FormError string
+}
+
+type setPage struct {
+	Set       *problems.QuestionSet
+	Tags      tagLinks
+	Questions []questionView
+}
+
+func (s *Server) setShow(c echo.Context) error {
+	qs, err := s.findSet(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.setPage(c, qs)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, setView(s.meta(qs.Title), page))
+}
+
+func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, error) {
+	st, err := s.loadState(c.Request().Context(), storage.KindSet, qs.Slug)
+	if err != nil {
+		return setPage{}, err
+	}
+	page := setPage{Set: qs, Tags: tagFilter{}.links(qs.Tags)}
+	for i := range qs.Questions {
+		q := &qs.Questions[i]
+		scope := storage.ScopeQuestion(q.ID)
+		v := questionView{Number: i + 1, Question: q, Answer: st.answers[scope].Body}
+		v.Reveal, v.Revealed = st.revealed(scope)
+		page.Questions = append(page.Questions, v)
+	}
+	return page, nil
+}
+
+func (s *Server) findSet(c echo.Context) (*problems.QuestionSet, error) {
+	qs, ok := s.content.sets[c.Param("slug")]
+	if !ok {
+		return nil, notFound("There is no question set called " + c.Param("slug") + ".")
+	}
+	return qs, nil
+}
+
+// findQuestion is the set and question named in the URL, or a 404.
+func (s *Server) findQuestion(c echo.Context) (*problems.QuestionSet, *problems.Question, error) {
+	qs, err := s.findSet(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, ok := question(qs, c.Param("id"))
+	if !ok {
+		return nil, nil, notFound("The set " + qs.Title + " has no question " + c.Param("id") + ".")
+	}
+	return qs, q, nil
+}
+
+func questionAnchor(qs *problems.QuestionSet, q *problems.Question) string {
+	return "/sets/" + qs.Slug + "#q-" + q.ID
+}
