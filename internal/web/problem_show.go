@@ -52,7 +52,7 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 
 // findProblem is the problem named in the URL, or a 404.
 func (s *Server) findProblem(c echo.Context) (*problems.Problem, error) {
-	p, ok := s.content.problems[c.Param("slug")]
+	p, ok := s.content.catalog.Problem(c.Param("slug"))
 	if !ok {
 		return nil, notFound("There is no problem called " + c.Param("slug") + ".")
 	}

@@ -23,7 +23,7 @@ type screenPage struct {
 
 // screenShow lists a screen's steps in order, linking each problem and set.
 func (s *Server) screenShow(c echo.Context) error {
-	sc, ok := s.content.screens[c.Param("slug")]
+	sc, ok := s.content.catalog.Screen(c.Param("slug"))
 	if !ok {
 		return notFound("There is no screen called " + c.Param("slug") + ".")
 	}
@@ -32,7 +32,7 @@ func (s *Server) screenShow(c echo.Context) error {
 		step := screenStep{Minutes: it.Minutes, Note: it.Note}
 		switch {
 		case it.Problem != "":
-			p, ok := s.content.problems[it.Problem]
+			p, ok := s.content.catalog.Problem(it.Problem)
 			if !ok {
 				// The loader rejects screens naming unknown content, so this
 				// is a catalogue built by hand, wrongly.
@@ -44,7 +44,7 @@ func (s *Server) screenShow(c echo.Context) error {
 				step.Minutes = p.Minutes
 			}
 		case it.Questions != "":
-			qs, ok := s.content.sets[it.Questions]
+			qs, ok := s.content.catalog.Set(it.Questions)
 			if !ok {
 				return echo.NewHTTPError(http.StatusInternalServerError).SetInternal(
 					errUnknownStep(sc.Slug, "question set", it.Questions))

@@ -31,11 +31,17 @@ func items(texts ...string) []problems.Item {
 	return out
 }
 
-// testCatalog is a small catalogue built by hand. Every piece of answer
+// testCatalog is a small catalogue built by hand, sorted by slug as Load
+// returns it. Every piece of answer
 // material carries a distinct marker so tests can tell whether it is shown.
 func testCatalog() *problems.Catalog {
 	return &problems.Catalog{
 		Problems: []*problems.Problem{{
+			Slug: "design-client", Title: "Design a safe client", Difficulty: "easy", Minutes: 2,
+			Tags:        problems.Tags{Topics: []string{"api-design"}},
+			Prompt:      md("DESIGN-PROMPT"),
+			ModelAnswer: md("DESIGN-MODEL-MARKER"),
+		}, {
 			Slug: "refund-bug", Title: "Find the refund bug", Summary: "A debugging exercise.",
 			Difficulty: "medium", Minutes: 40,
 			Tags:       problems.Tags{Topics: []string{"idempotency", "payments"}, Companies: []string{"Acme"}},
@@ -57,11 +63,6 @@ func testCatalog() *problems.Catalog {
 			ModelAnswer:  md("MODEL-ANSWER-MARKER"),
 			Code: &problems.Code{Language: "go", StarterPath: "starter/refund.go",
 				Starter: "package refund\n\nfunc RefundMoney() { /* STARTER-MARKER */ }\n"},
-		}, {
-			Slug: "design-client", Title: "Design a safe client", Difficulty: "easy", Minutes: 2,
-			Tags:        problems.Tags{Topics: []string{"api-design"}},
-			Prompt:      md("DESIGN-PROMPT"),
-			ModelAnswer: md("DESIGN-MODEL-MARKER"),
 		}},
 		Sets: []*problems.QuestionSet{{
 			Slug: "rapid", Title: "Rapid-fire questions", Minutes: 12,
