@@ -3,9 +3,11 @@ package problems
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
+	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
@@ -28,17 +30,85 @@ const highlightStyle = "github"
 var markdown = goldmark.New(
 	goldmark.WithExtensions(
 		extension.GFM, // tables, strikethrough, task lists, autolinks
-		highlighting.NewHighlighting(
-			highlighting.WithStyle(highlightStyle),
-			highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
-		),
 	),
 	goldmark.WithRendererOptions(
-		// Priority 100 outranks the default HTML renderer (1000), so these
-		// functions replace its raw-HTML handling.
-		renderer.WithNodeRenderers(util.Prioritized(rawHTMLEscaper{}, 100)),
+		// Lower numbers outrank the default HTML renderer (1000), so these
+		// replace its raw-HTML and fenced-code handling.
+		renderer.WithNodeRenderers(
+			util.Prioritized(rawHTMLEscaper{}, 100),
+			util.Prioritized(newCodeBlockRenderer(), 200),
+		),
 	),
 )
+
+// codeBlockRenderer highlights fenced code with chroma CSS classes. Go
+// blocks take a fast path through goTokens; every other language, and Go
+// blocks with goldmark-highlighting attributes such as {hl_lines=[2]}, go
+// to goldmark-highlighting unchanged.
+type codeBlockRenderer struct {
+	highlighter renderer.NodeRenderer
+	fallback    renderer.NodeRendererFunc
+}
+
+func newCodeBlockRenderer() *codeBlockRenderer {
+	return &codeBlockRenderer{highlighter: highlighting.NewHTMLRenderer(
+		highlighting.WithStyle(highlightStyle),
+		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+	)}
+}
+
+// SetOption passes goldmark's renderer options on to goldmark-highlighting,
+// which would receive them if it were registered itself.
+func (r *codeBlockRenderer) SetOption(name renderer.OptionName, value any) {
+	if so, ok := r.highlighter.(renderer.SetOptioner); ok {
+		so.SetOption(name, value)
+	}
+}
+
+// RegisterFuncs implements renderer.NodeRenderer.
+func (r *codeBlockRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	r.highlighter.RegisterFuncs(funcCapture(func(kind ast.NodeKind, f renderer.NodeRendererFunc) {
+		if kind == ast.KindFencedCodeBlock {
+			r.fallback = f
+		}
+	}))
+	reg.Register(ast.KindFencedCodeBlock, r.render)
+}
+
+// funcCapture receives the functions a NodeRenderer registers.
+type funcCapture func(ast.NodeKind, renderer.NodeRendererFunc)
+
+func (c funcCapture) Register(kind ast.NodeKind, f renderer.NodeRendererFunc) { c(kind, f) }
+
+func (r *codeBlockRenderer) render(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	n := node.(*ast.FencedCodeBlock)
+	language := string(n.Language(source))
+	info := ""
+	if n.Info != nil {
+		info = string(n.Info.Segment.Value(source))
+	}
+	if !entering || (language != "go" && language != "golang") || strings.Contains(info, "{") {
+		return r.fallback(w, source, node, entering)
+	}
+	var code strings.Builder
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		code.Write(seg.Value(source))
+	}
+	if err := formatGo(w, code.String()); err != nil {
+		return ast.WalkStop, err
+	}
+	return ast.WalkContinue, nil
+}
+
+// formatGo writes Go code as a <pre class="chroma"> block, the same HTML
+// goldmark-highlighting writes with chroma's own Go lexer.
+func formatGo(w io.Writer, code string) error {
+	// chroma's lexers see LF line ends only; do the same.
+	code = strings.ReplaceAll(code, "\r\n", "\n")
+	formatter := chromahtml.New(chromahtml.WithClasses(true))
+	return formatter.Format(w, styles.Get(highlightStyle), chroma.Literator(goTokens(code)...))
+}
 
 // rawHTMLEscaper renders raw HTML written by an author as visible text. The
 // default renderer would drop it silently ("raw HTML omitted"), and passing it
@@ -139,6 +209,13 @@ func RenderMarkdown(src string) (string, error) {
 // name such as "go") as a <pre class="chroma"> block with CSS classes. An
 // unknown language is shown as plain, escaped text.
 func HighlightCode(language, code string) (string, error) {
+	if language == "go" || language == "golang" {
+		var buf bytes.Buffer
+		if err := formatGo(&buf, code); err != nil {
+			return "", fmt.Errorf("problems: highlight go code: %w", err)
+		}
+		return buf.String(), nil
+	}
 	lexer := lexers.Get(language)
 	if lexer == nil {
 		lexer = lexers.Fallback
