@@ -1,0 +1,4 @@
+package demo
+
+// Demo does nothing yet.
+func Demo() {}

@@ -1,0 +1,4 @@
+package demo
+
+// Demo does nothing, correctly.
+func Demo() {}
