@@ -2,12 +2,153 @@ package refundkit
 
 import (
 	"context"
+	"fmt"
+	"runtime"
+	"sync"
 	"time"
 )
 
+// Gate is the scheduler of a run, seen from the harness. Every step that
+// touches shared state (the store, the provider, the trace) first passes the
+// gate, so exactly one actor at a time changes the world and a seeded
+// scheduler decides the order: that is what makes interleavings reproducible.
+type Gate interface {
+	// Pass parks the calling goroutine, acting for actor, until the
+	// scheduler lets it proceed. It returns false when the run is over
+	// (its virtual-time budget ran out): the caller must then stop.
+	Pass(actor string) bool
+	// Go starts f as an actor the run waits for (a provider request still
+	// being processed after its caller gave up, for example).
+	Go(actor string, f func())
+}
+
+// Event is one line of a run's trace, on the virtual clock.
+type Event struct {
+	At    time.Duration // since the run started
+	Actor string        // worker-1, provider, store, clock
+	Kind  string        // call, reply, drop, sleep, crash, log, state
+	Text  string
+}
+
+// Trace event kinds.
+const (
+	KindCall  = "call"
+	KindReply = "reply"
+	KindDrop  = "drop"
+	KindSleep = "sleep"
+	KindCrash = "crash"
+	KindLog   = "log"
+	KindState = "state"
+)
+
+// NetworkConfig is the provider's network model.
+type NetworkConfig struct {
+	Latency       time.Duration // one way, client to provider or back
+	Processing    time.Duration // how long the provider works on a request
+	ClientTimeout time.Duration // how long the client waits for a reply
+	KeyTTL        time.Duration // idempotency keys are pruned after this
+}
+
+// DefaultNetwork is the network the scenarios assume unless they say otherwise.
+var DefaultNetwork = NetworkConfig{
+	Latency:       50 * time.Millisecond,
+	Processing:    100 * time.Millisecond,
+	ClientTimeout: 10 * time.Second,
+	KeyTTL:        24 * time.Hour,
+}
+
+// PanicRule makes a harness call panic, as a helper with a bug or a dropped
+// database connection would. Nth counts calls of that name in the run (all
+// workers together), starting at 1.
+type PanicRule struct {
+	Call    string
+	Nth     int
+	Message string
+}
+
+// CrashPoint kills a worker's process before or after its Nth harness call
+// (store and provider calls, counted from 1; Logf does not count).
+type CrashPoint struct {
+	Call   int
+	Before bool
+}
+
+// Env is one run of a scenario: the store, the provider, the trace, and the
+// workers that call into them. It is not safe to use without a Gate that
+// serialises the steps; the mutex only guards against a broken scheduler.
+type Env struct {
+	mu       sync.Mutex
+	gate     Gate
+	start    time.Time
+	net      NetworkConfig
+	panics   []PanicRule
+	calls    map[string]int // per call name, for panic rules
+	trace    []Event
+	store    *Store
+	provider *Provider
+	workers  []*Worker
+}
+
+// NewEnv makes an empty world that starts now (the bubble's clock).
+func NewEnv(gate Gate, net NetworkConfig) *Env {
+	e := &Env{gate: gate, start: time.Now(), net: net, calls: map[string]int{}}
+	e.store = &Store{env: e, records: map[string]*Record{}}
+	e.provider = &Provider{env: e, charges: map[string]*charge{}, keys: map[string]*keyEntry{}}
+	return e
+}
+
+// Start is the virtual time the run began.
+func (e *Env) Start() time.Time { return e.start }
+
+// Store is the run's database.
+func (e *Env) Store() *Store { return e.store }
+
+// Provider is the run's payment provider.
+func (e *Env) Provider() *Provider { return e.provider }
+
+// Gate is the run's scheduler.
+func (e *Env) Gate() Gate { return e.gate }
+
+// AddPanic scripts a panic in a harness call.
+func (e *Env) AddPanic(r PanicRule) { e.panics = append(e.panics, r) }
+
+// Trace returns a copy of the events so far.
+func (e *Env) Trace() []Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Event(nil), e.trace...)
+}
+
+// Record appends an event at the current virtual time. Call it only while
+// holding the gate (from a step).
+func (e *Env) Record(actor, kind, format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.trace = append(e.trace, Event{At: time.Since(e.start), Actor: actor, Kind: kind, Text: fmt.Sprintf(format, args...)})
+}
+
+// NewWorker adds a worker (one invocation, one process) to the run.
+func (e *Env) NewWorker(id string, crash CrashPoint) *Worker {
+	w := &Worker{ID: id, env: e, crash: crash}
+	e.workers = append(e.workers, w)
+	return w
+}
+
+// Workers returns the run's workers in creation order.
+func (e *Env) Workers() []*Worker { return append([]*Worker(nil), e.workers...) }
+
 // Worker is one invocation's view of a run: the identity that owns claims,
-// and the entry point of every harness call. The grader core fills this in.
-type Worker struct{}
+// and the entry point of every harness call. Each worker stands for a
+// separate process: when it crashes, everything it does afterwards is lost.
+type Worker struct {
+	ID    string
+	env   *Env
+	crash CrashPoint
+	calls int  // store and provider calls so far
+	dead  bool // crashed, or the run is over
+	// CrashedAt describes where the worker's process died, "" if it did not.
+	CrashedAt string
+}
 
 type workerKey struct{}
 
@@ -24,26 +165,132 @@ func workerFrom(ctx context.Context) *Worker {
 	return w
 }
 
+// Env returns the run the worker belongs to.
+func (w *Worker) Env() *Env { return w.env }
+
+// Calls reports how many store and provider calls the worker made.
+func (w *Worker) Calls() int { return w.calls }
+
+// Dead reports whether the worker's process died (crash or end of run).
+func (w *Worker) Dead() bool { return w.dead }
+
+// Pass takes the gate for this worker. A dead worker, or any worker once
+// the run is over, stops here: its goroutine exits as its process would.
+func (w *Worker) Pass() {
+	if w.dead || !w.env.gate.Pass(w.ID) || w.dead {
+		w.dead = true
+		runtime.Goexit()
+	}
+}
+
+// enter starts a store or provider call: it takes the gate, counts the
+// call and applies a crash scheduled before it, then a scripted panic.
+func (w *Worker) enter(name string) {
+	w.Pass()
+	w.calls++
+	if w.crash.Call == w.calls && w.crash.Before {
+		w.die("before " + name)
+	}
+	w.env.calls[name]++
+	for _, r := range w.env.panics {
+		if r.Call == name && r.Nth == w.env.calls[name] {
+			w.env.Record(w.ID, KindCrash, "%s panics: %s", name, r.Message)
+			panic(r.Message)
+		}
+	}
+}
+
+// leave ends a call: a crash scheduled after it happens now, once the call
+// took effect but before the submission sees the answer.
+func (w *Worker) leave(name string) {
+	if w.crash.Call == w.calls && !w.crash.Before {
+		w.die("after " + name)
+	}
+}
+
+func (w *Worker) die(where string) {
+	w.dead = true
+	w.CrashedAt = fmt.Sprintf("%s (call %d)", where, w.calls)
+	w.env.Record(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect", w.ID, where)
+	runtime.Goexit()
+}
+
+// Sleep is time.Sleep with a line in the trace. The grader gives it to the
+// submission in place of time.Sleep.
+func (w *Worker) Sleep(d time.Duration) {
+	w.Pass()
+	w.env.Record(w.ID, KindSleep, "sleeps %s", FormatDuration(d))
+	time.Sleep(d)
+}
+
+// GetRecord loads the refund record. A missing record is ErrNotFound.
 func (w *Worker) GetRecord(ctx context.Context, requestID string) (*Record, error) {
-	panic("not implemented")
+	w.enter("GetRecord")
+	defer w.leave("GetRecord")
+	return w.env.store.get(w, requestID)
 }
+
+// Claim atomically takes the record (see the package function Claim).
 func (w *Worker) Claim(ctx context.Context, requestID string, lease time.Duration) (bool, error) {
-	panic("not implemented")
+	w.enter("Claim")
+	defer w.leave("Claim")
+	return w.env.store.claim(w, requestID, lease)
 }
+
+// MarkProcessing writes processing with no check and no lease.
 func (w *Worker) MarkProcessing(ctx context.Context, requestID string) error {
-	panic("not implemented")
+	w.enter("MarkProcessing")
+	defer w.leave("MarkProcessing")
+	return w.env.store.mark(w, "MarkProcessing", requestID, StatusProcessing, "")
 }
-func (w *Worker) MarkDone(ctx context.Context, requestID string) error { panic("not implemented") }
+
+// MarkDone sets the status to done.
+func (w *Worker) MarkDone(ctx context.Context, requestID string) error {
+	w.enter("MarkDone")
+	defer w.leave("MarkDone")
+	return w.env.store.mark(w, "MarkDone", requestID, StatusDone, "")
+}
+
+// MarkFailed sets the status to failed.
 func (w *Worker) MarkFailed(ctx context.Context, requestID, reason string) error {
-	panic("not implemented")
+	w.enter("MarkFailed")
+	defer w.leave("MarkFailed")
+	return w.env.store.mark(w, "MarkFailed", requestID, StatusFailed, reason)
 }
+
+// MarkNeedsCheck sets the status to needs_check.
 func (w *Worker) MarkNeedsCheck(ctx context.Context, requestID, reason string) error {
-	panic("not implemented")
+	w.enter("MarkNeedsCheck")
+	defer w.leave("MarkNeedsCheck")
+	return w.env.store.mark(w, "MarkNeedsCheck", requestID, StatusNeedsCheck, reason)
 }
+
+// CreateRefund sends a refund request to the provider (see RefundParams).
 func (w *Worker) CreateRefund(ctx context.Context, p RefundParams) (*ProviderRefund, error) {
-	panic("not implemented")
+	w.enter("CreateRefund")
+	defer w.leave("CreateRefund")
+	return w.env.provider.createRefund(ctx, w, p)
 }
+
+// ListRefunds asks the provider for the refunds of a charge.
 func (w *Worker) ListRefunds(ctx context.Context, charge string) ([]ProviderRefund, error) {
-	panic("not implemented")
+	w.enter("ListRefunds")
+	defer w.leave("ListRefunds")
+	return w.env.provider.listRefunds(ctx, w, charge)
 }
-func (w *Worker) Logf(ctx context.Context, format string, args ...any) { panic("not implemented") }
+
+// Logf writes a line to the trace.
+func (w *Worker) Logf(ctx context.Context, format string, args ...any) {
+	w.Pass()
+	msg := fmt.Sprintf(format, args...)
+	if len(msg) > 500 {
+		msg = msg[:500] + "..."
+	}
+	w.env.Record(w.ID, KindLog, "%s", msg)
+}
+
+// FormatDuration prints a duration the way the trace does: milliseconds at
+// most, no trailing noise ("1.25s", "10m0s", "168h0m0s").
+func FormatDuration(d time.Duration) string {
+	return d.Round(time.Millisecond).String()
+}

@@ -1,0 +1,228 @@
+package grader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// How an invocation ended.
+const (
+	endReturned     = "returned"
+	endPanicked     = "panicked"
+	endCrashed      = "crashed"
+	endDidNotReturn = "did-not-return"
+	endNotLoaded    = "not-loaded"
+)
+
+// invocation is what one call of RefundMoney did in a run.
+type invocation struct {
+	Invocation
+	phase     int
+	worker    *refundkit.Worker
+	ended     string
+	startedAt time.Duration
+	endedAt   time.Duration
+	outcome   refundkit.Outcome
+	err       error
+	panicMsg  string
+	loadErr   string
+	// The record when the invocation returned (or panicked).
+	atEnd    refundkit.Record
+	hadAtEnd bool
+	output   *sandbox.OutputBuffer
+}
+
+// run is one execution of a scenario: one schedule, maybe one crash point.
+type run struct {
+	seed     int64
+	crash    refundkit.CrashPoint
+	crashFor string // the worker the crash applies to
+	env      *refundkit.Env
+	invs     []*invocation
+	expired  bool
+	deadlock string
+	internal error // the grader broke
+	steps    int
+}
+
+// label names the run for the report: its seed, and its crash point.
+func (r *run) label() string {
+	if r.crash.Call == 0 {
+		return fmt.Sprintf("seed %d", r.seed)
+	}
+	where := "after"
+	if r.crash.Before {
+		where = "before"
+	}
+	return fmt.Sprintf("seed %d, %s crashes %s its call %d", r.seed, r.crashFor, where, r.crash.Call)
+}
+
+// execute runs the scenario once in a new bubble.
+func execute(b Bubble, sc *Scenario, prog Program, r *run) {
+	defer func() {
+		// synctest panics after the bubble ends when goroutines stay
+		// blocked forever: a deadlocked submission. Anything else is ours.
+		if v := recover(); v != nil {
+			msg := fmt.Sprint(v)
+			if strings.Contains(msg, "deadlock") {
+				r.deadlock = msg
+				return
+			}
+			r.internal = fmt.Errorf("grader: scenario %s (%s): %v", sc.Name, r.label(), v)
+		}
+	}()
+	b(func() {
+		sched := newScheduler(r.seed)
+		env := refundkit.NewEnv(sched, refundkit.DefaultNetwork)
+		r.env = env
+		if err := seedWorld(env, sc); err != nil {
+			r.internal = err
+			return
+		}
+		sched.Go("clock", func() { coordinate(env, sched, sc, prog, r) })
+		r.expired = sched.run(sc.budget())
+		r.steps = sched.steps
+	})
+}
+
+// seedWorld puts the scenario's initial state into the fakes.
+func seedWorld(env *refundkit.Env, sc *Scenario) error {
+	start := env.Start()
+	for _, rec := range sc.Records {
+		r := refundkit.Record{RequestID: rec.RequestID, ChargeID: rec.ChargeID, Amount: rec.Amount, Currency: rec.Currency,
+			Status: rec.Status, Owner: rec.Owner, Reason: rec.Reason, UpdatedAt: start}
+		if rec.LeaseLeft != 0 {
+			r.LeaseUntil = start.Add(rec.LeaseLeft)
+		}
+		env.Store().Put(r)
+	}
+	for _, ch := range sc.Charges {
+		env.Provider().AddCharge(ch.ID, ch.Amount)
+		for _, rf := range ch.Refunds {
+			if err := env.Provider().AddRefund(ch.ID, rf.Amount, rf.Reference, rf.Key, rf.Age); err != nil {
+				return fmt.Errorf("grader: scenario %s: %w", sc.Name, err)
+			}
+		}
+	}
+	for _, f := range sc.Faults {
+		env.Provider().AddFault(f)
+	}
+	for _, p := range sc.Panics {
+		env.AddPanic(p)
+	}
+	return nil
+}
+
+// coordinate is the clock actor: it starts each phase's invocations at
+// their offsets and waits for them to end before the next phase.
+func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program, r *run) {
+	for pi, ph := range sc.Phases {
+		if ph.After > 0 {
+			time.Sleep(ph.After)
+		}
+		if !sched.Pass("clock") {
+			return
+		}
+		if len(sc.Phases) > 1 {
+			env.Record("clock", refundkit.KindState, "%s begins", ph.Name)
+		}
+		var ends []chan struct{}
+		for _, inv := range ph.Invocations {
+			crash := refundkit.CrashPoint{}
+			if inv.Worker == r.crashFor {
+				crash = r.crash
+			}
+			iv := &invocation{Invocation: inv, phase: pi, worker: env.NewWorker(inv.Worker, crash),
+				output: &sandbox.OutputBuffer{Limit: sandbox.OutputLimit / 4}}
+			r.invs = append(r.invs, iv)
+			end := make(chan struct{})
+			ends = append(ends, end)
+			seed := r.seed*1000 + int64(len(r.invs))
+			sched.Go(inv.Worker, func() {
+				defer close(end)
+				invoke(env, prog, iv, seed)
+			})
+		}
+		for _, end := range ends {
+			<-end
+		}
+	}
+}
+
+// invoke is one worker's process: load the submission, call RefundMoney,
+// note how it ended.
+func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
+	w := iv.worker
+	if iv.At > 0 {
+		time.Sleep(iv.At)
+	}
+	entry, err := prog.Load(w, seed, iv.output)
+	if err != nil {
+		iv.ended, iv.loadErr = endNotLoaded, err.Error()
+		return
+	}
+	iv.ended = endDidNotReturn
+	defer func() {
+		// A Goexit (the worker's process died, or the run is over) runs
+		// this with nothing to recover.
+		if iv.ended == endDidNotReturn && w.CrashedAt != "" {
+			iv.ended = endCrashed
+		}
+		if iv.ended == endCrashed || iv.ended == endDidNotReturn {
+			iv.endedAt = time.Since(env.Start())
+		}
+	}()
+	w.Pass()
+	iv.startedAt = time.Since(env.Start())
+	env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts", iv.RequestID)
+	outcome, callErr, panicMsg, panicked := callEntry(entry, iv.RequestID, w)
+	w.Pass()
+	iv.endedAt = time.Since(env.Start())
+	if panicked {
+		iv.ended, iv.panicMsg = endPanicked, panicMsg
+		env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) panics: %s", iv.RequestID, panicMsg)
+	} else {
+		iv.ended, iv.outcome, iv.err = endReturned, outcome, callErr
+		if callErr != nil {
+			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q, error: %v", iv.RequestID, outcome, callErr)
+		} else {
+			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q", iv.RequestID, outcome)
+		}
+	}
+	iv.atEnd, iv.hadAtEnd = env.Store().Lookup(iv.RequestID)
+}
+
+func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.Outcome, err error, panicMsg string, panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked = true
+			panicMsg = fmt.Sprint(v)
+			if len(panicMsg) > 300 {
+				panicMsg = panicMsg[:300] + "..."
+			}
+		}
+	}()
+	outcome, err = entry(refundkit.WithWorker(context.Background(), w), id)
+	return outcome, err, "", false
+}
+
+// errorText is an error for the report, capped.
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// isNotFound reports whether err says the record is missing.
+func isNotFound(err error) bool { return errors.Is(err, refundkit.ErrNotFound) }

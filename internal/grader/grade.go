@@ -1,0 +1,357 @@
+// Package grader grades a submitted refund function by running it, in
+// yaegi, against fault scenarios: a fake Stripe-like provider with
+// idempotency keys, a fake store, crashes, lost replies and concurrent
+// workers, all on synctest's virtual clock under a seeded scheduler. It
+// reports which invariants held, per scenario, with an event trace.
+//
+// Grade interprets untrusted code in the calling process: only the grading
+// child process (see Service) and tests call it.
+package grader
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// Job is one grading request.
+type Job struct {
+	Problem   string   `json:"problem"`
+	Source    string   `json:"source"`
+	Seed      int64    `json:"seed"`
+	Scenarios []string `json:"scenarios,omitempty"` // optional filter by name
+}
+
+// maxTraceEvents caps the trace a scenario report carries.
+const maxTraceEvents = 400
+
+// Grade interprets job.Source and runs every scenario of its problem (or
+// those job.Scenarios names), each run in a bubble from b. progress (may be
+// nil) gets each ScenarioReport as it finishes. What the submission does —
+// a compile error, a forbidden import, a panic, a deadlock, running out of
+// virtual time — is data in the Report; the error is for a grader that
+// broke (or a job naming an unknown problem or scenario).
+func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)) (*Report, error) {
+	started := time.Now()
+	rep := newReport(job)
+	src, diags := sandbox.ParseSource("refund.go", job.Source, []string{RefundkitPath})
+	if diags == nil {
+		if d := src.CheckFunc(EntryName, []string{"context.Context", "string"}, []string{RefundkitPath + ".Outcome", "error"}, entryWant); d != nil {
+			diags = []Diagnostic{*d}
+		}
+	}
+	var prog *interpretedProgram
+	if diags == nil {
+		prog = &interpretedProgram{src: src}
+		diags = trialLoad(b, prog, job.Seed)
+	}
+	checked := time.Since(started)
+	if diags != nil {
+		rep.Status = StatusError
+		rep.Diagnostics = diags
+		rep.Message = "The code could not be graded: " + diags[0].String()
+		rep.Timings = &Timings{TotalMS: ms(time.Since(started)), CheckMS: ms(checked), ScenariosMS: map[string]float64{}}
+		return rep, nil
+	}
+	if err := GradeProgram(ctx, job, prog, b, progress, rep); err != nil {
+		return nil, err
+	}
+	rep.Timings.CheckMS = ms(checked)
+	rep.Timings.TotalMS = ms(time.Since(started))
+	return rep, nil
+}
+
+func newReport(job Job) *Report {
+	if job.Problem == "" {
+		job.Problem = DefaultProblem
+	}
+	return &Report{Version: ReportVersion, Problem: job.Problem, Seed: job.Seed, Diagnostics: []Diagnostic{}, Scenarios: []ScenarioReport{},
+		Summary: Summary{Defects: []DefectStatus{}}}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// openGate lets every step through at once: for loading the submission
+// outside any run.
+type openGate struct{}
+
+func (openGate) Pass(string) bool      { return true }
+func (openGate) Go(_ string, f func()) { go f() }
+
+// trialLoad evaluates the submission once, in a bubble, so compile errors
+// and init panics become diagnostics before any scenario runs.
+func trialLoad(b Bubble, prog *interpretedProgram, seed int64) (diags []Diagnostic) {
+	defer func() {
+		if v := recover(); v != nil {
+			diags = []Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever (" + fmt.Sprint(v) + ")"}}
+		}
+	}()
+	b(func() {
+		env := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
+		_, err := prog.Load(env.NewWorker("loader", refundkit.CrashPoint{}), seed, &sandbox.OutputBuffer{Limit: 1024})
+		if le, ok := err.(*loadError); ok {
+			diags = le.diags
+		} else if err != nil {
+			diags = []Diagnostic{{Message: err.Error()}}
+		}
+	})
+	return diags
+}
+
+// GradeProgram runs the scenarios of job's problem against prog and fills
+// rep. Grade uses it with the interpreted submission; the native benchmark
+// with a compiled one.
+func GradeProgram(ctx context.Context, job Job, prog Program, b Bubble, progress func(ScenarioReport), rep *Report) error {
+	problem := job.Problem
+	if problem == "" {
+		problem = DefaultProblem
+	}
+	suite, ok := Suites[problem]
+	if !ok {
+		return fmt.Errorf("grader: no scenarios for problem %q", problem)
+	}
+	scenarios, err := selectScenarios(suite(), job.Scenarios)
+	if err != nil {
+		return err
+	}
+	if rep.Timings == nil {
+		rep.Timings = &Timings{ScenariosMS: map[string]float64{}}
+	}
+	violatedDefects := map[string]bool{}
+	examined := map[string]bool{}
+	var failed []string
+	for k := range scenarios {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("grader: stopped before scenario %s: %w", scenarios[k].Name, err)
+		}
+		sc := &scenarios[k]
+		t0 := time.Now()
+		sr, stats, err := runScenario(b, sc, prog, job.Seed)
+		if err != nil {
+			return err
+		}
+		rep.Timings.ScenariosMS[sc.Name] = ms(time.Since(t0))
+		rep.Timings.Runs += stats.runs
+		rep.Timings.Workers += stats.workers
+		for _, inv := range sr.Invariants {
+			if inv.Status == InvariantNotChecked {
+				continue
+			}
+			examined[sc.defectFor(inv.ID)] = true
+			if inv.Status == InvariantViolated {
+				violatedDefects[inv.Defect] = true
+			}
+		}
+		rep.Summary.ScenariosTotal++
+		if sr.Status == StatusPass {
+			rep.Summary.ScenariosPassed++
+		} else {
+			failed = append(failed, sr.Name)
+		}
+		rep.Scenarios = append(rep.Scenarios, sr)
+		if progress != nil {
+			progress(sr)
+		}
+	}
+	for _, id := range DefectIDs {
+		if examined[id] {
+			rep.Summary.Defects = append(rep.Summary.Defects, DefectStatus{ID: id, Title: defectTitles[id], Fixed: !violatedDefects[id]})
+		}
+	}
+	if len(failed) == 0 {
+		rep.Status = StatusPass
+		rep.Message = fmt.Sprintf("Every invariant held in all %d scenarios.", rep.Summary.ScenariosTotal)
+		return nil
+	}
+	rep.Status = StatusFail
+	rep.Message = fmt.Sprintf("%d of %d scenarios failed: %s.", len(failed), rep.Summary.ScenariosTotal, strings.Join(failed, ", "))
+	return nil
+}
+
+func selectScenarios(all []Scenario, names []string) ([]Scenario, error) {
+	for k := range all {
+		if err := all[k].Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if len(names) == 0 {
+		return all, nil
+	}
+	byName := map[string]Scenario{}
+	var known []string
+	for _, s := range all {
+		byName[s.Name] = s
+		known = append(known, s.Name)
+	}
+	var out []Scenario
+	for _, n := range names {
+		s, ok := byName[n]
+		if !ok {
+			return nil, fmt.Errorf("grader: unknown scenario %q (known: %s)", n, strings.Join(known, ", "))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+type scenarioStats struct{ runs, workers int }
+
+// runScenario explores the scenario's schedules or crash points and turns
+// the runs into a ScenarioReport.
+func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioReport, scenarioStats, error) {
+	var runs []*run
+	if sc.Explore.CrashPoints == CrashEveryBoundary {
+		base := &run{seed: seed}
+		execute(b, sc, prog, base)
+		runs = append(runs, base)
+		calls := 0
+		for _, iv := range base.invs {
+			if iv.Worker == sc.Explore.CrashWorker {
+				calls = iv.worker.Calls()
+			}
+		}
+		for k := 1; k <= calls && base.internal == nil; k++ {
+			for _, before := range []bool{true, false} {
+				r := &run{seed: seed, crash: refundkit.CrashPoint{Call: k, Before: before}, crashFor: sc.Explore.CrashWorker}
+				execute(b, sc, prog, r)
+				runs = append(runs, r)
+			}
+		}
+	} else {
+		n := sc.Explore.Schedules
+		if n < 1 {
+			n = 1
+		}
+		for i := 0; i < n; i++ {
+			r := &run{seed: seed + int64(i)}
+			execute(b, sc, prog, r)
+			runs = append(runs, r)
+			if r.internal != nil {
+				break
+			}
+		}
+	}
+	stats := scenarioStats{runs: len(runs)}
+	for _, r := range runs {
+		stats.workers += len(r.invs)
+		if r.internal != nil {
+			return ScenarioReport{}, stats, r.internal
+		}
+	}
+
+	sr := ScenarioReport{Name: sc.Name, Title: sc.Title, Description: sc.Description, Status: StatusPass,
+		SchedulesExplored: len(runs), Invariants: []InvariantResult{}, Invocations: []InvocationResult{}, Trace: []TraceEvent{}}
+	first := map[string]violation{}
+	firstRun := map[string]int{}
+	failing := -1
+	var loadProblem, deadlock string
+	for k, r := range runs {
+		vs := checkRun(sc, r)
+		if sc.checks(InvBackoff) && k == len(runs)-1 {
+			if _, done := first[InvBackoff]; !done {
+				if msg := jitterCheck(runs); msg != "" {
+					vs = append(vs, violation{inv: InvBackoff, msg: msg})
+				}
+			}
+		}
+		for _, v := range vs {
+			if _, ok := first[v.inv]; !ok {
+				first[v.inv] = v
+				firstRun[v.inv] = k
+			}
+		}
+		if len(vs) > 0 && failing < 0 {
+			failing = k
+		}
+		for _, iv := range r.invs {
+			if iv.ended == endNotLoaded && loadProblem == "" {
+				loadProblem = iv.loadErr
+			}
+		}
+		if r.deadlock != "" && deadlock == "" {
+			deadlock = r.deadlock
+		}
+	}
+	for _, id := range InvariantIDs {
+		ir := InvariantResult{ID: id, Title: invariantTitles[id], Why: invariantWhy[id], Status: InvariantNotChecked}
+		if sc.checks(id) {
+			ir.Status = InvariantHeld
+			if v, ok := first[id]; ok {
+				ir.Status = InvariantViolated
+				ir.Message = v.msg
+				if firstRun[id] != failing {
+					ir.Message += " (in the run with " + runs[firstRun[id]].label() + ")"
+				}
+				ir.Defect = sc.defectFor(id)
+			}
+		}
+		sr.Invariants = append(sr.Invariants, ir)
+	}
+	shown := runs[0]
+	if failing >= 0 {
+		sr.Status = StatusFail
+		shown = runs[failing]
+		s := shown.seed
+		sr.FailingSeed = &s
+		sr.FailingRun = shown.label()
+	}
+	switch {
+	case loadProblem != "":
+		sr.Status = StatusError
+		sr.Message = loadProblem
+	case deadlock != "":
+		sr.Status = StatusFail
+		sr.Message = "Some goroutines of the submission stayed blocked forever: " + deadlock
+	}
+	fillShownRun(&sr, shown)
+	return sr, stats, nil
+}
+
+// fillShownRun copies one run's invocations, output and trace into sr.
+func fillShownRun(sr *ScenarioReport, r *run) {
+	var out strings.Builder
+	for _, iv := range r.invs {
+		res := InvocationResult{Worker: iv.Worker, RequestID: iv.RequestID, Ended: iv.ended, Outcome: string(iv.outcome),
+			Error: errorText(iv.err), Panic: iv.panicMsg, CrashedAt: iv.worker.CrashedAt}
+		if iv.ended == endNotLoaded {
+			res.Error = iv.loadErr
+		}
+		sr.Invocations = append(sr.Invocations, res)
+		if s := iv.output.String(); s != "" {
+			fmt.Fprintf(&out, "[%s]\n%s", iv.Worker, s)
+			if !strings.HasSuffix(s, "\n") {
+				out.WriteString("\n")
+			}
+		}
+		if iv.output.Truncated() {
+			sr.OutputTruncated = true
+		}
+	}
+	sr.Output = out.String()
+	if len(sr.Output) > sandbox.OutputLimit {
+		sr.Output, sr.OutputTruncated = sr.Output[:sandbox.OutputLimit], true
+	}
+	if r.env == nil {
+		return
+	}
+	events := r.env.Trace()
+	sort.SliceStable(events, func(i, j int) bool { return events[i].At < events[j].At })
+	if len(events) > maxTraceEvents {
+		events, sr.TraceTruncated = events[:maxTraceEvents], true
+	}
+	for _, e := range events {
+		sr.Trace = append(sr.Trace, TraceEvent{At: at(e.At), Actor: traceActor(e.Actor), Kind: e.Kind, Text: e.Text})
+	}
+}
+
+func traceActor(a string) string {
+	if strings.HasPrefix(a, "provider/") {
+		return "provider"
+	}
+	return a
+}

@@ -1,0 +1,616 @@
+package grader
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+)
+
+// maxRequestsPerCall bounds the provider requests of one invocation.
+const maxRequestsPerCall = 10
+
+// violation is one invariant broken in one run, with its evidence in plain
+// words.
+type violation struct {
+	inv string
+	msg string
+}
+
+// at prints a virtual offset as the trace does: "+10.4s".
+func at(d time.Duration) string { return "+" + refundkit.FormatDuration(d) }
+
+// runFacts is what the invariants look at for one request of one run.
+type runFacts struct {
+	sc       *Scenario
+	r        *run
+	id       string
+	seed     *RecordSeed
+	final    refundkit.Record
+	hasFinal bool
+	invs     []*invocation // the invocations for this request
+	requests []refundkit.Request
+	refunds  []refundkit.Applied // refunds that belong to this request
+	changes  []refundkit.Change
+	lookups  []refundkit.Lookup
+}
+
+func (f *runFacts) invOf(worker string) *invocation {
+	for _, iv := range f.invs {
+		if iv.Worker == worker {
+			return iv
+		}
+	}
+	return nil
+}
+
+func (f *runFacts) requestsOf(worker string) []refundkit.Request {
+	var out []refundkit.Request
+	for _, q := range f.requests {
+		if q.Worker == worker {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// gather collects the facts about request id from a finished run.
+func gather(sc *Scenario, r *run, id string) *runFacts {
+	f := &runFacts{sc: sc, r: r, id: id}
+	for k := range sc.Records {
+		if sc.Records[k].RequestID == id {
+			f.seed = &sc.Records[k]
+		}
+	}
+	f.final, f.hasFinal = r.env.Store().Lookup(id)
+	workers := map[string]bool{}
+	for _, iv := range r.invs {
+		if iv.RequestID == id {
+			f.invs = append(f.invs, iv)
+			workers[iv.Worker] = true
+		}
+	}
+	for _, q := range r.env.Provider().Requests() {
+		if workers[q.Worker] {
+			f.requests = append(f.requests, q)
+		}
+	}
+	chargeID := ""
+	if f.seed != nil {
+		chargeID = f.seed.ChargeID
+	}
+	preexisting := map[string]bool{}
+	for _, ch := range sc.Charges {
+		for _, rf := range ch.Refunds {
+			if rf.ForRequest == id {
+				preexisting[ch.ID+"|"+rf.Reference+"|"+rf.Key] = true
+			}
+		}
+	}
+	for _, a := range r.env.Provider().Ledger() {
+		if a.Preexisting {
+			if preexisting[a.Refund.Charge+"|"+a.Refund.Reference+"|"+a.Key] {
+				f.refunds = append(f.refunds, a)
+			}
+			continue
+		}
+		if workers[a.Worker] && (chargeID == "" || a.Refund.Charge == chargeID) {
+			f.refunds = append(f.refunds, a)
+		}
+	}
+	for _, c := range r.env.Store().Changes() {
+		if c.RequestID == id {
+			f.changes = append(f.changes, c)
+		}
+	}
+	for _, l := range r.env.Provider().Lookups() {
+		if workers[l.Worker] && (chargeID == "" || l.Charge == chargeID) {
+			f.lookups = append(f.lookups, l)
+		}
+	}
+	return f
+}
+
+// checkRun evaluates every invariant the scenario checks on one run.
+func checkRun(sc *Scenario, r *run) []violation {
+	var ids []string
+	seen := map[string]bool{}
+	for _, iv := range r.invs {
+		if !seen[iv.RequestID] {
+			seen[iv.RequestID] = true
+			ids = append(ids, iv.RequestID)
+		}
+	}
+	var out []violation
+	for _, id := range ids {
+		f := gather(sc, r, id)
+		for _, inv := range InvariantIDs {
+			if !sc.checks(inv) {
+				continue
+			}
+			if msg := invariantChecks[inv](f); msg != "" {
+				out = append(out, violation{inv: inv, msg: msg})
+			}
+		}
+	}
+	return out
+}
+
+var invariantChecks = map[string]func(*runFacts) string{
+	InvNoDoubleRefund:      checkNoDoubleRefund,
+	InvDoneMeansRefunded:   checkDoneMeansRefunded,
+	InvRefundRecorded:      checkRefundRecorded,
+	InvNoStuckProcessing:   checkNoStuckProcessing,
+	InvUnknownNotFailed:    checkUnknownNotFailed,
+	InvSameKey:             checkSameKey,
+	InvPermanentNotRetried: checkPermanentNotRetried,
+	InvBackoff:             checkBackoff,
+	InvBoundedAttempts:     checkBoundedAttempts,
+	InvMissingRecordClear:  checkMissingRecordClear,
+	InvOutcomeMatchesState: checkOutcomeMatchesState,
+	InvExclusiveClaim:      checkExclusiveClaim,
+}
+
+func describeApplied(a refundkit.Applied, f *runFacts) string {
+	if a.Preexisting {
+		ago := f.r.env.Start().Sub(a.Refund.Created)
+		s := fmt.Sprintf("%s made %s before this run", a.Refund.ID, refundkit.FormatDuration(ago))
+		if a.Key != "" {
+			s += " under key " + a.Key
+		}
+		return s
+	}
+	for _, q := range f.requests {
+		if q.N == a.Request {
+			return fmt.Sprintf("%s by %s's request #%d with %s at %s", a.Refund.ID, q.Worker, q.N, keyWords(q), at(q.SentAt))
+		}
+	}
+	return a.Refund.ID
+}
+
+func keyWords(q refundkit.Request) string {
+	if q.KeyGenerated {
+		return "no key (the client made " + q.Key + ")"
+	}
+	return "key " + q.Key
+}
+
+func checkNoDoubleRefund(f *runFacts) string {
+	if len(f.refunds) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, a := range f.refunds {
+		parts = append(parts, describeApplied(a, f))
+	}
+	return fmt.Sprintf("the provider holds %d refunds for %s: %s", len(f.refunds), f.id, strings.Join(parts, "; "))
+}
+
+func checkDoneMeansRefunded(f *runFacts) string {
+	if f.seed == nil {
+		return ""
+	}
+	for _, c := range f.changes {
+		if c.New != refundkit.StatusDone {
+			continue
+		}
+		var wrong []string
+		ok := false
+		for _, a := range f.refunds {
+			created := a.Refund.Created.Sub(f.r.env.Start())
+			if created > c.At {
+				continue
+			}
+			if a.Refund.Amount == f.seed.Amount {
+				ok = true
+			} else {
+				wrong = append(wrong, fmt.Sprintf("%s of %d", a.Refund.ID, a.Refund.Amount))
+			}
+		}
+		if ok {
+			continue
+		}
+		if len(wrong) > 0 {
+			return fmt.Sprintf("%s marked %s done at %s, but the refunds the provider held were %s, not %d", c.Worker, f.id, at(c.At), strings.Join(wrong, ", "), f.seed.Amount)
+		}
+		return fmt.Sprintf("%s marked %s done at %s, but the provider had applied no refund for it", c.Worker, f.id, at(c.At))
+	}
+	return ""
+}
+
+func checkRefundRecorded(f *runFacts) string {
+	if len(f.refunds) == 0 || !f.hasFinal {
+		return ""
+	}
+	if f.final.Status == refundkit.StatusDone || f.final.Status == refundkit.StatusNeedsCheck {
+		return ""
+	}
+	a := f.refunds[len(f.refunds)-1]
+	state := string(f.final.Status)
+	if f.final.Status == refundkit.StatusProcessing {
+		state += " (held by " + f.final.Owner + ")"
+	}
+	return fmt.Sprintf("refund %s was applied, but %s ended %s", describeApplied(a, f), f.id, state)
+}
+
+func (f *runFacts) liveOwner(owner string, now time.Time) bool {
+	if iv := f.invOf(owner); iv != nil {
+		return false // the scenario's invocations have all ended by the end of the run
+	}
+	if f.seed != nil && f.seed.Owner == owner && f.seed.OwnerAlive {
+		return f.final.LeaseUntil.IsZero() || now.Before(f.final.LeaseUntil)
+	}
+	return false
+}
+
+func checkNoStuckProcessing(f *runFacts) string {
+	for _, iv := range f.invs {
+		if (iv.ended == endReturned || iv.ended == endPanicked) && iv.hadAtEnd &&
+			iv.atEnd.Status == refundkit.StatusProcessing && iv.atEnd.Owner == iv.Worker {
+			return fmt.Sprintf("%s %s at %s and left %s in processing, claimed by itself", iv.Worker, iv.ended, at(iv.endedAt), f.id)
+		}
+	}
+	if !f.hasFinal || f.final.Status != refundkit.StatusProcessing {
+		return ""
+	}
+	iv := f.invOf(f.final.Owner)
+	if iv == nil {
+		return ""
+	}
+	if iv.ended == endCrashed && f.final.LeaseUntil.IsZero() {
+		return fmt.Sprintf("%s ended in processing, held with no lease by %s, whose process died (%s): no one can ever take it over", f.id, iv.Worker, iv.worker.CrashedAt)
+	}
+	if iv.ended == endReturned || iv.ended == endPanicked {
+		return fmt.Sprintf("%s ended in processing, held by %s, which had %s", f.id, iv.Worker, iv.ended)
+	}
+	return ""
+}
+
+// ambiguous reports whether what the caller got leaves the refund's fate
+// unknown: a timeout, a 5xx, a 409 in flight.
+func ambiguous(q refundkit.Request) bool {
+	switch q.Result {
+	case "timeout":
+		return true
+	case "api":
+		return q.APIErr != nil && (q.APIErr.Status >= 500 || q.APIErr.Status == 409)
+	}
+	return false
+}
+
+func checkUnknownNotFailed(f *runFacts) string {
+	for _, c := range f.changes {
+		if c.New != refundkit.StatusFailed {
+			continue
+		}
+		for _, a := range f.refunds {
+			if a.Refund.Created.Sub(f.r.env.Start()) <= c.At {
+				return fmt.Sprintf("%s marked %s failed at %s, though refund %s had been applied", c.Worker, f.id, at(c.At), describeApplied(a, f))
+			}
+		}
+		var last *refundkit.Request
+		for k := range f.requests {
+			q := f.requests[k]
+			if q.Worker == c.Worker && ambiguous(q) && q.AnsweredAt <= c.At {
+				last = &f.requests[k]
+			}
+		}
+		if last == nil {
+			continue
+		}
+		looked := false
+		for _, l := range f.lookups {
+			if l.Worker == c.Worker && l.At >= last.AnsweredAt && l.At <= c.At {
+				looked = true
+			}
+		}
+		if !looked {
+			return fmt.Sprintf("%s marked %s failed at %s after request #%d got %s at %s: the refund may have happened, so the outcome is unknown (needs_check) unless a ListRefunds look-up after it shows no refund",
+				c.Worker, f.id, at(c.At), last.N, answerWords(*last), at(last.AnsweredAt))
+		}
+	}
+	return ""
+}
+
+func answerWords(q refundkit.Request) string {
+	switch q.Result {
+	case "timeout":
+		return "no reply (a timeout)"
+	case "connection":
+		return "a connection error"
+	case "api":
+		e := q.APIErr
+		s := fmt.Sprintf("%d %s", e.Status, e.Type)
+		if e.Code != "" {
+			s += " (" + e.Code + ")"
+		}
+		if e.Replayed {
+			s += ", replayed"
+		}
+		return s
+	}
+	return "success"
+}
+
+func checkSameKey(f *runFacts) string {
+	type use struct{ key, where string }
+	var uses []use
+	for _, ch := range f.sc.Charges {
+		for _, rf := range ch.Refunds {
+			if rf.ForRequest == f.id && rf.Key != "" {
+				uses = append(uses, use{rf.Key, "an earlier run"})
+			}
+		}
+	}
+	for _, q := range f.requests {
+		uses = append(uses, use{q.Key, fmt.Sprintf("#%d by %s", q.N, q.Worker)})
+	}
+	distinct := map[string]bool{}
+	for _, u := range uses {
+		distinct[u.key] = true
+	}
+	if len(distinct) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, u := range uses {
+		parts = append(parts, u.key+" ("+u.where+")")
+		if len(parts) == 6 {
+			parts = append(parts, "...")
+			break
+		}
+	}
+	return fmt.Sprintf("%s was sent under %d different keys: %s", f.id, len(distinct), strings.Join(parts, ", "))
+}
+
+// definitive reports whether an answer is a 4xx that will not change on a
+// resend (409 and 429 are not).
+func definitive(q refundkit.Request) bool {
+	return q.Result == "api" && q.APIErr != nil && q.APIErr.Status >= 400 && q.APIErr.Status < 500 &&
+		q.APIErr.Status != 409 && q.APIErr.Status != 429
+}
+
+func checkPermanentNotRetried(f *runFacts) string {
+	for _, iv := range f.invs {
+		qs := f.requestsOf(iv.Worker)
+		for k := 0; k+1 < len(qs); k++ {
+			if definitive(qs[k]) {
+				return fmt.Sprintf("request #%d got %s, a definitive answer, yet %s sent #%d at %s", qs[k].N, answerWords(qs[k]), iv.Worker, qs[k+1].N, at(qs[k+1].SentAt))
+			}
+		}
+	}
+	return ""
+}
+
+// gaps are the waits of one invocation between an answer and the next
+// request; retryAfter[k] is what the answer before gap k asked for.
+func gaps(qs []refundkit.Request) (waits, retryAfter []time.Duration) {
+	for k := 0; k+1 < len(qs); k++ {
+		waits = append(waits, qs[k+1].SentAt-qs[k].AnsweredAt)
+		var ra time.Duration
+		if qs[k].APIErr != nil {
+			ra = qs[k].APIErr.RetryAfter
+		}
+		retryAfter = append(retryAfter, ra)
+	}
+	return waits, retryAfter
+}
+
+func checkBackoff(f *runFacts) string {
+	for _, iv := range f.invs {
+		qs := f.requestsOf(iv.Worker)
+		waits, ras := gaps(qs)
+		var plain []time.Duration
+		for k, w := range waits {
+			if w <= 0 {
+				return fmt.Sprintf("%s sent #%d %s after #%d failed (%s): no wait at all", iv.Worker, qs[k+1].N, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]))
+			}
+			if ras[k] > 0 {
+				if w < ras[k] {
+					return fmt.Sprintf("%s waited %s after #%d got %s, which asked for Retry-After %s", iv.Worker, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]), refundkit.FormatDuration(ras[k]))
+				}
+				continue
+			}
+			plain = append(plain, w)
+		}
+		if len(plain) >= 2 && plain[len(plain)-1] <= plain[0] {
+			return fmt.Sprintf("%s's waits between attempts did not grow: %s", iv.Worker, durations(plain))
+		}
+	}
+	return ""
+}
+
+func durations(ds []time.Duration) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, refundkit.FormatDuration(d))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jitterCheck compares the waits of the first invocation across runs with
+// different seeds: identical waits mean no jitter.
+func jitterCheck(runs []*run) string {
+	var first []time.Duration
+	var labels []string
+	compared := 0
+	for _, r := range runs {
+		if len(r.invs) == 0 {
+			continue
+		}
+		iv := r.invs[0]
+		var qs []refundkit.Request
+		for _, q := range r.env.Provider().Requests() {
+			if q.Worker == iv.Worker {
+				qs = append(qs, q)
+			}
+		}
+		waits, ras := gaps(qs)
+		var plain []time.Duration
+		for k, w := range waits {
+			if ras[k] == 0 {
+				plain = append(plain, w)
+			}
+		}
+		if len(plain) == 0 {
+			continue
+		}
+		if compared == 0 {
+			first = plain
+		} else if durations(plain) != durations(first) {
+			return ""
+		}
+		labels = append(labels, r.label())
+		compared++
+	}
+	if compared < 2 {
+		return ""
+	}
+	return fmt.Sprintf("the waits were exactly the same in runs with different random seeds (%s): %s. No jitter: workers that failed together retry together",
+		strings.Join(labels, "; "), durations(first))
+}
+
+func checkBoundedAttempts(f *runFacts) string {
+	for _, iv := range f.invs {
+		if n := len(f.requestsOf(iv.Worker)); n > maxRequestsPerCall {
+			return fmt.Sprintf("%s sent %d refund requests in one call (at most %d)", iv.Worker, n, maxRequestsPerCall)
+		}
+		if iv.ended == endDidNotReturn {
+			return fmt.Sprintf("%s had not returned when the run's budget of %s of virtual time ran out", iv.Worker, refundkit.FormatDuration(f.sc.budget()))
+		}
+	}
+	if f.r.deadlock != "" {
+		return "the run ended with goroutines blocked forever (" + f.r.deadlock + ")"
+	}
+	return ""
+}
+
+func checkMissingRecordClear(f *runFacts) string {
+	if f.seed != nil {
+		return ""
+	}
+	for _, iv := range f.invs {
+		switch {
+		case iv.ended == endPanicked:
+			return fmt.Sprintf("%s panicked on the missing record: %s", iv.Worker, iv.panicMsg)
+		case iv.ended != endReturned:
+			continue
+		case iv.outcome == refundkit.OutcomeDone:
+			return fmt.Sprintf("%s returned done for a record that does not exist", iv.Worker)
+		case iv.err == nil:
+			return fmt.Sprintf("%s returned %q and no error for a record that does not exist", iv.Worker, iv.outcome)
+		}
+		if qs := f.requestsOf(iv.Worker); len(qs) > 0 {
+			return fmt.Sprintf("%s called the provider (request #%d at %s) for a record that does not exist", iv.Worker, qs[0].N, at(qs[0].SentAt))
+		}
+	}
+	return ""
+}
+
+func checkOutcomeMatchesState(f *runFacts) string {
+	for _, iv := range f.invs {
+		if iv.ended != endReturned {
+			continue
+		}
+		if iv.outcome == "" {
+			if iv.err == nil {
+				return fmt.Sprintf("%s returned an empty outcome and no error", iv.Worker)
+			}
+			continue
+		}
+		st := refundkit.Status("(no record)")
+		if iv.hadAtEnd {
+			st = iv.atEnd.Status
+		}
+		ok := false
+		switch iv.outcome {
+		case refundkit.OutcomeDone:
+			ok = st == refundkit.StatusDone
+		case refundkit.OutcomeFailed:
+			ok = st == refundkit.StatusFailed
+		case refundkit.OutcomeUnknown:
+			ok = st == refundkit.StatusNeedsCheck
+		case refundkit.OutcomeInProgress:
+			ok = st == refundkit.StatusProcessing && iv.atEnd.Owner != iv.Worker && f.ownerAliveAt(iv.atEnd, iv.endedAt)
+			if st == refundkit.StatusProcessing && !ok {
+				return fmt.Sprintf("%s returned in_progress at %s, but %s was held by %s, which is no longer working on it", iv.Worker, at(iv.endedAt), f.id, describeOwner(iv.atEnd))
+			}
+		default:
+			return fmt.Sprintf("%s returned %q, which is none of done, failed, unknown, in_progress", iv.Worker, iv.outcome)
+		}
+		if !ok {
+			return fmt.Sprintf("%s returned %s at %s, but %s was %s", iv.Worker, iv.outcome, at(iv.endedAt), f.id, st)
+		}
+	}
+	return ""
+}
+
+func describeOwner(r refundkit.Record) string {
+	if r.Owner == "" {
+		return "no one"
+	}
+	return r.Owner
+}
+
+// ownerAliveAt reports whether the holder of rec's claim was still working
+// at offset t: an invocation of the run that had not ended, or a live owner
+// from the scenario whose lease had not expired.
+func (f *runFacts) ownerAliveAt(rec refundkit.Record, t time.Duration) bool {
+	now := f.r.env.Start().Add(t)
+	if !rec.LeaseUntil.IsZero() && !now.Before(rec.LeaseUntil) {
+		return false
+	}
+	for _, iv := range f.r.invs {
+		if iv.Worker == rec.Owner {
+			return iv.endedAt > t || iv.ended == endDidNotReturn
+		}
+	}
+	return f.seed != nil && f.seed.Owner == rec.Owner && f.seed.OwnerAlive
+}
+
+type window struct {
+	worker     string
+	start, end time.Duration
+}
+
+func checkExclusiveClaim(f *runFacts) string {
+	var ws []window
+	for _, iv := range f.invs {
+		qs := f.requestsOf(iv.Worker)
+		if len(qs) == 0 {
+			continue
+		}
+		w := window{worker: iv.Worker, start: qs[0].SentAt, end: iv.endedAt}
+		for _, c := range f.changes {
+			if c.Worker == iv.Worker && c.At >= w.start && c.New != refundkit.StatusProcessing {
+				w.end = c.At
+				break
+			}
+		}
+		if iv.ended == endDidNotReturn {
+			w.end = f.sc.budget()
+		}
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool { return ws[i].start < ws[j].start })
+	for i := range ws {
+		for j := i + 1; j < len(ws); j++ {
+			a, b := ws[i], ws[j]
+			if b.start < a.end {
+				return fmt.Sprintf("%s and %s both sent refunds for %s while each thought it owned it: %s from %s to %s, %s from %s",
+					a.worker, b.worker, f.id, a.worker, at(a.start), at(a.end), b.worker, at(b.start))
+			}
+		}
+	}
+	if f.seed != nil && f.seed.Status == refundkit.StatusProcessing && f.seed.OwnerAlive && f.seed.LeaseLeft > 0 {
+		for _, q := range f.requests {
+			if q.SentAt < f.seed.LeaseLeft {
+				return fmt.Sprintf("%s sent request #%d at %s while %s held a live claim on %s (lease good until %s)",
+					q.Worker, q.N, at(q.SentAt), f.seed.Owner, f.id, at(f.seed.LeaseLeft))
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,511 @@
+package refundkit
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Fault kinds a scenario scripts for a provider request.
+const (
+	FaultConnection    = "connection-error"    // the request never leaves the client
+	FaultLostRequest   = "timeout-before-send" // lost on the way: the provider never sees it, the caller times out
+	FaultLostReply     = "lost-reply"          // the provider handles it, the reply is dropped, the caller times out
+	FaultHTTPError     = "http-error"          // the provider answers with an HTTP error
+	FaultSlow          = "slow"                // processing outlasts the client's wait, then Then happens
+	faultNone          = ""
+	defaultConnFailure = "connection refused"
+)
+
+// Fault is the scripted behaviour of one provider request. Request is the
+// 1-based ordinal of CreateRefund requests in the run (all workers
+// together); 0 applies to every request no other fault names.
+type Fault struct {
+	Request    int           `yaml:"request,omitempty" json:"request,omitempty"`
+	Kind       string        `yaml:"kind" json:"kind"`
+	Status     int           `yaml:"status,omitempty" json:"status,omitempty"`
+	Type       string        `yaml:"type,omitempty" json:"type,omitempty"`
+	Code       string        `yaml:"code,omitempty" json:"code,omitempty"`
+	Message    string        `yaml:"message,omitempty" json:"message,omitempty"`
+	RetryAfter time.Duration `yaml:"retry_after,omitempty" json:"retry_after,omitempty"`
+	Processing time.Duration `yaml:"processing,omitempty" json:"processing,omitempty"` // slow: how long the provider works
+	Then       *Fault        `yaml:"then,omitempty" json:"then,omitempty"`             // slow: the final outcome (nil: success)
+}
+
+// Describe says in plain words what the fault does.
+func (f Fault) Describe() string {
+	switch f.Kind {
+	case FaultConnection:
+		return "connection error (never sent)"
+	case FaultLostRequest:
+		return "lost before it reached the provider"
+	case FaultLostReply:
+		return "handled, but the reply is lost"
+	case FaultHTTPError:
+		s := fmt.Sprintf("answered %d %s", f.Status, f.Type)
+		if f.Code != "" {
+			s += " (" + f.Code + ")"
+		}
+		if f.RetryAfter > 0 {
+			s += ", Retry-After " + FormatDuration(f.RetryAfter)
+		}
+		return s
+	case FaultSlow:
+		s := "processed for " + FormatDuration(f.Processing)
+		if f.Then != nil {
+			s += ", then " + f.Then.Describe()
+		} else {
+			s += ", then succeeds"
+		}
+		return s
+	}
+	return "no fault"
+}
+
+// Validate reports a fault that cannot be run.
+func (f Fault) Validate() error {
+	switch f.Kind {
+	case FaultConnection, FaultLostRequest, FaultLostReply:
+	case FaultHTTPError:
+		if f.Status < 400 || f.Status > 599 {
+			return fmt.Errorf("refundkit: fault %q needs an HTTP error status (400-599), got %d", f.Kind, f.Status)
+		}
+	case FaultSlow:
+		if f.Processing <= 0 {
+			return fmt.Errorf("refundkit: fault %q needs a processing time", f.Kind)
+		}
+		if f.Then != nil && f.Then.Kind != FaultHTTPError {
+			return fmt.Errorf("refundkit: a slow request can only end in success or an http-error, not %q", f.Then.Kind)
+		}
+		if f.Then != nil {
+			return f.Then.Validate()
+		}
+	default:
+		return fmt.Errorf("refundkit: unknown fault kind %q (want %s)", f.Kind,
+			strings.Join([]string{FaultConnection, FaultLostRequest, FaultLostReply, FaultHTTPError, FaultSlow}, ", "))
+	}
+	return nil
+}
+
+// Applied is a refund in the provider's ledger.
+type Applied struct {
+	Refund      ProviderRefund
+	Key         string
+	Worker      string // "" for a refund made before the run
+	Request     int    // ordinal of the request that made it; 0 before the run
+	Preexisting bool
+}
+
+// Request is one CreateRefund request as the provider's log keeps it.
+type Request struct {
+	N            int
+	Worker       string
+	Params       RefundParams
+	Key          string // the key used, the generated one when Params had none
+	KeyGenerated bool
+	Fault        string        // plain words, "" when none
+	SentAt       time.Duration // since the run started
+	Seen         bool          // it reached the provider
+	Applied      bool
+	RefundID     string
+	Replayed     bool
+	Answer       string // what the provider answered, "" if it never saw it
+	Delivered    bool   // the caller got the provider's answer
+	// What the caller got, and when.
+	Result     string // "ok", "connection", "timeout", "api"
+	APIErr     *APIError
+	AnsweredAt time.Duration
+}
+
+// Lookup is one ListRefunds call.
+type Lookup struct {
+	Worker     string
+	At         time.Duration
+	Charge     string
+	References []string
+	RefundIDs  []string
+}
+
+type charge struct {
+	id       string
+	amount   int64
+	refunded int64
+	refunds  []ProviderRefund
+}
+
+type keyEntry struct {
+	params   RefundParams
+	created  time.Time
+	inFlight bool
+	refund   *ProviderRefund
+	err      *APIError
+}
+
+// Provider is the fake payment provider: charges, refunds, an idempotency
+// layer as Stripe's API v1 documents it, and a network with scripted faults.
+type Provider struct {
+	env      *Env
+	charges  map[string]*charge
+	keys     map[string]*keyEntry
+	faults   []Fault
+	ledger   []Applied
+	requests []*Request
+	lookups  []Lookup
+	refundN  int
+	keyN     int
+}
+
+// AddCharge creates a charge before the run.
+func (p *Provider) AddCharge(id string, amount int64) {
+	p.charges[id] = &charge{id: id, amount: amount}
+}
+
+// AddRefund records a refund made before the run, age ago, under key
+// (empty: none kept). It fails when the charge does not exist or has too
+// little left.
+func (p *Provider) AddRefund(chargeID string, amount int64, reference, key string, age time.Duration) error {
+	ch := p.charges[chargeID]
+	if ch == nil {
+		return fmt.Errorf("refundkit: refund before the run names unknown charge %q", chargeID)
+	}
+	if amount <= 0 || amount > ch.amount-ch.refunded {
+		return fmt.Errorf("refundkit: refund before the run of %d on %s exceeds what is left (%d)", amount, chargeID, ch.amount-ch.refunded)
+	}
+	created := p.env.start.Add(-age)
+	r := p.apply(ch, amount, reference, created)
+	p.ledger = append(p.ledger, Applied{Refund: r, Key: key, Preexisting: true})
+	if key != "" {
+		rc := r
+		p.keys[key] = &keyEntry{params: RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}, created: created, refund: &rc}
+	}
+	return nil
+}
+
+// AddFault scripts a fault.
+func (p *Provider) AddFault(f Fault) { p.faults = append(p.faults, f) }
+
+// Ledger returns every applied refund, oldest first.
+func (p *Provider) Ledger() []Applied { return append([]Applied(nil), p.ledger...) }
+
+// Requests returns the request log.
+func (p *Provider) Requests() []Request {
+	out := make([]Request, len(p.requests))
+	for i, r := range p.requests {
+		out[i] = *r
+	}
+	return out
+}
+
+// Lookups returns the ListRefunds log.
+func (p *Provider) Lookups() []Lookup { return append([]Lookup(nil), p.lookups...) }
+
+func (p *Provider) faultFor(n int) Fault {
+	var every Fault
+	for _, f := range p.faults {
+		if f.Request == n {
+			return f
+		}
+		if f.Request == 0 {
+			every = f
+		}
+	}
+	return every
+}
+
+func (p *Provider) apply(ch *charge, amount int64, reference string, at time.Time) ProviderRefund {
+	p.refundN++
+	r := ProviderRefund{ID: fmt.Sprintf("re_%d", p.refundN), Charge: ch.id, Amount: amount, Reference: reference, Status: "succeeded", Created: at}
+	ch.refunded += amount
+	ch.refunds = append(ch.refunds, r)
+	return r
+}
+
+type reply struct {
+	refund *ProviderRefund
+	err    *APIError
+}
+
+func (r reply) String() string {
+	if r.err != nil {
+		return describeAPIError(r.err)
+	}
+	return fmt.Sprintf("200 refund %s of %d", r.refund.ID, r.refund.Amount)
+}
+
+func describeAPIError(e *APIError) string {
+	s := fmt.Sprintf("%d %s", e.Status, e.Type)
+	if e.Code != "" {
+		s += " (" + e.Code + ")"
+	}
+	if e.Param != "" {
+		s += " param " + e.Param
+	}
+	if e.RetryAfter > 0 {
+		s += ", Retry-After " + FormatDuration(e.RetryAfter)
+	}
+	if e.Replayed {
+		s += " [replayed]"
+	}
+	return s
+}
+
+func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundParams) (*ProviderRefund, error) {
+	e := p.env
+	now := time.Now()
+	req := &Request{N: len(p.requests) + 1, Worker: w.ID, Params: params, Key: params.IdempotencyKey, SentAt: now.Sub(e.start)}
+	if req.Key == "" {
+		// What Stripe's clients do: a fresh key per call.
+		p.keyN++
+		req.Key = fmt.Sprintf("%d_%d", now.UnixNano(), p.keyN)
+		req.KeyGenerated = true
+	}
+	p.requests = append(p.requests, req)
+	f := p.faultFor(req.N)
+	if f.Kind != faultNone {
+		req.Fault = f.Describe()
+	}
+	keyText := "key " + req.Key
+	if req.KeyGenerated {
+		keyText = "no key (the client made " + req.Key + ")"
+	}
+	ref := ""
+	if params.Reference != "" {
+		ref = ", reference " + params.Reference
+	}
+	e.Record(w.ID, KindCall, "CreateRefund #%d(charge %s, amount %d, %s%s)", req.N, params.Charge, params.Amount, keyText, ref)
+
+	if err := ctx.Err(); err != nil {
+		req.Result, req.AnsweredAt = "connection", req.SentAt
+		e.Record(w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %v (never sent)", req.N, err)
+		return nil, &ConnectionError{Cause: err.Error()}
+	}
+	wait := e.net.ClientTimeout
+	cause := "read timeout"
+	if dl, ok := ctx.Deadline(); ok && dl.Sub(now) < wait {
+		wait, cause = dl.Sub(now), "context deadline exceeded"
+	}
+	deadline := now.Add(wait)
+	sent := params
+	sent.IdempotencyKey = req.Key
+
+	switch f.Kind {
+	case FaultConnection:
+		req.Result, req.AnsweredAt = "connection", req.SentAt
+		e.Record(w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %s (never sent)", req.N, defaultConnFailure)
+		return nil, &ConnectionError{Cause: defaultConnFailure}
+	case FaultLostRequest:
+		e.Record("provider", KindDrop, "request #%d is lost on the way: the provider never sees it", req.N)
+	default:
+		replies := make(chan reply, 1)
+		e.gate.Go(fmt.Sprintf("provider/%04d", req.N), func() { p.serve(req, f, sent, deadline, replies) })
+		timer := time.NewTimer(wait)
+		select {
+		case r := <-replies:
+			timer.Stop()
+			w.Pass()
+			req.AnsweredAt = time.Since(e.start)
+			e.Record(w.ID, KindReply, "CreateRefund #%d -> %s", req.N, r)
+			if r.err != nil {
+				req.Result, req.APIErr = "api", r.err
+				c := *r.err
+				return nil, &c
+			}
+			req.Result = "ok"
+			c := *r.refund
+			return &c, nil
+		case <-timer.C:
+		}
+	}
+	if f.Kind == FaultLostRequest {
+		time.Sleep(wait)
+	}
+	w.Pass()
+	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
+	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, FormatDuration(wait))
+	return nil, &TimeoutError{After: wait, Cause: cause}
+}
+
+// serve is the provider's side of one request, run as its own actor so it
+// can outlive a caller that gave up.
+func (p *Provider) serve(req *Request, f Fault, params RefundParams, deadline time.Time, replies chan<- reply) {
+	e := p.env
+	actor := fmt.Sprintf("provider/%04d", req.N)
+	time.Sleep(e.net.Latency)
+	if !e.gate.Pass(actor) {
+		return
+	}
+	req.Seen = true
+	ans, executing := p.arrive(req, f, params)
+	if executing {
+		processing := e.net.Processing
+		if f.Kind == FaultSlow {
+			processing = f.Processing
+		}
+		time.Sleep(processing)
+		if !e.gate.Pass(actor) {
+			return
+		}
+		ans = p.complete(req, f, params)
+	}
+	req.Answer = ans.String()
+	time.Sleep(e.net.Latency)
+	if !e.gate.Pass(actor) {
+		return
+	}
+	switch {
+	case f.Kind == FaultLostReply:
+		e.Record("provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, ans)
+	case !time.Now().Before(deadline):
+		e.Record("provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, ans, req.Worker)
+	default:
+		req.Delivered = true
+		replies <- ans
+	}
+}
+
+func (p *Provider) answer(req *Request, status int, typ, code, param, msg string) reply {
+	return reply{err: &APIError{Status: status, Type: typ, Code: code, Param: param, Message: msg}}
+}
+
+// arrive is the request reaching the provider: the rate limiter, the
+// idempotency layer and validation. executing is true when the request
+// started executing (its key is now saved, in flight).
+func (p *Provider) arrive(req *Request, f Fault, params RefundParams) (reply, bool) {
+	e := p.env
+	now := time.Now()
+	if f.Kind == FaultHTTPError && f.Status == 429 {
+		// The rate limiter runs before the idempotency layer: nothing saved.
+		r := reply{err: &APIError{Status: 429, Type: orDefault(f.Type, "rate_limit_error"), Code: f.Code, Message: orDefault(f.Message, "too many requests"), RetryAfter: f.RetryAfter}}
+		e.Record("provider", KindState, "request #%d: rate limited (%s), nothing saved under the key", req.N, r)
+		return r, false
+	}
+	if k := p.keys[req.Key]; k != nil {
+		age := now.Sub(k.created)
+		switch {
+		case age >= e.net.KeyTTL:
+			delete(p.keys, req.Key)
+			e.Record("provider", KindState, "request #%d: key %s was created %s ago and has expired: it runs as a new request", req.N, req.Key, FormatDuration(age))
+		case !sameParams(k.params, params):
+			r := p.answer(req, 400, "idempotency_error", "", "", "keys can only be used with the same parameters they were first used with")
+			e.Record("provider", KindState, "request #%d: key %s was first used with other parameters: %s", req.N, req.Key, r)
+			return r, false
+		case k.inFlight:
+			r := p.answer(req, 409, "idempotency_error", "idempotency_key_in_use", "", "a request with this key is still being processed")
+			e.Record("provider", KindState, "request #%d: key %s is in use by a request still in flight: %s", req.N, req.Key, r)
+			return r, false
+		default:
+			req.Replayed = true
+			var r reply
+			if k.err != nil {
+				c := *k.err
+				c.Replayed = true
+				r.err = &c
+			} else {
+				c := *k.refund
+				r.refund = &c
+			}
+			e.Record("provider", KindState, "request #%d: replays the answer saved under key %s: %s", req.N, req.Key, r)
+			return r, false
+		}
+	}
+	if params.Amount <= 0 {
+		r := p.answer(req, 400, "invalid_request_error", "", "amount", "amount must be a positive integer")
+		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r)
+		return r, false
+	}
+	if f.Kind == FaultHTTPError && f.Status == 400 && f.Code == "" && (f.Type == "" || f.Type == "invalid_request_error") {
+		r := p.answer(req, 400, "invalid_request_error", "", "", orDefault(f.Message, "invalid request"))
+		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r)
+		return r, false
+	}
+	p.keys[req.Key] = &keyEntry{params: params, created: now, inFlight: true}
+	e.Record("provider", KindState, "request #%d: starts executing under key %s", req.N, req.Key)
+	return reply{}, true
+}
+
+// complete is the end of execution: the refund applies or an error is
+// decided, and the answer is saved under the key.
+func (p *Provider) complete(req *Request, f Fault, params RefundParams) reply {
+	e := p.env
+	k := p.keys[req.Key]
+	final := f
+	if f.Kind == FaultSlow {
+		final = Fault{}
+		if f.Then != nil {
+			final = *f.Then
+		}
+	}
+	ch := p.charges[params.Charge]
+	var r reply
+	save := true
+	switch {
+	case final.Kind == FaultHTTPError:
+		r = reply{err: &APIError{Status: final.Status, Type: orDefault(final.Type, "api_error"), Code: final.Code, Message: orDefault(final.Message, "the provider failed"), RetryAfter: final.RetryAfter}}
+	case ch == nil:
+		r = p.answer(req, 404, "invalid_request_error", "resource_missing", "charge", "no such charge: "+params.Charge)
+	case ch.refunded >= ch.amount:
+		r = p.answer(req, 400, "invalid_request_error", "charge_already_refunded", "", "charge "+ch.id+" has already been refunded")
+	case params.Amount > ch.amount-ch.refunded:
+		r = p.answer(req, 400, "invalid_request_error", "", "amount", fmt.Sprintf("refund amount %d is greater than what is left to refund (%d)", params.Amount, ch.amount-ch.refunded))
+		save = false
+	default:
+		ref := p.apply(ch, params.Amount, params.Reference, time.Now())
+		p.ledger = append(p.ledger, Applied{Refund: ref, Key: req.Key, Worker: req.Worker, Request: req.N})
+		req.Applied, req.RefundID = true, ref.ID
+		r = reply{refund: &ref}
+		e.Record("provider", KindState, "request #%d: refund %s of %d applied to %s (%d of %d now refunded)", req.N, ref.ID, ref.Amount, ch.id, ch.refunded, ch.amount)
+	}
+	if !save {
+		delete(p.keys, req.Key)
+		e.Record("provider", KindState, "request #%d: %s, nothing saved under the key", req.N, r)
+		return r
+	}
+	if k != nil {
+		k.inFlight = false
+		k.refund, k.err = r.refund, r.err
+	}
+	if r.err != nil {
+		e.Record("provider", KindState, "request #%d: answers %s, saved under key %s", req.N, r, req.Key)
+	}
+	return r
+}
+
+func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) ([]ProviderRefund, error) {
+	e := p.env
+	e.Record(w.ID, KindCall, "ListRefunds(%s)", chargeID)
+	time.Sleep(2 * e.net.Latency)
+	w.Pass()
+	ch := p.charges[chargeID]
+	if ch == nil {
+		err := &APIError{Status: 404, Type: "invalid_request_error", Code: "resource_missing", Param: "charge", Message: "no such charge: " + chargeID}
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
+		return nil, err
+	}
+	out := append([]ProviderRefund(nil), ch.refunds...)
+	l := Lookup{Worker: w.ID, At: time.Since(e.start), Charge: chargeID}
+	var parts []string
+	for _, r := range out {
+		l.References = append(l.References, r.Reference)
+		l.RefundIDs = append(l.RefundIDs, r.ID)
+		parts = append(parts, fmt.Sprintf("%s %d ref %q", r.ID, r.Amount, r.Reference))
+	}
+	p.lookups = append(p.lookups, l)
+	if len(parts) == 0 {
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> no refunds", chargeID)
+	} else {
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, strings.Join(parts, "; "))
+	}
+	return out, nil
+}
+
+func sameParams(a, b RefundParams) bool {
+	return a.Charge == b.Charge && a.Amount == b.Amount && a.Reference == b.Reference
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+package refundkit
+
+import (
+	"fmt"
+	"time"
+)
+
+// Store is the fake database of refund records. Claim is atomic because the
+// gate lets one step run at a time; MarkProcessing is a blind write, which
+// is what a check-then-act submission gets.
+type Store struct {
+	env     *Env
+	records map[string]*Record
+	changes []Change
+}
+
+// Change is one write to a record, as the store's log keeps it.
+type Change struct {
+	At        time.Duration // since the run started
+	Worker    string
+	Call      string
+	RequestID string
+	Old, New  Status
+	Owner     string
+	Lease     time.Time
+}
+
+// Put stores a record as it is before the run (the scenario's initial
+// state). It writes no log line.
+func (s *Store) Put(r Record) {
+	c := r
+	s.records[r.RequestID] = &c
+}
+
+// Lookup returns a copy of a record, for the invariants.
+func (s *Store) Lookup(requestID string) (Record, bool) {
+	r, ok := s.records[requestID]
+	if !ok {
+		return Record{}, false
+	}
+	return *r, true
+}
+
+// Changes returns the log of writes.
+func (s *Store) Changes() []Change { return append([]Change(nil), s.changes...) }
+
+func (s *Store) get(w *Worker, id string) (*Record, error) {
+	r, ok := s.records[id]
+	if !ok {
+		s.env.Record(w.ID, KindCall, "GetRecord(%s) -> not found", id)
+		return nil, ErrNotFound
+	}
+	s.env.Record(w.ID, KindCall, "GetRecord(%s) -> %s", id, describeRecord(r))
+	c := *r
+	return &c, nil
+}
+
+func describeRecord(r *Record) string {
+	s := string(r.Status)
+	if r.Status == StatusProcessing {
+		s += " by " + r.Owner
+		if !r.LeaseUntil.IsZero() {
+			s += ", lease until " + r.LeaseUntil.Format("15:04:05")
+		} else {
+			s += ", no lease"
+		}
+	}
+	return s
+}
+
+func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
+	r, ok := s.records[id]
+	if !ok {
+		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not found", id, FormatDuration(lease))
+		return false, ErrNotFound
+	}
+	now := time.Now()
+	free := r.Status == StatusPending || r.Status == StatusFailed || r.Status == StatusNeedsCheck
+	expired := r.Status == StatusProcessing && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil)
+	if !free && !expired {
+		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not taken: %s", id, FormatDuration(lease), describeRecord(r))
+		return false, nil
+	}
+	var until time.Time
+	if lease > 0 {
+		until = now.Add(lease)
+	}
+	s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> taken", id, FormatDuration(lease))
+	s.write(w, "Claim", r, StatusProcessing, w.ID, until, "")
+	return true, nil
+}
+
+func (s *Store) mark(w *Worker, call, id string, st Status, reason string) error {
+	r, ok := s.records[id]
+	if !ok {
+		s.env.Record(w.ID, KindCall, "%s(%s) -> not found", call, id)
+		return ErrNotFound
+	}
+	if reason != "" {
+		s.env.Record(w.ID, KindCall, "%s(%s, %q)", call, id, reason)
+	} else {
+		s.env.Record(w.ID, KindCall, "%s(%s)", call, id)
+	}
+	owner := ""
+	if st == StatusProcessing {
+		owner = w.ID
+	}
+	s.write(w, call, r, st, owner, time.Time{}, reason)
+	return nil
+}
+
+func (s *Store) write(w *Worker, call string, r *Record, st Status, owner string, lease time.Time, reason string) {
+	now := time.Now()
+	old := r.Status
+	r.Status, r.Owner, r.LeaseUntil, r.Reason, r.UpdatedAt = st, owner, lease, reason, now
+	at := now.Sub(s.env.start)
+	s.changes = append(s.changes, Change{At: at, Worker: w.ID, Call: call, RequestID: r.RequestID, Old: old, New: st, Owner: owner, Lease: lease})
+	text := fmt.Sprintf("%s: %s -> %s", r.RequestID, old, st)
+	if st == StatusProcessing {
+		text += " (owner " + owner
+		if !lease.IsZero() {
+			text += ", lease " + FormatDuration(lease.Sub(now))
+		} else {
+			text += ", no lease"
+		}
+		text += ")"
+	}
+	s.env.Record("store", KindState, "%s", text)
+}

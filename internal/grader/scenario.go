@@ -1,0 +1,185 @@
+package grader
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+)
+
+// Scenario is one fault scenario, as data: the world before the run, the
+// provider's scripted behaviour, who calls RefundMoney when, how many
+// schedules or crash points to explore, and which invariants to check. The
+// engine interprets it; nothing in the grader switches on a scenario's name,
+// so authors can later declare scenarios in content files (the yaml tags).
+type Scenario struct {
+	Name        string                `yaml:"name" json:"name"`
+	Title       string                `yaml:"title" json:"title"`
+	Description string                `yaml:"description" json:"description"` // plain words, for the report
+	Records     []RecordSeed          `yaml:"records,omitempty" json:"records,omitempty"`
+	Charges     []ChargeSeed          `yaml:"charges,omitempty" json:"charges,omitempty"`
+	Faults      []refundkit.Fault     `yaml:"faults,omitempty" json:"faults,omitempty"`
+	Panics      []refundkit.PanicRule `yaml:"panics,omitempty" json:"panics,omitempty"`
+	Phases      []Phase               `yaml:"phases" json:"phases"`
+	Explore     Exploration           `yaml:"explore,omitempty" json:"explore,omitempty"`
+	// Invariants to check; empty means all of them.
+	Invariants []string `yaml:"invariants,omitempty" json:"invariants,omitempty"`
+	// Defects maps an invariant to the seed defect its violation points to
+	// in this scenario; invariants not listed use DefaultDefects.
+	Defects map[string]string `yaml:"defects,omitempty" json:"defects,omitempty"`
+	// Budget is the virtual time a run may take past its phases' offsets
+	// before outstanding workers are stopped (default DefaultBudget).
+	Budget time.Duration `yaml:"budget,omitempty" json:"budget,omitempty"`
+}
+
+// DefaultBudget is how much virtual time a run gets past its phase offsets.
+const DefaultBudget = 48 * time.Hour
+
+// RecordSeed is a refund record as it is before the run.
+type RecordSeed struct {
+	RequestID string           `yaml:"request_id" json:"request_id"`
+	ChargeID  string           `yaml:"charge_id" json:"charge_id"`
+	Amount    int64            `yaml:"amount" json:"amount"`
+	Currency  string           `yaml:"currency,omitempty" json:"currency,omitempty"`
+	Status    refundkit.Status `yaml:"status" json:"status"`
+	Reason    string           `yaml:"reason,omitempty" json:"reason,omitempty"`
+	// For a processing record: who holds it, whether that worker is still
+	// alive, and how long its lease has left (negative: it expired that
+	// long ago; zero: no lease).
+	Owner      string        `yaml:"owner,omitempty" json:"owner,omitempty"`
+	OwnerAlive bool          `yaml:"owner_alive,omitempty" json:"owner_alive,omitempty"`
+	LeaseLeft  time.Duration `yaml:"lease_left,omitempty" json:"lease_left,omitempty"`
+}
+
+// ChargeSeed is a charge at the provider, with refunds made before the run.
+type ChargeSeed struct {
+	ID      string       `yaml:"id" json:"id"`
+	Amount  int64        `yaml:"amount" json:"amount"`
+	Refunds []RefundSeed `yaml:"refunds,omitempty" json:"refunds,omitempty"`
+}
+
+// RefundSeed is a refund applied before the run.
+type RefundSeed struct {
+	Amount    int64         `yaml:"amount" json:"amount"`
+	Reference string        `yaml:"reference,omitempty" json:"reference,omitempty"`
+	Key       string        `yaml:"key,omitempty" json:"key,omitempty"`
+	Age       time.Duration `yaml:"age" json:"age"`
+	// ForRequest names the refund request this refund was made for, so the
+	// invariants count it (a second refund for it is a double refund).
+	ForRequest string `yaml:"for_request,omitempty" json:"for_request,omitempty"`
+}
+
+// Phase is a group of invocations. A phase starts After the previous one
+// ended (all its invocations returned, crashed or were stopped).
+type Phase struct {
+	Name        string        `yaml:"name" json:"name"`
+	After       time.Duration `yaml:"after,omitempty" json:"after,omitempty"`
+	Invocations []Invocation  `yaml:"invocations" json:"invocations"`
+}
+
+// Invocation is one call of RefundMoney by a worker (a process of its own).
+type Invocation struct {
+	Worker    string        `yaml:"worker" json:"worker"`
+	At        time.Duration `yaml:"at,omitempty" json:"at,omitempty"` // offset from the phase's start
+	RequestID string        `yaml:"request_id" json:"request_id"`
+}
+
+// Exploration says how many runs a scenario gets.
+type Exploration struct {
+	// Schedules is the number of seeded schedules (seeds job.Seed,
+	// job.Seed+1, ...); 0 means 1.
+	Schedules int `yaml:"schedules,omitempty" json:"schedules,omitempty"`
+	// CrashPoints "every-boundary" crashes CrashWorker before and after each
+	// of its store and provider calls in turn (found by a first run without
+	// a crash), each run then continuing with the later phases.
+	CrashPoints string `yaml:"crash_points,omitempty" json:"crash_points,omitempty"`
+	CrashWorker string `yaml:"crash_worker,omitempty" json:"crash_worker,omitempty"`
+}
+
+// CrashEveryBoundary is the only crash exploration so far.
+const CrashEveryBoundary = "every-boundary"
+
+// Validate reports what in the scenario cannot be run.
+func (s *Scenario) Validate() error {
+	if s.Name == "" {
+		return fmt.Errorf("grader: a scenario has no name")
+	}
+	if len(s.Phases) == 0 {
+		return fmt.Errorf("grader: scenario %s has no phases", s.Name)
+	}
+	for _, f := range s.Faults {
+		if err := f.Validate(); err != nil {
+			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)
+		}
+	}
+	for _, id := range s.Invariants {
+		if _, ok := invariantTitles[id]; !ok {
+			return fmt.Errorf("grader: scenario %s names unknown invariant %q", s.Name, id)
+		}
+	}
+	for inv, d := range s.Defects {
+		if _, ok := invariantTitles[inv]; !ok {
+			return fmt.Errorf("grader: scenario %s maps unknown invariant %q to a defect", s.Name, inv)
+		}
+		if _, ok := defectTitles[d]; !ok {
+			return fmt.Errorf("grader: scenario %s names unknown defect %q", s.Name, d)
+		}
+	}
+	workers := map[string]bool{}
+	for _, p := range s.Phases {
+		for _, inv := range p.Invocations {
+			if inv.Worker == "" || workers[inv.Worker] {
+				return fmt.Errorf("grader: scenario %s: each invocation needs its own worker id (%q)", s.Name, inv.Worker)
+			}
+			workers[inv.Worker] = true
+		}
+	}
+	if s.Explore.CrashPoints != "" {
+		if s.Explore.CrashPoints != CrashEveryBoundary {
+			return fmt.Errorf("grader: scenario %s: unknown crash exploration %q", s.Name, s.Explore.CrashPoints)
+		}
+		if !workers[s.Explore.CrashWorker] {
+			return fmt.Errorf("grader: scenario %s: crash worker %q makes no invocation", s.Name, s.Explore.CrashWorker)
+		}
+	}
+	return nil
+}
+
+// checks reports whether the scenario checks invariant id.
+func (s *Scenario) checks(id string) bool {
+	if len(s.Invariants) == 0 {
+		return true
+	}
+	for _, x := range s.Invariants {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// defectFor is the seed defect a violation of invariant id points to.
+func (s *Scenario) defectFor(id string) string {
+	if d, ok := s.Defects[id]; ok {
+		return d
+	}
+	return DefaultDefects[id]
+}
+
+func (s *Scenario) budget() time.Duration {
+	b := s.Budget
+	if b <= 0 {
+		b = DefaultBudget
+	}
+	for _, p := range s.Phases {
+		b += p.After
+		var last time.Duration
+		for _, inv := range p.Invocations {
+			if inv.At > last {
+				last = inv.At
+			}
+		}
+		b += last
+	}
+	return b
+}

@@ -1,0 +1,251 @@
+package grader
+
+import (
+	"time"
+
+	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
+)
+
+// The async-refund suite. Every scenario starts from a refund request r1 of
+// 2500 cents against charge ch_1 of 10000 (a partial refund, so a duplicate
+// really applies) unless it says otherwise.
+
+const (
+	suiteRequest = "r1"
+	suiteCharge  = "ch_1"
+	suiteAmount  = 2500
+	chargeAmount = 10000
+)
+
+func pendingRecord() RecordSeed {
+	return RecordSeed{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusPending}
+}
+
+func plainCharge(refunds ...RefundSeed) []ChargeSeed {
+	return []ChargeSeed{{ID: suiteCharge, Amount: chargeAmount, Refunds: refunds}}
+}
+
+func oneCall() []Phase {
+	return []Phase{{Name: "run", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest}}}}
+}
+
+func conn(n int) rk.Fault      { return rk.Fault{Request: n, Kind: rk.FaultConnection} }
+func lostReply(n int) rk.Fault { return rk.Fault{Request: n, Kind: rk.FaultLostReply} }
+
+// concurrencySchedules is how many seeded schedules a concurrency scenario explores.
+const concurrencySchedules = 50
+
+// AsyncRefundSuite returns the scenarios for the async-refund problem, in
+// report order. Each call returns fresh values.
+func AsyncRefundSuite() []Scenario {
+	return []Scenario{
+		{
+			Name:  "all-attempts-fail",
+			Title: "Every attempt fails",
+			Description: "The provider cannot be reached at all: every request fails with a connection error. " +
+				"Nothing was refunded, so the record must not end done. Two runs with different random seeds compare the waits between attempts.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults:  []rk.Fault{conn(0)},
+			Phases:  oneCall(),
+			Explore: Exploration{Schedules: 2},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectDoneAfterFailure},
+		},
+		{
+			Name:  "success-on-retry",
+			Title: "Success on a later retry",
+			Description: "The first request fails with a connection error, the second is rate limited (429 with no Retry-After), the third succeeds. " +
+				"One refund, recorded done, with growing waits in between.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{conn(1), {Request: 2, Kind: rk.FaultHTTPError, Status: 429, Type: "rate_limit_error"}},
+			Phases: oneCall(),
+		},
+		{
+			Name:  "lost-reply",
+			Title: "A lost reply",
+			Description: "The provider applies the first refund, but its reply is lost: the caller sees a timeout. " +
+				"A retry under the same key gets the saved answer back; a retry under a new key refunds again.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{lostReply(1)},
+			Phases: oneCall(),
+		},
+		{
+			Name:  "every-reply-lost",
+			Title: "Every reply lost",
+			Description: "Every reply from the provider is lost, though the first request applied the refund. " +
+				"The caller never hears back: the record must end needs_check (or done, if a look-up finds the refund), with exactly one refund.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{lostReply(0)},
+			Phases: oneCall(),
+		},
+		{
+			Name:  "timeout-before-send",
+			Title: "Timeout before the provider saw the request",
+			Description: "The first request is lost on the way: the caller times out, the provider never saw it. " +
+				"The retry succeeds: one refund, done.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultLostRequest}},
+			Phases: oneCall(),
+		},
+		{
+			Name:  "saved-5xx-replayed",
+			Title: "A 500 saved under the key and replayed",
+			Description: "The first request fails inside the provider with a 500. The provider saves that answer under the idempotency key " +
+				"and replays it to every retry with the same key for 24 hours. Nothing was refunded, but the caller cannot know: " +
+				"not done, and not failed unless a ListRefunds look-up after it showed no refund.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}},
+			Phases: oneCall(),
+		},
+		{
+			Name:  "key-in-flight-409",
+			Title: "409: the key is still in flight",
+			Description: "The first request is slow: the provider works on it for 30 s, past the client's 10 s timeout. " +
+				"A retry with the same key meanwhile gets 409 idempotency_key_in_use, and the slow request finally ends in a 500. " +
+				"A 409 is not a success: marking done on it is wrong.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: 30 * time.Second,
+				Then: &rk.Fault{Kind: rk.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors, InvOutcomeMatchesState: DefectSwallowedErrors},
+		},
+		{
+			Name:  "rate-limited-429",
+			Title: "429 with Retry-After",
+			Description: "The first request is rate limited with Retry-After: 5s (a header this fake sends; Stripe does not promise one). " +
+				"The next attempt must wait at least 5 s, then it succeeds.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 429, Type: "rate_limit_error", RetryAfter: 5 * time.Second}},
+			Phases: oneCall(),
+		},
+		{
+			Name:  "invalid-request",
+			Title: "An invalid request",
+			Description: "The record asks to refund 20000 on a charge of 10000: the provider answers 400 invalid_request_error on the amount. " +
+				"That answer is definitive: no retry, and the record ends failed.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: 2 * chargeAmount, Currency: "usd", Status: rk.StatusPending}},
+			Charges: plainCharge(),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvDoneMeansRefunded: DefectDoneAfterFailure},
+		},
+		{
+			Name:  "already-refunded",
+			Title: "The charge is already refunded",
+			Description: "Two days ago a refund of the full 10000 was made for this request, under a key that has since expired, and the record still says pending. " +
+				"The provider answers 400 charge_already_refunded: the money is back with the customer, so the record ends done.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: chargeAmount, Currency: "usd", Status: rk.StatusPending}},
+			Charges: plainCharge(RefundSeed{Amount: chargeAmount, Reference: suiteRequest, Key: "refund-r1", Age: 48 * time.Hour, ForRequest: suiteRequest}),
+			Phases:  oneCall(),
+		},
+		{
+			Name:  "helper-panics",
+			Title: "A helper panics",
+			Description: "The refund goes through, then MarkDone panics with \"database connection reset\". " +
+				"The panic may reach the caller, but the record must not be left pending or processing: the refund happened.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Panics:  []rk.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database connection reset"}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow},
+		},
+		{
+			Name:        "retry-failed",
+			Title:       "Retrying a failed refund",
+			Description: "The record was marked failed by an earlier run that never reached the provider. This run claims it again and refunds: one refund, done.",
+			Records:     []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusFailed, Reason: "connection refused"}},
+			Charges:     plainCharge(),
+			Phases:      oneCall(),
+		},
+		{
+			Name:        "repeat-after-done",
+			Title:       "A repeat call after done",
+			Description: "The refund was made an hour ago and the record says done. Calling again must not touch the provider and returns done.",
+			Records:     []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusDone}},
+			Charges:     plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest}),
+			Phases:      oneCall(),
+		},
+		{
+			Name:        "missing-record",
+			Title:       "A missing record",
+			Description: "There is no record for r1. The function must return a clear error: no panic, no outcome done, no provider call.",
+			Charges:     plainCharge(),
+			Phases:      oneCall(),
+		},
+		{
+			Name:  "two-concurrent",
+			Title: "Two concurrent calls",
+			Description: "Two workers call RefundMoney for r1 at the same moment, as a queue that delivers twice would. " +
+				"50 seeded schedules interleave their store and provider calls: one refund, and never both working on it at once.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Phases: []Phase{{Name: "run", Invocations: []Invocation{
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", RequestID: suiteRequest}}}},
+			Explore: Exploration{Schedules: concurrencySchedules},
+			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct},
+		},
+		{
+			Name:  "redelivery",
+			Title: "At-least-once redelivery",
+			Description: "The queue delivers r1 four times: two at once, one 2 s later, one 15 s later. The first reply from the provider is lost, " +
+				"so the first owner is still retrying when the others arrive. 50 seeded schedules: one refund, one owner at a time.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{lostReply(1)},
+			Phases: []Phase{{Name: "run", Invocations: []Invocation{
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", RequestID: suiteRequest},
+				{Worker: "worker-3", At: 2 * time.Second, RequestID: suiteRequest}, {Worker: "worker-4", At: 15 * time.Second, RequestID: suiteRequest}}}},
+			Explore: Exploration{Schedules: concurrencySchedules},
+			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct},
+		},
+		{
+			Name:  "crash-and-rerun",
+			Title: "A crash, then a second run",
+			Description: "The first run's process dies at a store or provider call: before it, then after it, at every call in turn " +
+				"(between the provider call and the database write included). Ten minutes later a second run handles r1 again: " +
+				"one refund, a final status, nothing stuck.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Phases: []Phase{
+				{Name: "run 1", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest}}},
+				{Name: "run 2", After: 10 * time.Minute, Invocations: []Invocation{{Worker: "worker-2", RequestID: suiteRequest}}},
+			},
+			Explore: Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "worker-1"},
+			Defects: map[string]string{InvNoDoubleRefund: DefectCrashWindow, InvExclusiveClaim: DefectCrashWindow},
+		},
+		{
+			Name:  "stale-claim",
+			Title: "A stale claim",
+			Description: "worker-0 claimed r1 six minutes ago, sent the refund under key refund-r1 and died before recording it; its lease ran out a minute ago. " +
+				"This run must take over and finish: one refund in total, done.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusProcessing,
+				Owner: "worker-0", LeaseLeft: -time.Minute}},
+			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 6 * time.Minute, ForRequest: suiteRequest}),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvRefundRecorded: DefectCrashWindow},
+		},
+		{
+			Name:  "live-claim",
+			Title: "A live claim held by another worker",
+			Description: "worker-9 claimed r1 a moment ago and is still working, its lease good for five more minutes. " +
+				"This run must not call the provider and returns in_progress.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusProcessing,
+				Owner: "worker-9", OwnerAlive: true, LeaseLeft: 5 * time.Minute}},
+			Charges: plainCharge(),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct},
+		},
+		{
+			Name:  "week-later-key-expired",
+			Title: "Retried a week later, after the key expired",
+			Description: "A week ago a refund for r1 (reference r1) was applied under key refund-r1, but its reply was lost and the record was left needs_check. " +
+				"The provider has pruned the key since: a blind resend is a brand-new refund. A ListRefunds look-up finds the old one.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
+			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 7 * 24 * time.Hour, ForRequest: suiteRequest}),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend},
+		},
+	}
+}
+
+// Suites maps a problem slug to its scenarios.
+var Suites = map[string]func() []Scenario{
+	"async-refund": AsyncRefundSuite,
+}
+
+// DefaultProblem is the problem graded when a job names none.
+const DefaultProblem = "async-refund"

@@ -1,0 +1,125 @@
+package grader
+
+import (
+	"math/rand"
+	"sort"
+	"sync"
+	"testing/synctest"
+	"time"
+)
+
+// scheduler is the seeded scheduler of one run. It lives in the bubble's
+// root goroutine. Every step that touches shared state parks its actor in
+// Pass; once every goroutine of the bubble is blocked (synctest.Wait), the
+// scheduler releases one parked actor chosen by a seeded random source.
+// Only one actor runs at a time, so the same seed gives the same order of
+// steps. When nobody is parked, it blocks, which lets the bubble's clock
+// advance to the next sleeper.
+type scheduler struct {
+	mu     sync.Mutex
+	rng    *rand.Rand
+	parked []*parkedActor
+	wake   chan struct{}
+	live   int
+	over   bool
+	seq    int
+	steps  int
+}
+
+type parkedActor struct {
+	actor string
+	seq   int
+	go_   chan bool
+}
+
+func newScheduler(seed int64) *scheduler {
+	return &scheduler{rng: rand.New(rand.NewSource(seed)), wake: make(chan struct{}, 1)}
+}
+
+func (s *scheduler) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Pass implements refundkit.Gate.
+func (s *scheduler) Pass(actor string) bool {
+	s.mu.Lock()
+	if s.over {
+		s.mu.Unlock()
+		return false
+	}
+	p := &parkedActor{actor: actor, seq: s.seq, go_: make(chan bool, 1)}
+	s.seq++
+	s.parked = append(s.parked, p)
+	s.mu.Unlock()
+	s.signal()
+	return <-p.go_
+}
+
+// Go implements refundkit.Gate.
+func (s *scheduler) Go(actor string, f func()) {
+	s.mu.Lock()
+	s.live++
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			s.live--
+			s.mu.Unlock()
+			s.signal()
+		}()
+		f()
+	}()
+}
+
+// run schedules until every actor has finished, or until the budget of
+// virtual time is spent; it reports whether the budget ran out. From then
+// on Pass refuses everyone, so what is still running stops at its next
+// step.
+func (s *scheduler) run(budget time.Duration) (expired bool) {
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	for {
+		synctest.Wait()
+		s.mu.Lock()
+		if n := len(s.parked); n > 0 {
+			sort.Slice(s.parked, func(i, j int) bool {
+				a, b := s.parked[i], s.parked[j]
+				if a.actor != b.actor {
+					return a.actor < b.actor
+				}
+				return a.seq < b.seq
+			})
+			i := 0
+			if n > 1 {
+				i = s.rng.Intn(n)
+			}
+			p := s.parked[i]
+			s.parked = append(s.parked[:i], s.parked[i+1:]...)
+			s.steps++
+			s.mu.Unlock()
+			p.go_ <- true
+			continue
+		}
+		if s.live == 0 {
+			s.mu.Unlock()
+			return false
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-timer.C:
+			s.mu.Lock()
+			s.over = true
+			stopped := s.parked
+			s.parked = nil
+			s.mu.Unlock()
+			for _, p := range stopped {
+				p.go_ <- false
+			}
+			return true
+		}
+	}
+}
