@@ -89,6 +89,11 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 		r.expired = sched.run(sc.budget())
 		r.steps = sched.steps
 	})
+	if obs, ok := prog.(runObserver); ok {
+		for _, iv := range r.invs {
+			obs.Finished(iv.Worker, iv.ended == endReturned && r.deadlock == "")
+		}
+	}
 }
 
 // seedWorld puts the scenario's initial state into the fakes.

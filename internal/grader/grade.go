@@ -47,7 +47,7 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 	}
 	var prog *interpretedProgram
 	if diags == nil {
-		prog = &interpretedProgram{src: src}
+		prog = newInterpretedProgram(src)
 		diags = trialLoad(b, prog, job.Seed)
 	}
 	checked := time.Since(started)

@@ -5,10 +5,14 @@ package grader
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/token"
 	"io"
 	"math/rand"
 	"reflect"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 
@@ -52,15 +56,15 @@ func (p NativeProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Ent
 	}, nil
 }
 
-// interpretedProgram is submitted source, checked once, evaluated afresh in
-// a new interpreter for every worker.
+// interpretedProgram is submitted source, checked once, evaluated in an
+// interpreter of its own for every worker of a run.
 type interpretedProgram struct {
-	src *sandbox.Source
+	src       *sandbox.Source
+	stateless bool
+	mu        sync.Mutex
+	cache     map[string]*loaded // by worker id
+	compiled  int
 }
-
-// refundkit functions a submission calls; each worker's copy of the symbol
-// table binds them to that worker's methods.
-var workerFuncs = []string{"GetRecord", "Claim", "MarkProcessing", "MarkDone", "MarkFailed", "MarkNeedsCheck", "CreateRefund", "ListRefunds", "Logf"}
 
 // harnessOnly are refundkit symbols meant for the grader, hidden from
 // submissions: with them a submission could reach into the fakes.
@@ -69,10 +73,48 @@ var harnessOnly = []string{"NewEnv", "Env", "Worker", "WithWorker", "Gate", "Eve
 	"FaultConnection", "FaultLostRequest", "FaultLostReply", "FaultHTTPError", "FaultSlow",
 	"KindCall", "KindReply", "KindDrop", "KindSleep", "KindCrash", "KindLog", "KindState"}
 
-// packagesFor builds the per-worker packages: refundkit bound to w,
-// sync with channel-based locks, math/rand on a seeded source, and
-// time.Sleep with a line in the trace.
-func packagesFor(w *refundkit.Worker, seed int64) interp.Exports {
+// workerSlot is what an interpreter's harness symbols dispatch to: the
+// worker of the current run, its random source and its output. Between
+// runs the grader can point a slot at the next run's worker and reuse the
+// interpreter (see interpretedProgram.Load).
+type workerSlot struct {
+	w    *refundkit.Worker
+	rng  *rand.Rand
+	seed int64
+	out  *swappableWriter
+}
+
+// swappableWriter forwards to the current run's output buffer.
+type swappableWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *swappableWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	w := s.w
+	s.mu.Unlock()
+	if w == nil {
+		return len(p), nil
+	}
+	return w.Write(p)
+}
+
+func (s *swappableWriter) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
+
+func (s *workerSlot) bind(w *refundkit.Worker, seed int64, out io.Writer) {
+	s.w, s.seed, s.rng = w, seed, rand.New(rand.NewSource(seed))
+	s.out.set(out)
+}
+
+// packagesFor builds a worker's packages: refundkit bound to the slot's
+// worker, sync with channel-based locks, math/rand on the slot's seeded
+// source, and time.Sleep with a line in the trace.
+func packagesFor(s *workerSlot) interp.Exports {
 	key := sandbox.SymbolKey(RefundkitPath)
 	kit := make(map[string]reflect.Value, len(Symbols[key]))
 	for k, v := range Symbols[key] {
@@ -81,42 +123,50 @@ func packagesFor(w *refundkit.Worker, seed int64) interp.Exports {
 	for _, name := range harnessOnly {
 		delete(kit, name)
 	}
-	wv := reflect.ValueOf(w)
-	for _, name := range workerFuncs {
-		kit[name] = wv.MethodByName(name)
-	}
+	kit["GetRecord"] = reflect.ValueOf(func(ctx context.Context, id string) (*refundkit.Record, error) { return s.w.GetRecord(ctx, id) })
+	kit["Claim"] = reflect.ValueOf(func(ctx context.Context, id string, lease time.Duration) (bool, error) {
+		return s.w.Claim(ctx, id, lease)
+	})
+	kit["MarkProcessing"] = reflect.ValueOf(func(ctx context.Context, id string) error { return s.w.MarkProcessing(ctx, id) })
+	kit["MarkDone"] = reflect.ValueOf(func(ctx context.Context, id string) error { return s.w.MarkDone(ctx, id) })
+	kit["MarkFailed"] = reflect.ValueOf(func(ctx context.Context, id, reason string) error { return s.w.MarkFailed(ctx, id, reason) })
+	kit["MarkNeedsCheck"] = reflect.ValueOf(func(ctx context.Context, id, reason string) error { return s.w.MarkNeedsCheck(ctx, id, reason) })
+	kit["CreateRefund"] = reflect.ValueOf(func(ctx context.Context, p refundkit.RefundParams) (*refundkit.ProviderRefund, error) {
+		return s.w.CreateRefund(ctx, p)
+	})
+	kit["ListRefunds"] = reflect.ValueOf(func(ctx context.Context, charge string) ([]refundkit.ProviderRefund, error) {
+		return s.w.ListRefunds(ctx, charge)
+	})
+	kit["Logf"] = reflect.ValueOf(func(ctx context.Context, format string, args ...any) { s.w.Logf(ctx, format, args...) })
 
 	syncSyms := sandbox.StdlibSymbols("sync")
 	syncSyms["Mutex"] = reflect.ValueOf((*Mutex)(nil))
 	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
 
 	timeSyms := sandbox.StdlibSymbols("time")
-	if w != nil {
-		timeSyms["Sleep"] = reflect.ValueOf(w.Sleep)
-	}
+	timeSyms["Sleep"] = reflect.ValueOf(func(d time.Duration) { s.w.Sleep(d) })
 
-	r := rand.New(rand.NewSource(seed))
 	randSyms := sandbox.StdlibSymbols("math/rand")
-	randSyms["Int"] = reflect.ValueOf(r.Int)
-	randSyms["Intn"] = reflect.ValueOf(r.Intn)
-	randSyms["Int31"] = reflect.ValueOf(r.Int31)
-	randSyms["Int31n"] = reflect.ValueOf(r.Int31n)
-	randSyms["Int63"] = reflect.ValueOf(r.Int63)
-	randSyms["Int63n"] = reflect.ValueOf(r.Int63n)
-	randSyms["Uint32"] = reflect.ValueOf(r.Uint32)
-	randSyms["Uint64"] = reflect.ValueOf(r.Uint64)
-	randSyms["Float32"] = reflect.ValueOf(r.Float32)
-	randSyms["Float64"] = reflect.ValueOf(r.Float64)
-	randSyms["ExpFloat64"] = reflect.ValueOf(r.ExpFloat64)
-	randSyms["NormFloat64"] = reflect.ValueOf(r.NormFloat64)
-	randSyms["Perm"] = reflect.ValueOf(r.Perm)
-	randSyms["Shuffle"] = reflect.ValueOf(r.Shuffle)
-	randSyms["Read"] = reflect.ValueOf(r.Read)
-	randSyms["Seed"] = reflect.ValueOf(func(s int64) { r.Seed(s ^ seed) })
+	randSyms["Int"] = reflect.ValueOf(func() int { return s.rng.Int() })
+	randSyms["Intn"] = reflect.ValueOf(func(n int) int { return s.rng.Intn(n) })
+	randSyms["Int31"] = reflect.ValueOf(func() int32 { return s.rng.Int31() })
+	randSyms["Int31n"] = reflect.ValueOf(func(n int32) int32 { return s.rng.Int31n(n) })
+	randSyms["Int63"] = reflect.ValueOf(func() int64 { return s.rng.Int63() })
+	randSyms["Int63n"] = reflect.ValueOf(func(n int64) int64 { return s.rng.Int63n(n) })
+	randSyms["Uint32"] = reflect.ValueOf(func() uint32 { return s.rng.Uint32() })
+	randSyms["Uint64"] = reflect.ValueOf(func() uint64 { return s.rng.Uint64() })
+	randSyms["Float32"] = reflect.ValueOf(func() float32 { return s.rng.Float32() })
+	randSyms["Float64"] = reflect.ValueOf(func() float64 { return s.rng.Float64() })
+	randSyms["ExpFloat64"] = reflect.ValueOf(func() float64 { return s.rng.ExpFloat64() })
+	randSyms["NormFloat64"] = reflect.ValueOf(func() float64 { return s.rng.NormFloat64() })
+	randSyms["Perm"] = reflect.ValueOf(func(n int) []int { return s.rng.Perm(n) })
+	randSyms["Shuffle"] = reflect.ValueOf(func(n int, swap func(i, j int)) { s.rng.Shuffle(n, swap) })
+	randSyms["Read"] = reflect.ValueOf(func(p []byte) (int, error) { return s.rng.Read(p) })
+	randSyms["Seed"] = reflect.ValueOf(func(seed int64) { s.rng.Seed(seed ^ s.seed) })
 	// A source seeded from time.Now would be the same in every run (the
 	// bubble's clock starts at the same instant), so mix in the run's seed:
 	// jitter then differs between runs, as it would between processes.
-	randSyms["NewSource"] = reflect.ValueOf(func(s int64) rand.Source { return rand.NewSource(s ^ seed) })
+	randSyms["NewSource"] = reflect.ValueOf(func(seed int64) rand.Source { return rand.NewSource(seed ^ s.seed) })
 
 	return interp.Exports{
 		key:                            kit,
@@ -126,10 +176,34 @@ func packagesFor(w *refundkit.Worker, seed int64) interp.Exports {
 	}
 }
 
-// Load implements Program: a fresh interpreter, the source evaluated in it,
-// and its RefundMoney.
+// loaded is an interpreter with the submission evaluated in it.
+type loaded struct {
+	slot  *workerSlot
+	entry Entry
+	inUse bool
+}
+
+// Load implements Program: the submission evaluated in an interpreter of
+// the worker's own, and its RefundMoney.
+//
+// Compiling the submission is nearly all the cost of a run, so when the
+// source has no package-level state (no package var, no init) an
+// interpreter is reused for the worker with the same id in a later run:
+// with nothing to remember, it behaves exactly as a fresh one would. Within
+// a run every worker still has its own interpreter.
 func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
-	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: out, Stderr: out, Packages: packagesFor(w, seed)})
+	p.mu.Lock()
+	if l := p.cache[w.ID]; l != nil && !l.inUse {
+		l.inUse = true
+		p.mu.Unlock()
+		l.slot.bind(w, seed, out)
+		return l.entry, nil
+	}
+	p.mu.Unlock()
+
+	slot := &workerSlot{out: &swappableWriter{}}
+	slot.bind(w, seed, out)
+	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: slot.out, Stderr: slot.out, Packages: packagesFor(slot)})
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +218,58 @@ func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer
 	if !ok {
 		return nil, &loadError{[]sandbox.Diagnostic{{Message: fmt.Sprintf("%s has type %s: want %s", EntryName, v.Type(), entryWant)}}}
 	}
+	p.mu.Lock()
+	p.compiled++
+	if p.stateless && p.cache[w.ID] == nil {
+		p.cache[w.ID] = &loaded{slot: slot, entry: f, inUse: true}
+	}
+	p.mu.Unlock()
 	return Entry(f), nil
+}
+
+// Finished implements runObserver: an interpreter whose worker did not
+// return normally (a crash mid-call, a panic, the end of the run) is
+// dropped rather than trusted again.
+func (p *interpretedProgram) Finished(workerID string, clean bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.cache[workerID]
+	if l == nil {
+		return
+	}
+	if !clean {
+		delete(p.cache, workerID)
+		return
+	}
+	l.inUse = false
+	l.slot.out.set(nil)
+}
+
+// runObserver is told how each worker of a run ended.
+type runObserver interface {
+	Finished(workerID string, clean bool)
+}
+
+// hasPackageState reports whether a file declares package-level variables
+// or init functions: state an interpreter would carry from run to run.
+func hasPackageState(f *ast.File) bool {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				return true
+			}
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func newInterpretedProgram(src *sandbox.Source) *interpretedProgram {
+	return &interpretedProgram{src: src, stateless: !hasPackageState(src.File), cache: map[string]*loaded{}}
 }
 
 // loadError is a submission that does not load: diagnostics for the user.
