@@ -103,10 +103,12 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("serve: load content: %w", err)
 	}
+	loaded := time.Now()
 	store, err := storage.Open(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
+	opened := time.Now()
 	defer store.Close()
 	app, err := web.New(web.Config{Catalog: cat, Store: store, Log: log})
 	if err != nil {
@@ -133,6 +135,8 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.DB, "content", root,
 		"problems", len(cat.Problems), "sets", len(cat.Sets), "screens", len(cat.Screens),
+		"content_load", loaded.Sub(started).Round(time.Millisecond),
+		"db_open", opened.Sub(loaded).Round(time.Millisecond),
 		"startup", time.Since(started).Round(time.Millisecond))
 	if cfg.onListen != nil {
 		cfg.onListen(ln.Addr())
