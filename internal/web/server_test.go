@@ -196,7 +196,7 @@ func TestPages(t *testing.T) {
 		{"/", 200, []string{"Find the refund bug", "Design a safe client", "Rapid-fire questions", "Tech screen",
 			"medium", "about 40 minutes", "2 parts", "2 questions", `href="/?topic=idempotency"`}},
 		{"/problems/refund-bug", 200, []string{"PROMPT-MARKER", "FACTS-MARKER", "CLARIFY-MARKER", "PART1-PROMPT",
-			"PART2-PROMPT", "FOLLOWUP-MARKER", "GLOSSARY-MARKER", "STARTER-MARKER", `class="chroma"`,
+			"PART2-PROMPT", "Part 1: Find the defects", "FOLLOWUP-MARKER", "GLOSSARY-MARKER", "STARTER-MARKER", `class="chroma"`,
 			"Reveal hint 1 of 3", "Reveal hint 1 of 1", `<label for="answer-text"`}},
 		{"/problems/design-client", 200, []string{"DESIGN-PROMPT"}},
 		{"/sets/rapid", 200, []string{"SET-INTRO", "What is RAG?", "Tell me about a project you led.", "2:00",
