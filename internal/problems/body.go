@@ -203,12 +203,18 @@ func (b *body) listItems(list *ast.List, limit int) []listItem {
 		if next := li.NextSibling(); next != nil {
 			end = b.lineStart(nodeStart(next))
 		}
-		contentStart := min(start+li.Offset, end)
-		// The text starts after the marker and its spaces; a marker followed
-		// by a newline leaves contentStart on the next line.
-		firstLineEnd := bytes.IndexByte(b.src[start:end], '\n')
-		if firstLineEnd >= 0 && start+firstLineEnd < contentStart {
-			contentStart = start + firstLineEnd
+		// The text starts where the item's first block starts when that is on
+		// the marker's line. ListItem.Offset counts columns, not bytes, so it
+		// is only the fallback (for an item with no blocks).
+		lineEnd := end
+		if i := bytes.IndexByte(b.src[start:end], '\n'); i >= 0 {
+			lineEnd = start + i
+		}
+		contentStart := min(start+li.Offset, lineEnd)
+		if first := nodeStart(li.FirstChild()); first >= start && first <= lineEnd {
+			contentStart = first
+		} else if li.FirstChild() != nil {
+			contentStart = lineEnd // the text begins on the next line
 		}
 		indent := contentStart - b.lineStart(start)
 		items = append(items, listItem{

@@ -401,3 +401,45 @@ func TestContentErrorListsEveryDiagnostic(t *testing.T) {
 		t.Errorf("Lint(good fixture) = %v, want nil", Lint(goodFixture()))
 	}
 }
+
+func TestListItemForms(t *testing.T) {
+	tests := []struct {
+		name     string
+		list     string
+		want     []string
+		wantHTML string // of the first item, when set
+	}{
+		{"tab after the marker", "1.\tTabbed item.\n", []string{"Tabbed item."}, ""},
+		{"wide marker", "10.  Tenth.\n", []string{"Tenth."}, ""},
+		{"continuation lines", "- First line\n  second line.\n- Next.\n", []string{"First line\nsecond line.", "Next."}, ""},
+		{"two paragraphs", "- One.\n\n  Two.\n", []string{"One.\n\nTwo."}, "<p>One.</p>\n<p>Two.</p>\n"},
+		{"nested list", "- Parent\n  - child a\n  - child b\n", []string{"Parent\n- child a\n- child b"}, "<p>Parent</p>\n<ul>\n<li>child a</li>\n<li>child b</li>\n</ul>\n"},
+		{"text on the next line", "-\n  Late text.\n", []string{"Late text."}, ""},
+		{"code in an item", "- Run:\n\n  ```go\n  x := 1\n  ```\n", []string{"Run:\n\n```go\nx := 1\n```"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(goodProblem, "- How would you reconcile?\n", tt.list, 1)
+			c := mustLoad(t, fixtureWith(map[string]*fstest.MapFile{problemPath: {Data: []byte(src)}}))
+			p, _ := c.Problem("refund-demo")
+			if got := itemSources(p.FollowUps); !slices.Equal(got, tt.want) {
+				t.Errorf("items = %q, want %q", got, tt.want)
+			}
+			if tt.wantHTML != "" && p.FollowUps[0].Text.HTML != tt.wantHTML {
+				t.Errorf("first item HTML = %q, want %q", p.FollowUps[0].Text.HTML, tt.wantHTML)
+			}
+			if p.FollowUps[0].Line != 66 {
+				t.Errorf("first item line = %d, want 66", p.FollowUps[0].Line)
+			}
+		})
+	}
+
+	t.Run("empty item", func(t *testing.T) {
+		src := strings.Replace(goodProblem, "- How would you reconcile?\n", "- How would you reconcile?\n-\n", 1)
+		got := Lint(fixtureWith(map[string]*fstest.MapFile{problemPath: {Data: []byte(src)}}))
+		want := []Diagnostic{{File: problemPath, Line: 67, Message: "empty list item"}}
+		if !slices.Equal(got, want) {
+			t.Errorf("Lint = %v, want %v", got, want)
+		}
+	})
+}

@@ -74,6 +74,10 @@ func (bd *builder) listSection(c chunk, heading string) []listItem {
 func (bd *builder) items(lis []listItem) []Item {
 	var out []Item
 	for _, li := range lis {
+		if li.text == "" {
+			bd.addf(li.line, "empty list item")
+			continue
+		}
 		out = append(out, Item{Text: bd.inline(li.text), Line: li.line})
 	}
 	return out
