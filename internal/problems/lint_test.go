@@ -167,6 +167,24 @@ func TestLintReportsEachKindOfBadContent(t *testing.T) {
 			},
 		},
 		{
+			name: "hints in a list section",
+			fsys: func(t *testing.T) fstest.MapFS {
+				return edit(t, problemPath, "- Ranks the defects by harm.\n", "- Ranks the defects by harm.\n\n### Hints\n\n- Think.\n")
+			},
+			want: []string{
+				"problems/refund-demo/problem.md:64: ### Hints outside a part (in ## What a strong answer covers): hints belong under a ## Part N: Title heading",
+			},
+		},
+		{
+			name: "hints as a section of their own",
+			fsys: func(t *testing.T) fstest.MapFS {
+				return edit(t, problemPath, "## Facts about the provider\n", "## Hints\n\n- Think.\n\n## Facts about the provider\n")
+			},
+			want: []string{
+				"problems/refund-demo/problem.md:56: ## Hints is not a section of its own: put it under a ## Part N: Title heading, as ### Hints",
+			},
+		},
+		{
 			name: "rubric in the prompt",
 			fsys: func(t *testing.T) fstest.MapFS {
 				return edit(t, problemPath, "Find what is wrong.\n\n```go", "Find what is wrong.\n\n### What this part should cover\n\n- Everything.\n\n```go")

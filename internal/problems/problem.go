@@ -73,6 +73,11 @@ func (bd *builder) buildProblem(fm *problemFront) *Problem {
 			continue
 		}
 		heading := "## " + c.title
+		if isPartHeading(c.title) {
+			bd.addf(c.line, "%s is not a section of its own: put it under a ## Part N: Title heading, as ### %s", heading, c.title)
+			continue
+		}
+		bd.rejectPartHeadings(c, heading)
 		switch key := normalizeHeading(c.title); key {
 		case headingClarifying:
 			if once(c, key) {
@@ -96,16 +101,13 @@ func (bd *builder) buildProblem(fm *problemFront) *Problem {
 			}
 		case headingHowToAnswer:
 			if once(c, key) {
-				bd.rejectPartHeadings(c, heading)
 				p.Guidance = bd.proseSection(c, heading)
 			}
 		case headingModelAnswer:
 			if once(c, key) {
-				bd.rejectPartHeadings(c, heading)
 				p.ModelAnswer = bd.proseSection(c, heading)
 			}
 		default:
-			bd.rejectPartHeadings(c, heading)
 			if c.title == "" {
 				bd.addf(c.line, "empty ## heading: give the section a title")
 			}
@@ -165,6 +167,12 @@ func (bd *builder) buildPart(c chunk, number int, title string) Part {
 		bd.addf(c.line, "part %d has no prompt: say what the candidate should do, under the ## heading and before its ### sections", number)
 	}
 	return part
+}
+
+// isPartHeading says whether a heading is one that only a part may hold.
+func isPartHeading(title string) bool {
+	key := normalizeHeading(title)
+	return key == headingHints || key == headingRubric
 }
 
 // rejectPartHeadings reports ### Hints and ### What this part should cover

@@ -54,6 +54,9 @@ func (bd *builder) listSection(c chunk, heading string) []listItem {
 	var items []listItem
 	for i, n := range c.nodes {
 		list, ok := n.(*ast.List)
+		if h, isHeading := n.(*ast.Heading); isHeading && isPartHeading(plainText(h, bd.src)) {
+			continue // rejectPartHeadings names the mistake
+		}
 		if !ok {
 			bd.addf(bd.nodeLine(n), "%s holds a list; this %s would not be shown (make it a list item or move it)", heading, blockName(n))
 			continue
