@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -20,6 +21,11 @@ type body struct {
 	src        []byte
 	doc        ast.Node
 	lineStarts []int // byte offset of each line of src
+
+	// refs are the file's link reference definitions ([name]: url). Each
+	// section is rendered on its own, so they are passed to every render
+	// for [text][name] links to resolve wherever the definition is.
+	refs []parser.Reference
 }
 
 func parseBody(f *contentFile) *body {
@@ -29,7 +35,9 @@ func parseBody(f *contentFile) *body {
 			b.lineStarts = append(b.lineStarts, i+1)
 		}
 	}
-	b.doc = markdown.Parser().Parse(text.NewReader(b.src))
+	ctx := parser.NewContext()
+	b.doc = markdown.Parser().Parse(text.NewReader(b.src), parser.WithContext(ctx))
+	b.refs = ctx.References()
 	return b
 }
 

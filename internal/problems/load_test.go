@@ -443,3 +443,19 @@ func TestListItemForms(t *testing.T) {
 		}
 	})
 }
+
+func TestReferenceLinksResolveAcrossSections(t *testing.T) {
+	src := strings.NewReplacer(
+		"- How would you reconcile?\n", "- How would you [reconcile][recon]?\n",
+		"The loop swallows errors.\n", "The loop swallows errors; see [the docs][recon].\n\n[recon]: https://example.com/reconcile\n",
+	).Replace(goodProblem)
+	c := mustLoad(t, fixtureWith(map[string]*fstest.MapFile{problemPath: {Data: []byte(src)}}))
+	p, _ := c.Problem("refund-demo")
+	link := `<a href="https://example.com/reconcile">`
+	if !strings.Contains(p.FollowUps[0].Text.HTML, link) {
+		t.Errorf("follow-up HTML = %q, want the link defined in another section", p.FollowUps[0].Text.HTML)
+	}
+	if !strings.Contains(p.ModelAnswer.HTML, link) {
+		t.Errorf("model answer HTML = %q, want the link", p.ModelAnswer.HTML)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -159,13 +160,13 @@ func renderHTMLBlockEscaped(w util.BufWriter, source []byte, node ast.Node, ente
 // renderMarkdown renders author Markdown to HTML. An error here means
 // goldmark itself failed (it does not fail on any input text), so callers
 // treat it as a system error, not a content error.
-func renderMarkdown(src string) (Markdown, error) {
+func renderMarkdown(src string, refs ...parser.Reference) (Markdown, error) {
 	src = strings.TrimSpace(src)
 	if src == "" {
 		return Markdown{}, nil
 	}
 	var buf bytes.Buffer
-	if err := markdown.Convert([]byte(src), &buf); err != nil {
+	if err := markdown.Convert([]byte(src), &buf, withReferences(refs)); err != nil {
 		return Markdown{}, fmt.Errorf("problems: render markdown: %w", err)
 	}
 	return Markdown{Source: src, HTML: buf.String()}, nil
@@ -175,13 +176,13 @@ func renderMarkdown(src string) (Markdown, error) {
 // single paragraph it returns the paragraph's content without the <p>
 // wrapper, so it sits inside an <li> like plain text; anything longer (two
 // paragraphs, a code block) renders as blocks.
-func renderInline(src string) (Markdown, error) {
+func renderInline(src string, refs ...parser.Reference) (Markdown, error) {
 	src = strings.TrimSpace(src)
 	if src == "" {
 		return Markdown{}, nil
 	}
 	source := []byte(src)
-	doc := markdown.Parser().Parse(text.NewReader(source))
+	doc := markdown.Parser().Parse(text.NewReader(source), withReferences(refs))
 	var buf bytes.Buffer
 	if para, ok := doc.FirstChild().(*ast.Paragraph); ok && doc.ChildCount() == 1 {
 		for c := para.FirstChild(); c != nil; c = c.NextSibling() {
@@ -195,6 +196,16 @@ func renderInline(src string) (Markdown, error) {
 		return Markdown{}, fmt.Errorf("problems: render markdown: %w", err)
 	}
 	return Markdown{Source: src, HTML: buf.String()}, nil
+}
+
+// withReferences makes link reference definitions from elsewhere in a file
+// known to a parse of one of its sections.
+func withReferences(refs []parser.Reference) parser.ParseOption {
+	ctx := parser.NewContext()
+	for _, ref := range refs {
+		ctx.AddReference(ref)
+	}
+	return parser.WithContext(ctx)
 }
 
 // RenderMarkdown renders Markdown the way content is rendered: GFM, chroma

@@ -31,7 +31,7 @@ func (bd *builder) addf(line int, format string, args ...any) {
 
 // markdown renders a block of author Markdown.
 func (bd *builder) markdown(src string) Markdown {
-	md, err := renderMarkdown(src)
+	md, err := renderMarkdown(src, bd.refs...)
 	if err != nil && bd.err == nil {
 		bd.err = err
 	}
@@ -40,7 +40,7 @@ func (bd *builder) markdown(src string) Markdown {
 
 // inline renders a short text such as a list item.
 func (bd *builder) inline(src string) Markdown {
-	md, err := renderInline(src)
+	md, err := renderInline(src, bd.refs...)
 	if err != nil && bd.err == nil {
 		bd.err = err
 	}
