@@ -291,6 +291,9 @@ func TestRawHTMLIsEscaped(t *testing.T) {
 		{"div block", "<div class=\"x\">\nhi\n</div>", "<pre class=\"raw-html\"><code>&lt;div class=&quot;x&quot;&gt;\nhi\n&lt;/div&gt;\n</code></pre>\n"},
 		{"comment", "<!-- note -->", "<pre class=\"raw-html\"><code>&lt;!-- note --&gt;\n</code></pre>\n"},
 		{"javascript link", "[x](javascript:alert(1))", "<p><a href=\"\">x</a></p>\n"},
+		{"javascript autolink", "<javascript:alert(1)>", "<p><a href=\"\">javascript:alert(1)</a></p>\n"},
+		{"event attribute", "<a href=\"x\" onclick=\"y\">t</a>", "<p>&lt;a href=&quot;x&quot; onclick=&quot;y&quot;&gt;t&lt;/a&gt;</p>\n"},
+		{"closing tags in a code block", "~~~\n</code></pre><script>\n~~~", "<pre><code>&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;\n</code></pre>\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
