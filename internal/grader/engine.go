@@ -208,6 +208,10 @@ func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.O
 		if v := recover(); v != nil {
 			panicked = true
 			panicMsg = fmt.Sprint(v)
+			if strings.Contains(panicMsg, "on zero Value") || strings.Contains(panicMsg, "nil pointer") {
+				// How yaegi reports using a nil pointer to a host type.
+				panicMsg = "nil pointer dereference (" + panicMsg + ")"
+			}
 			if len(panicMsg) > 300 {
 				panicMsg = panicMsg[:300] + "..."
 			}

@@ -288,6 +288,9 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 					ir.Message += " (in the run with " + runs[firstRun[id]].label() + ")"
 				}
 				ir.Defect = sc.defectFor(id)
+				if v.defect != "" {
+					ir.Defect = v.defect
+				}
 			}
 		}
 		sr.Invariants = append(sr.Invariants, ir)

@@ -15,8 +15,9 @@ const maxRequestsPerCall = 10
 // violation is one invariant broken in one run, with its evidence in plain
 // words.
 type violation struct {
-	inv string
-	msg string
+	inv    string
+	msg    string
+	defect string // when the evidence names the defect better than the scenario does
 }
 
 // at prints a virtual offset as the trace does: "+10.4s".
@@ -131,7 +132,11 @@ func checkRun(sc *Scenario, r *run) []violation {
 				continue
 			}
 			if msg := invariantChecks[inv](f); msg != "" {
-				out = append(out, violation{inv: inv, msg: msg})
+				v := violation{inv: inv, msg: msg}
+				if inv == InvNoDoubleRefund {
+					v.defect = doubleRefundDefect(f)
+				}
+				out = append(out, v)
 			}
 		}
 	}
@@ -186,6 +191,23 @@ func checkNoDoubleRefund(f *runFacts) string {
 		parts = append(parts, describeApplied(a, f))
 	}
 	return fmt.Sprintf("the provider holds %d refunds for %s: %s", len(f.refunds), f.id, strings.Join(parts, "; "))
+}
+
+// doubleRefundDefect names the defect behind a double refund when the
+// evidence is clear: one worker refunding twice under different keys has
+// no stable idempotency key, whatever the scenario was about.
+func doubleRefundDefect(f *runFacts) string {
+	byWorker := map[string]string{}
+	for _, a := range f.refunds {
+		if a.Preexisting {
+			continue
+		}
+		if k, ok := byWorker[a.Worker]; ok && k != a.Key {
+			return DefectNoIdempotencyKey
+		}
+		byWorker[a.Worker] = a.Key
+	}
+	return ""
 }
 
 func checkDoneMeansRefunded(f *runFacts) string {

@@ -181,7 +181,7 @@ func (r *Report) WriteText(w io.Writer) {
 				line += ", panic: " + iv.Panic
 			}
 			if iv.CrashedAt != "" {
-				line += ", crashed " + iv.CrashedAt
+				line += " " + iv.CrashedAt
 			}
 			p("       %s\n", line)
 		}
