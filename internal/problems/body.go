@@ -76,9 +76,9 @@ func (b *body) nodeLine(n ast.Node) int {
 	return b.file.bodyStartLine
 }
 
-// chunk is a run of top-level blocks: either the blocks before the first
-// heading of some level, or a heading and the blocks under it up to the next
-// heading of the same or a higher level.
+// chunk is a run of blocks: either the blocks before the first heading of
+// some level, or a heading and the blocks under it up to the next heading of
+// that level.
 type chunk struct {
 	heading *ast.Heading // nil for the text before the first heading
 	title   string       // the heading as plain text
@@ -106,15 +106,20 @@ func (b *body) fullSource(c chunk) string {
 // the given level. Headings of other levels stay inside the chunks as text.
 func (b *body) split(nodes []ast.Node, level, start, end int) (lead chunk, subs []chunk) {
 	lead = chunk{start: start, end: end, line: b.line(start)}
-	cur := &lead
+	current := func() *chunk { // the chunk blocks are being added to
+		if len(subs) == 0 {
+			return &lead
+		}
+		return &subs[len(subs)-1]
+	}
 	for _, n := range nodes {
 		h, ok := n.(*ast.Heading)
 		if !ok || h.Level != level {
+			cur := current()
 			cur.nodes = append(cur.nodes, n)
 			continue
 		}
-		headingStart := b.lineStart(nodeStart(h))
-		cur.end = headingStart
+		current().end = b.lineStart(nodeStart(h))
 		next := h.NextSibling()
 		bodyStart := end
 		if next != nil && contains(nodes, next) {
@@ -127,7 +132,6 @@ func (b *body) split(nodes []ast.Node, level, start, end int) (lead chunk, subs 
 			start:   bodyStart,
 			end:     end,
 		})
-		cur = &subs[len(subs)-1]
 	}
 	if lead.end < lead.start {
 		lead.end = lead.start

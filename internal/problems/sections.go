@@ -1,6 +1,8 @@
 package problems
 
 import (
+	"strings"
+
 	"github.com/yuin/goldmark/ast"
 )
 
@@ -125,33 +127,19 @@ func (bd *builder) glossaryItem(li listItem) (term, definition string, ok bool) 
 	term = plainText(strong, bd.src)
 	rest := li.text[termEnd:]
 	colonInside := len(term) > 0 && term[len(term)-1] == ':'
-	term = trimRightColon(term)
-	rest = trimLeftSpace(rest)
+	term = strings.TrimRight(term, ": ")
+	rest = strings.TrimLeft(rest, " \t\n")
 	if !colonInside {
 		if rest == "" || rest[0] != ':' {
 			return "", "", false
 		}
 		rest = rest[1:]
 	}
-	definition = trimLeftSpace(rest)
+	definition = strings.TrimLeft(rest, " \t\n")
 	if term == "" || definition == "" {
 		return "", "", false
 	}
 	return term, definition, true
-}
-
-func trimRightColon(s string) string {
-	for len(s) > 0 && (s[len(s)-1] == ':' || s[len(s)-1] == ' ') {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-func trimLeftSpace(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\n') {
-		s = s[1:]
-	}
-	return s
 }
 
 // blockName names a block for an error message.
