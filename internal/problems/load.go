@@ -366,31 +366,30 @@ func (l *loader) checkScreenItems() {
 	}
 }
 
-// Problem returns the problem with the given slug.
+// Problem returns the problem with the given slug. The lookups scan: a
+// catalogue holds tens of items, and a scan also works on a Catalog built
+// by hand in another package's tests, in any order.
 func (c *Catalog) Problem(slug string) (*Problem, bool) {
-	i, ok := slices.BinarySearchFunc(c.Problems, slug, func(p *Problem, s string) int { return cmp.Compare(p.Slug, s) })
-	if !ok {
-		return nil, false
+	if i := slices.IndexFunc(c.Problems, func(p *Problem) bool { return p.Slug == slug }); i >= 0 {
+		return c.Problems[i], true
 	}
-	return c.Problems[i], true
+	return nil, false
 }
 
 // Set returns the question set with the given slug.
 func (c *Catalog) Set(slug string) (*QuestionSet, bool) {
-	i, ok := slices.BinarySearchFunc(c.Sets, slug, func(s *QuestionSet, t string) int { return cmp.Compare(s.Slug, t) })
-	if !ok {
-		return nil, false
+	if i := slices.IndexFunc(c.Sets, func(s *QuestionSet) bool { return s.Slug == slug }); i >= 0 {
+		return c.Sets[i], true
 	}
-	return c.Sets[i], true
+	return nil, false
 }
 
 // Screen returns the screen with the given slug.
 func (c *Catalog) Screen(slug string) (*Screen, bool) {
-	i, ok := slices.BinarySearchFunc(c.Screens, slug, func(s *Screen, t string) int { return cmp.Compare(s.Slug, t) })
-	if !ok {
-		return nil, false
+	if i := slices.IndexFunc(c.Screens, func(s *Screen) bool { return s.Slug == slug }); i >= 0 {
+		return c.Screens[i], true
 	}
-	return c.Screens[i], true
+	return nil, false
 }
 
 // Tags returns every distinct tag used by any problem, set or screen, by
