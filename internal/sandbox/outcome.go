@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -131,6 +132,9 @@ func fatalLine(stderr []byte) string {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case strings.HasPrefix(line, "panic: "):
+			// "[recovered, repanicked]" is the interpreter passing the
+			// panic on, which says nothing to the person who wrote it.
+			line = recoveredSuffix.ReplaceAllString(line, "")
 			return trimLine(line)
 		case fatal == "" && strings.HasPrefix(line, "fatal error: "):
 			fatal = trimLine(line)
@@ -140,6 +144,10 @@ func fatalLine(stderr []byte) string {
 	}
 	return fatal
 }
+
+// recoveredSuffix is what the runtime appends to a panic that was
+// recovered and raised again on its way up.
+var recoveredSuffix = regexp.MustCompile(`\s*\[recovered[^\]]*\]`)
 
 // trimLine keeps a runtime message short enough for a one-line report.
 func trimLine(s string) string {

@@ -306,6 +306,7 @@ func TestFatalLine(t *testing.T) {
 		{"panic: boom\n\ngoroutine 1 [running]:\n", "panic: boom"},
 		{"runtime: out of memory: cannot allocate 1099511627776-byte block (3833856 in use)\nfatal error: out of memory\n", "runtime: out of memory: cannot allocate 1099511627776-byte block (3833856 in use)"},
 		{"some output\nfatal error: concurrent map writes\n", "fatal error: concurrent map writes"},
+		{"panic: boom [recovered, repanicked]\n", "panic: boom"},
 		{"nothing useful\n", ""},
 	}
 	for _, tt := range tests {
