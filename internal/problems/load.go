@@ -288,8 +288,14 @@ func (l *loader) readCode(bd *builder, dir, key, rel string) (file, src string) 
 	if _, err := parser.ParseFile(token.NewFileSet(), file, data, parser.AllErrors|parser.SkipObjectResolution); err != nil {
 		var list scanner.ErrorList
 		if errors.As(err, &list) {
+			// One error a line: after the first, the parser's messages on
+			// the same line are mostly echoes of it.
+			lastLine := 0
 			for _, e := range list {
-				l.ds.add(file, e.Pos.Line, "Go syntax error: %s", e.Msg)
+				if e.Pos.Line != lastLine {
+					l.ds.add(file, e.Pos.Line, "Go syntax error: %s", e.Msg)
+					lastLine = e.Pos.Line
+				}
 			}
 		} else {
 			l.ds.add(file, 0, "Go syntax error: %v", err)
