@@ -462,3 +462,20 @@ func TestReferenceLinksResolveAcrossSections(t *testing.T) {
 		t.Errorf("model answer HTML = %q, want the link", p.ModelAnswer.HTML)
 	}
 }
+
+// TestLoadConcurrently lets the race detector check the shared goldmark and
+// chroma state: the web tests load catalogues in parallel.
+func TestLoadConcurrently(t *testing.T) {
+	done := make(chan error)
+	for range 4 {
+		go func() {
+			_, err := Load(goodFixture())
+			done <- err
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
