@@ -37,12 +37,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		message = "" // never show internals
 	}
 	page := errorView(s.meta(errorTitle(status)), status, message)
-	if req.Method == http.MethodHead {
-		err = c.NoContent(status)
-	} else {
-		err = render(c, status, page)
-	}
-	if err != nil {
+	if err := render(c, status, page); err != nil {
 		s.log.ErrorContext(req.Context(), "rendering the error page failed", slog.Any("err", err))
 		c.String(http.StatusInternalServerError, "Internal server error")
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -39,6 +40,9 @@ func UserID(ctx context.Context) (string, bool) {
 func (s *Server) identify(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
+		if path := req.URL.Path; path == "/healthz" || strings.HasPrefix(path, "/static/") {
+			return next(c) // no identity needed; health probes should not collect cookies
+		}
 		id := ""
 		if ck, err := req.Cookie(userCookie); err == nil && validUserID(ck.Value) {
 			id = ck.Value

@@ -69,6 +69,7 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets}
 	e.HTTPErrorHandler = s.handleError
+	e.Pre(answerHeadAsGet)
 	e.Use(s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
 	s.routes()
 	return s, nil
@@ -99,6 +100,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.Serv
 // Echo exposes the router so later features (grading, rooms) can add their
 // routes behind the same middleware and error handler.
 func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// answerHeadAsGet routes HEAD like GET (curl -I, uptime checkers); net/http
+// drops the body of a HEAD response by itself.
+func answerHeadAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodHead {
+			c.Request().Method = http.MethodGet
+		}
+		return next(c)
+	}
+}
 
 // limitBody caps request bodies: forms here are small.
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {

@@ -423,9 +423,9 @@ func TestIdentityCookie(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			target := "http://faultline.test/healthz"
+			target := "http://faultline.test/"
 			if tt.tls {
-				target = "https://faultline.test/healthz" // httptest fills in req.TLS
+				target = "https://faultline.test/" // httptest fills in req.TLS
 			}
 			req := httptest.NewRequest(http.MethodGet, target, nil)
 			if tt.cookie != "" {
@@ -519,5 +519,41 @@ func TestStaticAssets(t *testing.T) {
 	}
 	if p := b.get("/static/highlight.css"); !strings.Contains(p.body, ".chroma") {
 		t.Error("highlight.css has no .chroma rules")
+	}
+}
+
+func TestHeadAndProbesCarryNoCookie(t *testing.T) {
+	ts := newTestServer(t, testCatalog())
+	tests := []struct {
+		method, path string
+		wantStatus   int
+		wantCookie   bool
+	}{
+		{http.MethodHead, "/", 200, true},
+		{http.MethodHead, "/problems/refund-bug", 200, true},
+		{http.MethodHead, "/problems/nope", 404, true},
+		{http.MethodGet, "/healthz", 200, false},
+		{http.MethodHead, "/healthz", 200, false},
+		{http.MethodGet, "/static/site.css", 200, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, ts.URL+tt.path, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus {
+				t.Errorf("status %d; want %d", resp.StatusCode, tt.wantStatus)
+			}
+			if tt.method == http.MethodHead && len(body) != 0 {
+				t.Errorf("HEAD response has a %d-byte body", len(body))
+			}
+			if got := len(resp.Cookies()) > 0; got != tt.wantCookie {
+				t.Errorf("sets a cookie: %v; want %v", got, tt.wantCookie)
+			}
+		})
 	}
 }
