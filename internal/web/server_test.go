@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -44,10 +45,11 @@ func testCatalog() *problems.Catalog {
 		}, {
 			Slug: "refund-bug", Title: "Find the refund bug", Summary: "A debugging exercise.",
 			Difficulty: "medium", Minutes: 40,
-			Tags:       problems.Tags{Topics: []string{"idempotency", "payments"}, Companies: []string{"Acme"}},
-			Prompt:     md("PROMPT-MARKER the function refunds twice."),
-			Sections:   []problems.Section{{Title: "Provider facts", Body: md("FACTS-MARKER")}},
-			Clarifying: items("CLARIFY-MARKER is the call async?"),
+			Tags:        problems.Tags{Topics: []string{"idempotency", "payments"}, Companies: []string{"Acme"}},
+			Prompt:      md("PROMPT-MARKER the function refunds twice."),
+			TimedAnswer: 2 * time.Minute,
+			Sections:    []problems.Section{{Title: "Provider facts", Body: md("FACTS-MARKER")}},
+			Clarifying:  items("CLARIFY-MARKER is the call async?"),
 			Parts: []problems.Part{
 				{Number: 1, Title: "Find the defects", Prompt: md("PART1-PROMPT"),
 					Hints:  items("HINT-1-1-MARKER", "HINT-1-2-MARKER", "HINT-1-3-MARKER"),
@@ -197,7 +199,8 @@ func TestPages(t *testing.T) {
 			"medium", "about 40 minutes", "2 parts", "2 questions", `href="/?topic=idempotency"`}},
 		{"/problems/refund-bug", 200, []string{"PROMPT-MARKER", "FACTS-MARKER", "CLARIFY-MARKER", "PART1-PROMPT",
 			"PART2-PROMPT", "Part 1: Find the defects", "FOLLOWUP-MARKER", "GLOSSARY-MARKER", "STARTER-MARKER", `class="chroma"`,
-			"Reveal hint 1 of 3", "Reveal hint 1 of 1", `<label for="answer-text"`}},
+			"Reveal hint 1 of 3", "Reveal hint 1 of 1", `<label for="answer-text"`,
+			"A debugging exercise.", "timed answer: 2:00"}},
 		{"/problems/design-client", 200, []string{"DESIGN-PROMPT"}},
 		{"/sets/rapid", 200, []string{"SET-INTRO", "What is RAG?", "Tell me about a project you led.", "2:00",
 			`<label for="answer-what-is-rag"`}},
