@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/faultline-dev/faultline/internal/grader"
 )
 
 // subcommand is one mode of the binary. run returns the process exit code.
@@ -24,6 +26,8 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"serve", "run the web app (the default)", serveCommand},
 	{"lint", "check content files and print every error with file and line", lintCommand},
+	{"grade", "grade a refund submission in a sandboxed child and print the report", gradeCommand},
+	{grader.ChildCommand, "", gradeChildCommand}, // hidden: the sandboxed grading child
 }
 
 func main() {
