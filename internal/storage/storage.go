@@ -80,14 +80,6 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Ping checks the database answers.
-func (s *Store) Ping(ctx context.Context) error {
-	if err := s.db.PingContext(ctx); err != nil {
-		return fmt.Errorf("storage: ping: %w", err)
-	}
-	return nil
-}
-
 // inTx runs f in a transaction, committing when f returns nil.
 func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)

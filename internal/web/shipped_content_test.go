@@ -51,7 +51,13 @@ func TestShippedContent(t *testing.T) {
 				t.Fatal("problem has neither model answer nor rubric")
 			}
 			pg.mustNotContain(t, hidden...)
-			b.post("/problems/"+p.Slug+"/reveal", nil).mustContain(t, hidden...)
+			after := b.post("/problems/"+p.Slug+"/reveal", nil)
+			after.mustContain(t, hidden...)
+			for _, page := range []page{pg, after} {
+				if n := len(h1.FindAllString(page.body, -1)); n != 1 {
+					t.Errorf("page has %d h1 elements; want 1", n)
+				}
+			}
 		})
 	}
 	for _, qs := range cat.Sets {
