@@ -2,6 +2,7 @@
 // Removes: the atomic claim: it checks the status it read, then writes processing with MarkProcessing, so two workers can both pass the check before either writes.
 // expect: two-concurrent exclusive-claim
 // expect: redelivery exclusive-claim
+// expect: crash-and-rerun no-stuck-processing
 
 // Package refund processes stored refund requests.
 //

@@ -2,6 +2,7 @@
 // Removes: the honest ending: when attempts run out, the run records done anyway.
 // expect: all-attempts-fail done-means-refunded
 // expect: saved-5xx-replayed done-means-refunded
+// expect: key-in-flight-409 done-means-refunded
 
 // Package refund processes stored refund requests.
 //

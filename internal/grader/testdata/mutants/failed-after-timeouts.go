@@ -3,6 +3,7 @@
 // expect: every-reply-lost unknown-not-failed
 // expect: every-reply-lost refund-recorded
 // expect: key-in-flight-409 unknown-not-failed
+// expect: saved-5xx-replayed unknown-not-failed
 
 // Package refund processes stored refund requests.
 //

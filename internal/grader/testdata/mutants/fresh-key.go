@@ -4,6 +4,7 @@
 // expect: lost-reply same-key
 // expect: every-reply-lost no-double-refund
 // expect: every-reply-lost same-key
+// expect: redelivery no-double-refund
 
 // Package refund processes stored refund requests.
 //

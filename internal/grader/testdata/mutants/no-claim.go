@@ -2,6 +2,7 @@
 // Removes: the atomic claim: every worker that reads a status other than done goes on to send the refund.
 // expect: two-concurrent exclusive-claim
 // expect: redelivery exclusive-claim
+// expect: live-claim exclusive-claim
 
 // Package refund processes stored refund requests.
 //

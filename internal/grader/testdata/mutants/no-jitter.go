@@ -1,6 +1,7 @@
 // Mutant: no-jitter
 // Removes: the jitter: waits double exactly (0.5 s, 1 s, 2 s, ...), so workers that failed together retry together.
 // expect: all-attempts-fail backoff
+// expect: redelivery backoff
 
 // Package refund processes stored refund requests.
 //

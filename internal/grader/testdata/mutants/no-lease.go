@@ -1,6 +1,7 @@
 // Mutant: no-lease
 // Removes: the claim's lease: a claim taken with lease 0 never expires, so a worker that dies holding it blocks the refund for good.
 // expect: crash-and-rerun no-stuck-processing
+// expect: crash-and-rerun refund-recorded
 
 // Package refund processes stored refund requests.
 //

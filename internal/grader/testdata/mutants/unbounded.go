@@ -1,6 +1,7 @@
 // Mutant: unbounded
 // Removes: the bound on attempts: it resends until it gets a definite answer (the grader stops it at its virtual-time budget).
 // expect: all-attempts-fail bounded-attempts
+// expect: every-reply-lost bounded-attempts
 
 // Package refund processes stored refund requests.
 //
