@@ -87,9 +87,13 @@ func (s *Service) grade(ctx context.Context, job Job, progress func(ScenarioRepo
 // an error when the grading system itself failed.
 func (s *Service) interpret(ctx context.Context, job Job, order []string, out *sandbox.Outcome, stream *resultStream) (*Report, error) {
 	report, childErr, finished, broken := stream.result()
-	s.log.Debug("grader: child finished",
+	level := slog.LevelDebug
+	if !out.OK() {
+		level = slog.LevelInfo // a stopped submission: normal, but worth seeing
+	}
+	s.log.Log(ctx, level, "grader: child finished",
 		slog.String("problem", job.Problem), slog.Int64("seed", job.Seed),
-		slog.String("ending", string(out.Ending)), slog.Duration("wall", out.Wall),
+		slog.String("ending", out.Describe()), slog.Duration("wall", out.Wall),
 		slog.Duration("cpu", out.CPU), slog.Int64("max_rss", out.MaxRSS),
 		slog.Bool("namespaces", out.Namespaces))
 

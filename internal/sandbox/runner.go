@@ -16,9 +16,9 @@ import (
 	"time"
 )
 
-// PrlimitPath is where util-linux's prlimit is looked for when it is not
-// on PATH.
-const PrlimitPath = "/usr/bin/prlimit"
+// DefaultPrlimitPath is where util-linux's prlimit is looked for when it
+// is not on PATH.
+const DefaultPrlimitPath = "/usr/bin/prlimit"
 
 // ResultFD is the file descriptor on which a child writes its results.
 const ResultFD = 3
@@ -30,7 +30,7 @@ const waitDelay = 2 * time.Second
 // ErrNoPrlimit means util-linux prlimit is not installed: without it the
 // limits cannot be applied before the child's runtime starts, and no
 // child is run.
-var ErrNoPrlimit = errors.New("sandbox: prlimit (util-linux) not found on PATH or at " + PrlimitPath + "; install util-linux")
+var ErrNoPrlimit = errors.New("sandbox: prlimit (util-linux) not found; install util-linux")
 
 // Runner starts one child process per Run. The zero value is not usable:
 // set Args at least. A Runner is safe for concurrent use.
@@ -44,6 +44,9 @@ type Runner struct {
 	Env []string
 	// Limits for every child; zero fields take their defaults.
 	Limits Limits
+	// Prlimit is the path of util-linux's prlimit; empty means look it
+	// up on PATH, then at DefaultPrlimitPath.
+	Prlimit string
 	// NoNamespaces skips new user and network namespaces even where the
 	// host allows them.
 	NoNamespaces bool
@@ -271,14 +274,7 @@ func (r *Runner) paths() (exe, prlimit string, err error) {
 	defer r.mu.Unlock()
 	if !r.looked {
 		r.looked = true
-		r.prlimit, r.lookupErr = exec.LookPath("prlimit")
-		if r.lookupErr != nil {
-			if _, statErr := os.Stat(PrlimitPath); statErr == nil {
-				r.prlimit, r.lookupErr = PrlimitPath, nil
-			} else {
-				r.lookupErr = ErrNoPrlimit
-			}
-		}
+		r.prlimit, r.lookupErr = findPrlimit(r.Prlimit)
 	}
 	if r.lookupErr != nil {
 		return "", "", r.lookupErr
@@ -291,6 +287,23 @@ func (r *Runner) paths() (exe, prlimit string, err error) {
 		}
 	}
 	return exe, r.prlimit, nil
+}
+
+// findPrlimit resolves prlimit: the given path, or PATH, or the default.
+func findPrlimit(path string) (string, error) {
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return "", fmt.Errorf("%w (looked at %s)", ErrNoPrlimit, path)
+		}
+		return path, nil
+	}
+	if p, err := exec.LookPath("prlimit"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat(DefaultPrlimitPath); err == nil {
+		return DefaultPrlimitPath, nil
+	}
+	return "", fmt.Errorf("%w (not on PATH, not at %s)", ErrNoPrlimit, DefaultPrlimitPath)
 }
 
 func (r *Runner) namespacesWanted() bool {

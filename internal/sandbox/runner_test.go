@@ -249,6 +249,18 @@ func TestRunnerMissingExecutable(t *testing.T) {
 	}
 }
 
+func TestRunnerWithoutPrlimit(t *testing.T) {
+	r := testRunner("echo", Limits{})
+	r.Prlimit = "/nonexistent/prlimit"
+	out, err := r.Run(context.Background(), nil, nil)
+	if !errors.Is(err, ErrNoPrlimit) || out != nil {
+		t.Fatalf("Run without prlimit: %v, %v; want ErrNoPrlimit and no child", out, err)
+	}
+	if !strings.Contains(err.Error(), "install util-linux") || !strings.Contains(err.Error(), "/nonexistent/prlimit") {
+		t.Errorf("error %q should say what is missing and where it looked", err)
+	}
+}
+
 func TestLimitsPrlimitArgs(t *testing.T) {
 	tests := []struct {
 		name   string
