@@ -321,7 +321,7 @@ func (r *Runner) namespaceStartFailed(err error) bool {
 		return false
 	}
 	switch errno {
-	case syscall.EPERM, syscall.EINVAL, syscall.ENOSPC, syscall.EUSERS, syscall.EACCES, syscall.ENOSYS:
+	case syscall.EPERM, syscall.EINVAL, syscall.ENOSPC, syscall.EUSERS: // what clone(CLONE_NEWUSER) returns when refused
 	default:
 		return false
 	}

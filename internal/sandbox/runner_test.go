@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -327,5 +329,37 @@ func TestFatalLine(t *testing.T) {
 				t.Errorf("fatalLine = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestNamespaceFallback checks a host that refuses namespaces makes the
+// Runner retry without them, log it once, and not try again.
+func TestNamespaceFallback(t *testing.T) {
+	var logs bytes.Buffer
+	r := testRunner("echo", Limits{})
+	r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	tests := []struct {
+		name  string
+		err   error
+		retry bool
+	}{
+		{"EPERM from clone", &os.SyscallError{Syscall: "clone", Err: syscall.EPERM}, true},
+		{"again, logged no more", &os.SyscallError{Syscall: "clone", Err: syscall.EINVAL}, true},
+		{"not a namespace problem", &os.SyscallError{Syscall: "execve", Err: syscall.ENOENT}, false},
+		{"no errno at all", errors.New("something else"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := r.namespaceStartFailed(tt.err); got != tt.retry {
+				t.Errorf("retry = %v, want %v", got, tt.retry)
+			}
+		})
+	}
+	if n := strings.Count(logs.String(), "namespaces are not allowed"); n != 1 {
+		t.Errorf("logged %d times, want once:\n%s", n, logs.String())
+	}
+	out, err := r.Run(context.Background(), []byte("x"), nil)
+	if err != nil || !out.OK() || out.Namespaces {
+		t.Errorf("after the fallback: %v, ok=%v, namespaces=%v; want a normal run without namespaces", err, out.OK(), out.Namespaces)
 	}
 }
