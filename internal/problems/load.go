@@ -249,17 +249,6 @@ func (l *loader) loadCode(bd *builder, dir string, fm *codeFront) *Code {
 	}
 	code.StarterPath, code.Starter = l.readCode(bd, dir, "starter", fm.Starter)
 	code.ReferencePath, code.Reference = l.readCode(bd, dir, "reference", fm.Reference)
-	var err error
-	if code.Starter != "" {
-		if code.StarterHTML, err = HighlightCode(code.Language, code.Starter); err != nil && l.err == nil {
-			l.err = err
-		}
-	}
-	if code.Reference != "" {
-		if code.ReferenceHTML, err = HighlightCode(code.Language, code.Reference); err != nil && l.err == nil {
-			l.err = err
-		}
-	}
 	return code
 }
 

@@ -54,15 +54,13 @@ type Part struct {
 // Code is the optional Go code of a problem, read from files beside problem.md.
 // The paths are relative to the content root (for example
 // "problems/async-refund/starter/refund.go"), so they open in the same fs.FS
-// the content was loaded from.
+// the content was loaded from. HighlightCode renders the code for a page.
 type Code struct {
 	Language      string `json:"language"`
 	StarterPath   string `json:"starter_path"`
 	Starter       string `json:"starter"`
 	ReferencePath string `json:"reference_path"`
 	Reference     string `json:"reference"`
-	StarterHTML   string `json:"starter_html"`     // Starter highlighted with chroma classes (see HighlightCSS)
-	ReferenceHTML string `json:"reference_html"`   // Reference highlighted the same way
 	Grader        string `json:"grader,omitempty"` // the grader suite that grades it, e.g. "refund"
 }
 
