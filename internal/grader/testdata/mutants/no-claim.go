@@ -81,9 +81,9 @@ func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, erro
 		if err != nil {
 			return run.finish(refundkit.StatusNeedsCheck, "an earlier run's outcome is unknown and the provider could not be asked: "+err.Error())
 		}
-		if found {
-			refundkit.Logf(ctx, "refund %s: an earlier run's refund was found at the provider", requestID)
-			return run.finish(refundkit.StatusDone, "")
+		if found != nil {
+			refundkit.Logf(ctx, "refund %s: an earlier run's refund %s was found at the provider", requestID, found.ID)
+			return run.settleFound(found)
 		}
 	}
 	return run.send()
@@ -256,8 +256,8 @@ func (r *refundRun) giveUp(why string) (refundkit.Outcome, error) {
 		return r.finish(refundkit.StatusFailed, "gave up: "+why)
 	}
 	found, err := r.findRefund()
-	if err == nil && found {
-		return r.finish(refundkit.StatusDone, "")
+	if err == nil && found != nil {
+		return r.settleFound(found)
 	}
 	// The refund may or may not have happened, and a look-up that finds
 	// nothing proves little while a request with our key may still be in
@@ -265,29 +265,40 @@ func (r *refundRun) giveUp(why string) (refundkit.Outcome, error) {
 	return r.finish(refundkit.StatusNeedsCheck, "outcome unknown: "+why)
 }
 
-// findRefund asks the provider whether it holds a refund carrying this
-// request's reference.
-func (r *refundRun) findRefund() (bool, error) {
+// findRefund asks the provider for a refund carrying this request's
+// reference; nil when it holds none.
+func (r *refundRun) findRefund() (*refundkit.ProviderRefund, error) {
 	var lastErr error
 	for try := 1; try <= lookupAttempts; try++ {
 		refunds, err := refundkit.ListRefunds(r.ctx, r.rec.ChargeID)
 		if err == nil {
 			for _, pr := range refunds {
 				if pr.Reference == r.rec.RequestID && pr.Status != "failed" && pr.Status != "canceled" {
-					return true, nil
+					found := pr
+					return &found, nil
 				}
 			}
-			return false, nil
+			return nil, nil
 		}
 		lastErr = err
 		refundkit.Logf(r.ctx, "refund %s: look-up %d of %d failed: %v", r.rec.RequestID, try, lookupAttempts, err)
 		if try < lookupAttempts {
 			if err := sleep(r.ctx, backoff(try)); err != nil {
-				return false, err
+				return nil, err
 			}
 		}
 	}
-	return false, lastErr
+	return nil, lastErr
+}
+
+// settleFound records a refund the look-up found: done when it is the
+// amount the record asks for; anything else is for a person to judge, not
+// a reason to send more money.
+func (r *refundRun) settleFound(found *refundkit.ProviderRefund) (refundkit.Outcome, error) {
+	if found.Amount == r.rec.Amount {
+		return r.finish(refundkit.StatusDone, "")
+	}
+	return r.finish(refundkit.StatusNeedsCheck, fmt.Sprintf("the provider holds refund %s of %d for this request, the record asks for %d", found.ID, found.Amount, r.rec.Amount))
 }
 
 // finish records the final status and returns the matching outcome.
