@@ -11,13 +11,13 @@ import (
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
 
-// RefundMoney refunds the stored request requestID and marks it done.
+// RefundMoney refunds the request stored under requestID, trying the
+// provider up to three times, and records the refund as done.
 func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {
 	rec, _ := refundkit.GetRecord(ctx, requestID)
 	if rec.Status == refundkit.StatusDone {
 		return refundkit.OutcomeDone, nil
 	}
-
 	for i := 0; i < 3; i++ {
 		_, err := refundkit.CreateRefund(ctx, refundkit.RefundParams{
 			Charge:    rec.ChargeID,
