@@ -45,7 +45,7 @@ type run struct {
 	crashFor string // the worker the crash applies to
 	env      *refundkit.Env
 	invs     []*invocation
-	expired  bool
+	stopped  string // why the run was cut short: stoppedTime, stoppedSteps, or ""
 	deadlock string
 	internal error // the grader broke
 	steps    int
@@ -86,7 +86,7 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 			return
 		}
 		sched.Go("clock", func() { coordinate(env, sched, sc, prog, r) })
-		r.expired = sched.run(sc.budget())
+		r.stopped = sched.run(sc.budget())
 		r.steps = sched.steps
 	})
 	if obs, ok := prog.(runObserver); ok {

@@ -500,6 +500,9 @@ func checkBoundedAttempts(f *runFacts) string {
 			return fmt.Sprintf("%s sent %d refund requests in one call (at most %d)", iv.Worker, n, maxRequestsPerCall)
 		}
 		if iv.ended == endDidNotReturn {
+			if f.r.stopped == stoppedSteps {
+				return fmt.Sprintf("%s had not returned after %d harness calls without virtual time passing: a loop that never waits", iv.Worker, maxSteps)
+			}
 			return fmt.Sprintf("%s had not returned when the run's budget of %s of virtual time ran out", iv.Worker, refundkit.FormatDuration(f.sc.budget()))
 		}
 	}
@@ -533,6 +536,9 @@ func checkMissingRecordClear(f *runFacts) string {
 
 func checkOutcomeMatchesState(f *runFacts) string {
 	for _, iv := range f.invs {
+		if iv.ended == endPanicked && !f.scripted(iv.panicMsg) {
+			return fmt.Sprintf("%s panicked (%s): its caller gets no outcome at all", iv.Worker, iv.panicMsg)
+		}
 		if iv.ended != endReturned {
 			continue
 		}
@@ -567,6 +573,17 @@ func checkOutcomeMatchesState(f *runFacts) string {
 		}
 	}
 	return ""
+}
+
+// scripted reports whether a panic is one the scenario injected into a
+// helper (passing it on is fine; the record's state is what matters).
+func (f *runFacts) scripted(panicMsg string) bool {
+	for _, p := range f.sc.Panics {
+		if strings.Contains(panicMsg, p.Message) {
+			return true
+		}
+	}
+	return false
 }
 
 func describeOwner(r refundkit.Record) string {

@@ -24,8 +24,8 @@ func world(t *testing.T, faults []rk.Fault, steps func(ctx context.Context, w *r
 		}
 		w := env.NewWorker("worker-1", rk.CrashPoint{})
 		sched.Go(w.ID, func() { steps(context.Background(), w) })
-		if sched.run(48 * time.Hour) {
-			t.Error("the run ran out of virtual time")
+		if stopped := sched.run(48 * time.Hour); stopped != "" {
+			t.Errorf("the run was stopped: it ran out of %s", stopped)
 		}
 	})
 	return env

@@ -74,16 +74,32 @@ func (s *scheduler) Go(actor string, f func()) {
 	}()
 }
 
+// maxSteps bounds the steps of one run: a loop that calls the harness
+// without ever letting virtual time pass (retrying on an error that comes
+// back at once) would otherwise never reach the time budget.
+const maxSteps = 5000
+
+// Why a run was stopped.
+const (
+	stoppedTime  = "time"
+	stoppedSteps = "steps"
+)
+
 // run schedules until every actor has finished, or until the budget of
-// virtual time is spent; it reports whether the budget ran out. From then
-// on Pass refuses everyone, so what is still running stops at its next
-// step.
-func (s *scheduler) run(budget time.Duration) (expired bool) {
+// virtual time or steps is spent; it reports which ran out ("" if none).
+// From then on Pass refuses everyone, so what is still running stops at its
+// next step.
+func (s *scheduler) run(budget time.Duration) (stopped string) {
 	timer := time.NewTimer(budget)
 	defer timer.Stop()
 	for {
 		synctest.Wait()
 		s.mu.Lock()
+		if s.steps >= maxSteps {
+			s.mu.Unlock()
+			s.stop()
+			return stoppedSteps
+		}
 		if n := len(s.parked); n > 0 {
 			sort.Slice(s.parked, func(i, j int) bool {
 				a, b := s.parked[i], s.parked[j]
@@ -105,21 +121,26 @@ func (s *scheduler) run(budget time.Duration) (expired bool) {
 		}
 		if s.live == 0 {
 			s.mu.Unlock()
-			return false
+			return ""
 		}
 		s.mu.Unlock()
 		select {
 		case <-s.wake:
 		case <-timer.C:
-			s.mu.Lock()
-			s.over = true
-			stopped := s.parked
-			s.parked = nil
-			s.mu.Unlock()
-			for _, p := range stopped {
-				p.go_ <- false
-			}
-			return true
+			s.stop()
+			return stoppedTime
 		}
+	}
+}
+
+// stop ends the run: every parked actor and every later Pass is refused.
+func (s *scheduler) stop() {
+	s.mu.Lock()
+	s.over = true
+	stopped := s.parked
+	s.parked = nil
+	s.mu.Unlock()
+	for _, p := range stopped {
+		p.go_ <- false
 	}
 }

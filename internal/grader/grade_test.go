@@ -1,0 +1,464 @@
+package grader
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
+
+const (
+	starterFile   = "../../content/problems/async-refund/starter/refund.go"
+	referenceFile = "../../content/problems/async-refund/reference/refund.go"
+)
+
+func readSource(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func grade(t *testing.T, src string, seed int64, scenarios ...string) *Report {
+	t.Helper()
+	rep, err := Grade(context.Background(), Job{Problem: "async-refund", Source: src, Seed: seed, Scenarios: scenarios}, BubbleFromT(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// violated lists "scenario invariant" for every violation in the report.
+func violated(r *Report) map[string]string {
+	out := map[string]string{}
+	for _, s := range r.Scenarios {
+		for _, inv := range s.Invariants {
+			if inv.Status == InvariantViolated {
+				out[s.Name+" "+inv.ID] = inv.Message
+			}
+		}
+	}
+	return out
+}
+
+func TestStarterShowsEverySeedDefect(t *testing.T) {
+	rep := grade(t, readSource(t, starterFile), 1)
+	if rep.Status != StatusFail || rep.ExitCode() != 1 {
+		t.Fatalf("status %s exit %d: %s", rep.Status, rep.ExitCode(), rep.Message)
+	}
+	got := violated(rep)
+	for _, want := range []string{
+		"all-attempts-fail done-means-refunded",   // marks done after every attempt failed
+		"invalid-request done-means-refunded",     // marks done after a definitive 400
+		"invalid-request permanent-not-retried",   // every error swallowed and retried
+		"lost-reply no-double-refund",             // no idempotency key
+		"success-on-retry same-key",               // no idempotency key
+		"every-reply-lost no-double-refund",       // no idempotency key
+		"rate-limited-429 backoff",                // no backoff, Retry-After ignored
+		"two-concurrent exclusive-claim",          // check-then-act
+		"two-concurrent no-double-refund",         // check-then-act
+		"crash-and-rerun no-double-refund",        // crash window
+		"helper-panics refund-recorded",           // a panic after the refund loses it
+		"missing-record missing-record-clear",     // nil record dereferenced
+		"live-claim exclusive-claim",              // ignores another worker's claim
+		"week-later-key-expired no-double-refund", // blind resend
+	} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("the starter should violate %s", want)
+		}
+	}
+	fixed := map[string]bool{}
+	for _, d := range rep.Summary.Defects {
+		fixed[d.ID] = d.Fixed
+	}
+	for _, id := range []string{DefectSwallowedErrors, DefectDoneAfterFailure, DefectNoIdempotencyKey, DefectCheckThenAct,
+		DefectCrashWindow, DefectNoBackoff, DefectMissingRecord, DefectBlindResend} {
+		if fixed[id] {
+			t.Errorf("defect %s reported fixed in the starter", id)
+		}
+	}
+	if msg := got["lost-reply no-double-refund"]; !strings.Contains(msg, "2 refunds for r1") || !strings.Contains(msg, "#2") {
+		t.Errorf("the double-refund message does not name its evidence: %q", msg)
+	}
+}
+
+// TestReferencePassesEverySeed grades the reference over 200 seeds (20 with
+// -short): each single-run scenario with every seed, each explored
+// scenario with enough starting seeds that its schedules cover them all.
+func TestReferencePassesEverySeed(t *testing.T) {
+	seeds := int64(200)
+	if testing.Short() {
+		seeds = 20
+	}
+	src, diags := sandbox.ParseSource("refund.go", readSource(t, referenceFile), []string{RefundkitPath})
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	prog := newInterpretedProgram(src)
+	b := BubbleFromT(t)
+	for _, sc := range AsyncRefundSuite() {
+		step := int64(1)
+		if sc.Explore.Schedules > 1 {
+			step = int64(sc.Explore.Schedules)
+		}
+		limit := seeds
+		if sc.Explore.CrashPoints != "" && limit > 40 {
+			// Crash runs differ by seed only in the random jitter.
+			limit = 40
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			for seed := int64(1); seed <= limit; seed += step {
+				rep := newReport(Job{})
+				if err := GradeProgram(context.Background(), Job{Seed: seed, Scenarios: []string{sc.Name}}, prog, b, nil, rep); err != nil {
+					t.Fatal(err)
+				}
+				if rep.Status != StatusPass {
+					var buf bytes.Buffer
+					rep.WriteText(&buf)
+					t.Fatalf("seed %d:\n%s", seed, buf.String())
+				}
+			}
+		})
+	}
+}
+
+// mutantExpectations reads the "// expect: <scenario> <invariant>" lines of
+// a mutant's header.
+func mutantExpectations(t *testing.T, src string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(line, "//") {
+			break
+		}
+		if rest, ok := strings.CutPrefix(line, "// expect:"); ok {
+			fields := strings.Fields(rest)
+			if len(fields) != 2 {
+				t.Fatalf("bad expect line %q: want a scenario and an invariant", line)
+			}
+			out = append(out, fields[0]+" "+fields[1])
+		}
+	}
+	return out
+}
+
+func TestMutantsAreCaught(t *testing.T) {
+	files, err := filepath.Glob("testdata/mutants/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 12 {
+		t.Fatalf("found %d mutants, want at least 12", len(files))
+	}
+	scenarioNames := map[string]bool{}
+	for _, s := range AsyncRefundSuite() {
+		scenarioNames[s.Name] = true
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".go"), func(t *testing.T) {
+			src := readSource(t, f)
+			expect := mutantExpectations(t, src)
+			if len(expect) == 0 {
+				t.Fatal("no expect: lines in the header")
+			}
+			var scenarios []string
+			seen := map[string]bool{}
+			for _, e := range expect {
+				sc, inv, _ := strings.Cut(e, " ")
+				if !scenarioNames[sc] || invariantTitles[inv] == "" {
+					t.Fatalf("expect %q names an unknown scenario or invariant", e)
+				}
+				if !seen[sc] {
+					seen[sc] = true
+					scenarios = append(scenarios, sc)
+				}
+			}
+			rep := grade(t, src, 1, scenarios...)
+			if rep.Status == StatusError {
+				t.Fatalf("not gradable: %s", rep.Message)
+			}
+			got := violated(rep)
+			for _, e := range expect {
+				if _, ok := got[e]; !ok {
+					t.Errorf("%s held, want it violated (violations: %v)", e, keys(got))
+				}
+			}
+		})
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sanitizedJSON(t *testing.T, r *Report) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(r.Sanitized(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
+
+func TestSameSeedSameReport(t *testing.T) {
+	for _, path := range []string{starterFile, referenceFile} {
+		t.Run(filepath.Base(filepath.Dir(path)), func(t *testing.T) {
+			src := readSource(t, path)
+			a := sanitizedJSON(t, grade(t, src, 7))
+			b := sanitizedJSON(t, grade(t, src, 7))
+			if !bytes.Equal(a, b) {
+				t.Fatal("two grades with seed 7 gave different reports")
+			}
+		})
+	}
+}
+
+func TestSeedsChangeSchedules(t *testing.T) {
+	src := readSource(t, starterFile)
+	traces := map[string]bool{}
+	for seed := int64(1); seed <= 6; seed++ {
+		rep := grade(t, src, seed, "redelivery")
+		var b strings.Builder
+		for _, e := range rep.Scenarios[0].Trace {
+			b.WriteString(e.At + e.Actor + e.Text + "\n")
+		}
+		traces[b.String()] = true
+	}
+	if len(traces) < 2 {
+		t.Fatal("six seeds gave one and the same schedule")
+	}
+}
+
+// TestFailingSeedReproduces grades a concurrency failure, then grades again
+// with the reported failing seed: its first schedule must fail the same way.
+func TestFailingSeedReproduces(t *testing.T) {
+	src := readSource(t, "testdata/mutants/check-then-set.go")
+	rep := grade(t, src, 1, "two-concurrent")
+	sc := rep.Scenarios[0]
+	if sc.FailingSeed == nil {
+		t.Fatal("no failing seed reported")
+	}
+	again := grade(t, src, *sc.FailingSeed, "two-concurrent").Scenarios[0]
+	if again.FailingSeed == nil || *again.FailingSeed != *sc.FailingSeed {
+		t.Fatalf("seed %d did not fail first when given as the job seed", *sc.FailingSeed)
+	}
+	if !equalTraces(sc.Trace, again.Trace) {
+		t.Fatal("the reproduced run's trace differs")
+	}
+}
+
+func equalTraces(a, b []TraceEvent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestReusedInterpretersMatchFresh checks the interpreter reuse: grading
+// with a fresh interpreter for every worker of every run gives the same
+// report.
+func TestReusedInterpretersMatchFresh(t *testing.T) {
+	for _, path := range []string{referenceFile, starterFile} {
+		src, diags := sandbox.ParseSource("refund.go", readSource(t, path), []string{RefundkitPath})
+		if diags != nil {
+			t.Fatal(diags)
+		}
+		job := Job{Seed: 3, Scenarios: []string{"two-concurrent", "redelivery", "crash-and-rerun", "helper-panics"}}
+		reused, fresh := newInterpretedProgram(src), newInterpretedProgram(src)
+		fresh.stateless = false
+		var reports [2]*Report
+		for i, p := range []*interpretedProgram{reused, fresh} {
+			reports[i] = newReport(job)
+			if err := GradeProgram(context.Background(), job, p, BubbleFromT(t), nil, reports[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(sanitizedJSON(t, reports[0]), sanitizedJSON(t, reports[1])) {
+			t.Fatalf("%s: reused and fresh interpreters disagree", path)
+		}
+		if reused.compiled >= fresh.compiled {
+			t.Fatalf("%s: reuse compiled %d times, fresh %d", path, reused.compiled, fresh.compiled)
+		}
+	}
+}
+
+func TestGoldenReports(t *testing.T) {
+	for name, path := range map[string]string{"starter": starterFile, "reference": referenceFile} {
+		t.Run(name, func(t *testing.T) {
+			got := sanitizedJSON(t, grade(t, readSource(t, path), 1))
+			golden := filepath.Join("testdata", "golden", name+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestGoldenReports -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("the report differs from %s (run go test -run TestGoldenReports -update and review the diff)", golden)
+			}
+		})
+	}
+}
+
+const header = "package refund\n\nimport (\n\t\"context\"\n\n\t\"github.com/faultline-dev/faultline/internal/grader/refundkit\"\n)\n\n"
+
+func TestNotGradable(t *testing.T) {
+	tests := []struct {
+		name     string
+		src      string
+		line     int
+		contains string
+	}{
+		{"forbidden import", "package refund\n\nimport (\n\t\"context\"\n\t\"os\"\n\n\t\"github.com/faultline-dev/faultline/internal/grader/refundkit\"\n)\n",
+			5, `import "os" is not allowed (line 5)`},
+		{"relative import", "package refund\n\nimport \"./x\"\n", 3, `import "./x" is not allowed`},
+		{"syntax error", header + "func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n\treturn \"\", nil\n", 10, "syntax error"},
+		{"missing entry point", header + "func Refund(ctx context.Context, id string) (refundkit.Outcome, error) { return \"\", nil }\n", 0, "declares no function RefundMoney"},
+		{"wrong signature", header + "func RefundMoney(ctx context.Context, id int) (refundkit.Outcome, error) { return \"\", nil }\n", 9, "wrong signature"},
+		{"type error", header + "func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n\tvar n int = \"x\"\n\t_ = n\n\treturn \"\", nil\n}\n", 10, "cannot"},
+		{"range over int", header + "func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n\tfor i := range 3 {\n\t\t_ = i\n\t}\n\treturn \"\", nil\n}\n", 10, "range over an integer"},
+		{"init panics", header + "func init() { panic(\"boom\") }\n\nfunc RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) { return \"\", nil }\n", 0, "boom"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := grade(t, tc.src, 1)
+			if rep.Status != StatusError || rep.ExitCode() != 2 {
+				t.Fatalf("status %s exit %d, want error and 2", rep.Status, rep.ExitCode())
+			}
+			if len(rep.Diagnostics) == 0 {
+				t.Fatal("no diagnostics")
+			}
+			d := rep.Diagnostics[0]
+			if !strings.Contains(d.Message, tc.contains) {
+				t.Fatalf("diagnostic %q does not contain %q", d.Message, tc.contains)
+			}
+			if tc.line != 0 && d.Line != tc.line {
+				t.Fatalf("diagnostic on line %d, want %d: %s", d.Line, tc.line, d)
+			}
+			if len(rep.Scenarios) != 0 {
+				t.Fatal("scenarios ran for code that does not load")
+			}
+		})
+	}
+}
+
+// TestSubmissionFailuresAreData: what a submission does wrong at run time
+// ends up in the report, never as an error or a hung grader.
+func TestSubmissionFailuresAreData(t *testing.T) {
+	tests := []struct {
+		name, body, scenario, invariant string
+	}{
+		{"blocks forever", "\tselect {}\n", "lost-reply", InvBoundedAttempts},
+		{"panics", "\tvar m map[string]int\n\tm[id] = 1\n\treturn \"\", nil\n", "lost-reply", InvOutcomeMatchesState},
+		{"retries forever", "\tfor {\n\t\trefundkit.CreateRefund(ctx, refundkit.RefundParams{Charge: \"ch_1\", Amount: 1, IdempotencyKey: \"k\"})\n\t}\n", "all-attempts-fail", InvBoundedAttempts},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := header + "func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n" + tc.body + "}\n"
+			rep := grade(t, src, 1, tc.scenario)
+			if rep.Status == StatusError {
+				t.Fatalf("not gradable: %s %v", rep.Message, rep.Diagnostics)
+			}
+			sc := rep.Scenarios[0]
+			if sc.Status != StatusFail {
+				t.Fatalf("scenario %s", sc.Status)
+			}
+			if tc.name == "panics" {
+				if sc.Invocations[0].Ended != endPanicked || !strings.Contains(sc.Invocations[0].Panic, "nil map") {
+					t.Fatalf("invocation %+v", sc.Invocations[0])
+				}
+				return
+			}
+			if _, ok := violated(rep)[tc.scenario+" "+tc.invariant]; !ok {
+				t.Fatalf("%s not violated: %v", tc.invariant, keys(violated(rep)))
+			}
+		})
+	}
+}
+
+// TestMutexDoesNotStopTheClock: a sync.Mutex held across a sleep by one
+// goroutine while another waits must not freeze virtual time (the
+// interpreter's Mutex is a channel lock).
+func TestMutexDoesNotStopTheClock(t *testing.T) {
+	src := `package refund
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+)
+
+func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			time.Sleep(time.Second)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	refundkit.Logf(ctx, "slept")
+	if err := refundkit.MarkDone(ctx, id); err != nil {
+		return "", err
+	}
+	return refundkit.OutcomeDone, nil
+}
+`
+	rep := grade(t, src, 1, "repeat-after-done")
+	sc := rep.Scenarios[0]
+	found := false
+	for _, e := range sc.Trace {
+		if e.Kind == "log" && e.At == "+3s" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("want the log line at +3s; trace: %+v", sc.Trace)
+	}
+}
+
+func TestTextReport(t *testing.T) {
+	rep := grade(t, readSource(t, starterFile), 1, "lost-reply")
+	var buf bytes.Buffer
+	rep.WriteText(&buf)
+	out := buf.String()
+	for _, want := range []string{"FAIL", "lost-reply", "violated no-double-refund", "trace:", "no-idempotency-key"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+}
