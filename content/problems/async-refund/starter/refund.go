@@ -1,8 +1,6 @@
-// Package refund processes stored refund requests.
-//
-// RefundMoney loads the refund request with the given id, asks the payment
-// provider to refund its amount (making up to three attempts), and then
-// records in the database that the refund is done.
+// Package refund processes stored refund requests: RefundMoney loads the
+// request with the given id, asks the payment provider to refund its amount
+// (up to three attempts), then records in the database that it is done.
 package refund
 
 import (
