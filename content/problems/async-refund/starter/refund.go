@@ -1,6 +1,7 @@
-// Package refund processes stored refund requests: RefundMoney loads the
-// request with the given id, asks the payment provider to refund its amount
-// (up to three attempts), then records in the database that it is done.
+// Package refund processes stored refund requests.
+//
+// RefundMoney loads the request with the given id, asks the payment provider
+// to refund its amount (up to three attempts), then records that it is done.
 package refund
 
 import (
