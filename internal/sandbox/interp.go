@@ -369,7 +369,7 @@ func compilerPanic(src *Source, r any) Diagnostic {
 		col, _ := strconv.Atoi(m[2])
 		return Diagnostic{Line: line, Column: col, Message: "the interpreter failed on this code: " + m[3]}
 	}
-	return Diagnostic{Message: "the interpreter failed while loading the code: " + msg}
+	return Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
 }
 
 // unsupported finds constructs the interpreter cannot handle: a range over
