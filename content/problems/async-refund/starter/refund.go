@@ -1,7 +1,8 @@
 // Package refund processes stored refund requests.
 //
-// RefundMoney loads the request with the given id, asks the payment provider
-// to refund its amount (up to three attempts), then records that it is done.
+// RefundMoney loads the refund request with the given id, asks the payment
+// provider to refund its amount (making up to three attempts), and then
+// records in the database that the refund is done.
 package refund
 
 import (
@@ -10,13 +11,13 @@ import (
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
 
-// RefundMoney refunds the request stored under requestID, trying the
-// provider up to three times, and records the refund as done.
+// RefundMoney refunds the stored request requestID and marks it done.
 func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {
 	rec, _ := refundkit.GetRecord(ctx, requestID)
 	if rec.Status == refundkit.StatusDone {
 		return refundkit.OutcomeDone, nil
 	}
+
 	for i := 0; i < 3; i++ {
 		_, err := refundkit.CreateRefund(ctx, refundkit.RefundParams{
 			Charge:    rec.ChargeID,
