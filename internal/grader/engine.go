@@ -91,7 +91,12 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 	})
 	if obs, ok := prog.(runObserver); ok {
 		for _, iv := range r.invs {
-			obs.Finished(iv.Worker, iv.ended == endReturned && r.deadlock == "")
+			// A worker that crashed (Goexit) or panicked unwound its
+			// interpreted frames normally; one still blocked or stopped
+			// mid-call when the run ended did not, so its interpreter is
+			// not trusted again.
+			clean := iv.ended == endReturned || iv.ended == endPanicked || iv.ended == endCrashed
+			obs.Finished(iv.Worker, clean && r.deadlock == "" && r.stopped == "")
 		}
 	}
 }

@@ -110,11 +110,12 @@ type TraceEvent struct {
 // Timings are real (wall-clock) durations in milliseconds: where the time
 // of a grade went. They differ between runs of the same job.
 type Timings struct {
-	TotalMS     float64            `json:"total_ms"`
-	CheckMS     float64            `json:"check_ms"`
-	ScenariosMS map[string]float64 `json:"scenarios_ms"`
-	Runs        int                `json:"runs"`
-	Workers     int                `json:"workers"` // interpreters created
+	TotalMS      float64            `json:"total_ms"`
+	CheckMS      float64            `json:"check_ms"`
+	ScenariosMS  map[string]float64 `json:"scenarios_ms"`
+	Runs         int                `json:"runs"`
+	Workers      int                `json:"workers"`      // invocations of RefundMoney, all runs
+	Interpreters int                `json:"interpreters"` // interpreters created and loaded
 }
 
 // Sanitized returns a copy without timings: the same source and seed give

@@ -1,0 +1,172 @@
+package grader
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// reportLatencies adds the median and worst of took to b's metrics.
+func reportLatencies(b *testing.B, took []time.Duration) {
+	if len(took) == 0 {
+		return
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(took[len(took)-1].Microseconds())/1000, "worst-ms")
+}
+
+// BenchmarkGradeReference grades the reference solution in-process (the
+// whole suite: 20 scenarios, 127 runs, 336 invocations) and reports the
+// median and worst latency, and where the time went.
+func BenchmarkGradeReference(b *testing.B) {
+	src := readSource(b, referenceFile)
+	var took []time.Duration
+	var last *Report
+	bubble := benchBubble(b)
+	for b.Loop() {
+		start := time.Now()
+		rep, err := Grade(context.Background(), Job{Source: src, Seed: 1}, bubble, nil)
+		if err != nil || rep.Status != StatusPass {
+			b.Fatalf("%v %v", err, rep)
+		}
+		took = append(took, time.Since(start))
+		last = rep
+	}
+	reportLatencies(b, took)
+	b.ReportMetric(last.Timings.CheckMS, "check-ms")
+	b.ReportMetric(float64(last.Timings.Interpreters), "interpreters")
+	b.ReportMetric(float64(last.Timings.Runs), "runs")
+	var explored float64
+	for _, name := range []string{"two-concurrent", "redelivery", "crash-and-rerun"} {
+		explored += last.Timings.ScenariosMS[name]
+	}
+	b.ReportMetric(explored, "explored-scenarios-ms")
+}
+
+// BenchmarkLoadSubmission is the cost of one worker's interpreter: create
+// it with the allowlist and evaluate the reference in it.
+func BenchmarkLoadSubmission(b *testing.B) {
+	src, diags := sandbox.ParseSource("refund.go", readSource(b, referenceFile), []string{RefundkitPath})
+	if diags != nil {
+		b.Fatal(diags)
+	}
+	bubble := benchBubble(b)
+	for b.Loop() {
+		prog := newInterpretedProgram(src)
+		if d := trialLoad(bubble, prog, 1); d != nil {
+			b.Fatal(d)
+		}
+	}
+}
+
+// benchBubble is a Bubble for a benchmark: synctest.Test needs a
+// *testing.T, which a benchmark does not have, so each bubble runs inside a
+// one-test testing.RunTests.
+func benchBubble(b *testing.B) Bubble {
+	return func(f func()) {
+		ok := testing.RunTests(func(pat, str string) (bool, error) { return true, nil },
+			[]testing.InternalTest{{Name: "bubble", F: func(t *testing.T) { BubbleFromT(t)(f) }}})
+		if !ok {
+			b.Fatal("the bubble failed")
+		}
+	}
+}
+
+const nativeDriver = `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/grader/%s/refund"
+)
+
+func main() {
+	grader.RunInBubbleProcess(func(b grader.Bubble) {
+		rep, err := grader.GradeCompiled(context.Background(), grader.Job{Seed: 1}, refund.RefundMoney, b, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "native: %%s %%d/%%d\n", rep.Status, rep.Summary.ScenariosPassed, rep.Summary.ScenariosTotal)
+	})
+}
+`
+
+// BenchmarkGraderVersusGoBuild compares, in one run, grading the reference
+// with this grader against the compile-and-run route of the Go playground
+// and Judge0: a native driver (generated into a temporary directory inside
+// the module) that imports the submission compiled by `go build` and runs
+// the same scenarios through refundkit's native path. Each go-build
+// iteration changes the submission (a comment) so the build really
+// compiles and links it, as a new submission would; the standard library
+// and the module's packages stay in the build cache.
+func BenchmarkGraderVersusGoBuild(b *testing.B) {
+	src := readSource(b, referenceFile)
+	b.Run("grader", func(b *testing.B) {
+		bubble := benchBubble(b)
+		var took []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			rep, err := Grade(context.Background(), Job{Source: src, Seed: 1}, bubble, nil)
+			if err != nil || rep.Status != StatusPass {
+				b.Fatalf("%v", err)
+			}
+			took = append(took, time.Since(start))
+		}
+		reportLatencies(b, took)
+	})
+	b.Run("go-build", func(b *testing.B) {
+		if _, err := exec.LookPath("go"); err != nil {
+			b.Skip("no go tool")
+		}
+		dir, err := os.MkdirTemp(".", "nativebench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		name := filepath.Base(dir)
+		if err := os.MkdirAll(filepath.Join(dir, "refund"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fmt.Sprintf(nativeDriver, name)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		bin := filepath.Join(dir, "driver")
+		var took, builds []time.Duration
+		i := 0
+		for b.Loop() {
+			i++
+			changed := src + fmt.Sprintf("\n// submission %d\n", i)
+			if err := os.WriteFile(filepath.Join(dir, "refund", "refund.go"), []byte(changed), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			build := exec.Command("go", "build", "-o", bin, "./"+name)
+			if out, err := build.CombinedOutput(); err != nil {
+				b.Fatalf("go build: %v\n%s", err, out)
+			}
+			builds = append(builds, time.Since(start))
+			run := exec.Command(bin)
+			out, err := run.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "native: pass 20/20") {
+				b.Fatalf("native run: %v\n%s", err, out)
+			}
+			took = append(took, time.Since(start))
+		}
+		reportLatencies(b, took)
+		slices.Sort(builds)
+		b.ReportMetric(float64(builds[len(builds)/2].Microseconds())/1000, "build-median-ms")
+	})
+}
