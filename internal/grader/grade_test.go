@@ -303,6 +303,19 @@ func TestReusedInterpretersMatchFresh(t *testing.T) {
 	}
 }
 
+// TestLanesDoNotChangeTheReport runs the explored scenarios on two lanes
+// and on one: the reports must be identical.
+func TestLanesDoNotChangeTheReport(t *testing.T) {
+	src := readSource(t, starterFile)
+	one := sanitizedJSON(t, grade(t, src, 5, "two-concurrent", "crash-and-rerun"))
+	defer func(n int) { maxLanes = n }(maxLanes)
+	maxLanes = 2
+	two := sanitizedJSON(t, grade(t, src, 5, "two-concurrent", "crash-and-rerun"))
+	if !bytes.Equal(one, two) {
+		t.Fatal("two lanes gave another report than one")
+	}
+}
+
 func TestGoldenReports(t *testing.T) {
 	for name, path := range map[string]string{"starter": starterFile, "reference": referenceFile} {
 		t.Run(name, func(t *testing.T) {

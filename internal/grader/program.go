@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,7 +63,7 @@ type interpretedProgram struct {
 	src       *sandbox.Source
 	stateless bool
 	mu        sync.Mutex
-	cache     map[string]*loaded // by worker id
+	cache     map[string]*loaded // by lane and worker id
 	compiled  int
 }
 
@@ -192,8 +193,13 @@ type loaded struct {
 // with nothing to remember, it behaves exactly as a fresh one would. Within
 // a run every worker still has its own interpreter.
 func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
+	return p.load(0, w, seed, out)
+}
+
+func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
+	key := cacheKey(lane, w.ID)
 	p.mu.Lock()
-	if l := p.cache[w.ID]; l != nil && !l.inUse {
+	if l := p.cache[key]; l != nil && !l.inUse {
 		l.inUse = true
 		p.mu.Unlock()
 		l.slot.bind(w, seed, out)
@@ -220,8 +226,8 @@ func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer
 	}
 	p.mu.Lock()
 	p.compiled++
-	if p.stateless && p.cache[w.ID] == nil {
-		p.cache[w.ID] = &loaded{slot: slot, entry: f, inUse: true}
+	if p.stateless && p.cache[key] == nil {
+		p.cache[key] = &loaded{slot: slot, entry: f, inUse: true}
 	}
 	p.mu.Unlock()
 	return Entry(f), nil
@@ -231,18 +237,45 @@ func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer
 // return normally (a crash mid-call, a panic, the end of the run) is
 // dropped rather than trusted again.
 func (p *interpretedProgram) Finished(workerID string, clean bool) {
+	p.finished(0, workerID, clean)
+}
+
+func (p *interpretedProgram) finished(lane int, workerID string, clean bool) {
+	key := cacheKey(lane, workerID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.cache[workerID]
+	l := p.cache[key]
 	if l == nil {
 		return
 	}
 	if !clean {
-		delete(p.cache, workerID)
+		delete(p.cache, key)
 		return
 	}
 	l.inUse = false
 	l.slot.out.set(nil)
+}
+
+func cacheKey(lane int, workerID string) string { return strconv.Itoa(lane) + "/" + workerID }
+
+// lane returns a view of p for runs on one lane (see runLanes): each lane
+// keeps its own interpreters, so runs on different lanes never share one.
+func (p *interpretedProgram) lane(i int) Program { return laneProgram{p, i} }
+
+type laneProgram struct {
+	p    *interpretedProgram
+	lane int
+}
+
+func (l laneProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
+	return l.p.load(l.lane, w, seed, out)
+}
+
+func (l laneProgram) Finished(workerID string, clean bool) { l.p.finished(l.lane, workerID, clean) }
+
+// laned is a Program with per-lane state.
+type laned interface {
+	lane(i int) Program
 }
 
 // runObserver is told how each worker of a run ended.
