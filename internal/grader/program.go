@@ -80,9 +80,20 @@ var harnessOnly = []string{"NewEnv", "Env", "Worker", "WithWorker", "Gate", "Eve
 // interpreter (see interpretedProgram.Load).
 type workerSlot struct {
 	w    *refundkit.Worker
-	rng  *rand.Rand
 	seed int64
 	out  *swappableWriter
+	mu   sync.Mutex // the worker's goroutines share its random source, as they share math/rand's
+	r    *rand.Rand // made on first use: seeding one costs more than most runs
+}
+
+// random calls f with the worker's random source, under its lock.
+func random[T any](s *workerSlot, f func(r *rand.Rand) T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r == nil {
+		s.r = rand.New(rand.NewSource(s.seed))
+	}
+	return f(s.r)
 }
 
 // swappableWriter forwards to the current run's output buffer.
@@ -108,7 +119,9 @@ func (s *swappableWriter) set(w io.Writer) {
 }
 
 func (s *workerSlot) bind(w *refundkit.Worker, seed int64, out io.Writer) {
-	s.w, s.seed, s.rng = w, seed, rand.New(rand.NewSource(seed))
+	s.mu.Lock()
+	s.w, s.seed, s.r = w, seed, nil
+	s.mu.Unlock()
 	s.out.set(out)
 }
 
@@ -148,22 +161,35 @@ func packagesFor(s *workerSlot) interp.Exports {
 	timeSyms["Sleep"] = reflect.ValueOf(func(d time.Duration) { s.w.Sleep(d) })
 
 	randSyms := sandbox.StdlibSymbols("math/rand")
-	randSyms["Int"] = reflect.ValueOf(func() int { return s.rng.Int() })
-	randSyms["Intn"] = reflect.ValueOf(func(n int) int { return s.rng.Intn(n) })
-	randSyms["Int31"] = reflect.ValueOf(func() int32 { return s.rng.Int31() })
-	randSyms["Int31n"] = reflect.ValueOf(func(n int32) int32 { return s.rng.Int31n(n) })
-	randSyms["Int63"] = reflect.ValueOf(func() int64 { return s.rng.Int63() })
-	randSyms["Int63n"] = reflect.ValueOf(func(n int64) int64 { return s.rng.Int63n(n) })
-	randSyms["Uint32"] = reflect.ValueOf(func() uint32 { return s.rng.Uint32() })
-	randSyms["Uint64"] = reflect.ValueOf(func() uint64 { return s.rng.Uint64() })
-	randSyms["Float32"] = reflect.ValueOf(func() float32 { return s.rng.Float32() })
-	randSyms["Float64"] = reflect.ValueOf(func() float64 { return s.rng.Float64() })
-	randSyms["ExpFloat64"] = reflect.ValueOf(func() float64 { return s.rng.ExpFloat64() })
-	randSyms["NormFloat64"] = reflect.ValueOf(func() float64 { return s.rng.NormFloat64() })
-	randSyms["Perm"] = reflect.ValueOf(func(n int) []int { return s.rng.Perm(n) })
-	randSyms["Shuffle"] = reflect.ValueOf(func(n int, swap func(i, j int)) { s.rng.Shuffle(n, swap) })
-	randSyms["Read"] = reflect.ValueOf(func(p []byte) (int, error) { return s.rng.Read(p) })
-	randSyms["Seed"] = reflect.ValueOf(func(seed int64) { s.rng.Seed(seed ^ s.seed) })
+	randSyms["Int"] = reflect.ValueOf(func() int { return random(s, (*rand.Rand).Int) })
+	randSyms["Intn"] = reflect.ValueOf(func(n int) int { return random(s, func(r *rand.Rand) int { return r.Intn(n) }) })
+	randSyms["Int31"] = reflect.ValueOf(func() int32 { return random(s, (*rand.Rand).Int31) })
+	randSyms["Int31n"] = reflect.ValueOf(func(n int32) int32 { return random(s, func(r *rand.Rand) int32 { return r.Int31n(n) }) })
+	randSyms["Int63"] = reflect.ValueOf(func() int64 { return random(s, (*rand.Rand).Int63) })
+	randSyms["Int63n"] = reflect.ValueOf(func(n int64) int64 { return random(s, func(r *rand.Rand) int64 { return r.Int63n(n) }) })
+	randSyms["Uint32"] = reflect.ValueOf(func() uint32 { return random(s, (*rand.Rand).Uint32) })
+	randSyms["Uint64"] = reflect.ValueOf(func() uint64 { return random(s, (*rand.Rand).Uint64) })
+	randSyms["Float32"] = reflect.ValueOf(func() float32 { return random(s, (*rand.Rand).Float32) })
+	randSyms["Float64"] = reflect.ValueOf(func() float64 { return random(s, (*rand.Rand).Float64) })
+	randSyms["ExpFloat64"] = reflect.ValueOf(func() float64 { return random(s, (*rand.Rand).ExpFloat64) })
+	randSyms["NormFloat64"] = reflect.ValueOf(func() float64 { return random(s, (*rand.Rand).NormFloat64) })
+	randSyms["Perm"] = reflect.ValueOf(func(n int) []int { return random(s, func(r *rand.Rand) []int { return r.Perm(n) }) })
+	// The swaps run outside the lock: swap is interpreted code, which may
+	// itself ask for random numbers.
+	randSyms["Shuffle"] = reflect.ValueOf(func(n int, swap func(i, j int)) {
+		if n < 0 {
+			panic("invalid argument to Shuffle")
+		}
+		for i := n - 1; i > 0; i-- {
+			swap(i, random(s, func(r *rand.Rand) int { return r.Intn(i + 1) }))
+		}
+	})
+	randSyms["Read"] = reflect.ValueOf(func(p []byte) (int, error) {
+		return random(s, func(r *rand.Rand) int { n, _ := r.Read(p); return n }), nil
+	})
+	randSyms["Seed"] = reflect.ValueOf(func(seed int64) {
+		random(s, func(r *rand.Rand) int { r.Seed(seed ^ s.seed); return 0 })
+	})
 	// A source seeded from time.Now would be the same in every run (the
 	// bubble's clock starts at the same instant), so mix in the run's seed:
 	// jitter then differs between runs, as it would between processes.

@@ -1,7 +1,7 @@
 package grader
 
 import (
-	"math/rand"
+	"math/rand/v2"
 	"sort"
 	"sync"
 	"testing/synctest"
@@ -33,7 +33,7 @@ type parkedActor struct {
 }
 
 func newScheduler(seed int64) *scheduler {
-	return &scheduler{rng: rand.New(rand.NewSource(seed)), wake: make(chan struct{}, 1)}
+	return &scheduler{rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), wake: make(chan struct{}, 1)}
 }
 
 func (s *scheduler) signal() {
@@ -110,7 +110,7 @@ func (s *scheduler) run(budget time.Duration) (stopped string) {
 			})
 			i := 0
 			if n > 1 {
-				i = s.rng.Intn(n)
+				i = s.rng.IntN(n)
 			}
 			p := s.parked[i]
 			s.parked = append(s.parked[:i], s.parked[i+1:]...)
