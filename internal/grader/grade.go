@@ -55,7 +55,7 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 	var prog *interpretedProgram
 	if diags == nil {
 		prog = newInterpretedProgram(src)
-		diags = trialLoad(b, prog, job.Seed)
+		diags = trialLoad(b, prog, job.Seed, workerIDs(job))
 	}
 	checked := time.Since(started)
 	if diags != nil {
@@ -91,9 +91,41 @@ type openGate struct{}
 func (openGate) Pass(string) bool      { return true }
 func (openGate) Go(_ string, f func()) { go f() }
 
+// workerIDs lists the workers of the job's scenarios other than worker-1.
+func workerIDs(job Job) []string {
+	problem := job.Problem
+	if problem == "" {
+		problem = DefaultProblem
+	}
+	suite, ok := Suites[problem]
+	if !ok {
+		return nil
+	}
+	scenarios, err := selectScenarios(suite(), job.Scenarios)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{"worker-1": true}
+	var ids []string
+	for _, sc := range scenarios {
+		for _, ph := range sc.Phases {
+			for _, inv := range ph.Invocations {
+				if !seen[inv.Worker] {
+					seen[inv.Worker] = true
+					ids = append(ids, inv.Worker)
+				}
+			}
+		}
+	}
+	return ids
+}
+
 // trialLoad evaluates the submission once, in a bubble, so compile errors
-// and init panics become diagnostics before any scenario runs.
-func trialLoad(b Bubble, prog *interpretedProgram, seed int64) (diags []Diagnostic) {
+// and init panics become diagnostics before any scenario runs. When the
+// interpreters can be reused, it then loads one for each other worker id
+// at once, on every core, instead of one by one as the scenarios first
+// need them.
+func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) (diags []Diagnostic) {
 	defer func() {
 		if v := recover(); v != nil {
 			diags = []Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever (" + fmt.Sprint(v) + ")"}}
@@ -107,6 +139,21 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64) (diags []Diagnost
 		if err == nil {
 			prog.Finished("worker-1", true)
 		}
+		if err != nil || !prog.stateless {
+			return
+		}
+		var wg sync.WaitGroup
+		for _, id := range others {
+			w := env.NewWorker(id, refundkit.CrashPoint{})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := prog.Load(w, seed, &sandbox.OutputBuffer{Limit: 1024}); err == nil {
+					prog.Finished(w.ID, true)
+				}
+			}()
+		}
+		wg.Wait()
 		if le, ok := err.(*loadError); ok {
 			diags = le.diags
 		} else if err != nil {

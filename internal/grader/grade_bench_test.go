@@ -63,7 +63,7 @@ func BenchmarkLoadSubmission(b *testing.B) {
 	bubble := benchBubble(b)
 	for b.Loop() {
 		prog := newInterpretedProgram(src)
-		if d := trialLoad(bubble, prog, 1); d != nil {
+		if d := trialLoad(bubble, prog, 1, nil); d != nil {
 			b.Fatal(d)
 		}
 	}
