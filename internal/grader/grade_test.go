@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -472,6 +473,47 @@ func TestTextReport(t *testing.T) {
 	for _, want := range []string{"FAIL", "lost-reply", "violated no-double-refund", "trace:", "no-idempotency-key"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestCrashStopsDeferredWrites: when a worker's process dies, its deferred
+// cleanup must not reach the store, as a killed process's would not.
+func TestCrashStopsDeferredWrites(t *testing.T) {
+	src := header + `func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
+	ok, err := refundkit.Claim(ctx, id, 0)
+	if err != nil || !ok {
+		return "", err
+	}
+	defer refundkit.MarkNeedsCheck(ctx, id, "cleanup")
+	refundkit.Logf(ctx, "claimed")
+	if _, err := refundkit.GetRecord(ctx, id); err != nil {
+		return "", err
+	}
+	return refundkit.OutcomeUnknown, nil
+}
+`
+	parsed, diags := sandbox.ParseSource("refund.go", src, []string{RefundkitPath})
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	sc := AsyncRefundSuite()[2] // lost-reply: one worker, record r1 pending
+	for _, tc := range []struct {
+		crash refundkit.CrashPoint
+		want  string
+	}{
+		{refundkit.CrashPoint{Call: 1, Before: false}, "processing"}, // died right after the claim: the deferred write is lost
+		{refundkit.CrashPoint{Call: 2, Before: true}, "processing"},  // died before GetRecord
+		{refundkit.CrashPoint{}, "needs_check"},                      // no crash: the deferred write happens
+	} {
+		r := &run{seed: 1, crash: tc.crash, crashFor: "worker-1"}
+		execute(BubbleFromT(t), &sc, newInterpretedProgram(parsed), r)
+		rec, _ := r.env.Store().Lookup("r1")
+		if string(rec.Status) != tc.want {
+			t.Errorf("crash %+v: r1 is %s, want %s", tc.crash, rec.Status, tc.want)
+		}
+		if tc.crash.Call != 0 && r.invs[0].ended != endCrashed {
+			t.Errorf("crash %+v: the invocation %s", tc.crash, r.invs[0].ended)
 		}
 	}
 }
