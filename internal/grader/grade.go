@@ -136,10 +136,15 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 		// Named like the first worker of every scenario, so that worker
 		// reuses this interpreter when the source allows it.
 		_, err := prog.Load(env.NewWorker("worker-1", refundkit.CrashPoint{}), seed, &sandbox.OutputBuffer{Limit: 1024})
-		if err == nil {
-			prog.Finished("worker-1", true)
+		if le, ok := err.(*loadError); ok {
+			diags = le.diags
+			return
+		} else if err != nil {
+			diags = []Diagnostic{{Message: err.Error()}}
+			return
 		}
-		if err != nil || !prog.stateless {
+		prog.Finished("worker-1", true)
+		if !prog.stateless {
 			return
 		}
 		var wg sync.WaitGroup
@@ -154,11 +159,6 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 			}()
 		}
 		wg.Wait()
-		if le, ok := err.(*loadError); ok {
-			diags = le.diags
-		} else if err != nil {
-			diags = []Diagnostic{{Message: err.Error()}}
-		}
 	})
 	return diags
 }

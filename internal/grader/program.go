@@ -159,6 +159,7 @@ func packagesFor(s *workerSlot) interp.Exports {
 
 	timeSyms := sandbox.StdlibSymbols("time")
 	timeSyms["Sleep"] = reflect.ValueOf(func(d time.Duration) { s.w.Sleep(d) })
+	timeSyms["After"] = reflect.ValueOf(func(d time.Duration) <-chan time.Time { return s.w.After(d) })
 
 	randSyms := sandbox.StdlibSymbols("math/rand")
 	randSyms["Int"] = reflect.ValueOf(func() int { return random(s, (*rand.Rand).Int) })

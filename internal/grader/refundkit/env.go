@@ -223,6 +223,14 @@ func (w *Worker) Sleep(d time.Duration) {
 	time.Sleep(d)
 }
 
+// After is time.After with a line in the trace, so waits written as a
+// select on time.After show on the timeline too.
+func (w *Worker) After(d time.Duration) <-chan time.Time {
+	w.Pass()
+	w.env.Record(w.ID, KindSleep, "waits up to %s (time.After)", FormatDuration(d))
+	return time.After(d)
+}
+
 // GetRecord loads the refund record. A missing record is ErrNotFound.
 func (w *Worker) GetRecord(ctx context.Context, requestID string) (*Record, error) {
 	w.enter("GetRecord")
