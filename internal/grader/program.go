@@ -311,13 +311,28 @@ type runObserver interface {
 }
 
 // hasPackageState reports whether a file declares package-level variables
-// or init functions: state an interpreter would carry from run to run.
+// or init functions: state an interpreter would carry from run to run. The
+// one kind of variable let through is the sentinel error: initialised with
+// errors.New or fmt.Errorf of literals and never assigned or addressed.
 func hasPackageState(f *ast.File) bool {
+	sentinels := map[string]bool{}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
-			if d.Tok == token.VAR {
-				return true
+			if d.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range d.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if len(vs.Values) != len(vs.Names) {
+					return true
+				}
+				for k, name := range vs.Names {
+					if !isSentinelError(vs.Values[k]) {
+						return true
+					}
+					sentinels[name.Name] = true
+				}
 			}
 		case *ast.FuncDecl:
 			if d.Recv == nil && d.Name.Name == "init" {
@@ -325,7 +340,48 @@ func hasPackageState(f *ast.File) bool {
 			}
 		}
 	}
-	return false
+	if len(sentinels) == 0 {
+		return false
+	}
+	written := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && sentinels[id.Name] {
+					written = true
+				}
+			}
+		case *ast.UnaryExpr:
+			if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && sentinels[id.Name] {
+				written = true
+			}
+		}
+		return !written
+	})
+	return written
+}
+
+// isSentinelError reports whether e is errors.New or fmt.Errorf of literals.
+func isSentinelError(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf") {
+		return false
+	}
+	for _, a := range call.Args {
+		if _, ok := a.(*ast.BasicLit); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func newInterpretedProgram(src *sandbox.Source) *interpretedProgram {
