@@ -133,7 +133,7 @@ func TestProviderIdempotencyRules(t *testing.T) {
 					t.Fatalf("first: want a 10s TimeoutError, got %v", got[0].err)
 				}
 				e := apiErr(t, got[1].err)
-				if e.Status != 409 || e.Code != "idempotency_key_in_use" || !errors.Is(e, rk.ErrIdempotencyKeyInUse) || e.Replayed {
+				if e.Status != 409 || e.Code != "idempotency_key_in_use" || !errors.Is(e, rk.ErrIdempotencyKeyInUse) || errors.Is(e, rk.ErrIdempotencyKeyReused) || e.Replayed {
 					t.Fatalf("second: got %v", e)
 				}
 				e = apiErr(t, got[2].err)

@@ -147,7 +147,9 @@ func (e *APIError) Is(target error) bool {
 	case ErrAlreadyRefunded:
 		return e.Code == "charge_already_refunded"
 	case ErrIdempotencyKeyReused:
-		return e.Type == "idempotency_error"
+		// A 409 for a key in flight is also an idempotency_error: only the
+		// 400 means "same key, other parameters".
+		return e.Status == 400 && e.Type == "idempotency_error"
 	case ErrIdempotencyKeyInUse:
 		return e.Status == 409
 	case ErrRateLimited:
