@@ -231,7 +231,60 @@ func ParseSource(filename, text string, extra []string) (*Source, []Diagnostic) 
 	if diags != nil {
 		return nil, diags
 	}
+	src.Text = joinCaseConditions(fset, f, text)
 	return src, nil
+}
+
+// joinCaseConditions works around a yaegi v0.16.1 bug: in a switch with no
+// tag, a case listing several conditions (case a, b:) tests only the first,
+// so `case errors.Is(err, X), errors.Is(err, Y):` silently misses Y. The
+// rewrite turns each such list into one condition, (a) || (b), which means
+// the same in Go. Only the commas between the conditions change and the
+// parentheses go on the same lines, so every line number stays true.
+func joinCaseConditions(fset *token.FileSet, f *ast.File, text string) string {
+	type edit struct {
+		at, end int // replace text[at:end]
+		with    string
+	}
+	var edits []edit
+	ast.Inspect(f, func(n ast.Node) bool {
+		sw, ok := n.(*ast.SwitchStmt)
+		if !ok || sw.Tag != nil {
+			return true
+		}
+		for _, stmt := range sw.Body.List {
+			cc, ok := stmt.(*ast.CaseClause)
+			if !ok || len(cc.List) < 2 {
+				continue
+			}
+			for k, e := range cc.List {
+				start, end := fset.Position(e.Pos()).Offset, fset.Position(e.End()).Offset
+				edits = append(edits, edit{start, start, "("}, edit{end, end, ")"})
+				if k+1 < len(cc.List) {
+					next := fset.Position(cc.List[k+1].Pos()).Offset
+					if comma := strings.IndexByte(text[end:next], ','); comma >= 0 {
+						edits = append(edits, edit{end + comma, end + comma + 1, " ||"})
+					}
+				}
+			}
+		}
+		return true
+	})
+	if edits == nil {
+		return text
+	}
+	// From the end backwards, so earlier offsets stay valid; at one offset the
+	// comma's replacement goes before the ")" inserted there.
+	sort.SliceStable(edits, func(a, b int) bool {
+		if edits[a].at != edits[b].at {
+			return edits[a].at > edits[b].at
+		}
+		return edits[a].end > edits[b].end
+	})
+	for _, e := range edits {
+		text = text[:e.at] + e.with + text[e.end:]
+	}
+	return text
 }
 
 // TypeString prints a type expression of the source with import names

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -167,6 +168,63 @@ func BenchmarkNewInterpreter(b *testing.B) {
 	for b.Loop() {
 		if _, err := NewInterpreter(InterpreterOptions{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// yaegi v0.16.1 tests only the first condition of `case a, b:` in a switch
+// with no tag; ParseSource rewrites such lists so the code means what Go says.
+func TestCaseWithSeveralConditions(t *testing.T) {
+	code := `package x
+
+func Kind(n int) string {
+	switch {
+	case n == 1,
+		n == 2, n == 3:
+		return "small"
+	case n < 0:
+		return "negative"
+	}
+	switch n {
+	case 7, 8:
+		return "tagged"
+	}
+	return "other"
+}
+
+func Broken() int {
+	return "x"
+}
+`
+	src, diags := ParseSource("x.go", code, nil)
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	i, err := NewInterpreter(InterpreterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diags = Eval(i, src)
+	// The type error on the last function keeps its line after the rewrite.
+	if len(diags) == 0 || diags[0].Line != 19 {
+		t.Fatalf("want the type error on line 19, got %v", diags)
+	}
+	fixed := strings.Replace(code, "return \"x\"", "return 0", 1)
+	src, _ = ParseSource("x.go", fixed, nil)
+	i, _ = NewInterpreter(InterpreterOptions{})
+	if diags := Eval(i, src); diags != nil {
+		t.Fatal(diags)
+	}
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{1, "small"}, {2, "small"}, {3, "small"}, {-4, "negative"}, {8, "tagged"}, {5, "other"}} {
+		v, err := i.Eval(fmt.Sprintf("x.Kind(%d)", tc.n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.String(); got != tc.want {
+			t.Errorf("Kind(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }
