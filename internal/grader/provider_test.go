@@ -314,6 +314,47 @@ func TestProviderIdempotencyRules(t *testing.T) {
 			},
 		},
 		{
+			name: "a refusal in front of the idempotency layer replays nothing and saves nothing",
+			faults: []rk.Fault{{Request: 1, Kind: rk.FaultLostReply},
+				{Request: 2, Kind: rk.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true, Message: "amount too large"}},
+			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+				for range 3 {
+					send(ctx, w, params("k1", 2500), got)
+				}
+			},
+			check: func(t *testing.T, env *rk.Env, got []answer) {
+				e := apiErr(t, got[1].err)
+				if e.Status != 400 || e.Replayed || !errors.Is(e, rk.ErrInvalidRequest) {
+					t.Fatalf("request 2 got %+v, want a fresh 400 invalid_request_error", e)
+				}
+				if got[2].err != nil || got[2].refund.ID != "re_1" || !env.Provider().Requests()[2].Replayed {
+					t.Fatalf("request 3 got %+v %v, want request 1's refund replayed", got[2].refund, got[2].err)
+				}
+				if n := len(env.Provider().Ledger()); n != 1 {
+					t.Fatalf("ledger has %d refunds, want 1", n)
+				}
+			},
+		},
+		{
+			name:   "a new fault script counts requests from where it begins",
+			faults: []rk.Fault{{Kind: rk.FaultConnection}},
+			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+				send(ctx, w, params("k1", 2500), got)
+				w.Env().Provider().ScriptFaults(nil)
+				send(ctx, w, params("k1", 2500), got)
+				w.Env().Provider().ScriptFaults([]rk.Fault{{Request: 1, Kind: rk.FaultLostReply}})
+				send(ctx, w, params("k2", 1000), got)
+				send(ctx, w, params("k2", 1000), got)
+			},
+			check: func(t *testing.T, env *rk.Env, got []answer) {
+				var ce *rk.ConnectionError
+				var te *rk.TimeoutError
+				if !errors.As(got[0].err, &ce) || got[1].err != nil || !errors.As(got[2].err, &te) || got[3].err != nil {
+					t.Fatalf("got %v, %v, %v, %v; want a connection error, success, a timeout, success", got[0].err, got[1].err, got[2].err, got[3].err)
+				}
+			},
+		},
+		{
 			name:   "the caller's context deadline bounds the wait",
 			faults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: time.Minute}},
 			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {

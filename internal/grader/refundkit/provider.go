@@ -31,6 +31,11 @@ type Fault struct {
 	RetryAfter time.Duration `yaml:"retry_after,omitempty" json:"retry_after,omitempty"`
 	Processing time.Duration `yaml:"processing,omitempty" json:"processing,omitempty"` // slow: how long the provider works
 	Then       *Fault        `yaml:"then,omitempty" json:"then,omitempty"`             // slow: the final outcome (nil: success)
+	// BeforeKeys: an http-error answered by a layer in front of the
+	// idempotency layer (as the rate limiter is for every 429), so the key
+	// is neither looked up nor saved: the answer says nothing about earlier
+	// requests under the same key.
+	BeforeKeys bool `yaml:"before_keys,omitempty" json:"before_keys,omitempty"`
 }
 
 // Describe says in plain words what the fault does.
@@ -50,6 +55,9 @@ func (f Fault) Describe() string {
 		if f.RetryAfter > 0 {
 			s += ", Retry-After " + FormatDuration(f.RetryAfter)
 		}
+		if f.BeforeKeys {
+			s += " in front of the idempotency layer"
+		}
 		return s
 	case FaultSlow:
 		s := "processed for " + FormatDuration(f.Processing)
@@ -67,6 +75,9 @@ func (f Fault) Describe() string {
 func (f Fault) Validate() error {
 	switch f.Kind {
 	case FaultConnection, FaultLostRequest, FaultLostReply:
+		if f.BeforeKeys {
+			return fmt.Errorf("refundkit: before_keys applies to an %q fault only, not %q", FaultHTTPError, f.Kind)
+		}
 	case FaultHTTPError:
 		if f.Status < 400 || f.Status > 599 {
 			return fmt.Errorf("refundkit: fault %q needs an HTTP error status (400-599), got %d", f.Kind, f.Status)
@@ -77,6 +88,9 @@ func (f Fault) Validate() error {
 		}
 		if f.Then != nil && f.Then.Kind != FaultHTTPError {
 			return fmt.Errorf("refundkit: a slow request can only end in success or an http-error, not %q", f.Then.Kind)
+		}
+		if f.BeforeKeys || (f.Then != nil && f.Then.BeforeKeys) {
+			return fmt.Errorf("refundkit: a slow request ran past the idempotency layer: before_keys does not apply")
 		}
 		if f.Then != nil {
 			return f.Then.Validate()
@@ -154,6 +168,9 @@ type Provider struct {
 	lookups  []Lookup
 	refundN  int
 	keyN     int
+	// faultBase is how many requests were made before the current fault
+	// script began: its ordinals count from there.
+	faultBase int
 }
 
 // AddCharge creates a charge before the run.
@@ -185,6 +202,15 @@ func (p *Provider) AddRefund(chargeID string, amount int64, reference, key strin
 // AddFault scripts a fault.
 func (p *Provider) AddFault(f Fault) { p.faults = append(p.faults, f) }
 
+// ScriptFaults replaces the fault script from the next request on, its
+// ordinals counting from there (request 1 is the next request): a later
+// phase of a scenario meets a provider that behaves differently, e.g. an
+// outage that has ended. No faults means every request behaves.
+func (p *Provider) ScriptFaults(faults []Fault) {
+	p.faults = append([]Fault(nil), faults...)
+	p.faultBase = len(p.requests)
+}
+
 // Ledger returns every applied refund, oldest first.
 func (p *Provider) Ledger() []Applied { return append([]Applied(nil), p.ledger...) }
 
@@ -201,6 +227,7 @@ func (p *Provider) Requests() []Request {
 func (p *Provider) Lookups() []Lookup { return append([]Lookup(nil), p.lookups...) }
 
 func (p *Provider) faultFor(n int) Fault {
+	n -= p.faultBase
 	var every Fault
 	for _, f := range p.faults {
 		if f.Request == n {
@@ -378,6 +405,11 @@ func (p *Provider) arrive(req *Request, f Fault, params RefundParams) (reply, bo
 		// The rate limiter runs before the idempotency layer: nothing saved.
 		r := reply{err: &APIError{Status: 429, Type: orDefault(f.Type, "rate_limit_error"), Code: f.Code, Message: orDefault(f.Message, "too many requests"), RetryAfter: f.RetryAfter}}
 		e.Record("provider", KindState, "request #%d: rate limited (%s), nothing saved under the key", req.N, r)
+		return r, false
+	}
+	if f.Kind == FaultHTTPError && f.BeforeKeys {
+		r := reply{err: &APIError{Status: f.Status, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "refused"), RetryAfter: f.RetryAfter}}
+		e.Record("provider", KindState, "request #%d: refused in front of the idempotency layer (%s): key %s not looked up, nothing saved", req.N, r, req.Key)
 		return r, false
 	}
 	if k := p.keys[req.Key]; k != nil {
