@@ -15,13 +15,14 @@ const (
 	InvMissingRecordClear  = "missing-record-clear"
 	InvOutcomeMatchesState = "outcome-matches-state"
 	InvExclusiveClaim      = "exclusive-claim"
+	InvExpectedEndState    = "expected-end-state"
 )
 
 // InvariantIDs lists the invariants in report order.
 var InvariantIDs = []string{
 	InvNoDoubleRefund, InvDoneMeansRefunded, InvRefundRecorded, InvNoStuckProcessing,
 	InvUnknownNotFailed, InvSameKey, InvPermanentNotRetried, InvBackoff, InvBoundedAttempts,
-	InvMissingRecordClear, InvOutcomeMatchesState, InvExclusiveClaim,
+	InvMissingRecordClear, InvOutcomeMatchesState, InvExclusiveClaim, InvExpectedEndState,
 }
 
 var invariantTitles = map[string]string{
@@ -37,6 +38,7 @@ var invariantTitles = map[string]string{
 	InvMissingRecordClear:  "A missing record gives a clear error and no provider call",
 	InvOutcomeMatchesState: "The returned outcome matches the stored status",
 	InvExclusiveClaim:      "Only one worker works on a refund at a time",
+	InvExpectedEndState:    "The refund ends where it should: the status and the number of refunds the scenario leaves no choice about",
 }
 
 // invariantWhy says, for the report, why each invariant matters.
@@ -53,6 +55,7 @@ var invariantWhy = map[string]string{
 	InvMissingRecordClear:  "A missing record is a bug upstream; it must surface as an error, not a panic, and must not move money.",
 	InvOutcomeMatchesState: "Callers act on the returned outcome; if it disagrees with the database, one of them is lying.",
 	InvExclusiveClaim:      "Two workers that both believe they own a refund will both send it, and both write its status.",
+	InvExpectedEndState:    "Being safe is not enough: a refund the customer is owed must actually be made and recorded, and a run that can settle a refund must not leave it for someone else.",
 }
 
 // DefaultDefects maps each invariant to the seed defect (of the original
@@ -70,6 +73,7 @@ var DefaultDefects = map[string]string{
 	InvMissingRecordClear:  DefectMissingRecord,
 	InvOutcomeMatchesState: DefectSwallowedErrors,
 	InvExclusiveClaim:      DefectCheckThenAct,
+	InvExpectedEndState:    DefectSwallowedErrors,
 }
 
 // Seed defects: the bugs of the original snippet.

@@ -142,6 +142,10 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 		if len(sc.Phases) > 1 {
 			env.Record("clock", refundkit.KindState, "%s begins", ph.Name)
 		}
+		if ph.ResetFaults || len(ph.Faults) > 0 {
+			env.Provider().ScriptFaults(ph.Faults)
+			env.Record("clock", refundkit.KindState, "from now on the provider has %s", faultScriptWords(ph.Faults))
+		}
 		var ends []chan struct{}
 		for _, inv := range ph.Invocations {
 			crash := refundkit.CrashPoint{}
@@ -163,6 +167,22 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 			<-end
 		}
 	}
+}
+
+// faultScriptWords says in plain words what a phase's fault script does.
+func faultScriptWords(faults []refundkit.Fault) string {
+	if len(faults) == 0 {
+		return "no faults"
+	}
+	var parts []string
+	for _, f := range faults {
+		which := "every request"
+		if f.Request > 0 {
+			which = fmt.Sprintf("request %d of this phase", f.Request)
+		}
+		parts = append(parts, which+": "+f.Describe())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // invoke is one worker's process: load the submission, call RefundMoney,

@@ -136,6 +136,12 @@ func checkRun(sc *Scenario, r *run) []violation {
 				if inv == InvNoDoubleRefund {
 					v.defect = doubleRefundDefect(f)
 				}
+				if inv == InvExpectedEndState && tooManyRefunds(f) && len(f.refunds) >= 2 {
+					// Refunding twice: blame what no-double-refund would.
+					if v.defect = doubleRefundDefect(f); v.defect == "" {
+						v.defect = sc.defectFor(InvNoDoubleRefund)
+					}
+				}
 				out = append(out, v)
 			}
 		}
@@ -156,6 +162,7 @@ var invariantChecks = map[string]func(*runFacts) string{
 	InvMissingRecordClear:  checkMissingRecordClear,
 	InvOutcomeMatchesState: checkOutcomeMatchesState,
 	InvExclusiveClaim:      checkExclusiveClaim,
+	InvExpectedEndState:    checkExpectedEndState,
 }
 
 func describeApplied(a refundkit.Applied, f *runFacts) string {
@@ -652,4 +659,65 @@ func checkExclusiveClaim(f *runFacts) string {
 		}
 	}
 	return ""
+}
+
+// checkExpectedEndState compares where the request ended with the
+// scenario's Expect: the refunds the provider holds for it (those made
+// before the run included) and the record's status. Refunds beyond the
+// expected number come first: money sent twice is the worst news.
+func checkExpectedEndState(f *runFacts) string {
+	want := f.sc.Expect
+	if want == nil {
+		return ""
+	}
+	if tooManyRefunds(f) {
+		return refundCountWords(f)
+	}
+	if len(want.Status) > 0 {
+		got := "missing (no record)"
+		ok := false
+		if f.hasFinal {
+			got = string(f.final.Status)
+			if f.final.Reason != "" {
+				got += fmt.Sprintf(" (reason %q)", f.final.Reason)
+			}
+			for _, st := range want.Status {
+				ok = ok || f.final.Status == st
+			}
+		}
+		if !ok {
+			var sts []string
+			for _, st := range want.Status {
+				sts = append(sts, string(st))
+			}
+			msg := fmt.Sprintf("%s ended %s, but in this scenario it must end %s", f.id, got, strings.Join(sts, " or "))
+			if len(f.requests) == 0 && len(f.refunds) == 0 {
+				msg += "; no refund request was ever sent"
+			}
+			return msg
+		}
+	}
+	if want.Refunds != nil && len(f.refunds) != *want.Refunds {
+		return refundCountWords(f)
+	}
+	return ""
+}
+
+// tooManyRefunds reports whether the provider holds more refunds for the
+// request than the scenario's Expect allows.
+func tooManyRefunds(f *runFacts) bool {
+	want := f.sc.Expect
+	return want != nil && want.Refunds != nil && len(f.refunds) > *want.Refunds
+}
+
+func refundCountWords(f *runFacts) string {
+	var parts []string
+	for _, a := range f.refunds {
+		parts = append(parts, describeApplied(a, f))
+	}
+	held := "none"
+	if len(parts) > 0 {
+		held = strings.Join(parts, "; ")
+	}
+	return fmt.Sprintf("the provider holds %d refunds for %s, but in this scenario it must hold exactly %d: %s", len(f.refunds), f.id, *f.sc.Expect.Refunds, held)
 }

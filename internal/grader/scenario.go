@@ -30,6 +30,23 @@ type Scenario struct {
 	// Budget is the virtual time a run may take past its phases' offsets
 	// before outstanding workers are stopped (default DefaultBudget).
 	Budget time.Duration `yaml:"budget,omitempty" json:"budget,omitempty"`
+	// Expect is where the refund must end, when a correct submission
+	// leaves no choice (invariant expected-end-state); nil: not checked.
+	Expect *Expectation `yaml:"expect,omitempty" json:"expect,omitempty"`
+}
+
+// Expectation is the end state of a request after the last phase.
+type Expectation struct {
+	// Status the record must end in; several mean any one of them.
+	Status []refundkit.Status `yaml:"status,omitempty" json:"status,omitempty"`
+	// Refunds is how many refunds the provider must hold for the request,
+	// counting those made before the run; nil: any number.
+	Refunds *int `yaml:"refunds,omitempty" json:"refunds,omitempty"`
+}
+
+// expectEnd is the Expectation "ends in one of statuses with n refunds".
+func expectEnd(n int, statuses ...refundkit.Status) *Expectation {
+	return &Expectation{Status: statuses, Refunds: &n}
 }
 
 // DefaultBudget is how much virtual time a run gets past its phase offsets.
@@ -75,6 +92,12 @@ type Phase struct {
 	Name        string        `yaml:"name" json:"name"`
 	After       time.Duration `yaml:"after,omitempty" json:"after,omitempty"`
 	Invocations []Invocation  `yaml:"invocations" json:"invocations"`
+	// Faults, or ResetFaults with none, replace the provider's fault
+	// script when the phase begins, request ordinals counting from the
+	// phase's first request: the provider of a later phase can behave
+	// differently (an outage over by then). Otherwise the script goes on.
+	Faults      []refundkit.Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+	ResetFaults bool              `yaml:"reset_faults,omitempty" json:"reset_faults,omitempty"`
 }
 
 // Invocation is one call of RefundMoney by a worker (a process of its own).
@@ -125,8 +148,16 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("grader: scenario %s names unknown defect %q", s.Name, d)
 		}
 	}
+	if s.Expect != nil && s.Expect.Refunds != nil && *s.Expect.Refunds < 0 {
+		return fmt.Errorf("grader: scenario %s expects %d refunds", s.Name, *s.Expect.Refunds)
+	}
 	workers := map[string]bool{}
 	for _, p := range s.Phases {
+		for _, f := range p.Faults {
+			if err := f.Validate(); err != nil {
+				return fmt.Errorf("grader: scenario %s, phase %s: %w", s.Name, p.Name, err)
+			}
+		}
 		for _, inv := range p.Invocations {
 			if inv.Worker == "" || workers[inv.Worker] {
 				return fmt.Errorf("grader: scenario %s: each invocation needs its own worker id (%q)", s.Name, inv.Worker)
@@ -147,6 +178,9 @@ func (s *Scenario) Validate() error {
 
 // checks reports whether the scenario checks invariant id.
 func (s *Scenario) checks(id string) bool {
+	if id == InvExpectedEndState && s.Expect == nil {
+		return false // nothing to compare with
+	}
 	if len(s.Invariants) == 0 {
 		return true
 	}

@@ -54,7 +54,9 @@ phases:
     invocations: [{worker: worker-1, request_id: r1}]
   - name: later
     after: 10m
+    reset_faults: true
     invocations: [{worker: worker-2, request_id: r1}]
+expect: {status: [done, needs_check], refunds: 1}
 `
 	var s Scenario
 	if err := yaml.Unmarshal([]byte(src), &s); err != nil {
@@ -63,7 +65,8 @@ phases:
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if s.Faults[1].Processing != 30*time.Second || s.Faults[1].Then.Status != 503 || s.Phases[1].After != 10*time.Minute {
+	if s.Faults[1].Processing != 30*time.Second || s.Faults[1].Then.Status != 503 || s.Phases[1].After != 10*time.Minute ||
+		!s.Phases[1].ResetFaults || len(s.Expect.Status) != 2 || *s.Expect.Refunds != 1 {
 		t.Fatalf("decoded %+v", s)
 	}
 }
@@ -82,6 +85,8 @@ func TestScenarioValidate(t *testing.T) {
 		{"unknown defect", func(s *Scenario) { s.Defects = map[string]string{InvSameKey: "nope"} }, `unknown defect "nope"`},
 		{"bad fault", func(s *Scenario) { s.Faults = []rk.Fault{{Kind: "explode"}} }, `unknown fault kind "explode"`},
 		{"duplicate worker", func(s *Scenario) { s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w1"}) }, "its own worker"},
+		{"bad phase fault", func(s *Scenario) { s.Phases[0].Faults = []rk.Fault{{Kind: rk.FaultLostReply, BeforeKeys: true}} }, "before_keys applies to an"},
+		{"negative refunds", func(s *Scenario) { s.Expect = expectEnd(-1) }, "expects -1 refunds"},
 		{"crash worker missing", func(s *Scenario) { s.Explore = Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "w9"} }, `"w9" makes no invocation`},
 	}
 	for _, tc := range tests {

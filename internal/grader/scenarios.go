@@ -40,19 +40,21 @@ const concurrencySchedules = 50
 func AsyncRefundSuite() []Scenario {
 	return []Scenario{
 		{
-			Name:  "all-attempts-fail",
-			Title: "Every attempt fails",
+			Name:   "all-attempts-fail",
+			Expect: expectEnd(0, rk.StatusFailed, rk.StatusNeedsCheck),
+			Title:  "Every attempt fails",
 			Description: "The provider cannot be reached at all: every request fails with a connection error. " +
 				"Nothing was refunded, so the record must not end done. Two runs with different random seeds compare the waits between attempts.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
 			Faults:  []rk.Fault{conn(0)},
 			Phases:  oneCall(),
 			Explore: Exploration{Schedules: 2},
-			Defects: map[string]string{InvOutcomeMatchesState: DefectDoneAfterFailure},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectDoneAfterFailure, InvExpectedEndState: DefectDoneAfterFailure},
 		},
 		{
-			Name:  "success-on-retry",
-			Title: "Success on a later retry",
+			Name:   "success-on-retry",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "Success on a later retry",
 			Description: "The first request fails with a connection error, the second is rate limited (429 with no Retry-After), the third succeeds. " +
 				"One refund, recorded done, with growing waits in between.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
@@ -60,8 +62,9 @@ func AsyncRefundSuite() []Scenario {
 			Phases: oneCall(),
 		},
 		{
-			Name:  "lost-reply",
-			Title: "A lost reply",
+			Name:   "lost-reply",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "A lost reply",
 			Description: "The provider applies the first refund, but its reply is lost: the caller sees a timeout. " +
 				"A retry under the same key gets the saved answer back; a retry under a new key refunds again.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
@@ -69,8 +72,9 @@ func AsyncRefundSuite() []Scenario {
 			Phases: oneCall(),
 		},
 		{
-			Name:  "every-reply-lost",
-			Title: "Every reply lost",
+			Name:   "every-reply-lost",
+			Expect: expectEnd(1, rk.StatusNeedsCheck, rk.StatusDone),
+			Title:  "Every reply lost",
 			Description: "Every reply from the provider is lost, though the first request applied the refund. " +
 				"The caller never hears back: the record must end needs_check (or done, if a look-up finds the refund), with exactly one refund.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
@@ -78,8 +82,9 @@ func AsyncRefundSuite() []Scenario {
 			Phases: oneCall(),
 		},
 		{
-			Name:  "timeout-before-send",
-			Title: "Timeout before the provider saw the request",
+			Name:   "timeout-before-send",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "Timeout before the provider saw the request",
 			Description: "The first request is lost on the way: the caller times out, the provider never saw it. " +
 				"The retry succeeds: one refund, done.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
@@ -87,8 +92,9 @@ func AsyncRefundSuite() []Scenario {
 			Phases: oneCall(),
 		},
 		{
-			Name:  "saved-5xx-replayed",
-			Title: "A 500 saved under the key and replayed",
+			Name:   "saved-5xx-replayed",
+			Expect: expectEnd(0, rk.StatusNeedsCheck, rk.StatusFailed),
+			Title:  "A 500 saved under the key and replayed",
 			Description: "The first request fails inside the provider with a 500. The provider saves that answer under the idempotency key " +
 				"and replays it to every retry with the same key for 24 hours. Nothing was refunded, but the caller cannot know: " +
 				"not done, and not failed unless a ListRefunds look-up after it showed no refund.",
@@ -97,8 +103,9 @@ func AsyncRefundSuite() []Scenario {
 			Phases: oneCall(),
 		},
 		{
-			Name:  "key-in-flight-409",
-			Title: "409: the key is still in flight",
+			Name:   "key-in-flight-409",
+			Expect: expectEnd(0, rk.StatusNeedsCheck, rk.StatusFailed),
+			Title:  "409: the key is still in flight",
 			Description: "The first request is slow: the provider works on it for 30 s, past the client's 10 s timeout. " +
 				"A retry with the same key meanwhile gets 409 idempotency_key_in_use, and the slow request finally ends in a 500. " +
 				"A 409 is not a success: marking done on it is wrong.",
@@ -109,8 +116,39 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors, InvOutcomeMatchesState: DefectSwallowedErrors},
 		},
 		{
-			Name:  "rate-limited-429",
-			Title: "429 with Retry-After",
+			Name:   "409-then-success",
+			Title:  "409, then the slow request succeeds",
+			Expect: expectEnd(1, rk.StatusDone),
+			Description: "The first request is slow: the provider works on it for 12 s, past the client's 10 s timeout, and then refunds. " +
+				"A retry with the same key meanwhile gets 409 idempotency_key_in_use: the first request is still running and may yet land. " +
+				"A run that waits and resends under the same key gets the saved success replayed: one refund, done. " +
+				"Taking the 409 as a refusal (failed) loses a refund that happened.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: 12 * time.Second}},
+			Phases: oneCall(),
+			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed,
+				InvDoneMeansRefunded: DefectSwallowedErrors, InvOutcomeMatchesState: DefectSwallowedErrors},
+		},
+		{
+			Name:   "refusal-after-timeout",
+			Title:  "A refusal after a timeout",
+			Expect: expectEnd(1, rk.StatusNeedsCheck, rk.StatusDone),
+			Description: "The charge of 10000 already has 6000 refunded for other orders. The first request applies r1's 2500, but its reply is lost: the caller sees a timeout. " +
+				"The retry is refused 400 invalid_request_error, \"amount greater than what is left to refund (1500)\", by a front end that checks the amount " +
+				"before the idempotency layer looks the key up, so no saved answer is replayed. The refusal answers the retry only: " +
+				"the timed-out attempt may have landed (here it is the very reason for the refusal). Recording failed loses the refund; " +
+				"needs_check is right, or done if a ListRefunds look-up finds it.",
+			Records: []RecordSeed{pendingRecord()},
+			Charges: plainCharge(RefundSeed{Amount: 6000, Reference: "r0", Key: "refund-r0", Age: 72 * time.Hour}),
+			Faults: []rk.Fault{lostReply(1), {Request: 2, Kind: rk.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true,
+				Message: "refund amount 2500 is greater than what is left to refund (1500)"}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed},
+		},
+		{
+			Name:   "rate-limited-429",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "429 with Retry-After",
 			Description: "The first request is rate limited with Retry-After: 5s (a header this fake sends; Stripe does not promise one). " +
 				"The next attempt must wait at least 5 s, then it succeeds.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
@@ -118,18 +156,20 @@ func AsyncRefundSuite() []Scenario {
 			Phases: oneCall(),
 		},
 		{
-			Name:  "invalid-request",
-			Title: "An invalid request",
+			Name:   "invalid-request",
+			Expect: expectEnd(0, rk.StatusFailed),
+			Title:  "An invalid request",
 			Description: "The record asks to refund 20000 on a charge of 10000: the provider answers 400 invalid_request_error on the amount. " +
 				"That answer is definitive: no retry, and the record ends failed.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: 2 * chargeAmount, Currency: "usd", Status: rk.StatusPending}},
 			Charges: plainCharge(),
 			Phases:  oneCall(),
-			Defects: map[string]string{InvDoneMeansRefunded: DefectDoneAfterFailure},
+			Defects: map[string]string{InvDoneMeansRefunded: DefectDoneAfterFailure, InvExpectedEndState: DefectDoneAfterFailure},
 		},
 		{
-			Name:  "already-refunded",
-			Title: "The charge is already refunded",
+			Name:   "already-refunded",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "The charge is already refunded",
 			Description: "Two days ago a refund of the full 10000 was made for this request, under a key that has since expired, and the record still says pending. " +
 				"The provider answers 400 charge_already_refunded: the money is back with the customer, so the record ends done.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: chargeAmount, Currency: "usd", Status: rk.StatusPending}},
@@ -137,17 +177,19 @@ func AsyncRefundSuite() []Scenario {
 			Phases:  oneCall(),
 		},
 		{
-			Name:  "helper-panics",
-			Title: "A helper panics",
+			Name:   "helper-panics",
+			Expect: expectEnd(1, rk.StatusNeedsCheck, rk.StatusDone),
+			Title:  "A helper panics",
 			Description: "The refund goes through, then MarkDone panics with \"database connection reset\". " +
 				"The panic may reach the caller, but the record must not be left pending or processing: the refund happened.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
 			Panics:  []rk.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database connection reset"}},
 			Phases:  oneCall(),
-			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
 		},
 		{
 			Name:        "retry-failed",
+			Expect:      expectEnd(1, rk.StatusDone),
 			Title:       "Retrying a failed refund",
 			Description: "The record was marked failed by an earlier run that never reached the provider. This run claims it again and refunds: one refund, done.",
 			Records:     []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusFailed, Reason: "connection refused"}},
@@ -156,6 +198,7 @@ func AsyncRefundSuite() []Scenario {
 		},
 		{
 			Name:        "repeat-after-done",
+			Expect:      expectEnd(1, rk.StatusDone),
 			Title:       "A repeat call after done",
 			Description: "The refund was made an hour ago and the record says done. Calling again must not touch the provider and returns done.",
 			Records:     []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusDone}},
@@ -164,25 +207,28 @@ func AsyncRefundSuite() []Scenario {
 		},
 		{
 			Name:        "missing-record",
+			Expect:      expectEnd(0),
 			Title:       "A missing record",
 			Description: "There is no record for r1. The function must return a clear error: no panic, no outcome done, no provider call.",
 			Charges:     plainCharge(),
 			Phases:      oneCall(),
 		},
 		{
-			Name:  "two-concurrent",
-			Title: "Two concurrent calls",
+			Name:   "two-concurrent",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "Two concurrent calls",
 			Description: "Two workers call RefundMoney for r1 at the same moment, as a queue that delivers twice would. " +
 				"50 seeded schedules interleave their store and provider calls: one refund, and never both working on it at once.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
 			Phases: []Phase{{Name: "run", Invocations: []Invocation{
 				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", RequestID: suiteRequest}}}},
 			Explore: Exploration{Schedules: concurrencySchedules},
-			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct},
+			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct, InvExpectedEndState: DefectCheckThenAct},
 		},
 		{
-			Name:  "redelivery",
-			Title: "At-least-once redelivery",
+			Name:   "redelivery",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "At-least-once redelivery",
 			Description: "The queue delivers r1 four times: two at once, one 2 s later, one 15 s later. The first reply from the provider is lost, " +
 				"so the first owner is still retrying when the others arrive. 50 seeded schedules: one refund, one owner at a time.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
@@ -191,7 +237,7 @@ func AsyncRefundSuite() []Scenario {
 				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", RequestID: suiteRequest},
 				{Worker: "worker-3", At: 2 * time.Second, RequestID: suiteRequest}, {Worker: "worker-4", At: 15 * time.Second, RequestID: suiteRequest}}}},
 			Explore: Exploration{Schedules: concurrencySchedules},
-			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct},
+			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct, InvExpectedEndState: DefectCheckThenAct},
 		},
 		{
 			Name:  "crash-and-rerun",
@@ -208,36 +254,55 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvNoDoubleRefund: DefectCrashWindow, InvExclusiveClaim: DefectCrashWindow},
 		},
 		{
-			Name:  "stale-claim",
-			Title: "A stale claim",
+			Name:   "stale-claim",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "A stale claim",
 			Description: "worker-0 claimed r1 six minutes ago, sent the refund under key refund-r1 and died before recording it; its lease ran out a minute ago. " +
 				"This run must take over and finish: one refund in total, done.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusProcessing,
 				Owner: "worker-0", LeaseLeft: -time.Minute}},
 			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 6 * time.Minute, ForRequest: suiteRequest}),
 			Phases:  oneCall(),
-			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvRefundRecorded: DefectCrashWindow},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvRefundRecorded: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
 		},
 		{
-			Name:  "live-claim",
-			Title: "A live claim held by another worker",
+			Name:   "live-claim",
+			Expect: expectEnd(0, rk.StatusProcessing),
+			Title:  "A live claim held by another worker",
 			Description: "worker-9 claimed r1 a moment ago and is still working, its lease good for five more minutes. " +
 				"This run must not call the provider and returns in_progress.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusProcessing,
 				Owner: "worker-9", OwnerAlive: true, LeaseLeft: 5 * time.Minute}},
 			Charges: plainCharge(),
 			Phases:  oneCall(),
-			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct, InvExpectedEndState: DefectCheckThenAct},
 		},
 		{
-			Name:  "week-later-key-expired",
-			Title: "Retried a week later, after the key expired",
+			Name:   "week-later-key-expired",
+			Expect: expectEnd(1, rk.StatusDone, rk.StatusNeedsCheck),
+			Title:  "Retried a week later, after the key expired",
 			Description: "A week ago a refund for r1 (reference r1) was applied under key refund-r1, but its reply was lost and the record was left needs_check. " +
 				"The provider has pruned the key since: a blind resend is a brand-new refund. A ListRefunds look-up finds the old one.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
 			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 7 * 24 * time.Hour, ForRequest: suiteRequest}),
 			Phases:  oneCall(),
-			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend},
+			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend, InvExpectedEndState: DefectBlindResend},
+		},
+		{
+			Name:   "own-refund-after-expiry",
+			Title:  "Its own lost refund, a week later",
+			Expect: expectEnd(1, rk.StatusDone, rk.StatusNeedsCheck),
+			Description: "During the first run every reply from the provider is lost, though the first request applied the refund. " +
+				"If that run cannot find the refund, it leaves r1 needs_check. Eight days later, the outage long over and the key expired, a second run handles r1: " +
+				"only the reference the first run stored with its refund lets a ListRefunds look-up (in either run) find it. " +
+				"A refund sent without a reference is invisible, and a resend under the expired key refunds twice.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{lostReply(0)},
+			Phases: []Phase{
+				{Name: "run 1", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest}}},
+				{Name: "run 2", After: 8 * 24 * time.Hour, ResetFaults: true, Invocations: []Invocation{{Worker: "worker-2", RequestID: suiteRequest}}},
+			},
+			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend, InvExpectedEndState: DefectBlindResend},
 		},
 	}
 }
