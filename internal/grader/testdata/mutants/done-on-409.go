@@ -1,6 +1,7 @@
 // Mutant: done-on-409
 // Removes: the reading of a 409 "key in use" as unknown: it is taken as proof the refund went through, and recorded done.
 // expect: key-in-flight-409 done-means-refunded
+// expect: 409-then-success done-means-refunded
 
 // Package refund processes stored refund requests.
 //

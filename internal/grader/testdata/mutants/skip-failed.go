@@ -1,6 +1,6 @@
 // Mutant: skip-failed
 // Removes: retrying a refund recorded failed: a failed record is reported failed again and never resent.
-// Not caught: retry-failed only checks safety invariants; none says the refund must end done. An expected final state per scenario (retry-failed: done, one refund) would catch it.
+// expect: retry-failed expected-end-state
 
 // Package refund processes stored refund requests.
 //

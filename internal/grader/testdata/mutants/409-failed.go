@@ -1,6 +1,9 @@
-// Mutant: refusal-after-timeout-failed
-// Removes: the rule that a refusal after an unanswered attempt is not proof: after a timeout, a 400 is recorded failed.
-// Not caught: no scenario has a timed-out attempt followed by a definitive 4xx. One would: request 1 timeout-before-send (the caller sees only a timeout), request 2 answered 400 invalid_request_error; recording failed then ignores that request 1 may have landed, and unknown-not-failed should say so.
+// Mutant: 409-failed
+// Removes: the reading of a 409 "key in use" as unknown: it is taken as a definitive refusal and recorded failed, though the request holding the key may still land.
+// expect: 409-then-success unknown-not-failed
+// expect: 409-then-success refund-recorded
+// expect: 409-then-success expected-end-state
+// expect: key-in-flight-409 unknown-not-failed
 
 // Package refund processes stored refund requests.
 //
@@ -202,6 +205,10 @@ func (r *refundRun) send() (refundkit.Outcome, error) {
 		if err == nil {
 			return r.finish(refundkit.StatusDone, "")
 		}
+		if errors.Is(err, refundkit.ErrIdempotencyKeyInUse) {
+			// The key is in use: take it as a refusal.
+			return r.finish(refundkit.StatusFailed, err.Error())
+		}
 		f := classify(err)
 		refundkit.Logf(r.ctx, "refund %s: attempt %d of %d (key %s) failed: %v", id, attempt, maxAttempts, r.key, err)
 		why = fmt.Sprintf("attempt %d: %v", attempt, err)
@@ -210,6 +217,12 @@ func (r *refundRun) send() (refundkit.Outcome, error) {
 		case alreadyRefunded:
 			return r.finish(refundkit.StatusDone, "")
 		case rejected:
+			if r.ambiguous {
+				// A refusal after an attempt that may have landed is not
+				// proof that nothing happened: the earlier one may be the
+				// reason for the refusal.
+				return r.finish(refundkit.StatusNeedsCheck, "refused after an earlier attempt with no answer: "+err.Error())
+			}
 			return r.finish(refundkit.StatusFailed, err.Error())
 		case keyConflict:
 			// Something already ran under our key with other parameters

@@ -1,6 +1,8 @@
-// Mutant: no-reference
-// Removes: the reference stored with the refund: a look-up can never find this run's own refund again.
-// Not caught: week-later-key-expired seeds a refund that already carries reference r1. A scenario where the submission's own first run made the refund (reply lost, run ends needs_check) and a second run comes a week later, after the key expired, would show a double refund.
+// Mutant: refusal-after-timeout-failed
+// Removes: the rule that a refusal after an unanswered attempt is not proof: after a timeout, a 400 is recorded failed.
+// expect: refusal-after-timeout unknown-not-failed
+// expect: refusal-after-timeout refund-recorded
+// expect: refusal-after-timeout expected-end-state
 
 // Package refund processes stored refund requests.
 //
@@ -194,6 +196,7 @@ func (r *refundRun) send() (refundkit.Outcome, error) {
 		Charge:         r.rec.ChargeID,
 		Amount:         r.rec.Amount,
 		IdempotencyKey: r.key,
+		Reference:      id, // lets a later run find this refund with ListRefunds
 	}
 	why := ""
 	for attempt := 1; attempt <= maxAttempts; attempt++ {
@@ -209,12 +212,6 @@ func (r *refundRun) send() (refundkit.Outcome, error) {
 		case alreadyRefunded:
 			return r.finish(refundkit.StatusDone, "")
 		case rejected:
-			if r.ambiguous {
-				// A refusal after an attempt that may have landed is not
-				// proof that nothing happened: the earlier one may be the
-				// reason for the refusal.
-				return r.finish(refundkit.StatusNeedsCheck, "refused after an earlier attempt with no answer: "+err.Error())
-			}
 			return r.finish(refundkit.StatusFailed, err.Error())
 		case keyConflict:
 			// Something already ran under our key with other parameters
