@@ -69,6 +69,9 @@ func TestShippedContent(t *testing.T) {
 			}
 			for _, q := range qs.Questions {
 				pg.mustContain(t, q.ID)
+				if q.Details.HTML != "" {
+					pg.mustContain(t, q.Details.HTML)
+				}
 				if q.ModelAnswer.HTML != "" {
 					pg.mustNotContain(t, q.ModelAnswer.HTML)
 				}
