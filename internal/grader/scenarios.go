@@ -118,10 +118,11 @@ func AsyncRefundSuite() []Scenario {
 		{
 			Name:   "409-then-success",
 			Title:  "409, then the slow request succeeds",
-			Expect: expectEnd(1, rk.StatusDone),
+			Expect: expectEnd(1, rk.StatusDone, rk.StatusNeedsCheck),
 			Description: "The first request is slow: the provider works on it for 12 s, past the client's 10 s timeout, and then refunds. " +
 				"A retry with the same key meanwhile gets 409 idempotency_key_in_use: the first request is still running and may yet land. " +
 				"A run that waits and resends under the same key gets the saved success replayed: one refund, done. " +
+				"A run that gives up while the answer is still unknown may leave needs_check for a reconciler. " +
 				"Taking the 409 as a refusal (failed) loses a refund that happened.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
 			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: 12 * time.Second}},
