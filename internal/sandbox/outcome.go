@@ -46,7 +46,10 @@ type Outcome struct {
 	// Namespaces reports whether the child ran in new user and network
 	// namespaces.
 	Namespaces bool
-	// Wall is the real time from start to exit; CPU the user+system time
+	// Warm reports whether the child was a spare, started and initialised
+	// before the job came.
+	Warm bool
+	// Wall is the real time from the job's hand-over to exit; CPU the user+system time
 	// the child used; MaxRSS its peak resident memory (bytes).
 	Wall   time.Duration
 	CPU    time.Duration

@@ -32,15 +32,25 @@ const firstEstimate = 2 * time.Second
 
 // Pool runs at most Size children at once and lets at most Queue more
 // wait. Past that, Submit fails at once with a *BusyError.
+//
+// After KeepWarm the pool also keeps up to one spare child per place,
+// started and initialised, blocked reading its job: a job given to a spare
+// skips the child's start-up (exec, limits, namespaces, the runtime and
+// the binary's package init). A spare still runs exactly one job. Close
+// kills the spares.
 type Pool struct {
 	runner *Runner
 	size   int
 	queue  int
 	slots  chan struct{} // a token per running child
 
-	mu      sync.Mutex
-	waiting int           // submitted, not yet running
-	average time.Duration // moving average of job wall time
+	mu       sync.Mutex
+	waiting  int           // submitted, not yet running
+	average  time.Duration // moving average of job wall time
+	warm     bool          // KeepWarm was called and Close was not
+	idle     []*child      // spares waiting for a job, oldest first
+	starting int           // spares being started now
+	starters sync.WaitGroup
 }
 
 // NewPool returns a pool over runner. size <= 0 means runtime.NumCPU();
@@ -88,9 +98,114 @@ func (p *Pool) Submit(ctx context.Context, input []byte, onResult ResultHandler)
 	}
 	defer func() { <-p.slots }()
 	started := time.Now()
-	out, err := p.runner.Run(ctx, input, onResult)
+	out, err := p.run(ctx, input, onResult)
 	p.observe(time.Since(started))
 	return out, err
+}
+
+// run gives the job to a spare when there is a live one, else to a child
+// started now, and has the spare replaced in the background.
+func (p *Pool) run(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
+	for {
+		c := p.takeSpare()
+		if c == nil {
+			break
+		}
+		p.refill()
+		out, err := p.runner.runJob(ctx, c, input, onResult, true)
+		if !errors.Is(err, errSpareGone) {
+			return out, err
+		}
+		// Killed while idle (by an operator, the OOM killer, or its
+		// parent-death signal): the job never reached it; try the next.
+	}
+	p.refill()
+	return p.runner.Run(ctx, input, onResult)
+}
+
+// KeepWarm makes the pool keep a spare child per place from now on, and
+// starts them in the background. It is for a long-running server: a
+// process that grades one job and exits only wastes a spare. Call Close
+// when done, or the spares live (idle, using no CPU) until this process
+// exits; they die with it.
+func (p *Pool) KeepWarm() {
+	p.mu.Lock()
+	p.warm = true
+	p.mu.Unlock()
+	p.refill()
+}
+
+// Close kills the idle spares, waits for spares being started, and stops
+// keeping any. Running jobs are not touched; later Submits start their
+// child cold. It is safe to call more than once.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.warm = false
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, c := range idle {
+		c.discard()
+	}
+	p.starters.Wait()
+	return nil
+}
+
+// Spares is the number of idle spare children now (alive or not yet seen
+// to have died).
+func (p *Pool) Spares() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
+// takeSpare returns the oldest spare that is still alive, discarding dead
+// ones on the way, or nil.
+func (p *Pool) takeSpare() *child {
+	for {
+		p.mu.Lock()
+		if len(p.idle) == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		c := p.idle[0]
+		p.idle = p.idle[1:]
+		p.mu.Unlock()
+		if c.alive() {
+			return c
+		}
+		c.discard()
+	}
+}
+
+// refill starts spares in the background until idle and starting ones
+// make one per place.
+func (p *Pool) refill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.warm && len(p.idle)+p.starting < p.size {
+		p.starting++
+		p.starters.Add(1)
+		go p.startSpare()
+	}
+}
+
+// startSpare starts one spare and adds it to the idle ones, unless the
+// pool was closed meanwhile. A failed start is not retried here: the next
+// job starts cold, reports the failure itself, and calls refill again.
+func (p *Pool) startSpare() {
+	defer p.starters.Done()
+	c, err := p.runner.start()
+	p.mu.Lock()
+	p.starting--
+	keep := err == nil && p.warm
+	if keep {
+		p.idle = append(p.idle, c)
+	}
+	p.mu.Unlock()
+	if err == nil && !keep {
+		c.discard()
+	}
 }
 
 func (p *Pool) enqueue() error {

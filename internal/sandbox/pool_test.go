@@ -3,7 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -116,5 +119,137 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached within 5s")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitForSpares waits until pool has n idle spares and returns their pids.
+func waitForSpares(t *testing.T, pool *Pool, n int) []int {
+	t.Helper()
+	waitFor(t, func() bool { return pool.Spares() == n })
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	var pids []int
+	for _, c := range pool.idle {
+		pids = append(pids, c.cmd.Process.Pid)
+	}
+	return pids
+}
+
+// processGone reports whether pid no longer exists (reaped).
+func processGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// TestPoolWarmSpare checks a job goes to a spare, that the spare's idle
+// time does not count against the wall-clock limit, that each spare runs
+// one job only (a new one replaces it), and that Close kills the spares.
+func TestPoolWarmSpare(t *testing.T) {
+	limits := Limits{WallTime: time.Second}
+	if raceEnabled {
+		limits.WallTime = 4 * time.Second // a -race child is slow to start and to exit
+	}
+	pool := NewPool(testRunner("echo", limits), 2, 0)
+	defer pool.Close()
+	pool.KeepWarm()
+	first := waitForSpares(t, pool, 2)
+	// Idle longer than the wall-clock limit: it must start at hand-over.
+	time.Sleep(limits.WallTime + 500*time.Millisecond)
+
+	var lines []string
+	var mu sync.Mutex
+	out, err := pool.Submit(context.Background(), []byte("job one"), collect(&lines, &mu))
+	if err != nil || !out.OK() {
+		t.Fatalf("Submit to a spare: %v %+v", err, out)
+	}
+	if !out.Warm {
+		t.Error("the job did not go to the idle spare")
+	}
+	if want := `{"echo":"job one"}`; len(lines) != 2 || lines[1] != want {
+		t.Errorf("spare answered %q, want its last line %s", lines, want)
+	}
+	if out.Wall >= limits.WallTime {
+		t.Errorf("wall %s counted the idle time", out.Wall)
+	}
+
+	now := waitForSpares(t, pool, 2)
+	for _, pid := range first[:1] {
+		if slices.Contains(now, pid) {
+			t.Errorf("spare %d is idle again after running a job", pid)
+		}
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range now {
+		if !processGone(pid) {
+			t.Errorf("spare %d still exists after Close", pid)
+		}
+	}
+	if pool.Spares() != 0 {
+		t.Errorf("%d spares after Close", pool.Spares())
+	}
+	out, err = pool.Submit(context.Background(), []byte("x"), nil)
+	if err != nil || !out.OK() || out.Warm {
+		t.Errorf("Submit after Close: %v %+v, want a cold child", err, out)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if pool.Spares() != 0 {
+		t.Error("a closed pool started a spare")
+	}
+}
+
+// TestPoolDeadSpare checks a spare killed while idle is noticed and the
+// job runs in a fresh child, whether the death was seen before the
+// hand-over or only by the write of the job.
+func TestPoolDeadSpare(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		waitReap bool // let the pool's Wait see the death first
+	}{
+		{"reaped before the job", true},
+		{"killed just before the job", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pool := NewPool(testRunner("echo", Limits{}), 1, 0)
+			defer pool.Close()
+			pool.KeepWarm()
+			pid := waitForSpares(t, pool, 1)[0]
+			if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			if tt.waitReap {
+				waitFor(t, func() bool { return processGone(pid) })
+			}
+			out, err := pool.Submit(context.Background(), []byte("x"), nil)
+			if err != nil || !out.OK() {
+				t.Fatalf("Submit after the spare died: %v %+v", err, out)
+			}
+			if out.Warm && tt.waitReap {
+				t.Error("the job went to the dead spare")
+			}
+			newPid := waitForSpares(t, pool, 1)[0]
+			if newPid == pid {
+				t.Error("the dead spare was not replaced")
+			}
+		})
+	}
+}
+
+// TestPoolWarmLimits checks limits hold for a spare as for a cold child:
+// a spare's busy loop after the hand-over is stopped by RLIMIT_CPU.
+func TestPoolWarmLimits(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a -race child fails differently under the limits")
+	}
+	pool := NewPool(testRunner("spin", Limits{WallTime: 10 * time.Second, CPUTime: time.Second}), 1, 0)
+	defer pool.Close()
+	pool.KeepWarm()
+	waitForSpares(t, pool, 1)
+	out, err := pool.Submit(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Ending != EndCPUTime {
+		t.Errorf("spinning spare ended %s, want %s", out.Ending, EndCPUTime)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // DefaultPrlimitPath is where util-linux's prlimit is looked for when it
@@ -72,87 +73,227 @@ type ResultHandler func(line []byte) error
 // failure of the sandbox itself (no prlimit, cannot start the binary);
 // anything the child does is described by the Outcome.
 func (r *Runner) Run(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
+	c, err := r.start()
+	if err != nil {
+		return nil, err
+	}
+	return r.runJob(ctx, c, input, onResult, false)
+}
+
+// pipeAtomic is what a write to a fresh, empty pipe always takes without
+// blocking (one page, the smallest pipe capacity Linux shrinks a pipe to).
+const pipeAtomic = 4096
+
+// errSpareGone means a spare child had died before its job reached it:
+// the job was not given to it and nothing of the job ran.
+var errSpareGone = errors.New("sandbox: the spare child died while idle")
+
+// child is a started child process that may not have its job yet: it
+// blocks reading stdin until runJob writes the job. Every child gets
+// exactly one job; a fresh process per job is what keeps one candidate's
+// code from seeing another's.
+type child struct {
+	cmd        *exec.Cmd
+	limits     Limits
+	namespaces bool
+	stdin      *os.File // our end of the child's stdin
+	stdinPeek  *os.File // a copy of the child's end, only to count what it left unread
+	results    *os.File // our end of the result pipe (fd 3)
+	stdout     *cappedBuffer
+	stderr     *cappedBuffer
+	kill       context.CancelFunc // ends the child's life: kills its process group
+	started    time.Time
+	exited     chan struct{} // closed once Wait returned
+	waitErr    error         // what Wait returned; read after exited
+}
+
+// start starts a child under the Runner's limits, ready for a job. The
+// child has done its runtime and package initialisation by the time it
+// blocks on stdin, so handing a job to it later skips all that.
+func (r *Runner) start() (*child, error) {
 	limits := r.Limits.withDefaults()
 	exe, prlimit, err := r.paths()
 	if err != nil {
 		return nil, err
 	}
-
 	resultR, resultW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: result pipe: %w", err)
 	}
-	defer resultR.Close()
-
-	wallCtx, cancelWall := context.WithTimeout(ctx, limits.WallTime)
-	defer cancelWall()
-
-	stdout := newCappedBuffer(limits.OutputBytes)
-	stderr := newCappedBuffer(limits.OutputBytes)
-	useNS := r.namespacesWanted()
-	cmd := r.command(wallCtx, exe, prlimit, limits, input, stdout, stderr, resultW, useNS)
-	started := time.Now()
-	err = cmd.Start()
-	if err != nil && useNS && r.namespaceStartFailed(err) {
-		useNS = false
-		cmd = r.command(wallCtx, exe, prlimit, limits, input, stdout, stderr, resultW, false)
-		started = time.Now()
-		err = cmd.Start()
-	}
-	resultW.Close() // the child holds its own copy; EOF comes when it exits
+	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
+		resultR.Close()
+		resultW.Close()
+		return nil, fmt.Errorf("sandbox: stdin pipe: %w", err)
+	}
+	// The child's life is not the job's: a spare waits for a job that has
+	// no context yet. runJob ties the job's context and wall-clock limit
+	// to kill when it hands the job over.
+	life, kill := context.WithCancel(context.Background())
+	c := &child{
+		limits:    limits,
+		stdin:     stdinW,
+		stdinPeek: stdinR,
+		results:   resultR,
+		stdout:    newCappedBuffer(limits.OutputBytes),
+		stderr:    newCappedBuffer(limits.OutputBytes),
+		kill:      kill,
+		exited:    make(chan struct{}),
+	}
+	c.namespaces = r.namespacesWanted()
+	c.cmd = r.command(life, exe, prlimit, limits, stdinR, c.stdout, c.stderr, resultW, c.namespaces)
+	err = c.cmd.Start()
+	if err != nil && c.namespaces && r.namespaceStartFailed(err) {
+		c.namespaces = false
+		c.cmd = r.command(life, exe, prlimit, limits, stdinR, c.stdout, c.stderr, resultW, false)
+		err = c.cmd.Start()
+	}
+	// The child holds its own copy; EOF on results comes when it exits.
+	resultW.Close()
+	if err != nil {
+		kill()
+		resultR.Close()
+		stdinR.Close()
+		stdinW.Close()
 		return nil, fmt.Errorf("sandbox: start %s: %w", exe, err)
 	}
+	c.started = time.Now()
+	go func() {
+		c.waitErr = c.cmd.Wait()
+		close(c.exited)
+	}()
+	return c, nil
+}
+
+// alive reports whether the child has not exited yet.
+func (c *child) alive() bool {
+	select {
+	case <-c.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// discard kills a child that never got a job and waits until it is reaped.
+func (c *child) discard() {
+	c.kill()
+	<-c.exited
+	c.stdin.Close()
+	c.stdinPeek.Close()
+	c.results.Close()
+}
+
+// unreadInput is the number of bytes of the job still in the child's stdin
+// pipe, unread. After the child exited, more than zero means it died before
+// it had its whole job: none of the job ran.
+func (c *child) unreadInput() int {
+	var n int32
+	raw, err := c.stdinPeek.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	var errno syscall.Errno
+	raw.Control(func(fd uintptr) {
+		_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
+	})
+	if errno != 0 {
+		return 0
+	}
+	return int(n)
+}
+
+// runJob hands input to a started child, collects its results and
+// classifies how it ended. The wall-clock limit counts from the hand-over,
+// not from the child's start. When spare is set and the child turns out to
+// have died before the job reached it, runJob returns errSpareGone having
+// run nothing, and the caller starts a fresh child instead.
+func (r *Runner) runJob(ctx context.Context, c *child, input []byte, onResult ResultHandler, spare bool) (*Outcome, error) {
+	if spare && !c.alive() {
+		c.discard()
+		return nil, errSpareGone
+	}
+	// The first bytes go in at once: a fresh pipe always takes them, so
+	// this cannot block. With them in the pipe, a child that exits having
+	// read nothing is seen by unreadInput.
+	first := input[:min(len(input), pipeAtomic)]
+	c.stdin.Write(first)
+	defer c.results.Close()
+	defer c.kill()
+
+	wallCtx, cancelWall := context.WithTimeout(ctx, c.limits.WallTime)
+	defer cancelWall()
+	stopWall := context.AfterFunc(wallCtx, c.kill)
+	defer stopWall()
+	handed := time.Now()
+
+	go func() {
+		// A child that stops reading (killed, or done with what it needs)
+		// makes this fail: nothing to report.
+		c.stdin.Write(input[len(first):])
+		c.stdin.Close()
+	}()
 
 	var overflow bool
 	readDone := make(chan int, 1)
 	go func() {
-		n, over, handlerErr := readResults(resultR, limits.ResultBytes, onResult)
+		n, over, handlerErr := readResults(c.results, c.limits.ResultBytes, onResult)
 		if over || handlerErr != nil {
 			overflow = over
-			killGroup(cmd)
+			c.kill()
 		}
 		readDone <- n
 	}()
 
-	waitErr := cmd.Wait()
-	wall := time.Since(started)
+	<-c.exited
+	wall := time.Since(handed)
+	unread := c.unreadInput()
+	// Closing our copy of the read end makes a writer still blocked on a
+	// full pipe (the child died before reading it all) fail and return.
+	c.stdinPeek.Close()
 	var results int
 	select {
 	case results = <-readDone:
 	case <-time.After(waitDelay):
 		// Something outside the group still holds the pipe: stop reading.
-		resultR.Close()
+		c.results.Close()
 		results = <-readDone
+	}
+	if spare && unread > 0 && results == 0 {
+		// Killed at the very moment of the hand-over (the signal was on
+		// its way while the job went in): the job never ran. A grading
+		// child always reads its whole job before running any of it.
+		return nil, errSpareGone
 	}
 
 	out := &Outcome{
-		Limits:          limits,
-		Namespaces:      useNS,
+		Limits:          c.limits,
+		Namespaces:      c.namespaces,
+		Warm:            spare,
 		Wall:            wall,
-		Stdout:          stdout.Bytes(),
-		Stderr:          stderr.Bytes(),
-		OutputTruncated: stdout.Truncated() || stderr.Truncated(),
+		Stdout:          c.stdout.Bytes(),
+		Stderr:          c.stderr.Bytes(),
+		OutputTruncated: c.stdout.Truncated() || c.stderr.Truncated(),
 		Results:         results,
 		ExitCode:        -1,
 	}
-	if cmd.ProcessState == nil {
-		return nil, fmt.Errorf("sandbox: wait for child: %w", waitErr)
+	if c.cmd.ProcessState == nil {
+		return nil, fmt.Errorf("sandbox: wait for child: %w", c.waitErr)
 	}
-	classify(out, cmd.ProcessState, overflow, ctx.Err() != nil, wallCtx.Err() != nil)
+	classify(out, c.cmd.ProcessState, overflow, ctx.Err() != nil, wallCtx.Err() != nil)
 	return out, nil
 }
 
 // command builds the exec.Cmd: prlimit applies the limits and then execs
 // the binary itself, so the limits hold before the Go runtime starts.
-func (r *Runner) command(ctx context.Context, exe, prlimit string, l Limits, input []byte,
+func (r *Runner) command(ctx context.Context, exe, prlimit string, l Limits, stdin *os.File,
 	stdout, stderr io.Writer, results *os.File, namespaces bool) *exec.Cmd {
 	args := append(l.prlimitArgs(), "--", exe)
 	args = append(args, r.Args...)
 	cmd := exec.CommandContext(ctx, prlimit, args...)
 	cmd.Dir = "/"
 	cmd.Env = childEnv(l, r.Env)
-	cmd.Stdin = bytes.NewReader(input)
+	cmd.Stdin = stdin
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.ExtraFiles = []*os.File{results} // becomes fd 3
