@@ -95,7 +95,7 @@ func (s *Service) interpret(ctx context.Context, job Job, order []string, out *s
 		slog.String("problem", job.Problem), slog.Int64("seed", job.Seed),
 		slog.String("ending", out.Describe()), slog.Duration("wall", out.Wall),
 		slog.Duration("cpu", out.CPU), slog.Int64("max_rss", out.MaxRSS),
-		slog.Bool("namespaces", out.Namespaces))
+		slog.Bool("namespaces", out.Namespaces), slog.Bool("warm", out.Warm))
 
 	switch {
 	case broken != nil:

@@ -174,7 +174,9 @@ func (p *healthProbe) run(ctx context.Context, url string, deadline time.Duratio
 
 // TestHostileSubmissions grades every hostile submission through a real
 // grading child and checks each gives the Result its header names, while
-// a server under test keeps answering health checks.
+// a server under test keeps answering health checks. It runs twice: with
+// a child started per job, and with warm spares (sandbox.Pool.KeepWarm),
+// which must change nothing but the start-up time.
 func TestHostileSubmissions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades 30+ hostile submissions in child processes")
@@ -183,7 +185,21 @@ func TestHostileSubmissions(t *testing.T) {
 		t.Skip("a -race child needs more memory and time than the sandbox's limits allow")
 	}
 	cases := loadHostileCases(t)
+	for _, warm := range []bool{false, true} {
+		name := "cold"
+		if warm {
+			name = "warm"
+		}
+		t.Run(name, func(t *testing.T) { gradeHostile(t, cases, warm) })
+	}
+}
+
+func gradeHostile(t *testing.T, cases []hostileCase, warm bool) {
 	svc := newTestService(t, hostileLimits, 2, len(cases))
+	if warm {
+		svc.pool.KeepWarm()
+		defer svc.pool.Close()
+	}
 	srv := newGradingServer(svc)
 	defer srv.Close()
 
@@ -234,6 +250,24 @@ func TestHostileSubmissions(t *testing.T) {
 	}
 	if len(probe.failures) > 0 {
 		t.Errorf("%d of %d health probes failed, first: %s", len(probe.failures), probe.probes, probe.failures[0])
+	}
+	if warm {
+		// After all that, a spare still grades the reference correctly.
+		src, err := os.ReadFile(referencePath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for svc.pool.Spares() < svc.pool.Size() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d spares after 10s, want %d", svc.pool.Spares(), svc.pool.Size())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		report, out, err := svc.grade(context.Background(), Job{Problem: "async-refund", Source: string(src), Seed: 1}, nil)
+		if err != nil || report.Status != StatusPass || !out.Warm {
+			t.Errorf("reference through a spare: %v, status %v, warm %v", err, report, out)
+		}
 	}
 }
 
