@@ -235,21 +235,47 @@ func TestPoolDeadSpare(t *testing.T) {
 	}
 }
 
-// TestPoolWarmLimits checks limits hold for a spare as for a cold child:
-// a spare's busy loop after the hand-over is stopped by RLIMIT_CPU.
+// TestPoolWarmLimits checks every way of stopping a child holds for a
+// spare as for a cold one, counted from the hand-over.
 func TestPoolWarmLimits(t *testing.T) {
 	if raceEnabled {
 		t.Skip("a -race child fails differently under the limits")
 	}
-	pool := NewPool(testRunner("spin", Limits{WallTime: 10 * time.Second, CPUTime: time.Second}), 1, 0)
-	defer pool.Close()
-	pool.KeepWarm()
-	waitForSpares(t, pool, 1)
-	out, err := pool.Submit(context.Background(), nil, nil)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		mode   string
+		limits Limits
+		cancel time.Duration // cancel the job's context after this; 0: never
+		want   Ending
+	}{
+		{"busy loop", "read-spin", Limits{WallTime: 10 * time.Second, CPUTime: time.Second}, 0, EndCPUTime},
+		{"sleeps past the wall clock", "read-sleep", Limits{WallTime: time.Second}, 0, EndWallTime},
+		{"canceled", "read-sleep", Limits{WallTime: time.Second}, 300 * time.Millisecond, EndCanceled},
 	}
-	if out.Ending != EndCPUTime {
-		t.Errorf("spinning spare ended %s, want %s", out.Ending, EndCPUTime)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pool := NewPool(testRunner(tt.mode, tt.limits), 1, 0)
+			defer pool.Close()
+			pool.KeepWarm()
+			waitForSpares(t, pool, 1)
+			// Idle past the CPU and wall-clock limits of two of the cases:
+			// both count from the hand-over, and idling costs no CPU.
+			time.Sleep(1500 * time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel > 0 {
+				time.AfterFunc(tt.cancel, cancel)
+			}
+			out, err := pool.Submit(ctx, []byte("job"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Ending != tt.want || !out.Warm {
+				t.Errorf("spare ended %s (warm %v), want %s", out.Ending, out.Warm, tt.want)
+			}
+			if tt.want == EndWallTime && out.Wall < tt.limits.WallTime {
+				t.Errorf("killed after %s, before its wall-clock limit of %s", out.Wall, tt.limits.WallTime)
+			}
+		})
 	}
 }

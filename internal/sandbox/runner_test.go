@@ -35,6 +35,12 @@ var sink [][]byte
 // interpreted code can make the grading child do.
 func runTestChild(mode string) {
 	results := os.NewFile(ResultFD, "results")
+	if m, ok := strings.CutPrefix(mode, "read-"); ok {
+		// Behave like a grading child until the job has arrived: a spare
+		// waits for it without using CPU.
+		io.ReadAll(os.Stdin)
+		mode = m
+	}
 	switch mode {
 	case "echo":
 		in, _ := io.ReadAll(os.Stdin)
