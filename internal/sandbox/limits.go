@@ -2,7 +2,8 @@
 // current binary re-executed in a child mode, with resource limits applied
 // before the child's Go runtime starts, in new user and network namespaces
 // where the host allows them, killed as a whole process group when its
-// wall-clock budget runs out. A Pool bounds how many children run at once.
+// wall-clock budget runs out. A Pool bounds how many children run at once
+// and can keep spare children started ahead of their job (KeepWarm).
 //
 // The package knows nothing about grading: a job goes in on the child's
 // stdin as bytes, results come back as newline-delimited JSON on an extra

@@ -128,6 +128,11 @@ func (p *Pool) run(ctx context.Context, input []byte, onResult ResultHandler) (*
 // process that grades one job and exits only wastes a spare. Call Close
 // when done, or the spares live (idle, using no CPU) until this process
 // exits; they die with it.
+//
+// The child must read its whole input before it acts on any of it (the
+// grading child does): a spare found dead with part of its job still
+// unread in its stdin is taken to have died idle, and the job is run
+// again in a fresh child.
 func (p *Pool) KeepWarm() {
 	p.mu.Lock()
 	p.warm = true
