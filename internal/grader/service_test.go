@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -46,6 +47,10 @@ func TestGradingChild(t *testing.T) {
 // newTestService returns a Service whose children are this test binary
 // running TestGradingChild, with limits tightened so hostile code is
 // stopped in seconds.
+//
+// Under -race the child is instead the server binary built without the
+// race detector (a -race child needs far more memory and time than the
+// limits allow), so the same tests still run the real sandbox there.
 func newTestService(t testing.TB, limits sandbox.Limits, size, queue int) *Service {
 	t.Helper()
 	runner := &sandbox.Runner{
@@ -53,7 +58,47 @@ func newTestService(t testing.TB, limits sandbox.Limits, size, queue int) *Servi
 		Env:    []string{testChildEnv + "=1"},
 		Limits: limits,
 	}
+	if serviceTestRace {
+		runner = NewChildRunner(limits, nil)
+		runner.Executable = plainServerBinary(t)
+	}
 	return NewService(sandbox.NewPool(runner, size, queue), nil)
+}
+
+// plainServer is the server binary built once per test process without
+// -race, removed by TestMain.
+var plainServer struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func plainServerBinary(t testing.TB) string {
+	t.Helper()
+	plainServer.once.Do(func() {
+		plainServer.dir, plainServer.err = os.MkdirTemp("", "faultline-grader-test-")
+		if plainServer.err != nil {
+			return
+		}
+		plainServer.path = filepath.Join(plainServer.dir, "server")
+		out, err := exec.Command("go", "build", "-o", plainServer.path, "github.com/faultline-dev/faultline/cmd/server").CombinedOutput()
+		if err != nil {
+			plainServer.err = fmt.Errorf("go build ./cmd/server: %v\n%s", err, out)
+		}
+	})
+	if plainServer.err != nil {
+		t.Fatal(plainServer.err)
+	}
+	return plainServer.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if plainServer.dir != "" {
+		os.RemoveAll(plainServer.dir)
+	}
+	os.Exit(code)
 }
 
 // hostileLimits stop a busy loop after 4 s of CPU; the wall limit is far
@@ -181,9 +226,6 @@ func TestHostileSubmissions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("grades 30+ hostile submissions in child processes")
 	}
-	if serviceTestRace {
-		t.Skip("a -race child needs more memory and time than the sandbox's limits allow")
-	}
 	cases := loadHostileCases(t)
 	for _, warm := range []bool{false, true} {
 		name := "cold"
@@ -282,9 +324,6 @@ func firstBytes(s string, n int) string {
 // child: the reference passes, the starter fails, each with every scenario
 // streamed as progress before the report.
 func TestServiceGradesReferenceAndStarter(t *testing.T) {
-	if serviceTestRace {
-		t.Skip("a -race child needs more memory and time than the sandbox's limits allow")
-	}
 	svc := newTestService(t, sandbox.Limits{}, 2, 4)
 	tests := []struct {
 		file   string
@@ -344,9 +383,6 @@ func TestServiceRefusesHugeSource(t *testing.T) {
 // that canceling a grading job kills its child and returns an error, not
 // a report blaming the submission.
 func TestServiceBusyAndCanceled(t *testing.T) {
-	if serviceTestRace {
-		t.Skip("a -race child needs more memory and time than the sandbox's limits allow")
-	}
 	svc := newTestService(t, hostileLimits, 1, 0)
 	spin, err := os.ReadFile("../sandbox/testdata/hostile/loop_in_refundmoney.go")
 	if err != nil {
