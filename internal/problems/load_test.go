@@ -61,7 +61,7 @@ func TestLoadGoodFixture(t *testing.T) {
 		if !strings.HasPrefix(p.Prompt.Source, "The function below refunds a payment.") || !strings.HasSuffix(p.Prompt.Source, "```") {
 			t.Errorf("prompt source = %q", p.Prompt.Source)
 		}
-		if !strings.Contains(p.Prompt.HTML, `<pre class="chroma">`) {
+		if !strings.Contains(p.Prompt.HTML, `<pre tabindex="0" class="chroma">`) {
 			t.Errorf("prompt HTML has no highlighted code: %s", p.Prompt.HTML)
 		}
 	})
@@ -284,9 +284,9 @@ func TestRawHTMLIsEscaped(t *testing.T) {
 		want     string
 	}{
 		{"inline tag", "Press <b>Grade</b> now.", "<p>Press &lt;b&gt;Grade&lt;/b&gt; now.</p>\n"},
-		{"script block", "<script>alert(1)</script>", "<pre class=\"raw-html\"><code>&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>\n"},
-		{"div block", "<div class=\"x\">\nhi\n</div>", "<pre class=\"raw-html\"><code>&lt;div class=&quot;x&quot;&gt;\nhi\n&lt;/div&gt;\n</code></pre>\n"},
-		{"comment", "<!-- note -->", "<pre class=\"raw-html\"><code>&lt;!-- note --&gt;\n</code></pre>\n"},
+		{"script block", "<script>alert(1)</script>", "<pre class=\"raw-html\" tabindex=\"0\"><code>&lt;script&gt;alert(1)&lt;/script&gt;\n</code></pre>\n"},
+		{"div block", "<div class=\"x\">\nhi\n</div>", "<pre class=\"raw-html\" tabindex=\"0\"><code>&lt;div class=&quot;x&quot;&gt;\nhi\n&lt;/div&gt;\n</code></pre>\n"},
+		{"comment", "<!-- note -->", "<pre class=\"raw-html\" tabindex=\"0\"><code>&lt;!-- note --&gt;\n</code></pre>\n"},
 		{"javascript link", "[x](javascript:alert(1))", "<p><a href=\"\">x</a></p>\n"},
 		{"javascript autolink", "<javascript:alert(1)>", "<p><a href=\"\">javascript:alert(1)</a></p>\n"},
 		{"event attribute", "<a href=\"x\" onclick=\"y\">t</a>", "<p>&lt;a href=&quot;x&quot; onclick=&quot;y&quot;&gt;t&lt;/a&gt;</p>\n"},
@@ -311,7 +311,7 @@ func TestMarkdownFeatures(t *testing.T) {
 		markdown string
 		contains []string
 	}{
-		{"go code block is highlighted with classes", "```go\nfunc f() {}\n```", []string{`<pre class="chroma">`, `<span class="kd">func</span>`}},
+		{"go code block is highlighted with classes", "```go\nfunc f() {}\n```", []string{`<pre tabindex="0" class="chroma">`, `<span class="kd">func</span>`}},
 		{"code without a language is escaped, not highlighted", "```\n<b>\n```", []string{"<pre><code>&lt;b&gt;\n</code></pre>"}},
 		{"table", "| a | b |\n|---|---|\n| 1 | 2 |", []string{"<table>", "<td>1</td>"}},
 		{"strikethrough", "~~old~~", []string{"<del>old</del>"}},

@@ -54,7 +54,7 @@ type codeBlockRenderer struct {
 func newCodeBlockRenderer() *codeBlockRenderer {
 	return &codeBlockRenderer{highlighter: highlighting.NewHTMLRenderer(
 		highlighting.WithStyle(highlightStyle),
-		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+		highlighting.WithFormatOptions(formatOptions()...),
 	)}
 }
 
@@ -102,12 +102,37 @@ func (r *codeBlockRenderer) render(w util.BufWriter, source []byte, node ast.Nod
 	return ast.WalkContinue, nil
 }
 
+// formatOptions are chroma's HTML options for every code block: CSS
+// classes rather than inline styles, and a <pre> that takes keyboard focus,
+// since a long line makes the block scroll sideways and a region that
+// scrolls must be reachable without a mouse (axe: scrollable-region-focusable).
+func formatOptions() []chromahtml.Option {
+	return []chromahtml.Option{chromahtml.WithClasses(true), chromahtml.WithPreWrapper(focusablePre{})}
+}
+
+// focusablePre writes chroma's <pre> (and <code>) with tabindex="0".
+type focusablePre struct{}
+
+func (focusablePre) Start(code bool, styleAttr string) string {
+	if code {
+		return `<pre tabindex="0"` + styleAttr + `><code>`
+	}
+	return `<pre tabindex="0"` + styleAttr + `>`
+}
+
+func (focusablePre) End(code bool) string {
+	if code {
+		return `</code></pre>`
+	}
+	return `</pre>`
+}
+
 // formatGo writes Go code as a <pre class="chroma"> block, the same HTML
 // goldmark-highlighting writes with chroma's own Go lexer.
 func formatGo(w io.Writer, code string) error {
 	// chroma's lexers see LF line ends only; do the same.
 	code = strings.ReplaceAll(code, "\r\n", "\n")
-	formatter := chromahtml.New(chromahtml.WithClasses(true))
+	formatter := chromahtml.New(formatOptions()...)
 	return formatter.Format(w, styles.Get(highlightStyle), chroma.Literator(goTokens(code)...))
 }
 
@@ -151,7 +176,7 @@ func renderHTMLBlockEscaped(w util.BufWriter, source []byte, node ast.Node, ente
 	}
 	// A <pre> keeps the author's line breaks, so the block reads as the
 	// source it is.
-	_, _ = w.WriteString(`<pre class="raw-html"><code>`)
+	_, _ = w.WriteString(`<pre class="raw-html" tabindex="0"><code>`)
 	_, _ = w.Write(util.EscapeHTML(bytes.TrimRight(raw.Bytes(), "\n")))
 	_, _ = w.WriteString("\n</code></pre>\n")
 	return ast.WalkContinue, nil
@@ -236,7 +261,7 @@ func HighlightCode(language, code string) (string, error) {
 		return "", fmt.Errorf("problems: highlight %s code: %w", language, err)
 	}
 	var buf bytes.Buffer
-	formatter := chromahtml.New(chromahtml.WithClasses(true))
+	formatter := chromahtml.New(formatOptions()...)
 	if err := formatter.Format(&buf, styles.Get(highlightStyle), iterator); err != nil {
 		return "", fmt.Errorf("problems: highlight %s code: %w", language, err)
 	}
