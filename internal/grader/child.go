@@ -50,6 +50,7 @@ func ServeChild(in io.Reader, out io.Writer) error {
 		return err
 	}
 	debug.SetMaxStack(childMaxStack)
+	inGradingChild.Store(true)
 	RunInBubbleProcess(func(b Bubble) {
 		serveJob(context.Background(), job, b, out)
 	})

@@ -10,12 +10,15 @@ package grader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
@@ -40,6 +43,11 @@ const maxTraceEvents = 400
 // virtual time — is data in the Report; the error is for a grader that
 // broke (or a job naming an unknown problem or scenario).
 func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)) (*Report, error) {
+	if !inGradingChild.Load() && !testing.Testing() {
+		// Interpreted code can end the process (a panic in a goroutine, a
+		// stack overflow): it must never run in the server.
+		return nil, errors.New("grader: Grade interprets submitted code and runs only in the grading child (use Service)")
+	}
 	started := time.Now()
 	// Compiling submissions allocates heavily and briefly; collecting less
 	// often saves about a fifth of a grade. Grade runs alone in its
@@ -387,6 +395,10 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 	fillShownRun(&sr, shown)
 	return sr, stats, nil
 }
+
+// inGradingChild is set by ServeChild: Grade refuses to run anywhere else
+// outside tests.
+var inGradingChild atomic.Bool
 
 // maxLanes bounds how many runs execute at once. Runs are independent
 // (each has its own bubble, world and interpreters), so they can spread
