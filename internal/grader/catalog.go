@@ -110,5 +110,25 @@ var defectTitles = map[string]string{
 // InvariantTitle returns the plain title of an invariant id.
 func InvariantTitle(id string) string { return invariantTitles[id] }
 
+// Defect kinds: a defect of the original snippet, or a mistake that
+// rewrites of it commonly make (the original has no statuses or keys to get
+// wrong this way), reported apart so the starter is never told it "fixed"
+// something it never attempted.
+const (
+	DefectKindOriginal = "original"
+	DefectKindRewrite  = "rewrite"
+)
+
+// rewriteDefects are the defects of kind DefectKindRewrite.
+var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true}
+
+// DefectKind returns DefectKindOriginal or DefectKindRewrite.
+func DefectKind(id string) string {
+	if rewriteDefects[id] {
+		return DefectKindRewrite
+	}
+	return DefectKindOriginal
+}
+
 // DefectTitle returns the plain title of a defect id.
 func DefectTitle(id string) string { return defectTitles[id] }

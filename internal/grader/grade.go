@@ -243,7 +243,7 @@ func GradeProgram(ctx context.Context, job Job, prog Program, b Bubble, progress
 	}
 	for _, id := range DefectIDs {
 		if examined[id] {
-			rep.Summary.Defects = append(rep.Summary.Defects, DefectStatus{ID: id, Title: defectTitles[id], Fixed: !violatedDefects[id]})
+			rep.Summary.Defects = append(rep.Summary.Defects, DefectStatus{ID: id, Title: defectTitles[id], Kind: DefectKind(id), Fixed: !violatedDefects[id]})
 		}
 	}
 	if len(failed) == 0 {

@@ -89,6 +89,14 @@ func TestStarterShowsEverySeedDefect(t *testing.T) {
 			t.Errorf("defect %s reported fixed in the starter", id)
 		}
 	}
+	// The starter never marks anything failed: it must not be told it fixed
+	// a mistake that only rewrites make.
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	original, _, _ := strings.Cut(text.String(), "Mistakes a rewrite can make:")
+	if strings.Contains(original, DefectUnknownAsFailed) || !strings.Contains(text.String(), "avoided   "+DefectUnknownAsFailed) {
+		t.Errorf("unknown-as-failed should be listed as a rewrite mistake the starter avoided:\n%s", text.String())
+	}
 	if msg := got["lost-reply no-double-refund"]; !strings.Contains(msg, "2 refunds for r1") || !strings.Contains(msg, "#2") {
 		t.Errorf("the double-refund message does not name its evidence: %q", msg)
 	}

@@ -50,12 +50,25 @@ type Summary struct {
 	Defects         []DefectStatus `json:"defects"`
 }
 
-// DefectStatus is one seed defect of the original snippet: fixed when no
-// scenario showed a violation pointing to it.
+// DefectStatus is one seed defect: fixed (for a rewrite mistake: avoided)
+// when no scenario showed a violation pointing to it. Kind says whether it
+// is a defect of the original snippet or a mistake rewrites make.
 type DefectStatus struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
+	Kind  string `json:"kind"`
 	Fixed bool   `json:"fixed"`
+}
+
+// DefectsOfKind returns the summary's defects of one kind, in report order.
+func (s Summary) DefectsOfKind(kind string) []DefectStatus {
+	var out []DefectStatus
+	for _, d := range s.Defects {
+		if d.Kind == kind {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // ScenarioReport is one scenario's result. When a run failed, the trace,
@@ -200,12 +213,24 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 		}
 	}
-	p("\nDefects of the original code:\n")
-	for _, d := range r.Summary.Defects {
-		mark := "not fixed"
-		if d.Fixed {
-			mark = "fixed"
+	if ds := r.Summary.DefectsOfKind(DefectKindOriginal); len(ds) > 0 {
+		p("\nDefects of the original code:\n")
+		for _, d := range ds {
+			mark := "not fixed"
+			if d.Fixed {
+				mark = "fixed"
+			}
+			p("  %-9s %-26s %s\n", mark, d.ID, d.Title)
 		}
-		p("  %-9s %-26s %s\n", mark, d.ID, d.Title)
+	}
+	if ds := r.Summary.DefectsOfKind(DefectKindRewrite); len(ds) > 0 {
+		p("\nMistakes a rewrite can make:\n")
+		for _, d := range ds {
+			mark := "made"
+			if d.Fixed {
+				mark = "avoided"
+			}
+			p("  %-9s %-26s %s\n", mark, d.ID, d.Title)
+		}
 	}
 }
