@@ -163,10 +163,7 @@ func mutantExpectations(t *testing.T, src string) []string {
 }
 
 func TestMutantsAreCaught(t *testing.T) {
-	files, err := filepath.Glob("testdata/mutants/*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := mutantFiles(t)
 	if len(files) < 12 {
 		t.Fatalf("found %d mutants, want at least 12", len(files))
 	}
@@ -175,8 +172,8 @@ func TestMutantsAreCaught(t *testing.T) {
 		scenarioNames[s.Name] = true
 	}
 	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".go"), func(t *testing.T) {
-			src := readSource(t, f)
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".patch"), func(t *testing.T) {
+			src := mutantSource(t, f)
 			expect := mutantExpectations(t, src)
 			if len(expect) == 0 {
 				t.Fatal("no expect: lines in the header")
@@ -257,7 +254,7 @@ func TestSeedsChangeSchedules(t *testing.T) {
 // TestFailingSeedReproduces grades a concurrency failure, then grades again
 // with the reported failing seed: its first schedule must fail the same way.
 func TestFailingSeedReproduces(t *testing.T) {
-	src := readSource(t, "testdata/mutants/check-then-set.go")
+	src := mutantSource(t, "testdata/mutants/check-then-set.patch")
 	rep := grade(t, src, 1, "two-concurrent")
 	sc := rep.Scenarios[0]
 	if sc.FailingSeed == nil {
