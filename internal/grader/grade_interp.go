@@ -1,0 +1,110 @@
+//go:build !nointerp
+
+package grader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// Grade interprets job.Source and runs every scenario of its problem (or
+// those job.Scenarios names), each run in a bubble from b. progress (may be
+// nil) gets each ScenarioReport as it finishes. What the submission does —
+// a compile error, a forbidden import, a panic, a deadlock, running out of
+// virtual time — is data in the Report; the error is for a grader that
+// broke (or a job naming an unknown problem or scenario).
+func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)) (*Report, error) {
+	if !inGradingChild.Load() && !testing.Testing() {
+		// Interpreted code can end the process (a panic in a goroutine, a
+		// stack overflow): it must never run in the server.
+		return nil, errors.New("grader: Grade interprets submitted code and runs only in the grading child (use Service)")
+	}
+	started := time.Now()
+	// Compiling submissions allocates heavily and briefly; collecting less
+	// often saves about a fifth of a grade. Grade runs alone in its
+	// process (the grading child), so the setting is ours to change.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	rep := newReport(job)
+	src, diags := sandbox.ParseSource("refund.go", job.Source, []string{RefundkitPath})
+	if diags == nil {
+		if d := src.CheckFunc(EntryName, []string{"context.Context", "string"}, []string{RefundkitPath + ".Outcome", "error"}, entryWant); d != nil {
+			diags = []Diagnostic{*d}
+		}
+	}
+	var prog *interpretedProgram
+	if diags == nil {
+		prog = newInterpretedProgram(src)
+		diags = trialLoad(b, prog, job.Seed, workerIDs(job))
+	}
+	checked := time.Since(started)
+	if diags != nil {
+		rep.Status = StatusError
+		rep.Diagnostics = diags
+		rep.Message = "The code could not be graded: " + diags[0].String()
+		rep.Timings = &Timings{TotalMS: ms(time.Since(started)), CheckMS: ms(checked), ScenariosMS: map[string]float64{}}
+		return rep, nil
+	}
+	if err := GradeProgram(ctx, job, prog, b, progress, rep); err != nil {
+		return nil, err
+	}
+	rep.Timings.CheckMS = ms(checked)
+	rep.Timings.TotalMS = ms(time.Since(started))
+	rep.Timings.Interpreters = prog.compiled
+	return rep, nil
+}
+
+// trialLoad evaluates the submission once, in a bubble, so compile errors
+// and init panics become diagnostics before any scenario runs. When the
+// interpreters can be reused, it then loads one for each other worker id
+// at once, on every core, instead of one by one as the scenarios first
+// need them.
+func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) (diags []Diagnostic) {
+	defer func() {
+		if v := recover(); v != nil {
+			diags = []Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever (" + fmt.Sprint(v) + ")"}}
+		}
+	}()
+	b(func() {
+		env := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
+		// Named like the first worker of every scenario, so that worker
+		// reuses this interpreter when the source allows it.
+		_, err := prog.Load(env.NewWorker("worker-1", refundkit.CrashPoint{}), seed, &sandbox.OutputBuffer{Limit: 1024})
+		if le, ok := err.(*loadError); ok {
+			diags = le.diags
+			return
+		} else if err != nil {
+			diags = []Diagnostic{{Message: err.Error()}}
+			return
+		}
+		prog.Finished("worker-1", true)
+		if !prog.stateless {
+			return
+		}
+		var wg sync.WaitGroup
+		for _, id := range others {
+			w := env.NewWorker(id, refundkit.CrashPoint{})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := prog.Load(w, seed, &sandbox.OutputBuffer{Limit: 1024}); err == nil {
+					prog.Finished(w.ID, true)
+				}
+			}()
+		}
+		wg.Wait()
+	})
+	return diags
+}
+
+// inGradingChild is set by ServeChild: Grade refuses to run anywhere else
+// outside tests.
+var inGradingChild atomic.Bool
