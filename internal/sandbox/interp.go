@@ -471,13 +471,3 @@ func rangesOverInt(src *Source, x ast.Expr) bool {
 	}
 	return false
 }
-
-// SortedKeys lists an Exports' keys, for messages and tests.
-func SortedKeys(e interp.Exports) []string {
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
