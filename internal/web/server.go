@@ -28,6 +28,7 @@ type Store interface {
 	AnswerReveals(ctx context.Context, attemptID int64) ([]storage.AnswerReveal, error)
 	SubmitAnswer(ctx context.Context, attemptID int64, scope, body string) (storage.Answer, error)
 	LatestAnswers(ctx context.Context, attemptID int64) (map[string]storage.Answer, error)
+	practiceStore
 }
 
 // Config is what New needs.
@@ -92,6 +93,9 @@ func (s *Server) routes() {
 	e.POST("/sets/:slug/questions/:id/reveal", s.setAnswerReveal)
 
 	e.GET("/screens/:slug", s.screenShow)
+
+	e.GET("/practice", s.practiceShow)
+	e.POST("/practice/name", s.practiceName)
 }
 
 // ServeHTTP makes the Server an http.Handler.

@@ -1,0 +1,199 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// practiceStore is what the My practice page reads; *storage.Store has it.
+type practiceStore interface {
+	User(ctx context.Context, id string) (storage.User, error)
+	SetDisplayName(ctx context.Context, userID, name string) (storage.User, error)
+	UserAttempts(ctx context.Context, userID string) ([]storage.Attempt, error)
+	AnswerHistory(ctx context.Context, attemptID int64) ([]storage.Answer, error)
+}
+
+// practicePage is one user's history: every problem and question set they
+// touched, with hints shown, answers given and grader runs, oldest first
+// within each, so progress reads top to bottom.
+type practicePage struct {
+	DisplayName string
+	NameDraft   string // a rejected name, given back to the form
+	NameError   string
+	NameSaved   bool
+	Problems    []problemHistory
+	Sets        []setHistory
+}
+
+func (p practicePage) empty() bool { return len(p.Problems) == 0 && len(p.Sets) == 0 }
+
+type problemHistory struct {
+	Slug    string
+	Title   string // the slug when the problem is no longer in the catalogue
+	Missing bool
+	Hints   []hintLine
+	Reveal  *storage.AnswerReveal
+	Answers []answerLine
+}
+
+type hintLine struct {
+	Part, Index int
+	Heading     string
+	At          time.Time
+}
+
+type answerLine struct {
+	storage.Answer
+}
+
+type setHistory struct {
+	Slug      string
+	Title     string
+	Missing   bool
+	Questions []questionHistory
+}
+
+type questionHistory struct {
+	Number   int
+	Text     string
+	Reveal   *storage.AnswerReveal
+	Answers  []answerLine
+	Answered bool
+}
+
+func (s *Server) practiceShow(c echo.Context) error {
+	page, err := s.practicePage(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	page.NameSaved = c.QueryParam("saved") == "name"
+	return render(c, http.StatusOK, practiceView(s.meta("My practice"), page))
+}
+
+// practicePage reads the user's history. A visitor who has done nothing has
+// an empty page, not an error, and nothing is written.
+func (s *Server) practicePage(ctx context.Context) (practicePage, error) {
+	var page practicePage
+	userID, ok := UserID(ctx)
+	if !ok {
+		return page, errNoIdentity
+	}
+	user, err := s.store.User(ctx, userID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return page, nil
+	}
+	if err != nil {
+		return page, err
+	}
+	page.DisplayName = user.DisplayName
+	attempts, err := s.store.UserAttempts(ctx, userID)
+	if err != nil {
+		return page, err
+	}
+	for _, a := range attempts {
+		switch a.Kind {
+		case storage.KindProblem:
+			h, err := s.problemHistory(ctx, a)
+			if err != nil {
+				return page, err
+			}
+			page.Problems = append(page.Problems, h)
+		case storage.KindSet:
+			h, err := s.setHistory(ctx, a)
+			if err != nil {
+				return page, err
+			}
+			page.Sets = append(page.Sets, h)
+		}
+	}
+	return page, nil
+}
+
+func (s *Server) problemHistory(ctx context.Context, a storage.Attempt) (problemHistory, error) {
+	h := problemHistory{Slug: a.Slug, Title: a.Slug}
+	p, ok := s.content.catalog.Problem(a.Slug)
+	if ok {
+		h.Title = p.Title
+	} else {
+		h.Missing = true
+	}
+	hints, err := s.store.HintReveals(ctx, a.ID)
+	if err != nil {
+		return h, err
+	}
+	for _, r := range hints {
+		line := hintLine{Part: r.Part, Index: r.Index, At: r.RevealedAt}
+		if ok && r.Part >= 1 && r.Part <= len(p.Parts) {
+			line.Heading = partHeading(p.Parts[r.Part-1])
+		} else {
+			line.Heading = "Part " + strconv.Itoa(r.Part)
+		}
+		h.Hints = append(h.Hints, line)
+	}
+	sort.SliceStable(h.Hints, func(i, j int) bool { return h.Hints[i].At.Before(h.Hints[j].At) })
+	reveals, err := s.store.AnswerReveals(ctx, a.ID)
+	if err != nil {
+		return h, err
+	}
+	for i := range reveals {
+		if reveals[i].Scope == storage.ScopeProblem {
+			h.Reveal = &reveals[i]
+		}
+	}
+	answers, err := s.store.AnswerHistory(ctx, a.ID)
+	if err != nil {
+		return h, err
+	}
+	for _, ans := range answers {
+		if ans.Scope == storage.ScopeProblem {
+			h.Answers = append(h.Answers, answerLine{Answer: ans})
+		}
+	}
+	return h, nil
+}
+
+func (s *Server) setHistory(ctx context.Context, a storage.Attempt) (setHistory, error) {
+	h := setHistory{Slug: a.Slug, Title: a.Slug}
+	qs, ok := s.content.catalog.Set(a.Slug)
+	if !ok {
+		h.Missing = true
+		return h, nil
+	}
+	h.Title = qs.Title
+	reveals, err := s.store.AnswerReveals(ctx, a.ID)
+	if err != nil {
+		return h, err
+	}
+	answers, err := s.store.AnswerHistory(ctx, a.ID)
+	if err != nil {
+		return h, err
+	}
+	for i := range qs.Questions {
+		q := &qs.Questions[i]
+		scope := storage.ScopeQuestion(q.ID)
+		qh := questionHistory{Number: i + 1, Text: q.Text}
+		for j := range reveals {
+			if reveals[j].Scope == scope {
+				qh.Reveal = &reveals[j]
+			}
+		}
+		for _, ans := range answers {
+			if ans.Scope == scope {
+				qh.Answers = append(qh.Answers, answerLine{Answer: ans})
+			}
+		}
+		qh.Answered = len(qh.Answers) > 0
+		if qh.Answered || qh.Reveal != nil {
+			h.Questions = append(h.Questions, qh)
+		}
+	}
+	return h, nil
+}
