@@ -1,0 +1,153 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// pageScriptBudget is the issue's limit on all JavaScript a problem page
+// loads, compressed: the CodeMirror bundle is most of it.
+const pageScriptBudget = 200 * 1000
+
+// gzipSize is the size of body compressed as a server or CDN would (best
+// compression, as `gzip -9`).
+func gzipSize(t *testing.T, body []byte) int {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Len()
+}
+
+// TestEditorBundleServed checks that the committed CodeMirror bundle is
+// embedded byte for byte and served as JavaScript at its versioned URL.
+func TestEditorBundleServed(t *testing.T) {
+	disk, err := os.ReadFile("../../web/static/editor.js")
+	if err != nil {
+		t.Fatalf("the editor bundle is missing (run web/editor/build.sh): %v", err)
+	}
+	ts := newTestServer(t, testCatalog())
+	b := ts.newBrowser(t)
+	for _, path := range []string{ts.app.assets.url("editor.js"), "/static/editor.js"} {
+		t.Run(path, func(t *testing.T) {
+			p := b.get(path)
+			if p.status != 200 {
+				t.Fatalf("status %d; want 200", p.status)
+			}
+			ctype := p.header.Get("Content-Type")
+			if !strings.HasPrefix(ctype, "text/javascript") && !strings.HasPrefix(ctype, "application/javascript") {
+				t.Errorf("Content-Type = %q; want JavaScript", ctype)
+			}
+			if p.body != string(disk) {
+				t.Errorf("served %d bytes; web/static/editor.js has %d", len(p.body), len(disk))
+			}
+			if !strings.Contains(p.body, "FaultlineEditor") {
+				t.Error("the bundle does not define window.FaultlineEditor")
+			}
+		})
+	}
+}
+
+var scriptSrc = regexp.MustCompile(`<script[^>]*\ssrc="/static/([^"?]+)`)
+
+// TestProblemPageScriptsWithinBudget adds up, compressed, every script the
+// code problem's page links, plus the editor bundle whether or not the page
+// links it yet, and holds the total to the issue's budget.
+func TestProblemPageScriptsWithinBudget(t *testing.T) {
+	ts := newTestServer(t, testCatalog())
+	b := ts.newBrowser(t)
+	p := b.get("/problems/refund-bug")
+	if p.status != 200 {
+		t.Fatalf("problem page status %d", p.status)
+	}
+	names := map[string]bool{"editor.js": true}
+	for _, m := range scriptSrc.FindAllStringSubmatch(p.body, -1) {
+		names[m[1]] = true
+	}
+	total := 0
+	for name := range names {
+		body, ok := ts.app.assets.files[name]
+		if !ok {
+			t.Errorf("the page links /static/%s, which is not embedded", name)
+			continue
+		}
+		size := gzipSize(t, body)
+		t.Logf("%s: %d bytes, %d gzip", name, len(body), size)
+		total += size
+	}
+	t.Logf("all scripts: %d bytes gzip (budget %d)", total, pageScriptBudget)
+	if total >= pageScriptBudget {
+		t.Errorf("the problem page loads %d bytes of gzip-compressed JavaScript; the budget is under %d", total, pageScriptBudget)
+	}
+}
+
+// exactVersion is a pinned npm version: no ranges (^, ~, >=, *, x), tags
+// or URLs, so `npm ci` and the bundle are reproducible.
+var exactVersion = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+// TestEditorPackagesPinned checks web/editor/package.json pins every
+// dependency exactly and that package-lock.json locks the same versions.
+func TestEditorPackagesPinned(t *testing.T) {
+	var pkg struct {
+		Dependencies    map[string]string `json:"dependencies"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	readJSON(t, "../../web/editor/package.json", &pkg)
+	var lock struct {
+		Packages map[string]struct {
+			Version string `json:"version"`
+		} `json:"packages"`
+	}
+	readJSON(t, "../../web/editor/package-lock.json", &lock)
+
+	pins := map[string]string{}
+	for name, v := range pkg.Dependencies {
+		pins[name] = v
+	}
+	for name, v := range pkg.DevDependencies {
+		pins[name] = v
+	}
+	for _, required := range []string{"@codemirror/view", "@codemirror/lang-go", "esbuild", "axe-core"} {
+		if _, ok := pins[required]; !ok {
+			t.Errorf("package.json does not pin %s", required)
+		}
+	}
+	for name, version := range pins {
+		t.Run(name, func(t *testing.T) {
+			if !exactVersion.MatchString(version) {
+				t.Fatalf("package.json gives %s the version %q; want an exact version such as 1.2.3", name, version)
+			}
+			locked, ok := lock.Packages["node_modules/"+name]
+			if !ok {
+				t.Fatalf("package-lock.json does not lock %s", name)
+			}
+			if locked.Version != version {
+				t.Errorf("package-lock.json locks %s at %s; package.json pins %s", name, locked.Version, version)
+			}
+		})
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	body, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
