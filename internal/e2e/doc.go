@@ -8,5 +8,6 @@
 // install, when Chromium or axe-core is missing, except under CI (the
 // environment variable CI is set), where a missing tool fails the run.
 // axe-core comes from `npm ci` in web/editor; FAULTLINE_AXE may name another
-// axe.min.js.
+// axe.min.js, and FAULTLINE_SERVER_BINARY a server binary to test instead of
+// building cmd/server.
 package e2e

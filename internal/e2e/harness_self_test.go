@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // shortSetSlug is a question set the harness test adds to the content, with
@@ -56,6 +58,20 @@ func TestHarness(t *testing.T) {
 	}
 	if status := visit(t, ctx, "/no-such-page"); status != http.StatusNotFound {
 		t.Errorf("GET /no-such-page: status %d, want 404", status)
+	}
+
+	// axe must see a violation planted in the page, or checkAxe proves
+	// nothing: an image with no text alternative is "critical".
+	visitOK(t, ctx, "/")
+	evalJS[chromedp.Void](t, ctx, `document.querySelector("main").append(Object.assign(document.createElement("img"), {src: "/static/none.png", id: "planted"}))`)
+	var planted bool
+	for _, v := range runAxe(t, ctx) {
+		if v.ID == "image-alt" && v.Impact == "critical" && strings.Contains(v.String(), "#planted") {
+			planted = true
+		}
+	}
+	if !planted {
+		t.Errorf("axe-core did not report the planted image without alt text")
 	}
 	requireNoPageExceptions(t, ctx)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -59,7 +60,13 @@ func runTests(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: %s\ne2e: CI is set, so a missing tool is a failure, not a skip\n", notReady)
 		return 1
 	}
-	if notReady == "" {
+	switch {
+	case notReady != "":
+	case os.Getenv("FAULTLINE_SERVER_BINARY") != "":
+		// A binary built elsewhere, e.g. from a clean checkout while the
+		// working tree does not build.
+		serverBinary = os.Getenv("FAULTLINE_SERVER_BINARY")
+	default:
 		built := time.Now()
 		if serverBinary, err = buildServer(dir); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -504,6 +511,27 @@ func visitOK(t *testing.T, ctx context.Context, path string) {
 	}
 }
 
+// loadAfter runs trigger (a click, a key press) and waits, 15 s at most,
+// for the page it causes to load: a form post and its redirect.
+func loadAfter(t *testing.T, ctx context.Context, what string, trigger chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	wctx, cancel := context.WithTimeout(ctx, defaultWaitTimeout)
+	defer cancel()
+	if _, err := chromedp.Run(wctx, chromedp.WaitEvent(page.LoadEventFired, nil, trigger)); err != nil {
+		t.Fatalf("%s: no page loaded: %v", what, err)
+	}
+}
+
+// clickAndLoad clicks the first element sel matches and waits for the page
+// it causes to load.
+func clickAndLoad(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if !exists(t, ctx, sel) {
+		t.Fatalf("nothing to click: no element matches %s", sel)
+	}
+	loadAfter(t, ctx, "click "+sel, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
 // evalJS evaluates a JavaScript expression in the page and decodes its
 // value. A promise is awaited.
 func evalJS[T any](t *testing.T, ctx context.Context, expr string) T {
@@ -658,6 +686,24 @@ func focused(t *testing.T, ctx context.Context) focusedElement {
 			outline: cs.outlineStyle === "none" ? "none" : cs.outlineColor + " " + cs.outlineStyle + " " + cs.outlineWidth,
 			boxShadow: cs.boxShadow};
 	})()`)
+}
+
+// tabUntil presses Tab until the focused element satisfies match, at most
+// limit times, and returns it; what names the target in the failure
+// message, which lists where focus went.
+func tabUntil(t *testing.T, ctx context.Context, what string, limit int, match func(focusedElement) bool) focusedElement {
+	t.Helper()
+	var seen []string
+	for range limit {
+		pressTab(t, ctx, 1)
+		f := focused(t, ctx)
+		if match(f) {
+			return f
+		}
+		seen = append(seen, f.String())
+	}
+	t.Fatalf("%d Tab presses did not reach %s; focus went to:\n  %s", limit, what, strings.Join(seen, "\n  "))
+	return focusedElement{}
 }
 
 // screenshotTo writes a PNG of the element sel (or the whole page when sel

@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/problems"
+)
+
+// TestHintsRevealOneAtATime reveals the hints of part 1 of the refund problem
+// with the keyboard alone: a hint's text is nowhere in the page (not even
+// hidden) until its button is pressed, and each press shows exactly one more.
+func TestHintsRevealOneAtATime(t *testing.T) {
+	t.Parallel()
+	const slug = "async-refund"
+	hints := partHints(t, slug, 1)
+	if len(hints) < 2 {
+		t.Fatalf("part 1 of %s has %d hints; the test needs at least 2", slug, len(hints))
+	}
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	visitOK(t, ctx, "/problems/"+slug)
+
+	for shown := 0; shown < len(hints); shown++ {
+		for i, h := range hints {
+			id := fmt.Sprintf("#part-1-hint-%d", i+1)
+			inPage := pageTextContains(t, ctx, h)
+			switch {
+			case i < shown && (!exists(t, ctx, id) || !inPage):
+				t.Fatalf("after revealing %d hints: hint %d is missing (element %s present: %v, text %q in page: %v)",
+					shown, i+1, id, exists(t, ctx, id), h, inPage)
+			case i >= shown && (exists(t, ctx, id) || inPage):
+				t.Fatalf("after revealing %d hints: hint %d is already in the page (element %s present: %v, text %q in page: %v)",
+					shown, i+1, id, exists(t, ctx, id), h, inPage)
+			}
+		}
+		label := fmt.Sprintf("Reveal hint %d of %d", shown+1, len(hints))
+		tabUntil(t, ctx, `the button "`+label+`"`, 400, func(f focusedElement) bool {
+			return f.Tag == "button" && f.Name == label
+		})
+		loadAfter(t, ctx, "press Enter on "+label, chromedp.KeyEvent(kb.Enter))
+		waitFor(t, ctx, fmt.Sprintf("#part-1-hint-%d", shown+1))
+		if exists(t, ctx, "#part-2-hint-1") {
+			t.Fatalf("revealing a hint of part 1 also showed hint 1 of part 2")
+		}
+	}
+	if got := text(t, ctx, "#part-1"); !strings.Contains(got, fmt.Sprintf("All %d hints shown", len(hints))) {
+		t.Errorf("after the last hint, part 1 does not say that all hints are shown; it reads:\n%s", got)
+	}
+	requireNoPageExceptions(t, ctx)
+}
+
+// partHints returns, for each hint of a part of a shipped problem, a
+// distinctive run of its text: the longest stretch between two tags.
+func partHints(t *testing.T, slug string, part int) []string {
+	t.Helper()
+	cat, err := problems.Load(content.FS)
+	if err != nil {
+		t.Fatalf("load the shipped content: %v", err)
+	}
+	for _, p := range cat.Problems {
+		if p.Slug != slug {
+			continue
+		}
+		if part > len(p.Parts) {
+			t.Fatalf("%s has no part %d", slug, part)
+		}
+		var out []string
+		for _, h := range p.Parts[part-1].Hints {
+			out = append(out, longestTextRun(h.Text.HTML))
+		}
+		return out
+	}
+	t.Fatalf("no shipped problem %s", slug)
+	return nil
+}
+
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
+
+// longestTextRun is the longest text between two tags of rendered HTML,
+// unescaped, with its whitespace collapsed.
+func longestTextRun(h string) string {
+	var best string
+	for _, run := range htmlTag.Split(h, -1) {
+		run = strings.Join(strings.Fields(html.UnescapeString(run)), " ")
+		if len(run) > len(best) {
+			best = run
+		}
+	}
+	return best
+}
+
+// pageTextContains reports whether the document's text, hidden parts
+// included, contains s (whitespace collapsed on both sides).
+func pageTextContains(t *testing.T, ctx context.Context, s string) bool {
+	t.Helper()
+	return evalJS[bool](t, ctx, fmt.Sprintf(
+		`document.documentElement.textContent.replace(/\s+/g, " ").includes(%s)`, jsString(s)))
+}
