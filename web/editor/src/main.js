@@ -142,6 +142,7 @@ function labelIdFor(textarea) {
  * @param {HTMLTextAreaElement} textarea the form field the code lives in;
  *   it is hidden and kept equal to the editor's text on every change.
  * @param {{onChange?: (text: string) => void, describedBy?: string}} [opts]
+ *   describedBy defaults to the textarea's own aria-describedby.
  */
 function mount(textarea, opts = {}) {
   if (!textarea || textarea.tagName !== "TEXTAREA") {
@@ -158,7 +159,9 @@ function mount(textarea, opts = {}) {
   if (labelledBy) contentAttrs["aria-labelledby"] = labelledBy;
   else if (textarea.getAttribute("aria-label"))
     contentAttrs["aria-label"] = textarea.getAttribute("aria-label");
-  if (opts.describedBy) contentAttrs["aria-describedby"] = opts.describedBy;
+  const describedBy =
+    opts.describedBy || textarea.getAttribute("aria-describedby");
+  if (describedBy) contentAttrs["aria-describedby"] = describedBy;
 
   const extensions = [
     lineNumbers(),
