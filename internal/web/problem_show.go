@@ -20,6 +20,7 @@ type problemPage struct {
 	Answer     string // the user's latest answer
 	Draft      string // a rejected answer, given back to the form
 	FormError  string
+	Code       codeWorkspaceState // the user's code and latest grade run
 }
 
 func (s *Server) problemShow(c echo.Context) error {
@@ -31,7 +32,7 @@ func (s *Server) problemShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, problemView(s.meta(p.Title), page))
+	return render(c, http.StatusOK, problemView(s.withCodeWorkspace(s.meta(p.Title), p), page))
 }
 
 func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, error) {
@@ -47,6 +48,9 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 		Answer:     st.answers[storage.ScopeProblem].Body,
 	}
 	page.Reveal, page.Revealed = st.revealed(storage.ScopeProblem)
+	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), p); err != nil {
+		return problemPage{}, err
+	}
 	return page, nil
 }
 

@@ -29,6 +29,7 @@ type Store interface {
 	SubmitAnswer(ctx context.Context, attemptID int64, scope, body string) (storage.Answer, error)
 	LatestAnswers(ctx context.Context, attemptID int64) (map[string]storage.Answer, error)
 	practiceStore
+	codeStore
 }
 
 // Config is what New needs.
@@ -36,6 +37,7 @@ type Config struct {
 	Catalog *problems.Catalog
 	Store   Store
 	Log     *slog.Logger
+	Grader  Grader // nil: grading is off, and the problem page says so
 }
 
 // Server is the web application: an Echo instance with every route.
@@ -45,6 +47,7 @@ type Server struct {
 	store   Store
 	log     *slog.Logger
 	assets  *assetSet
+	grading *gradingRuns // nil when grading is off
 }
 
 // maxAnswerBytes bounds one submitted answer; a screen answer is a few
@@ -72,6 +75,9 @@ func New(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(answerHeadAsGet)
 	e.Use(s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
+	if cfg.Grader != nil {
+		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
+	}
 	s.routes()
 	return s, nil
 }
@@ -96,6 +102,8 @@ func (s *Server) routes() {
 
 	e.GET("/practice", s.practiceShow)
 	e.POST("/practice/name", s.practiceName)
+
+	s.codeRoutes()
 }
 
 // ServeHTTP makes the Server an http.Handler.
@@ -119,7 +127,11 @@ func answerHeadAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 // limitBody caps request bodies: forms here are small.
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, maxAnswerBytes+4<<10)
+		limit := int64(maxAnswerBytes + 4<<10)
+		if n, ok := routeBodyLimit(c.Path()); ok {
+			limit = n
+		}
+		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, limit)
 		return next(c)
 	}
 }

@@ -198,7 +198,7 @@ func TestPages(t *testing.T) {
 		{"/", 200, []string{"Find the refund bug", "Design a safe client", "Rapid-fire questions", "Tech screen",
 			"medium", "about 40 minutes", "2 parts", "2 questions", `href="/?topic=idempotency"`}},
 		{"/problems/refund-bug", 200, []string{"PROMPT-MARKER", "FACTS-MARKER", "CLARIFY-MARKER", "PART1-PROMPT",
-			"PART2-PROMPT", "Part 1: Find the defects", "FOLLOWUP-MARKER", "GLOSSARY-MARKER", "STARTER-MARKER", `class="chroma"`,
+			"PART2-PROMPT", "Part 1: Find the defects", "FOLLOWUP-MARKER", "GLOSSARY-MARKER", "STARTER-MARKER", `id="code-editor-textarea"`,
 			"Reveal hint 1 of 3", "Reveal hint 1 of 1", `<label for="answer-text"`,
 			"A debugging exercise.", "timed answer: 2:00"}},
 		{"/problems/design-client", 200, []string{"DESIGN-PROMPT"}},

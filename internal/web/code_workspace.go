@@ -1,0 +1,306 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// codeWorkspaceState is what the problem page shows of the user's code:
+// their draft (or the starter), and their latest grade run.
+type codeWorkspaceState struct {
+	Code       string // the textarea's text: the draft, or the starter
+	FromDraft  bool
+	GradingOn  bool
+	Total      int           // scenarios that grade the problem; 0 when unknown
+	Latest     *gradeRunView // nil before the first Grade
+	SaveURL    string
+	GradeURL   string
+	StarterRef string // the starter's file name, for the label
+}
+
+// gradeRunView is a grade run as pages show it.
+type gradeRunView struct {
+	ID          int64
+	Status      storage.GradeStatus
+	URL         string
+	EventsURL   string
+	Report      *grader.Report // done only
+	Message     string
+	RetryAfterS int
+	Finished    int // running only: scenarios finished so far
+	Total       int
+	Already     bool // the run page was reached by a second Grade while this ran
+}
+
+func problemURL(slug string) string { return "/problems/" + slug }
+
+func gradeRunURL(slug string, id int64) string {
+	return problemURL(slug) + "/runs/" + strconv.FormatInt(id, 10)
+}
+
+// codeWorkspaceOf loads the workspace of p for the request's user.
+func (s *Server) codeWorkspaceOf(ctx context.Context, p *problems.Problem) (codeWorkspaceState, error) {
+	if p.Code == nil {
+		return codeWorkspaceState{}, nil
+	}
+	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: scenarioTotal(p.Slug),
+		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade",
+		StarterRef: path.Base(p.Code.StarterPath)}
+	userID, ok := UserID(ctx)
+	if !ok {
+		return w, errNoIdentity
+	}
+	a, err := s.store.Attempt(ctx, userID, storage.KindProblem, p.Slug)
+	if errors.Is(err, storage.ErrNotFound) {
+		return w, nil
+	}
+	if err != nil {
+		return w, err
+	}
+	d, err := s.store.CodeDraftOf(ctx, a.ID)
+	switch {
+	case err == nil:
+		w.Code, w.FromDraft = d.Code, true
+	case !errors.Is(err, storage.ErrNotFound):
+		return w, err
+	}
+	run, err := s.store.LatestGradeRun(ctx, a.ID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return w, nil
+	}
+	if err != nil {
+		return w, err
+	}
+	v, err := s.gradeRunViewOf(ctx, p.Slug, run)
+	if err != nil {
+		return w, err
+	}
+	w.Latest = &v
+	return w, nil
+}
+
+// gradeRunViewOf prepares a stored run for a page. A run stored as
+// running that no grading of this process owns was cut off by a restart:
+// it is recorded as such.
+func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.GradeRun) (gradeRunView, error) {
+	v := gradeRunView{ID: run.ID, Status: run.Status, URL: gradeRunURL(slug, run.ID),
+		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: scenarioTotal(run.Problem)}
+	if run.Status == storage.GradeRunning {
+		var live *liveRun
+		if s.grading != nil {
+			live = s.grading.lookup(run.ID)
+		}
+		if live != nil {
+			p, _ := live.latest()
+			v.Finished, v.Total = p.Finished, p.Total
+			return v, nil
+		}
+		var err error
+		if run, err = s.abandonRun(ctx, run); err != nil {
+			return v, err
+		}
+		v.Status, v.Message = run.Status, run.Message
+		if run.Status == storage.GradeRunning {
+			return v, nil // started by this process a moment ago: not registered yet
+		}
+	}
+	switch run.Status {
+	case storage.GradeDone:
+		r, err := decodeReport(run.ReportJSON)
+		if err != nil {
+			return v, err
+		}
+		v.Report = r
+	case storage.GradeBusy:
+		v.RetryAfterS = retrySeconds(run.RetryAfter)
+	}
+	return v, nil
+}
+
+// abandonRun records a run left running by an earlier server process as
+// a system error, and returns the run as it now stands. A run this process
+// started is left alone: it is either about to be registered or has just
+// recorded its end.
+func (s *Server) abandonRun(ctx context.Context, run storage.GradeRun) (storage.GradeRun, error) {
+	started := s.startedAt()
+	if !run.StartedAt.Before(started) {
+		return s.store.GradeRun(ctx, run.ID)
+	}
+	err := s.store.FinishGradeRun(ctx, run.ID, storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned})
+	if err != nil && !errors.Is(err, storage.ErrRunFinished) {
+		return run, err
+	}
+	return s.store.GradeRun(ctx, run.ID)
+}
+
+// startedAt is when this process began grading; with grading off every
+// stored running run is from an earlier process.
+func (s *Server) startedAt() time.Time {
+	if s.grading == nil {
+		return time.Now()
+	}
+	return s.grading.started
+}
+
+// withCodeWorkspace adds the workspace's stylesheet and scripts to a
+// problem page that has code. The editor bundle loads first (deferred
+// scripts run in order) so the workspace script finds FaultlineEditor.
+func (s *Server) withCodeWorkspace(m pageMeta, p *problems.Problem) pageMeta {
+	if p.Code == nil {
+		return m
+	}
+	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
+	if _, ok := s.assets.files["editor.js"]; ok {
+		m.Scripts = append(m.Scripts, s.assets.url("editor.js"))
+	}
+	m.Scripts = append(m.Scripts, s.assets.url("code-workspace.js"))
+	return m
+}
+
+// codeBodyLimit caps the body of the code routes: a source file of
+// grader.MaxSourceBytes can triple in size when URL-encoded.
+const codeBodyLimit = 3*grader.MaxSourceBytes + 4<<10
+
+// routeBodyLimit is the body cap of a route whose bodies are larger than
+// a form's; limitBody applies it.
+func routeBodyLimit(route string) (int64, bool) {
+	switch route {
+	case "/problems/:slug/code", "/problems/:slug/grade":
+		return codeBodyLimit, true
+	}
+	return 0, false
+}
+
+// codeTooLarge is the message of a 413 for code.
+func codeTooLarge(size int) string {
+	what := "The code"
+	if size > 0 {
+		what = "The code is " + sandbox.FormatBytes(int64(size)) + "; it"
+	}
+	return fmt.Sprintf("%s is larger than the grader accepts (%s). It was not saved; your last saved draft is kept. Shorten the code and try again.",
+		what, sandbox.FormatBytes(grader.MaxSourceBytes))
+}
+
+// codeValue reads the code field of a POSTed form. Line endings become
+// \n: a browser sends a textarea with \r\n.
+func codeValue(c echo.Context) (string, error) {
+	if err := c.Request().ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return "", codeError(c, http.StatusRequestEntityTooLarge, codeTooLarge(0))
+		}
+		return "", codeError(c, http.StatusBadRequest, "The form could not be read: "+err.Error())
+	}
+	form := c.Request().PostForm
+	if _, ok := form["code"]; !ok {
+		return "", codeError(c, http.StatusBadRequest, "The form has no code field.")
+	}
+	code := strings.ReplaceAll(form.Get("code"), "\r\n", "\n")
+	switch {
+	case len(code) > grader.MaxSourceBytes:
+		return "", codeError(c, http.StatusRequestEntityTooLarge, codeTooLarge(len(code)))
+	case !utf8.ValidString(code):
+		return "", codeError(c, http.StatusBadRequest, "The code is not valid UTF-8 text.")
+	}
+	return code, nil
+}
+
+// fromScript reports whether the request comes from the workspace script,
+// which asks for JSON; a plain form gets pages and redirects.
+func fromScript(c echo.Context) bool {
+	return strings.Contains(c.Request().Header.Get("Accept"), "application/json")
+}
+
+// jsonError is the body of an error answered to the script.
+type jsonError struct {
+	Error string `json:"error"`
+}
+
+// codeError answers an error as JSON to the script, or as an error page.
+func codeError(c echo.Context, status int, message string) error {
+	if fromScript(c) {
+		if err := c.JSON(status, jsonError{Error: message}); err != nil {
+			return err
+		}
+		return errAnswered
+	}
+	return echo.NewHTTPError(status, message)
+}
+
+// errAnswered tells a handler that the response has already been written.
+var errAnswered = errors.New("web: answered")
+
+// answered turns errAnswered back into success for a handler's return.
+func answered(err error) error {
+	if errors.Is(err, errAnswered) {
+		return nil
+	}
+	return err
+}
+
+// findCodeProblem is the problem in the URL, when it has code.
+func (s *Server) findCodeProblem(c echo.Context) (*problems.Problem, error) {
+	p, err := s.findProblem(c)
+	if err != nil {
+		return nil, err
+	}
+	if p.Code == nil {
+		return nil, notFound("The problem " + p.Slug + " has no code to save or grade.")
+	}
+	return p, nil
+}
+
+// ownedRun is the grade run named in the URL when it belongs to the
+// request's user and problem; anyone else's run is a 404, as if it did
+// not exist.
+func (s *Server) ownedRun(c echo.Context) (*problems.Problem, storage.GradeRun, error) {
+	p, err := s.findCodeProblem(c)
+	if err != nil {
+		return nil, storage.GradeRun{}, err
+	}
+	missing := notFound("There is no grade run " + c.Param("id") + " of yours for this problem.")
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return nil, storage.GradeRun{}, missing
+	}
+	userID, err := requireUser(c)
+	if err != nil {
+		return nil, storage.GradeRun{}, err
+	}
+	ctx := c.Request().Context()
+	a, err := s.store.Attempt(ctx, userID, storage.KindProblem, p.Slug)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, storage.GradeRun{}, missing
+	}
+	if err != nil {
+		return nil, storage.GradeRun{}, err
+	}
+	run, err := s.store.GradeRun(ctx, id)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && run.AttemptID != a.ID {
+		return nil, storage.GradeRun{}, missing
+	}
+	return p, run, err
+}
+
+// codeRoutes are the code workspace's and grading's routes.
+func (s *Server) codeRoutes() {
+	e := s.echo
+	e.POST("/problems/:slug/code", s.codeSave)
+	e.POST("/problems/:slug/grade", s.gradeStart)
+	e.GET("/problems/:slug/runs/:id", s.gradeRunShow)
+	e.GET("/problems/:slug/runs/:id/events", s.gradeRunEvents)
+}

@@ -1,0 +1,424 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// Grader grades one submission; *grader.Service satisfies it. What the
+// code did is in the Report; the error is the grading system's (busy: a
+// *sandbox.BusyError; a broken child; ctx ended).
+type Grader interface {
+	Grade(ctx context.Context, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error)
+}
+
+// codeStore is what the code workspace and grading need from storage;
+// *storage.Store satisfies it.
+type codeStore interface {
+	SaveCodeDraft(ctx context.Context, attemptID int64, code string) (storage.CodeDraft, error)
+	CodeDraftOf(ctx context.Context, attemptID int64) (storage.CodeDraft, error)
+	StartGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string) (storage.GradeRun, error)
+	FinishGradeRun(ctx context.Context, id int64, end storage.GradeRunEnd) error
+	GradeRun(ctx context.Context, id int64) (storage.GradeRun, error)
+	LatestGradeRun(ctx context.Context, attemptID int64) (storage.GradeRun, error)
+}
+
+const (
+	// gradeTimeout bounds one grading from the press of Grade: waiting for
+	// a place in the pool plus the child's own wall-clock limit (20 s),
+	// with room for a full queue ahead of it.
+	gradeTimeout = 2 * time.Minute
+	// finishTimeout bounds recording a run's end, which must happen even
+	// when the grading context has ended.
+	finishTimeout = 10 * time.Second
+	// defaultSeed is the seed of a run that names none: the same code then
+	// gives the same report, so a change in the report is the code's.
+	defaultSeed = 1
+)
+
+// errGradingStopped is claim's error once the server is shutting down.
+var errGradingStopped = errors.New("web: grading has stopped: the server is shutting down")
+
+// gradingRuns runs gradings in the background and bridges them to the
+// pages: each running job's progress so far and a signal for its
+// subscribers. Finished runs are read from storage, not from here.
+type gradingRuns struct {
+	grader  Grader
+	store   codeStore
+	log     *slog.Logger
+	timeout time.Duration
+	started time.Time // a run stored as running from before this is abandoned
+
+	ctx  context.Context // ends when the server stops grading
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	mu     sync.Mutex
+	live   map[int64]*liveRun  // by run id
+	byUser map[string]*liveRun // one run at a time per user
+	closed bool
+}
+
+func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
+	ctx, stop := context.WithCancel(context.Background())
+	return &gradingRuns{grader: g, store: store, log: log, timeout: gradeTimeout, started: time.Now(),
+		ctx: ctx, stop: stop, live: map[int64]*liveRun{}, byUser: map[string]*liveRun{}}
+}
+
+// StopGrading cancels the gradings still running (each is recorded as a
+// system error the user can retry), ends the progress streams, refuses new
+// gradings, and waits until every grading has recorded its end or ctx
+// ends. Call it when the server shuts down, before closing the store.
+func (s *Server) StopGrading(ctx context.Context) error {
+	g := s.grading
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.stop()
+	done := make(chan struct{})
+	go func() { g.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("web: stop grading: %w", ctx.Err())
+	}
+}
+
+// claim reserves the user's one grading place. When the user already has a
+// run going it returns that run instead, and a nil claim.
+func (g *gradingRuns) claim(userID string, total int) (claimed, existing *liveRun, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, nil, errGradingStopped
+	}
+	if r := g.byUser[userID]; r != nil {
+		return nil, r, nil
+	}
+	r := &liveRun{userID: userID, total: total, changed: make(chan struct{})}
+	g.byUser[userID] = r
+	return r, nil, nil
+}
+
+// release gives up a claim whose run could not be started.
+func (g *gradingRuns) release(r *liveRun) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.byUser[r.userID] == r {
+		delete(g.byUser, r.userID)
+	}
+}
+
+// start grades job in the background as run id, under the claim r.
+func (g *gradingRuns) start(r *liveRun, id int64, job grader.Job) {
+	g.mu.Lock()
+	r.id = id
+	g.live[id] = r
+	g.wg.Add(1)
+	g.mu.Unlock()
+	go g.run(r, job)
+}
+
+// lookup returns the run if it is still going (or has just ended and not
+// yet been forgotten).
+func (g *gradingRuns) lookup(id int64) *liveRun {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.live[id]
+}
+
+// userRun returns the run the user has going, if any.
+func (g *gradingRuns) userRun(userID string) *liveRun {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r := g.byUser[userID]; r != nil && r.id != 0 {
+		return r
+	}
+	return nil
+}
+
+func (g *gradingRuns) forget(r *liveRun) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.live, r.id)
+	if g.byUser[r.userID] == r {
+		delete(g.byUser, r.userID)
+	}
+}
+
+// run grades in a context detached from the request that asked for it:
+// closing the tab does not stop a grading, and its end is always stored
+// before the run leaves the registry, so a reader that misses it live
+// finds it in storage.
+func (g *gradingRuns) run(r *liveRun, job grader.Job) {
+	defer g.wg.Done()
+	ctx, cancel := context.WithTimeout(g.ctx, g.timeout)
+	defer cancel()
+	report, err := g.grader.Grade(ctx, job, r.addProgress)
+	end := g.endOf(ctx, r.id, report, err)
+
+	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancelStore()
+	if err := g.store.FinishGradeRun(storeCtx, r.id, end); err != nil {
+		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
+	}
+	ev, err := finalEvent(ctx, storage.GradeRun{ID: r.id, Status: end.Status, Message: end.Message,
+		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON})
+	if err != nil {
+		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
+		ev = systemErrorEvent(messageGraderBroke)
+	}
+	r.finish(ev)
+	g.forget(r)
+}
+
+// Messages for gradings that ended without a report.
+const (
+	messageGraderBroke = "The grader failed while grading this code; that is our fault, not your code's. Your code is saved: grade it again."
+	messageStopped     = "The server stopped while this code was being graded. Your code is saved: grade it again."
+	messageAbandoned   = "The server restarted while this code was being graded. Your code is saved: grade it again."
+)
+
+// endOf turns what Grade returned into the run's stored end.
+func (g *gradingRuns) endOf(ctx context.Context, id int64, report *grader.Report, err error) storage.GradeRunEnd {
+	var busy *sandbox.BusyError
+	switch {
+	case err == nil && report != nil:
+		data, merr := json.Marshal(report)
+		if merr != nil {
+			g.log.Error("web: encoding a grade report failed", slog.Int64("run", id), slog.Any("err", merr))
+			return storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageGraderBroke}
+		}
+		return storage.GradeRunEnd{Status: storage.GradeDone, Message: report.Message, Summary: summarize(report), ReportJSON: data}
+	case errors.As(err, &busy):
+		wait := max(busy.RetryAfter, time.Second)
+		return storage.GradeRunEnd{Status: storage.GradeBusy, RetryAfter: wait, Message: busyMessage(wait)}
+	case errors.Is(err, sandbox.ErrBusy):
+		return storage.GradeRunEnd{Status: storage.GradeBusy, RetryAfter: 5 * time.Second, Message: busyMessage(5 * time.Second)}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return storage.GradeRunEnd{Status: storage.GradeSystemError, Message: fmt.Sprintf(
+			"Grading took longer than %s, waiting for the grader included, and was stopped. The grader is probably overloaded. Your code is saved: grade it again in a minute.",
+			g.timeout)}
+	case g.ctx.Err() != nil:
+		return storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageStopped}
+	}
+	if err == nil {
+		err = errors.New("the grader returned neither a report nor an error")
+	}
+	g.log.Error("web: grading failed", slog.Int64("run", id), slog.Any("err", err))
+	return storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageGraderBroke}
+}
+
+func busyMessage(wait time.Duration) string {
+	return "The grader is busy; try again in " + strconv.Itoa(retrySeconds(wait)) + " s. Your code is saved."
+}
+
+func retrySeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
+
+// summarize computes the figures the history shows from a report.
+func summarize(r *grader.Report) storage.GradeSummary {
+	sm := storage.GradeSummary{Verdict: r.Status, ScenariosPassed: r.Summary.ScenariosPassed, ScenariosTotal: r.Summary.ScenariosTotal}
+	for _, sc := range r.Scenarios {
+		for _, inv := range sc.Invariants {
+			switch inv.Status {
+			case grader.InvariantHeld:
+				sm.InvariantsHeld++
+				sm.InvariantsTotal++
+			case grader.InvariantViolated:
+				sm.InvariantsTotal++
+			}
+		}
+	}
+	for _, d := range r.Summary.DefectsOfKind(grader.DefectKindOriginal) {
+		sm.DefectsTotal++
+		if d.Fixed {
+			sm.DefectsFixed++
+		}
+	}
+	return sm
+}
+
+// scenarioTotal is how many scenarios grade problem, or 0 when the grader
+// has no suite for it (progress then counts without a total).
+func scenarioTotal(problem string) int {
+	suite, ok := grader.Suites[problem]
+	if !ok {
+		return 0
+	}
+	return len(suite())
+}
+
+// liveRun is one grading in progress: what has finished so far, and a
+// channel closed (and replaced) at every change, which wakes its streams.
+type liveRun struct {
+	id     int64 // set by start
+	userID string
+	total  int
+
+	mu       sync.Mutex
+	progress []progressData
+	final    *sseEvent
+	changed  chan struct{}
+}
+
+// progressData is the data of a progress event: one more scenario finished.
+type progressData struct {
+	Finished int    `json:"finished"`
+	Total    int    `json:"total"` // 0 when unknown
+	Failed   int    `json:"failed"`
+	Name     string `json:"name"`
+	Title    string `json:"title"`
+	Status   string `json:"status"`
+}
+
+func (r *liveRun) addProgress(sc grader.ScenarioReport) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	failed := 0
+	if n := len(r.progress); n > 0 {
+		failed = r.progress[n-1].Failed
+	}
+	if sc.Status != grader.StatusPass {
+		failed++
+	}
+	r.progress = append(r.progress, progressData{Finished: len(r.progress) + 1, Total: r.total, Failed: failed,
+		Name: sc.Name, Title: sc.Title, Status: sc.Status})
+	r.signal()
+}
+
+func (r *liveRun) finish(ev sseEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.final = &ev
+	r.signal()
+}
+
+// signal wakes every stream waiting on the run. Called with mu held.
+func (r *liveRun) signal() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// since returns the progress after the first n events, the final event if
+// the run has ended, and a channel closed at the next change.
+func (r *liveRun) since(n int) ([]progressData, *sseEvent, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []progressData
+	if n < len(r.progress) {
+		out = append(out, r.progress[n:]...)
+	}
+	return out, r.final, r.changed
+}
+
+// latest returns the last progress event, if any.
+func (r *liveRun) latest() (progressData, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.progress) == 0 {
+		return progressData{Total: r.total}, false
+	}
+	return r.progress[len(r.progress)-1], true
+}
+
+// sseEvent is one server-sent event: a name and JSON data on one line.
+type sseEvent struct {
+	name string
+	data []byte
+}
+
+// reportData is the data of the final "report" event.
+type reportData struct {
+	RunID       int64               `json:"run_id"`
+	Verdict     string              `json:"verdict"`
+	Summary     string              `json:"summary"`
+	HTML        string              `json:"html"`
+	Diagnostics []grader.Diagnostic `json:"diagnostics"`
+}
+
+// busyData is the data of the final "busy" event.
+type busyData struct {
+	RetryAfterS int    `json:"retry_after_s"`
+	Message     string `json:"message"`
+}
+
+// messageData is the data of the final "system-error" event.
+type messageData struct {
+	Message string `json:"message"`
+}
+
+func newEvent(name string, v any) sseEvent {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// Only our own plain structs are encoded here; they always encode.
+		panic(fmt.Sprintf("web: encode %s event: %v", name, err))
+	}
+	return sseEvent{name: name, data: data}
+}
+
+func systemErrorEvent(message string) sseEvent {
+	return newEvent("system-error", messageData{Message: message})
+}
+
+// finalEvent is the last event of a finished run, built from what storage
+// keeps, so a live stream and a late one send the same thing.
+func finalEvent(ctx context.Context, run storage.GradeRun) (sseEvent, error) {
+	switch run.Status {
+	case storage.GradeBusy:
+		return newEvent("busy", busyData{RetryAfterS: retrySeconds(run.RetryAfter), Message: run.Message}), nil
+	case storage.GradeSystemError:
+		return systemErrorEvent(run.Message), nil
+	case storage.GradeDone:
+		report, err := decodeReport(run.ReportJSON)
+		if err != nil {
+			return sseEvent{}, err
+		}
+		var buf bytes.Buffer
+		if err := grader.ReportView(report).Render(ctx, &buf); err != nil {
+			return sseEvent{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
+		}
+		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),
+			HTML: buf.String(), Diagnostics: report.Diagnostics}), nil
+	}
+	return sseEvent{}, fmt.Errorf("web: run %d has not finished (%s)", run.ID, run.Status)
+}
+
+func decodeReport(data []byte) (*grader.Report, error) {
+	var r grader.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("web: decode a stored grade report: %w", err)
+	}
+	if r.Diagnostics == nil {
+		r.Diagnostics = []grader.Diagnostic{}
+	}
+	return &r, nil
+}
+
+// reportSummary is the one line the progress region ends with.
+func reportSummary(r *grader.Report) string {
+	switch r.Status {
+	case grader.StatusPass:
+		return fmt.Sprintf("Graded: every invariant held in all %d scenarios.", r.Summary.ScenariosTotal)
+	case grader.StatusFail:
+		return fmt.Sprintf("Graded: %d of %d scenarios passed.", r.Summary.ScenariosPassed, r.Summary.ScenariosTotal)
+	}
+	if len(r.Diagnostics) > 0 {
+		return fmt.Sprintf("The code could not be graded: %s.", plural(len(r.Diagnostics), "problem"))
+	}
+	return "The code could not be graded: " + r.Message
+}
