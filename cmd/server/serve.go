@@ -10,10 +10,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/web"
 )
@@ -27,6 +31,9 @@ type serveConfig struct {
 	Addr    string // listen address
 	DB      string // SQLite file; its folder is created
 	Content string // content folder; empty means the content embedded in the binary
+	// Graders is how many grading children may run at once (twice as many
+	// jobs may wait for one); 0 turns grading off.
+	Graders int
 
 	// onListen, when set, is told the bound address (tests listen on :0).
 	onListen func(net.Addr)
@@ -49,8 +56,17 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	flags.StringVar(&cfg.Addr, "addr", env("FAULTLINE_ADDR", "localhost:8080"), "listen address (env FAULTLINE_ADDR)")
 	flags.StringVar(&cfg.DB, "db", env("FAULTLINE_DB", "./data/faultline.db"), "SQLite database file, created with its folder if missing (env FAULTLINE_DB)")
 	flags.StringVar(&cfg.Content, "content", env("FAULTLINE_CONTENT", ""), "content folder to serve instead of the content built into the binary (env FAULTLINE_CONTENT)")
+	graders := env("FAULTLINE_GRADERS", strconv.Itoa(runtime.NumCPU()))
+	defaultGraders, err := strconv.Atoi(graders)
+	if err != nil || defaultGraders < 0 {
+		return cfg, fmt.Errorf("serve: FAULTLINE_GRADERS=%q: want a whole number of grading processes, 0 to turn grading off", graders)
+	}
+	flags.IntVar(&cfg.Graders, "graders", defaultGraders, "grading processes run at once, each in its own sandboxed child; 0 turns grading off (env FAULTLINE_GRADERS; default: the number of CPUs)")
 	if err := flags.Parse(args); err != nil {
 		return cfg, err
+	}
+	if cfg.Graders < 0 {
+		return cfg, fmt.Errorf("serve: -graders %d: want 0 (grading off) or more", cfg.Graders)
 	}
 	if flags.NArg() > 0 {
 		return cfg, fmt.Errorf("serve: unexpected argument %q", flags.Arg(0))
@@ -110,7 +126,18 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	opened := time.Now()
 	defer store.Close()
-	app, err := web.New(web.Config{Catalog: cat, Store: store, Log: log})
+	webCfg := web.Config{Catalog: cat, Store: store, Log: log}
+	if cfg.Graders > 0 {
+		// Grading children re-execute this binary (grader.ChildCommand).
+		// A spare is kept started per place so a Grade skips the child's
+		// start-up; the queue holds twice the places, and past that a
+		// Grade is told the grader is busy.
+		pool := sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, -1)
+		pool.KeepWarm()
+		defer pool.Close()
+		webCfg.Grader = grader.NewService(pool, log)
+	}
+	app, err := web.New(webCfg)
 	if err != nil {
 		return err
 	}
@@ -134,7 +161,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.DB, "content", root,
-		"problems", len(cat.Problems), "sets", len(cat.Sets), "screens", len(cat.Screens),
+		"problems", len(cat.Problems), "sets", len(cat.Sets), "screens", len(cat.Screens), "graders", cfg.Graders,
 		"content_load", loaded.Sub(started).Round(time.Millisecond),
 		"db_open", opened.Sub(loaded).Round(time.Millisecond),
 		"startup", time.Since(started).Round(time.Millisecond))
@@ -150,6 +177,12 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	log.Info("shutting down: finishing in-flight requests", "timeout", shutdownTimeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
+	// Gradings in flight are stopped and recorded as such (the user's code
+	// is saved; they grade again), which also ends their progress streams,
+	// so Shutdown is not held up by open event streams.
+	if err := app.StopGrading(shutdownCtx); err != nil {
+		log.Warn("gradings did not all record their end", "err", err)
+	}
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}
