@@ -706,14 +706,12 @@ func tabUntil(t *testing.T, ctx context.Context, what string, limit int, match f
 	return focusedElement{}
 }
 
-// screenshotTo writes a PNG of the element sel (or the whole page when sel
-// is empty) to path.
+// screenshotTo writes a PNG of the element sel, or of the viewport when sel
+// is empty, to path.
 func screenshotTo(t *testing.T, ctx context.Context, sel, path string) {
 	t.Helper()
-	var shot chromedp.Action[[]byte]
-	if sel == "" {
-		shot = chromedp.FullScreenshot(100) // 100 means PNG
-	} else {
+	shot := chromedp.CaptureScreenshot()
+	if sel != "" {
 		shot = chromedp.Screenshot(chromedp.CSS(sel), chromedp.NodeVisible)
 	}
 	png, err := chromedp.Run(ctx, shot)
