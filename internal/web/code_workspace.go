@@ -22,14 +22,17 @@ import (
 // codeWorkspaceState is what the problem page shows of the user's code:
 // their draft (or the starter), and their latest grade run.
 type codeWorkspaceState struct {
-	Code       string // the textarea's text: the draft, or the starter
-	FromDraft  bool
-	GradingOn  bool
-	Total      int           // scenarios that grade the problem; 0 when unknown
-	Latest     *gradeRunView // nil before the first Grade
-	SaveURL    string
-	GradeURL   string
-	StarterRef string // the starter's file name, for the label
+	Code      string // the textarea's text: the draft, or the starter
+	FromDraft bool
+	GradingOn bool
+	Total     int           // scenarios that grade the problem; 0 when unknown
+	Latest    *gradeRunView // nil before the first Grade
+	// MarkDiagnostics: the latest report's diagnostics belong to the code
+	// shown (it was graded as it is), so the script marks them in it.
+	MarkDiagnostics bool
+	SaveURL         string
+	GradeURL        string
+	StarterRef      string // the starter's file name, for the label
 }
 
 // gradeRunView is a grade run as pages show it.
@@ -90,6 +93,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, p *problems.Problem) (code
 		return w, err
 	}
 	w.Latest = &v
+	w.MarkDiagnostics = v.Report != nil && len(v.Report.Diagnostics) > 0 && run.Source == w.Code
 	return w, nil
 }
 

@@ -275,8 +275,8 @@ func codeWorkspace(page problemPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if l := w.Latest; l != nil && l.Report != nil {
-				templ_7745c5c3_Err = templ.JSONScript("grade-diagnostics-data", l.Report.Diagnostics).Render(ctx, templ_7745c5c3_Buffer)
+			if w.MarkDiagnostics {
+				templ_7745c5c3_Err = templ.JSONScript("grade-diagnostics-data", w.Latest.Report.Diagnostics).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
