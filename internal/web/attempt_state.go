@@ -15,6 +15,7 @@ import (
 
 // attemptState is what one user has done on one problem or set, for the page.
 type attemptState struct {
+	attemptID  int64       // 0: the user has not started this item
 	hintsShown map[int]int // part -> hints shown
 	reveals    map[string]storage.AnswerReveal
 	answers    map[string]storage.Answer
@@ -38,6 +39,10 @@ func (s *Server) loadState(ctx context.Context, kind storage.Kind, slug string) 
 		return st, nil
 	}
 	if err != nil {
+		return st, err
+	}
+	st.attemptID = a.ID
+	if err := s.closeOverdueSessions(ctx, a.ID); err != nil {
 		return st, err
 	}
 	hints, err := s.store.HintReveals(ctx, a.ID)

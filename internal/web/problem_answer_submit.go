@@ -16,6 +16,9 @@ func (s *Server) problemAnswerSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if p.TimedAnswer > 0 {
+		return s.timedAnswerSubmit(c, problemTarget(p), s.rejectedProblemAnswer(c, p))
+	}
 	raw, err := formValue(c, "answer")
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ type problemPage struct {
 	Answer     string // the user's latest answer
 	Draft      string // a rejected answer, given back to the form
 	FormError  string
+	Box        answerBoxState
 	Code       codeWorkspaceState // the user's code and latest grade run
 }
 
@@ -32,7 +33,7 @@ func (s *Server) problemShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, problemView(s.withCodeWorkspace(s.meta(p.Title), p), page))
+	return render(c, http.StatusOK, problemView(s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p), page))
 }
 
 func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, error) {
@@ -48,6 +49,9 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 		Answer:     st.answers[storage.ScopeProblem].Body,
 	}
 	page.Reveal, page.Revealed = st.revealed(storage.ScopeProblem)
+	if page.Box, err = s.problemBox(c.Request().Context(), st.attemptID, p); err != nil {
+		return problemPage{}, err
+	}
 	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), p); err != nil {
 		return problemPage{}, err
 	}

@@ -29,6 +29,7 @@ type Store interface {
 	SubmitAnswer(ctx context.Context, attemptID int64, scope, body string) (storage.Answer, error)
 	LatestAnswers(ctx context.Context, attemptID int64) (map[string]storage.Answer, error)
 	practiceStore
+	timedAnswerStore
 	codeStore
 }
 
@@ -47,6 +48,7 @@ type Server struct {
 	store   Store
 	log     *slog.Logger
 	assets  *assetSet
+	clock   clockFunc
 	grading *gradingRuns // nil when grading is off
 }
 
@@ -97,6 +99,7 @@ func (s *Server) routes() {
 	e.GET("/sets/:slug", s.setShow)
 	e.POST("/sets/:slug/questions/:id/answer", s.setAnswerSubmit)
 	e.POST("/sets/:slug/questions/:id/reveal", s.setAnswerReveal)
+	s.timedAnswerRoutes()
 
 	e.GET("/screens/:slug", s.screenShow)
 

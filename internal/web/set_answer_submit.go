@@ -4,23 +4,19 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // setAnswerSubmit stores the user's answer to one question, which reveals
-// its model answer and key points.
+// its model answer and key points; the timed box's script also sends its
+// session, and the answer is stored with its timing.
 func (s *Server) setAnswerSubmit(c echo.Context) error {
 	qs, q, err := s.findQuestion(c)
 	if err != nil {
 		return err
 	}
-	raw, err := formValue(c, "answer")
-	if err != nil {
-		return err
-	}
-	text, problem := answerText(raw)
-	if problem != "" {
+	// Every question has a timed box; without its script the form posts
+	// no session and the answer is stored untimed, as a plain form.
+	return s.timedAnswerSubmit(c, questionTarget(qs, q), func(raw, problem string) error {
 		page, err := s.setPage(c, qs)
 		if err != nil {
 			return err
@@ -30,14 +26,6 @@ func (s *Server) setAnswerSubmit(c echo.Context) error {
 				page.Questions[i].Draft, page.Questions[i].FormError = raw, problem
 			}
 		}
-		return render(c, http.StatusUnprocessableEntity, setView(s.meta(qs.Title), page))
-	}
-	a, err := s.startAttempt(c, storage.KindSet, qs.Slug)
-	if err != nil {
-		return err
-	}
-	if _, err := s.store.SubmitAnswer(c.Request().Context(), a.ID, storage.ScopeQuestion(q.ID), text); err != nil {
-		return err
-	}
-	return redirectSeeOther(c, questionAnchor(qs, q))
+		return render(c, http.StatusUnprocessableEntity, setView(s.withTimedAnswerAssets(s.meta(qs.Title)), page))
+	})
 }

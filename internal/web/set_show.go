@@ -18,6 +18,7 @@ type questionView struct {
 	Answer    string
 	Draft     string
 	FormError string
+	Box       answerBoxState
 }
 
 type setPage struct {
@@ -35,7 +36,7 @@ func (s *Server) setShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, setView(s.meta(qs.Title), page))
+	return render(c, http.StatusOK, setView(s.withTimedAnswerAssets(s.meta(qs.Title)), page))
 }
 
 func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, error) {
@@ -44,11 +45,16 @@ func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, err
 		return setPage{}, err
 	}
 	page := setPage{Set: qs, Tags: tagFilter{}.links(qs.Tags)}
+	boxes, err := s.questionBoxes(c.Request().Context(), st.attemptID, qs)
+	if err != nil {
+		return setPage{}, err
+	}
 	for i := range qs.Questions {
 		q := &qs.Questions[i]
 		scope := storage.ScopeQuestion(q.ID)
 		v := questionView{Number: i + 1, Question: q, Answer: st.answers[scope].Body}
 		v.Reveal, v.Revealed = st.revealed(scope)
+		v.Box = boxes[scope]
 		page.Questions = append(page.Questions, v)
 	}
 	return page, nil

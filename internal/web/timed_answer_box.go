@@ -1,0 +1,378 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/timer"
+)
+
+// timedAnswerStore is what the timed answer box keeps; *storage.Store has it.
+type timedAnswerStore interface {
+	StartTimedSession(ctx context.Context, attemptID int64, scope, mode string, limit time.Duration, at time.Time) (storage.TimedSession, bool, error)
+	TimedSession(ctx context.Context, id int64) (storage.TimedSession, error)
+	OpenTimedSessions(ctx context.Context, attemptID int64) (map[string]storage.TimedSession, error)
+	SaveDraft(ctx context.Context, sessionID, seq int64, text string, late bool, at time.Time) (storage.TimedSession, bool, error)
+	SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, body string, sessionID int64, timing storage.AnswerTiming, at time.Time) (storage.TimedAnswer, error)
+	TimedAnswer(ctx context.Context, id int64) (storage.TimedAnswer, error)
+	LatestTimedAnswers(ctx context.Context, attemptID int64) (map[string]storage.TimedAnswer, error)
+	SaveSelfAssessment(ctx context.Context, answerID int64, covered []int, of int, at time.Time) (storage.SelfAssessment, error)
+	SelfAssessments(ctx context.Context, attemptID int64) (map[int64]storage.SelfAssessment, error)
+}
+
+// now is the server's clock, which the timer trusts over the browser's.
+// Tests replace it through Server.clock.
+func (s *Server) now() time.Time {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return time.Now()
+}
+
+// timedTarget is one timed answer box: a problem with timed_answer, or one
+// question of a set.
+type timedTarget struct {
+	kind      storage.Kind
+	slug      string
+	scope     string
+	base      string // URL the box's routes hang under
+	field     string // the textarea's id
+	limit     time.Duration
+	keyPoints []problems.Item // what the self-assessment ticks
+	anchor    string          // where a plain form lands after posting
+	what      string          // "this problem", "question 3", for messages
+}
+
+func problemTarget(p *problems.Problem) timedTarget {
+	return timedTarget{kind: storage.KindProblem, slug: p.Slug, scope: storage.ScopeProblem,
+		base: "/problems/" + p.Slug, field: "answer-text", limit: p.TimedAnswer, keyPoints: p.StrongAnswer,
+		anchor: "/problems/" + p.Slug + "#answer", what: "this problem"}
+}
+
+func questionTarget(qs *problems.QuestionSet, q *problems.Question) timedTarget {
+	limit := q.TimeLimit
+	if limit <= 0 {
+		limit = problems.DefaultTimeLimit
+	}
+	return timedTarget{kind: storage.KindSet, slug: qs.Slug, scope: storage.ScopeQuestion(q.ID),
+		base: "/sets/" + qs.Slug + "/questions/" + q.ID, field: "answer-" + q.ID, limit: limit, keyPoints: q.KeyPoints,
+		anchor: questionAnchor(qs, q), what: "this question"}
+}
+
+// findTimedTarget is the box named by the URL: a question when the route has
+// an :id, else a problem, which must have a timed answer.
+func (s *Server) findTimedTarget(c echo.Context) (timedTarget, error) {
+	if c.Param("id") != "" {
+		qs, q, err := s.findQuestion(c)
+		if err != nil {
+			return timedTarget{}, err
+		}
+		return questionTarget(qs, q), nil
+	}
+	p, err := s.findProblem(c)
+	if err != nil {
+		return timedTarget{}, err
+	}
+	if p.TimedAnswer <= 0 {
+		return timedTarget{}, notFound("The problem " + p.Title + " has no timed answer box.")
+	}
+	return problemTarget(p), nil
+}
+
+// timedAnswerRoutes adds the box's routes for problems and questions.
+func (s *Server) timedAnswerRoutes() {
+	for _, base := range []string{"/problems/:slug", "/sets/:slug/questions/:id"} {
+		s.echo.POST(base+"/timer/start", jsonErrors(s.timedAnswerStart))
+		s.echo.POST(base+"/timer/draft", jsonErrors(s.timedAnswerDraft))
+		s.echo.POST(base+"/assessment", s.timedAnswerAssess)
+	}
+}
+
+// answerBoxState is one timed answer box as the page shows it.
+type answerBoxState struct {
+	Timed      bool // false: the problem has no timed box, the plain form shows
+	Base       string
+	Field      string
+	Limit      time.Duration
+	Phase      string // idle, running, locked or submitted: the box's data-state
+	SessionID  int64  // the open session; 0 when none
+	Mode       timer.Mode
+	Remaining  time.Duration
+	Draft      string // the open session's on-time draft
+	DraftSeq   int64
+	Last       *storage.TimedAnswer // the latest answer, if any
+	KeyPoints  []problems.Item
+	Assessment *storage.SelfAssessment // of Last, if saved
+}
+
+// Submitted is the box's phase once an answer is stored.
+const phaseSubmitted = "submitted"
+
+// timerSession is a stored session as internal/timer sees it.
+func timerSession(t storage.TimedSession) timer.Session {
+	return timer.Session{Mode: timer.Mode(t.Mode), Limit: t.Limit, StartedAt: t.StartedAt}
+}
+
+// closeOverdueSessions closes every open session of an attempt whose limit
+// and grace have passed, storing its last on-time draft as the answer: the
+// user left (closed the tab, lost the connection) without submitting, and
+// expiry still stores what they wrote. It runs whenever the user is next
+// seen, before the page reads the answers.
+func (s *Server) closeOverdueSessions(ctx context.Context, attemptID int64) error {
+	open, err := s.store.OpenTimedSessions(ctx, attemptID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	for _, t := range open {
+		if !timerSession(t).Overdue(now) {
+			continue
+		}
+		if _, err := s.expireSession(ctx, t, now); err != nil && !errors.Is(err, storage.ErrSessionClosed) {
+			return err
+		}
+	}
+	return nil
+}
+
+// expireSession stores an overdue session's on-time draft as its answer,
+// with any late text beside it.
+func (s *Server) expireSession(ctx context.Context, t storage.TimedSession, now time.Time) (storage.TimedAnswer, error) {
+	end := timerSession(t).Expire()
+	timing := storage.AnswerTiming{Mode: t.Mode, Limit: t.Limit, StartedAt: t.StartedAt, TimeUsed: end.TimeUsed,
+		HowEnded: string(end.HowEnded), Late: t.LateText != "", LateBody: t.LateText, WordCount: timer.WordCount(t.Draft)}
+	return s.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, t.Draft, t.ID, timing, now)
+}
+
+// answerBoxes loads the boxes of targets for one attempt (0: the user has
+// none yet, so every box is idle).
+func (s *Server) answerBoxes(ctx context.Context, attemptID int64, targets []timedTarget) (map[string]answerBoxState, error) {
+	out := map[string]answerBoxState{}
+	var (
+		open        map[string]storage.TimedSession
+		latest      map[string]storage.TimedAnswer
+		assessments map[int64]storage.SelfAssessment
+		err         error
+	)
+	if attemptID != 0 {
+		if open, err = s.store.OpenTimedSessions(ctx, attemptID); err != nil {
+			return nil, err
+		}
+		if latest, err = s.store.LatestTimedAnswers(ctx, attemptID); err != nil {
+			return nil, err
+		}
+		if assessments, err = s.store.SelfAssessments(ctx, attemptID); err != nil {
+			return nil, err
+		}
+	}
+	now := s.now()
+	for _, tg := range targets {
+		box := answerBoxState{Timed: tg.limit > 0, Base: tg.base, Field: tg.field, Limit: tg.limit,
+			Phase: string(timer.Idle), Mode: timer.Timed, Remaining: tg.limit, KeyPoints: tg.keyPoints}
+		if a, ok := latest[tg.scope]; ok {
+			box.Last = &a
+			box.Phase = phaseSubmitted
+			if sa, ok := assessments[a.ID]; ok {
+				box.Assessment = &sa
+			}
+		}
+		if t, ok := open[tg.scope]; ok {
+			st := timerSession(t).State(now)
+			box.SessionID, box.Mode, box.Draft, box.DraftSeq = t.ID, timer.Mode(t.Mode), t.Draft, t.DraftSeq
+			box.Limit, box.Phase, box.Remaining = t.Limit, string(st.Phase), st.Remaining
+		}
+		out[tg.scope] = box
+	}
+	return out, nil
+}
+
+// problemBox is the box of a problem page.
+func (s *Server) problemBox(ctx context.Context, attemptID int64, p *problems.Problem) (answerBoxState, error) {
+	tg := problemTarget(p)
+	if tg.limit <= 0 {
+		return answerBoxState{}, nil
+	}
+	boxes, err := s.answerBoxes(ctx, attemptID, []timedTarget{tg})
+	return boxes[tg.scope], err
+}
+
+// questionBoxes are the boxes of a set page, by scope.
+func (s *Server) questionBoxes(ctx context.Context, attemptID int64, qs *problems.QuestionSet) (map[string]answerBoxState, error) {
+	targets := make([]timedTarget, len(qs.Questions))
+	for i := range qs.Questions {
+		targets[i] = questionTarget(qs, &qs.Questions[i])
+	}
+	return s.answerBoxes(ctx, attemptID, targets)
+}
+
+// withTimedAnswerAssets adds the box's script and stylesheet to a page.
+func (s *Server) withTimedAnswerAssets(m pageMeta) pageMeta {
+	m.CSS = append(m.CSS, s.assets.url("timed-answer.css"))
+	m.Scripts = append(m.Scripts, s.assets.url("timed-answer.js"))
+	return m
+}
+
+// ownAttempt is the user's attempt at the target's problem or set, without
+// creating one: a session or answer id can only be the user's own if the
+// attempt exists.
+func (s *Server) ownAttempt(c echo.Context, tg timedTarget) (storage.Attempt, error) {
+	userID, err := requireUser(c)
+	if err != nil {
+		return storage.Attempt{}, err
+	}
+	return s.store.Attempt(c.Request().Context(), userID, tg.kind, tg.slug)
+}
+
+// ownSession is the session named by the form's "session" field, if it is
+// the user's and this box's; anything else is a 404 that names the id.
+func (s *Server) ownSession(c echo.Context, tg timedTarget, raw string) (storage.TimedSession, error) {
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id < 1 {
+		return storage.TimedSession{}, badRequest(fmt.Sprintf("The timer session %q is not a session number.", raw))
+	}
+	missing := notFound(fmt.Sprintf("There is no timer session %d of yours for %s. Reload the page to start again; copy your text first.", id, tg.what))
+	a, err := s.ownAttempt(c, tg)
+	if errors.Is(err, storage.ErrNotFound) {
+		return storage.TimedSession{}, missing
+	}
+	if err != nil {
+		return storage.TimedSession{}, err
+	}
+	t, err := s.store.TimedSession(c.Request().Context(), id)
+	if errors.Is(err, storage.ErrNotFound) || err == nil && (t.AttemptID != a.ID || t.Scope != tg.scope) {
+		return storage.TimedSession{}, missing
+	}
+	return t, err
+}
+
+// wantsJSON reports whether the box's script sent the request.
+func wantsJSON(c echo.Context) bool {
+	return strings.Contains(c.Request().Header.Get(echo.HeaderAccept), echo.MIMEApplicationJSON)
+}
+
+// jsonErrors answers a client error of a JSON route with {"error": message},
+// which the script shows beside the box while it keeps the text. Server
+// errors still go to the one error handler.
+func jsonErrors(h echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := h(c)
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Code < 500 && !c.Response().Committed {
+			msg, _ := he.Message.(string)
+			if msg == "" {
+				msg = http.StatusText(he.Code)
+			}
+			return c.JSON(he.Code, map[string]string{"error": msg})
+		}
+		return err
+	}
+}
+
+// draftText reads text the box sent: line endings made \n, whitespace kept
+// (a draft is what the user sees), and checked for size and encoding.
+func draftText(c echo.Context, name string) (string, error) {
+	raw, err := formValue(c, name)
+	if err != nil {
+		return "", err
+	}
+	text := strings.ReplaceAll(raw, "\r\n", "\n")
+	if len(text) > maxAnswerBytes {
+		return "", echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("The answer is longer than %d KiB, so it was not saved. Shorten it; your text is still in the box.", maxAnswerBytes>>10))
+	}
+	if !utf8.ValidString(text) {
+		return "", badRequest("The answer is not valid UTF-8 text, so it was not saved.")
+	}
+	return text, nil
+}
+
+// boxState names a session's phase for the JSON answers.
+func boxState(t storage.TimedSession, now time.Time) (string, time.Duration) {
+	if !t.Open() {
+		return phaseSubmitted, 0
+	}
+	st := timerSession(t).State(now)
+	return string(st.Phase), st.Remaining
+}
+
+// clockFunc is the server's clock for the timer; nil means time.Now.
+type clockFunc func() time.Time
+
+// timedAnswerMeta adds the box's assets to a problem page that has a box.
+func (s *Server) timedAnswerMeta(m pageMeta, p *problems.Problem) pageMeta {
+	if p.TimedAnswer <= 0 {
+		return m
+	}
+	return s.withTimedAnswerAssets(m)
+}
+
+// rejectedProblemAnswer re-shows a problem page with the answer given back
+// and the reason beside the form.
+func (s *Server) rejectedProblemAnswer(c echo.Context, p *problems.Problem) func(raw, problem string) error {
+	return func(raw, problem string) error {
+		page, err := s.problemPage(c, p)
+		if err != nil {
+			return err
+		}
+		page.Draft, page.FormError = raw, problem
+		return render(c, http.StatusUnprocessableEntity, problemView(s.timedAnswerMeta(s.meta(p.Title), p), page))
+	}
+}
+
+// answerSummary is one line about how an answer was written: "Timed: 1:32 of
+// 2:00 used · 143 words", for the box and the history.
+func answerSummary(a *storage.TimedAnswer) string {
+	t := a.Timing
+	words := plural(t.WordCount, "word")
+	switch {
+	case t.Mode == storage.ModeUntimed:
+		return "No limit: " + clock(t.TimeUsed) + " used · " + words
+	case t.Mode == storage.ModeTimed && t.HowEnded == storage.EndedExpired:
+		return "Timed: time ran out at " + clock(t.Limit) + " · " + words
+	case t.Mode == storage.ModeTimed:
+		return "Timed: " + clock(t.TimeUsed) + " of " + clock(t.Limit) + " used · " + words
+	}
+	return "Not timed (sent without the timer) · " + words
+}
+
+func (b answerBoxState) limitMS() string { return strconv.FormatInt(b.Limit.Milliseconds(), 10) }
+
+func (b answerBoxState) remainingMS() string {
+	return strconv.FormatInt(b.Remaining.Milliseconds(), 10)
+}
+
+// clockText is what the countdown shows when the page is drawn.
+func (b answerBoxState) clockText() string {
+	if b.SessionID != 0 && b.Mode == timer.Untimed {
+		return "no limit"
+	}
+	if b.SessionID == 0 {
+		return clock(b.Limit)
+	}
+	// Up to the next second, as a countdown shows it: 0:00 only at the end.
+	return clock((b.Remaining + time.Second - 1).Truncate(time.Second))
+}
+
+// covered reports whether key point i is ticked in the saved assessment.
+func (b answerBoxState) covered(i int) bool {
+	return b.Assessment != nil && slices.Contains(b.Assessment.Covered, i)
+}
+
+// assessedText is the saved assessment's line, "" when none is saved.
+func (b answerBoxState) assessedText() string {
+	if b.Assessment == nil {
+		return ""
+	}
+	return assessmentSaved(len(b.Assessment.Covered), b.Assessment.Of)
+}

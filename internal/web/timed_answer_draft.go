@@ -1,0 +1,72 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/timer"
+)
+
+// timerDraftReply is what the box's script gets back from an autosave.
+type timerDraftReply struct {
+	SavedAt     int64  `json:"saved_at"` // Unix ms of the newest save the server holds
+	RemainingMS int64  `json:"remaining_ms"`
+	State       string `json:"state"`
+	Late        bool   `json:"late"`  // this text arrived after the limit plus grace: kept, marked late
+	Stale       bool   `json:"stale"` // a newer save had already arrived; this one changed nothing
+}
+
+// timedAnswerDraft autosaves the box's text. Text that arrives after the
+// limit plus grace is kept apart and marked late, never dropped; a save with
+// an older sequence number than the newest one changes nothing.
+func (s *Server) timedAnswerDraft(c echo.Context) error {
+	tg, err := s.findTimedTarget(c)
+	if err != nil {
+		return err
+	}
+	text, err := draftText(c, "text")
+	if err != nil {
+		return err
+	}
+	rawSeq, _ := formValue(c, "seq")
+	seq, err := strconv.ParseInt(rawSeq, 10, 64)
+	if err != nil || seq < 1 {
+		return badRequest(fmt.Sprintf("The draft's sequence number %s is not a whole number from 1.", quoteForUser(rawSeq)))
+	}
+	rawSession, _ := formValue(c, "session")
+	t, err := s.ownSession(c, tg, rawSession)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	late := timerSession(t).Classify(now) == timer.Late
+	stored, saved, err := s.store.SaveDraft(c.Request().Context(), t.ID, seq, text, late, now)
+	if errors.Is(err, storage.ErrSessionClosed) {
+		return echo.NewHTTPError(http.StatusConflict,
+			"This answer was already submitted, so the draft was not saved. Reload the page to answer again; copy your text first.")
+	}
+	if err != nil {
+		return err
+	}
+	state, remaining := boxState(stored, now)
+	savedAt := stored.DraftSavedAt
+	if late {
+		savedAt = stored.LateSavedAt
+	}
+	return c.JSON(http.StatusOK, timerDraftReply{SavedAt: unixMillis(savedAt), RemainingMS: remaining.Milliseconds(),
+		State: state, Late: late, Stale: !saved})
+}
+
+// unixMillis is t in Unix ms, 0 for the zero time.
+func unixMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}

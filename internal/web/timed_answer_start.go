@@ -1,0 +1,66 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/timer"
+)
+
+// timerStartReply is what the box's script gets back from a start.
+type timerStartReply struct {
+	Session     int64  `json:"session"`
+	RemainingMS int64  `json:"remaining_ms"`
+	LimitMS     int64  `json:"limit_ms"`
+	Mode        string `json:"mode"`
+	State       string `json:"state"`
+	Created     bool   `json:"created"`   // false: the session was already running (a second start)
+	DraftSeq    int64  `json:"draft_seq"` // the newest save the server has
+}
+
+// timedAnswerStart records the first keystroke in a box: the clock starts
+// now, by the server's clock. A start for a box that is already running
+// returns the running session, so a retried request or a second tab cannot
+// restart the clock. A page load never calls this.
+func (s *Server) timedAnswerStart(c echo.Context) error {
+	tg, err := s.findTimedTarget(c)
+	if err != nil {
+		return err
+	}
+	rawMode, err := formValue(c, "mode")
+	if err != nil {
+		return err
+	}
+	mode, err := timer.ParseMode(rawMode)
+	if err != nil {
+		return badRequest("Choose the practice mode \"timed\" or \"untimed\" (no limit); the box sent " + quoteForUser(rawMode) + ".")
+	}
+	a, err := s.startAttempt(c, tg.kind, tg.slug)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	// An overdue session still open (the tab was closed) is stored first, so
+	// the new keystroke starts a fresh answer instead of landing late.
+	if err := s.closeOverdueSessions(ctx, a.ID); err != nil {
+		return err
+	}
+	now := s.now()
+	t, created, err := s.store.StartTimedSession(ctx, a.ID, tg.scope, string(mode), tg.limit, now)
+	if err != nil {
+		return err
+	}
+	state, remaining := boxState(t, now)
+	return c.JSON(http.StatusOK, timerStartReply{Session: t.ID, RemainingMS: remaining.Milliseconds(),
+		LimitMS: t.Limit.Milliseconds(), Mode: t.Mode, State: state, Created: created, DraftSeq: t.DraftSeq})
+}
+
+// quoteForUser quotes a short user value for a message, cut to a sane length.
+func quoteForUser(v string) string {
+	const most = 40
+	if len(v) > most {
+		v = v[:most] + "…"
+	}
+	return `"` + v + `"`
+}

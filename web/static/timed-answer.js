@@ -1,0 +1,463 @@
+// timed-answer.js: the timed answer box. The page works without it (a
+// plain form, stored untimed); with it, the clock starts on the first
+// keystroke (the server records when), text autosaves every few seconds and
+// on blur, a copy is kept in localStorage so text typed offline survives a
+// reload, the box locks and submits at zero, and the model answer and the
+// self-assessment replace the box without a full page load. The server's
+// clock is the truth: the countdown runs from the remaining time it sends.
+(function () {
+  "use strict";
+
+  var SAVE_EVERY_MS = 3000;
+  var TICK_MS = 250;
+  var WARN_UNDER_MS = 30000;
+  var ANNOUNCE_AT_S = [60, 30, 10];
+  var RETRY_MS = [1000, 2000, 4000, 8000, 15000, 30000];
+
+  // post sends fields as a form and resolves with the JSON answer. A
+  // rejection carries .status (absent for a network failure) and the
+  // server's message, so the caller can tell "retry" from "say what's wrong".
+  function post(url, fields) {
+    var body = new URLSearchParams();
+    Object.keys(fields).forEach(function (k) {
+      [].concat(fields[k]).forEach(function (v) { body.append(k, v); });
+    });
+    return fetch(url, {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: { "Accept": "application/json" }
+    }).then(function (resp) {
+      return resp.json().catch(function () { return {}; }).then(function (data) {
+        if (!resp.ok) {
+          var err = new Error(data.error || "The server answered " + resp.status + ".");
+          err.status = resp.status;
+          err.data = data;
+          throw err;
+        }
+        return data;
+      });
+    });
+  }
+
+  function retryable(err) { return !err.status || err.status >= 500 || err.status === 429; }
+
+  function clockText(ms) {
+    var s = Math.max(0, Math.ceil(ms / 1000));
+    var m = Math.floor(s / 60);
+    s = s % 60;
+    return m + ":" + (s < 10 ? "0" : "") + s;
+  }
+
+  function spoken(s) {
+    if (s >= 60) { return s / 60 === 1 ? "1 minute left" : (s / 60) + " minutes left"; }
+    return s + " seconds left";
+  }
+
+  function readLocal(key) {
+    try { return JSON.parse(window.localStorage.getItem(key) || "null"); } catch (e) { return null; }
+  }
+  function writeLocal(key, value) {
+    try {
+      if (value === null) { window.localStorage.removeItem(key); } else { window.localStorage.setItem(key, JSON.stringify(value)); }
+    } catch (e) { /* storage full or blocked: the server copy still works */ }
+  }
+
+  function Box(root) {
+    this.root = root;
+    this.form = root.querySelector("form[data-timed-form]");
+    this.text = this.form.querySelector("textarea");
+    this.clock = root.querySelector("[data-timer-clock]");
+    this.notice = root.querySelector("[data-timer-notice]");
+    this.announcer = root.querySelector("[data-timer-announce]");
+    this.sessionInput = root.querySelector("[data-timer-session]");
+    this.modes = root.querySelector("[data-timer-modes]");
+    this.submitButton = this.form.querySelector("button[type=submit]");
+    this.base = root.getAttribute("data-base");
+    this.limitMs = Number(root.getAttribute("data-limit-ms")) || 120000;
+    this.mode = root.getAttribute("data-mode") || "timed";
+    this.session = this.sessionInput.value;
+    this.seq = Number(root.getAttribute("data-seq")) || 0;
+    this.key = "faultline:timed:" + this.base;
+    this.deadline = null;      // performance.now() at which the box locks
+    this.announced = {};
+    this.dirty = false;        // text changed since the server last confirmed it
+    this.saving = false;
+    this.saveTimer = null;
+    this.retries = 0;
+    this.starting = false;
+    this.submitting = false;
+    this.submitQueued = false;
+    this.locked = false;
+    this.init();
+  }
+
+  Box.prototype.init = function () {
+    var self = this;
+    this.root.querySelectorAll("[data-timer-bar], [data-timer-modes]").forEach(function (el) { el.hidden = false; });
+    var help = this.root.querySelector(".timer-help");
+    if (help && !this.text.hasAttribute("aria-describedby")) { this.text.setAttribute("aria-describedby", help.id); }
+    this.recoverLocal();
+
+    var state = this.root.getAttribute("data-state");
+    if (this.session) {
+      this.modes.disabled = true;
+      if (this.mode === "timed") {
+        this.deadline = performance.now() + Number(this.root.getAttribute("data-remaining-ms"));
+        this.skipPassedAnnouncements();
+        this.tick();
+      } else {
+        this.clock.textContent = "no limit";
+      }
+      if (state === "locked") { this.expire(); }
+    }
+
+    this.text.addEventListener("input", function () { self.onInput(); });
+    this.text.addEventListener("blur", function () { if (self.dirty) { self.save(); } });
+    this.form.addEventListener("submit", function (ev) { ev.preventDefault(); self.submit(); });
+    this.root.querySelectorAll("input[name=mode]").forEach(function (r) {
+      r.addEventListener("change", function () {
+        self.clock.textContent = r.value === "untimed" && r.checked ? "no limit" : clockText(self.limitMs);
+      });
+    });
+    window.addEventListener("online", function () { self.retryNow(); });
+    window.addEventListener("pagehide", function () { self.beacon(); });
+    this.setUpDictation();
+    this.ticker = window.setInterval(function () { self.tick(); }, TICK_MS);
+  };
+
+  // recoverLocal puts back text that only this browser has: typed while
+  // the connection was down, then the page was reloaded.
+  Box.prototype.recoverLocal = function () {
+    var local = readLocal(this.key);
+    if (!local || !local.dirty) { return; }
+    if (this.session && local.session === this.session) {
+      if (local.seq > this.seq && local.text !== this.text.value) {
+        this.text.value = local.text;
+        this.dirty = true;
+        this.scheduleSave(0);
+      }
+      return;
+    }
+    if (local.session && local.session !== this.session) {
+      // The session ended on the server (expired while away): send the
+      // text anyway; the server keeps it with that answer, marked late.
+      var self = this;
+      post(this.base + "/answer", { session: local.session, answer: local.text, seq: local.seq })
+        .then(function () { writeLocal(self.key, null); })
+        .catch(function () { /* kept locally; tried again on the next load */ });
+      return;
+    }
+    if (!this.session && !local.session && this.text.value === "") {
+      this.text.value = local.text; // typed before the start reached the server
+    }
+  };
+
+  Box.prototype.setState = function (state) { this.root.setAttribute("data-state", state); };
+
+  Box.prototype.say = function (message) { this.notice.textContent = message; };
+
+  Box.prototype.announce = function (message) {
+    // Clear first so the same words are announced again if repeated.
+    var a = this.announcer;
+    a.textContent = "";
+    window.setTimeout(function () { a.textContent = message; }, 50);
+  };
+
+  Box.prototype.onInput = function () {
+    if (this.locked) { return; }
+    this.dirty = true;
+    writeLocal(this.key, { session: this.session || null, text: this.text.value, seq: Date.now(), dirty: true });
+    if (!this.session) { this.start(); return; }
+    this.scheduleSave(SAVE_EVERY_MS);
+  };
+
+  // start asks the server to record the first keystroke. The countdown
+  // starts at once from the whole limit and is corrected by the server's
+  // remaining time when it answers.
+  Box.prototype.start = function () {
+    if (this.starting || this.session) { return; }
+    var self = this;
+    var checked = this.root.querySelector("input[name=mode]:checked");
+    this.mode = checked ? checked.value : "timed";
+    this.starting = true;
+    this.modes.disabled = true;
+    this.setState("running");
+    if (this.mode === "timed") {
+      if (this.deadline === null) { this.deadline = performance.now() + this.limitMs; }
+    } else {
+      this.clock.textContent = "no limit";
+    }
+    post(this.base + "/timer/start", { mode: this.mode }).then(function (data) {
+      self.starting = false;
+      self.retries = 0;
+      self.say("");
+      self.session = String(data.session);
+      self.sessionInput.value = self.session;
+      self.mode = data.mode;
+      self.seq = Math.max(self.seq, data.draft_seq || 0);
+      if (data.mode === "timed") {
+        self.deadline = performance.now() + data.remaining_ms;
+        self.skipPassedAnnouncements();
+      } else {
+        self.deadline = null;
+        self.clock.textContent = "no limit";
+      }
+      if (data.state === "locked") { self.expire(); return; }
+      if (self.submitQueued) { self.submit(); return; }
+      if (self.dirty) { self.scheduleSave(0); }
+    }).catch(function (err) {
+      self.starting = false;
+      if (retryable(err)) {
+        self.offline(function () { self.start(); });
+      } else {
+        self.say("The timer could not start: " + err.message + " Your text is kept in this box.");
+      }
+    });
+  };
+
+  Box.prototype.scheduleSave = function (delay) {
+    var self = this;
+    if (this.saveTimer !== null) {
+      if (delay > 0) { return; } // a save is already due
+      window.clearTimeout(this.saveTimer);
+    }
+    this.saveTimer = window.setTimeout(function () { self.saveTimer = null; self.save(); }, delay);
+  };
+
+  // save sends the current text. The sequence number grows with every save
+  // (it is a timestamp, so it also grows across reloads); the server ignores
+  // a save older than one it already has.
+  Box.prototype.save = function () {
+    var self = this;
+    if (!this.session || this.saving || this.submitting) { return Promise.resolve(); }
+    var text = this.text.value;
+    var seq = Math.max(Date.now(), this.seq + 1);
+    this.seq = seq;
+    this.saving = true;
+    return post(this.base + "/timer/draft", { session: this.session, text: text, seq: seq }).then(function (data) {
+      self.saving = false;
+      self.retries = 0;
+      if (self.text.value === text) {
+        self.dirty = false;
+        writeLocal(self.key, { session: self.session, text: text, seq: seq, dirty: false });
+      } else {
+        self.scheduleSave(SAVE_EVERY_MS);
+      }
+      if (data.late) {
+        self.say("Time was up when this text arrived: it is kept, marked late.");
+      } else {
+        self.say("");
+      }
+      if (data.state === "locked" && !self.locked) { self.expire(); }
+      if (data.state === "submitted") { self.refresh(); }
+    }).catch(function (err) {
+      self.saving = false;
+      if (retryable(err)) {
+        self.offline(function () { self.save(); });
+      } else {
+        self.say("Not saved: " + err.message);
+      }
+    });
+  };
+
+  // offline says the connection is lost and retries with backoff; the text
+  // stays in the box and in localStorage meanwhile.
+  Box.prototype.offline = function (again) {
+    var self = this;
+    var wait = RETRY_MS[Math.min(this.retries, RETRY_MS.length - 1)];
+    this.retries++;
+    this.say("Connection lost: your text is kept in this browser and will be saved when the connection is back. Retrying in " +
+      Math.round(wait / 1000) + " s.");
+    window.clearTimeout(this.retryTimer);
+    this.retryAction = again;
+    this.retryTimer = window.setTimeout(function () { self.retryAction = null; again(); }, wait);
+  };
+
+  Box.prototype.retryNow = function () {
+    if (!this.retryAction) { return; }
+    var again = this.retryAction;
+    this.retryAction = null;
+    window.clearTimeout(this.retryTimer);
+    again();
+  };
+
+  Box.prototype.skipPassedAnnouncements = function () {
+    if (this.deadline === null) { return; }
+    var left = (this.deadline - performance.now()) / 1000;
+    var self = this;
+    ANNOUNCE_AT_S.forEach(function (s) { if (left <= s) { self.announced[s] = true; } });
+  };
+
+  Box.prototype.tick = function () {
+    if (this.deadline === null || this.locked) { return; }
+    var left = this.deadline - performance.now();
+    this.clock.textContent = clockText(left);
+    this.clock.classList.toggle("warning", left < WARN_UNDER_MS);
+    var secs = Math.ceil(left / 1000);
+    for (var i = 0; i < ANNOUNCE_AT_S.length; i++) {
+      var s = ANNOUNCE_AT_S[i];
+      if (secs <= s && !this.announced[s]) {
+        this.announced[s] = true;
+        this.announce(spoken(s));
+      }
+    }
+    if (left <= 0) { this.expire(); }
+  };
+
+  // expire locks the box at zero and submits what is there.
+  Box.prototype.expire = function () {
+    if (this.locked) { return; }
+    this.locked = true;
+    this.text.readOnly = true;
+    this.clock.textContent = "0:00";
+    this.clock.classList.add("warning");
+    this.setState("locked");
+    this.announce("Time is up. The box is locked and your answer is being submitted.");
+    this.submit();
+  };
+
+  Box.prototype.submit = function () {
+    var self = this;
+    if (this.submitting) { return; }
+    if (this.starting) { this.submitQueued = true; return; }
+    var text = this.text.value;
+    if (!this.session && text.trim() === "") {
+      this.say("Write an answer before submitting.");
+      return;
+    }
+    this.submitting = true;
+    this.submitQueued = false;
+    this.submitButton.disabled = true;
+    window.clearTimeout(this.saveTimer);
+    this.saveTimer = null;
+    var fields = { answer: text, seq: Math.max(Date.now(), this.seq + 1) };
+    if (this.session) { fields.session = this.session; }
+    post(this.base + "/answer", fields).then(function (data) {
+      writeLocal(self.key, null);
+      self.dirty = false;
+      self.say(data.message || "Answer saved.");
+      self.refresh();
+    }).catch(function (err) {
+      self.submitting = false;
+      self.submitButton.disabled = false;
+      if (retryable(err)) {
+        self.offline(function () { self.submit(); });
+      } else if (err.status === 409) {
+        self.refresh();
+      } else {
+        self.say("Not submitted: " + err.message);
+        self.text.focus();
+      }
+    });
+  };
+
+  // refresh replaces this box's part of the page (and the answer material
+  // the submit revealed) with the server's new rendering, without a full
+  // page load. If that fails, a reload is safe: the answer is stored.
+  Box.prototype.refresh = function () {
+    window.clearInterval(this.ticker);
+    var container = this.root.closest("section.question") || this.root.closest("section#answer") || this.root;
+    fetch(window.location.pathname + window.location.search, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (resp) {
+        if (!resp.ok) { throw new Error("status " + resp.status); }
+        return resp.text();
+      })
+      .then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = container.id && doc.getElementById(container.id);
+        if (!fresh) { throw new Error("no " + container.id + " in the new page"); }
+        container.replaceWith(document.adoptNode(fresh));
+        // The problem's answer material sits beside the box, and each
+        // part's rubric under its part.
+        var material = doc.getElementById("answer-material");
+        if (material && fresh.id === "answer") {
+          var old = document.getElementById("answer-material");
+          if (old) { old.replaceWith(document.adoptNode(material)); } else { fresh.after(document.adoptNode(material)); }
+          doc.querySelectorAll("section.part[id]").forEach(function (part) {
+            var mine = document.getElementById(part.id);
+            if (mine) { mine.replaceWith(document.adoptNode(part)); }
+          });
+        }
+        fresh.querySelectorAll("[data-timed-box]").forEach(function (el) { new Box(el); });
+        var heading = fresh.querySelector("[data-timed-box] h3");
+        if (heading) {
+          heading.setAttribute("tabindex", "-1");
+          heading.focus();
+        }
+      })
+      .catch(function () { window.location.reload(); });
+  };
+
+  // beacon sends unsaved text as the page goes away.
+  Box.prototype.beacon = function () {
+    if (!this.dirty || !this.session || this.submitting || !navigator.sendBeacon) { return; }
+    var body = new URLSearchParams();
+    body.append("session", this.session);
+    body.append("text", this.text.value);
+    body.append("seq", String(Math.max(Date.now(), this.seq + 1)));
+    navigator.sendBeacon(this.base + "/timer/draft", body);
+  };
+
+  // setUpDictation offers the browser's speech recognition, where it exists,
+  // since the answer is meant to be said out loud. Words are appended.
+  Box.prototype.setUpDictation = function () {
+    var Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+    var button = this.root.querySelector("[data-dictate]");
+    if (!Recognition || !button) { return; }
+    var self = this;
+    var rec = null;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      if (rec) { rec.stop(); return; }
+      if (self.locked) { return; }
+      rec = new Recognition();
+      rec.continuous = true;
+      rec.interimResults = false;
+      rec.lang = document.documentElement.lang || "en";
+      rec.onresult = function (ev) {
+        for (var i = ev.resultIndex; i < ev.results.length; i++) {
+          if (!ev.results[i].isFinal || self.locked) { continue; }
+          var words = ev.results[i][0].transcript.trim();
+          if (!words) { continue; }
+          var sep = self.text.value === "" || /\s$/.test(self.text.value) ? "" : " ";
+          self.text.value += sep + words;
+          self.text.dispatchEvent(new Event("input", { bubbles: true }));
+        }
+      };
+      rec.onerror = function (ev) { self.say("Dictation stopped: " + ev.error + "."); };
+      rec.onend = function () {
+        rec = null;
+        button.setAttribute("aria-pressed", "false");
+        button.textContent = "Dictate";
+      };
+      rec.start();
+      button.setAttribute("aria-pressed", "true");
+      button.textContent = "Stop dictation";
+    });
+  };
+
+  // Self-assessment forms post without leaving the page.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.matches || !form.matches("form[data-self-assessment]")) { return; }
+    ev.preventDefault();
+    var status = form.querySelector("[data-assessment-status]");
+    var covered = [];
+    form.querySelectorAll("input[name=covered]:checked").forEach(function (c) { covered.push(c.value); });
+    var answer = form.querySelector("input[name=answer]").value;
+    status.textContent = "Saving…";
+    post(form.getAttribute("action"), { answer: answer, covered: covered }).then(function (data) {
+      status.textContent = data.text;
+    }).catch(function (err) {
+      status.textContent = "Not saved: " + err.message + (retryable(err) ? " Try again." : "");
+    });
+  });
+
+  function boot() {
+    document.querySelectorAll("[data-timed-box]").forEach(function (el) { new Box(el); });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", boot);
+  } else {
+    boot();
+  }
+})();
