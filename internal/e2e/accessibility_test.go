@@ -3,6 +3,9 @@ package e2e
 import (
 	"net/http"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestAccessibility runs axe-core on every page of the app, and on the
@@ -60,5 +63,62 @@ func TestAccessibility(t *testing.T) {
 		}
 		checkAxe(t, ctx, "/practice after using the problems and the set")
 	})
+	requireNoPageExceptions(t, ctx)
+}
+
+// TestAccessibilityOfTimedAnswer runs axe-core on the timed answer box in
+// each state a candidate sees: idle, running, submitted with the model
+// answer and the self-assessment, and after saving the self-assessment.
+func TestAccessibilityOfTimedAnswer(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	const path = "/problems/idempotent-create-client"
+	visitOK(t, ctx, path)
+	waitFor(t, ctx, `[data-timed-box][data-state="idle"]`)
+	checkAxe(t, ctx, path+" with the box idle")
+
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.ID("answer-text"))); err != nil {
+		t.Fatal(err)
+	}
+	typeKeys(t, ctx, "Treat the outcome as unknown and retry with the same key.")
+	waitFor(t, ctx, `[data-timed-box][data-state="running"]`)
+	checkAxe(t, ctx, path+" with the clock running")
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-timed-box] form button[type=submit]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "form[data-self-assessment]")
+	checkAxe(t, ctx, path+" after submitting, with the model answer and key points")
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[data-self-assessment] input[name="covered"]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`form[data-self-assessment] button[type=submit]`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, ctx, `"Saved: 1 of N key points covered"`, `/Saved: 1 of \d+ key points covered/.test(document.body.innerText)`)
+	checkAxe(t, ctx, path+" after saving the self-assessment")
+	requireNoPageExceptions(t, ctx)
+}
+
+// TestAccessibilityOfGrading runs axe-core on the code workspace with the
+// editor mounted, and on the grading report of the starter code with a
+// failed scenario's trace opened.
+func TestAccessibilityOfGrading(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a, withTimeout(4*time.Minute))
+	const path = "/problems/async-refund"
+	visitOK(t, ctx, path)
+	waitFor(t, ctx, "[data-code-workspace] .cm-editor")
+	checkAxe(t, ctx, path+" with the editor mounted")
+
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("grade-button"), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, ctx, "the report of the starter code", `document.querySelector("#grade-report section.grade-report")`, 3*time.Minute)
+	evalJS[bool](t, ctx, `(() => { const d = document.querySelector("#grade-report .grade-fail details"); if (d) d.open = true; return !!d })()`)
+	checkAxe(t, ctx, path+" with the starter's report and a trace opened")
 	requireNoPageExceptions(t, ctx)
 }

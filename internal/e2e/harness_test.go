@@ -580,14 +580,13 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 	return *s
 }
 
-// waitFor waits until sel matches a visible element (15 s at most).
+// waitFor waits until sel matches a visible element (15 s at most). It
+// polls in the page rather than through chromedp's DOM mirror, which can
+// miss elements that scripts add.
 func waitFor(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
-	wctx, cancel := context.WithTimeout(ctx, defaultWaitTimeout)
-	defer cancel()
-	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(sel))); err != nil {
-		t.Fatalf("waiting for %s to be visible: %v", sel, err)
-	}
+	waitUntil(t, ctx, sel+" to be visible", fmt.Sprintf(
+		`(() => { const el = document.querySelector(%s); return el && el.checkVisibility({visibilityProperty: true}) })()`, jsString(sel)))
 }
 
 // waitUntil waits until the JavaScript expression is truthy (15 s at most,

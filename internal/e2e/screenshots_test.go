@@ -54,9 +54,7 @@ func TestScreenshots(t *testing.T) {
 		ctx := newBrowser(t, a)
 		visitOK(t, ctx, "/problems/async-refund")
 		waitFor(t, ctx, "[data-code-workspace] .cm-editor")
-		evalJS[bool](t, ctx, `document.querySelector("[data-code-workspace] .cm-content").focus(), true`)
-		scrollToTop(t, ctx, "[data-code-workspace]")
-		screenshotTo(t, ctx, "", filepath.Join(dir, "code-editor.png"))
+		screenshotTo(t, ctx, "[data-code-workspace]", filepath.Join(dir, "code-editor.png"))
 	})
 
 	t.Run("grading report", func(t *testing.T) {
