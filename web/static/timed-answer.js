@@ -238,6 +238,7 @@
       self.retries = 0;
       if (self.text.value === text) {
         self.dirty = false;
+        self.root.setAttribute("data-saved-at", String(data.saved_at));
         writeLocal(self.key, { session: self.session, text: text, seq: seq, dirty: false });
       } else {
         self.scheduleSave(SAVE_EVERY_MS);
