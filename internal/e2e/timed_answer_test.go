@@ -41,7 +41,7 @@ SHORT-MODEL-ANSWER: the same idempotency key on every attempt of one operation.
 
 const (
 	timedProblem = "/problems/idempotent-create-client"
-	shortSetPath     = "/sets/short-timer"
+	shortSetPath = "/sets/short-timer"
 	shortBox     = "#answer-what-makes-a-retried-create-safe-box"
 	shortField   = "#answer-what-makes-a-retried-create-safe"
 )
