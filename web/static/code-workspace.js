@@ -55,6 +55,8 @@
     }
   }
   if (!editor) textarea.addEventListener("input", changed);
+  // The handle, for tests and the console: the same object mount returned.
+  if (editor) textarea.faultlineEditor = editor;
 
   function getText() {
     return editor ? editor.getValue() : textarea.value;
