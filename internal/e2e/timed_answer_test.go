@@ -344,3 +344,43 @@ func strongAnswerPoints(t *testing.T, slug string) []problems.Item {
 	}
 	return p.StrongAnswer
 }
+
+// TestKeystrokesTypedOfflineSurviveAReload: while the connection is down the
+// box says so and keeps the text in the browser; a reload puts that text
+// back, and it reaches the server once the connection is back.
+func TestKeystrokesTypedOfflineSurviveAReload(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	const box = "#answer-text-box"
+	visitOK(t, ctx, timedProblem)
+	waitFor(t, ctx, box+" [data-timer-clock]")
+	focusAndType(t, ctx, "#answer-text", "Saved online.")
+	waitUntil(t, ctx, "the server to record the start", `document.querySelector("[data-timer-session]").value !== ""`)
+	pressTab(t, ctx, 1)
+	waitUntil(t, ctx, "the draft to be saved", `document.querySelector("[data-timed-box]").hasAttribute("data-saved-at")`)
+
+	evalJS[bool](t, ctx, `(() => {
+		window.fetch = () => Promise.reject(new TypeError("Failed to fetch (the test is offline)"));
+		return true })()`)
+	const full = "Saved online. Typed offline."
+	focusAndType(t, ctx, "#answer-text", " Typed offline.")
+	pressTab(t, ctx, 1) // the save on blur fails
+	waitUntil(t, ctx, "the connection notice", `document.querySelector("[data-timer-notice]").textContent.includes("Connection lost")`)
+	if got := evalJS[string](t, ctx, `document.getElementById("answer-text").value`); got != full {
+		t.Fatalf("while offline the box holds %q; want %q", got, full)
+	}
+
+	visitOK(t, ctx, timedProblem) // the reload brings the connection back
+	waitFor(t, ctx, box+" [data-timer-clock]")
+	if got := evalJS[string](t, ctx, `document.getElementById("answer-text").value`); got != full {
+		t.Fatalf("after the reload the box holds %q; want the text typed offline, %q", got, full)
+	}
+	waitUntil(t, ctx, "the recovered text to be saved", `document.querySelector("[data-timed-box]").hasAttribute("data-saved-at")`)
+	evalJS[bool](t, ctx, `(() => { localStorage.clear(); return true })()`)
+	visitOK(t, ctx, timedProblem)
+	if got := evalJS[string](t, ctx, `document.getElementById("answer-text").value`); got != full {
+		t.Fatalf("the server's draft is %q; want %q", got, full)
+	}
+	requireNoPageExceptions(t, ctx)
+}
