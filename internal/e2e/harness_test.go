@@ -687,14 +687,25 @@ func focused(t *testing.T, ctx context.Context) focusedElement {
 	})()`)
 }
 
-// tabUntil presses Tab until the focused element satisfies match, at most
-// limit times, and returns it; what names the target in the failure
+// nextTabStop moves focus to the next Tab stop as a keyboard user would:
+// Tab, except in a code editor, where Tab indents and the way out is
+// Escape, then Tab.
+func nextTabStop(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if evalJS[bool](t, ctx, `!!(document.activeElement && document.activeElement.closest(".cm-editor"))`) {
+		pressKey(t, ctx, kb.Escape)
+	}
+	pressTab(t, ctx, 1)
+}
+
+// tabUntil moves focus with nextTabStop until the focused element
+// satisfies match, at most limit times, and returns it; what names the target in the failure
 // message, which lists where focus went.
 func tabUntil(t *testing.T, ctx context.Context, what string, limit int, match func(focusedElement) bool) focusedElement {
 	t.Helper()
 	var seen []string
 	for range limit {
-		pressTab(t, ctx, 1)
+		nextTabStop(t, ctx)
 		f := focused(t, ctx)
 		if match(f) {
 			return f
