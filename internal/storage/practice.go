@@ -73,25 +73,21 @@ func (s *Store) UserAttempts(ctx context.Context, userID string) ([]Attempt, err
 	return out, nil
 }
 
-// AnswerHistory lists every answer in an attempt, oldest first, so a user
-// sees each try and not only the last.
-func (s *Store) AnswerHistory(ctx context.Context, attemptID int64) ([]Answer, error) {
+// AnswerHistory lists every answer in an attempt with its timing, oldest
+// first, so a user sees each try and not only the last.
+func (s *Store) AnswerHistory(ctx context.Context, attemptID int64) ([]TimedAnswer, error) {
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT id, scope, body, created_at FROM answers WHERE attempt_id = ? ORDER BY id`, attemptID)
+		`SELECT `+answerColumns+` FROM answers WHERE attempt_id = ? ORDER BY id`, attemptID)
 	if err != nil {
 		return nil, fmt.Errorf("storage: answer history: %w", err)
 	}
 	defer rows.Close()
-	var out []Answer
+	var out []TimedAnswer
 	for rows.Next() {
-		var (
-			a  Answer
-			at int64
-		)
-		if err := rows.Scan(&a.ID, &a.Scope, &a.Body, &at); err != nil {
+		a, err := scanTimedAnswer(rows)
+		if err != nil {
 			return nil, fmt.Errorf("storage: answer history: %w", err)
 		}
-		a.CreatedAt = fromMillis(at)
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {

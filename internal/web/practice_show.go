@@ -18,7 +18,9 @@ type practiceStore interface {
 	User(ctx context.Context, id string) (storage.User, error)
 	SetDisplayName(ctx context.Context, userID, name string) (storage.User, error)
 	UserAttempts(ctx context.Context, userID string) ([]storage.Attempt, error)
-	AnswerHistory(ctx context.Context, attemptID int64) ([]storage.Answer, error)
+	AnswerHistory(ctx context.Context, attemptID int64) ([]storage.TimedAnswer, error)
+	SelfAssessments(ctx context.Context, attemptID int64) (map[int64]storage.SelfAssessment, error)
+	GradeRuns(ctx context.Context, attemptID int64) ([]storage.GradeRun, error)
 }
 
 // practicePage is one user's history: every problem and question set they
@@ -42,6 +44,7 @@ type problemHistory struct {
 	Hints   []hintLine
 	Reveal  *storage.AnswerReveal
 	Answers []answerLine
+	Runs    []storage.GradeRun
 }
 
 type hintLine struct {
@@ -50,8 +53,11 @@ type hintLine struct {
 	At          time.Time
 }
 
+// answerLine is one answer with its timing and, when the user ticked the
+// key points they covered, that self-assessment.
 type answerLine struct {
-	storage.Answer
+	storage.TimedAnswer
+	Assessment *storage.SelfAssessment
 }
 
 type setHistory struct {
@@ -148,16 +154,37 @@ func (s *Server) problemHistory(ctx context.Context, a storage.Attempt) (problem
 			h.Reveal = &reveals[i]
 		}
 	}
-	answers, err := s.store.AnswerHistory(ctx, a.ID)
+	answers, err := s.answerLines(ctx, a.ID)
 	if err != nil {
 		return h, err
 	}
-	for _, ans := range answers {
-		if ans.Scope == storage.ScopeProblem {
-			h.Answers = append(h.Answers, answerLine{Answer: ans})
-		}
+	h.Answers = answers[storage.ScopeProblem]
+	if h.Runs, err = s.store.GradeRuns(ctx, a.ID); err != nil {
+		return h, err
 	}
 	return h, nil
+}
+
+// answerLines is an attempt's answers by scope, oldest first, each with its
+// self-assessment.
+func (s *Server) answerLines(ctx context.Context, attemptID int64) (map[string][]answerLine, error) {
+	answers, err := s.store.AnswerHistory(ctx, attemptID)
+	if err != nil {
+		return nil, err
+	}
+	assessed, err := s.store.SelfAssessments(ctx, attemptID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]answerLine{}
+	for _, ans := range answers {
+		line := answerLine{TimedAnswer: ans}
+		if sa, ok := assessed[ans.ID]; ok {
+			line.Assessment = &sa
+		}
+		out[ans.Scope] = append(out[ans.Scope], line)
+	}
+	return out, nil
 }
 
 func (s *Server) setHistory(ctx context.Context, a storage.Attempt) (setHistory, error) {
@@ -172,7 +199,7 @@ func (s *Server) setHistory(ctx context.Context, a storage.Attempt) (setHistory,
 	if err != nil {
 		return h, err
 	}
-	answers, err := s.store.AnswerHistory(ctx, a.ID)
+	answers, err := s.answerLines(ctx, a.ID)
 	if err != nil {
 		return h, err
 	}
@@ -185,15 +212,78 @@ func (s *Server) setHistory(ctx context.Context, a storage.Attempt) (setHistory,
 				qh.Reveal = &reveals[j]
 			}
 		}
-		for _, ans := range answers {
-			if ans.Scope == scope {
-				qh.Answers = append(qh.Answers, answerLine{Answer: ans})
-			}
-		}
+		qh.Answers = answers[scope]
 		qh.Answered = len(qh.Answers) > 0
 		if qh.Answered || qh.Reveal != nil {
 			h.Questions = append(h.Questions, qh)
 		}
 	}
 	return h, nil
+}
+
+// timingText says how an answer was timed, as a person would put it.
+func timingText(t storage.AnswerTiming) string {
+	var s string
+	switch {
+	case t.Mode == "":
+		s = "Sent without the timer"
+	case t.Mode == storage.ModeUntimed:
+		s = "No limit: took " + clock(t.TimeUsed)
+	case t.HowEnded == storage.EndedExpired:
+		s = "Timed: the " + clock(t.Limit) + " limit ran out"
+	default:
+		s = "Timed: answered in " + clock(t.TimeUsed) + " of " + clock(t.Limit)
+	}
+	if t.WordCount > 0 {
+		s += " · " + plural(t.WordCount, "word")
+	}
+	return s
+}
+
+func assessmentText(sa *storage.SelfAssessment) string {
+	return "Self-assessment: " + strconv.Itoa(len(sa.Covered)) + " of " + plural(sa.Of, "key point") + " covered"
+}
+
+// runResult is a grader run's outcome in a few words.
+func runResult(r storage.GradeRun) string {
+	switch r.Status {
+	case storage.GradeRunning:
+		return "still running"
+	case storage.GradeBusy:
+		return "grader busy, not run"
+	case storage.GradeSystemError:
+		return "grading failed"
+	}
+	switch r.Summary.Verdict {
+	case "pass":
+		return "passed"
+	case "fail":
+		return "failed"
+	}
+	return "could not be graded"
+}
+
+func fraction(n, of int, done bool) string {
+	if !done || of == 0 {
+		return "–"
+	}
+	return strconv.Itoa(n) + " of " + strconv.Itoa(of)
+}
+
+// runProgress sums up a problem's runs from the first graded one to the
+// latest, so progress is visible at a glance; empty with fewer than two.
+func runProgress(runs []storage.GradeRun) string {
+	var graded []storage.GradeRun
+	for _, r := range runs {
+		if r.Status == storage.GradeDone && r.Summary.ScenariosTotal > 0 {
+			graded = append(graded, r)
+		}
+	}
+	if len(graded) < 2 {
+		return ""
+	}
+	first, last := graded[0].Summary, graded[len(graded)-1].Summary
+	return "Invariants held: " + strconv.Itoa(first.InvariantsHeld) + " of " + strconv.Itoa(first.InvariantsTotal) +
+		" on your first graded run, " + strconv.Itoa(last.InvariantsHeld) + " of " + strconv.Itoa(last.InvariantsTotal) +
+		" on your latest (" + plural(len(graded), "graded run") + ")."
 }

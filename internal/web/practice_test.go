@@ -1,9 +1,13 @@
 package web
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 func TestPracticeHistory(t *testing.T) {
@@ -72,4 +76,100 @@ func TestPracticeDisplayName(t *testing.T) {
 		b.post("/practice/name", url.Values{"display_name": {strings.Repeat("y", 80)}})
 		b.get("/practice").mustContain(t, `value="Grace"`)
 	})
+}
+
+// TestPracticeShowsTimingAndRuns puts a timed answer with late text and a
+// self-assessment, and three grader runs, in the store and checks that the
+// history tells them apart and shows progress.
+func TestPracticeShowsTimingAndRuns(t *testing.T) {
+	ctx := context.Background()
+	ts := newTestServer(t, testCatalog())
+	b := ts.newBrowser(t)
+	b.get("/practice") // gets the cookie
+	userID := b.userID()
+
+	set, err := ts.store.StartAttempt(ctx, userID, storage.KindSet, "rapid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	scope := storage.ScopeQuestion("what-is-rag")
+	sess, _, err := ts.store.StartTimedSession(ctx, set.ID, scope, storage.ModeTimed, 2*time.Minute, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := ts.store.SubmitTimedAnswer(ctx, set.ID, scope, "ON-TIME-TEXT", sess.ID, storage.AnswerTiming{
+		Mode: storage.ModeTimed, Limit: 2 * time.Minute, StartedAt: start, TimeUsed: 2 * time.Minute,
+		HowEnded: storage.EndedExpired, Late: true, LateBody: "LATE-TEXT-MARKER", WordCount: 2,
+	}, start.Add(2*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.store.SaveSelfAssessment(ctx, ans.ID, []int{0}, 1, start.Add(3*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+
+	prob, err := ts.store.StartAttempt(ctx, userID, storage.KindProblem, "refund-bug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := []storage.GradeRunEnd{
+		{Status: storage.GradeDone, Summary: storage.GradeSummary{Verdict: "fail", ScenariosPassed: 9, ScenariosTotal: 23,
+			InvariantsHeld: 200, InvariantsTotal: 260, DefectsFixed: 1, DefectsTotal: 6}, ReportJSON: []byte(`{}`)},
+		{Status: storage.GradeBusy, Message: "busy", RetryAfter: 3 * time.Second},
+		{Status: storage.GradeDone, Summary: storage.GradeSummary{Verdict: "pass", ScenariosPassed: 23, ScenariosTotal: 23,
+			InvariantsHeld: 260, InvariantsTotal: 260, DefectsFixed: 6, DefectsTotal: 6}, ReportJSON: []byte(`{}`)},
+	}
+	for _, end := range runs {
+		r, err := ts.store.StartGradeRun(ctx, prob.ID, "refund-bug", 1, "package refund")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ts.store.FinishGradeRun(ctx, r.ID, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	p := b.get("/practice")
+	p.mustContain(t, "Timed: the 2:00 limit ran out · 2 words", "ON-TIME-TEXT",
+		"Text typed after the limit (kept, not part of the timed answer)", "LATE-TEXT-MARKER",
+		"Self-assessment: 1 of 1 key point covered",
+		"Grader runs", "9 of 23", "grader busy, not run", "passed", "23 of 23", "1 of 6", "6 of 6",
+		"Invariants held: 200 of 260 on your first graded run, 260 of 260 on your latest (2 graded runs).",
+		`href="/problems/refund-bug/runs/`)
+}
+
+func TestTimingText(t *testing.T) {
+	tests := []struct {
+		in   storage.AnswerTiming
+		want string
+	}{
+		{storage.AnswerTiming{}, "Sent without the timer"},
+		{storage.AnswerTiming{WordCount: 1}, "Sent without the timer · 1 word"},
+		{storage.AnswerTiming{Mode: storage.ModeTimed, HowEnded: storage.EndedSubmitted, TimeUsed: 102 * time.Second, Limit: 2 * time.Minute, WordCount: 40},
+			"Timed: answered in 1:42 of 2:00 · 40 words"},
+		{storage.AnswerTiming{Mode: storage.ModeUntimed, HowEnded: storage.EndedSubmitted, TimeUsed: 250 * time.Second, Limit: 2 * time.Minute},
+			"No limit: took 4:10"},
+	}
+	for _, tt := range tests {
+		if got := timingText(tt.in); got != tt.want {
+			t.Errorf("timingText(%+v) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// userID is the anonymous id in this browser's cookie; fails if it has none.
+func (b *browser) userID() string {
+	b.t.Helper()
+	u, err := url.Parse(b.ts.URL)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for _, ck := range b.client.Jar.Cookies(u) {
+		if ck.Name == userCookie {
+			return ck.Value
+		}
+	}
+	b.t.Fatal("the browser has no identity cookie")
+	return ""
 }
