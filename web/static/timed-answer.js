@@ -93,13 +93,14 @@
   Box.prototype.init = function () {
     var self = this;
     this.root.querySelectorAll("[data-timer-bar], [data-timer-modes]").forEach(function (el) { el.hidden = false; });
-    var help = this.root.querySelector(".timer-help");
-    if (help && !this.text.hasAttribute("aria-describedby")) { this.text.setAttribute("aria-describedby", help.id); }
+    this.help = this.root.querySelector(".timer-help");
+    if (this.help && !this.text.hasAttribute("aria-describedby")) { this.text.setAttribute("aria-describedby", this.help.id); }
     this.recoverLocal();
 
     var state = this.root.getAttribute("data-state");
     if (this.session) {
       this.modes.disabled = true;
+      this.setState(state);
       if (this.mode === "timed") {
         this.deadline = performance.now() + Number(this.root.getAttribute("data-remaining-ms"));
         this.skipPassedAnnouncements();
@@ -151,7 +152,16 @@
     }
   };
 
-  Box.prototype.setState = function (state) { this.root.setAttribute("data-state", state); };
+  Box.prototype.setState = function (state) {
+    if (this.root.getAttribute("data-state") !== state) { this.root.setAttribute("data-state", state); }
+    if (!this.help) { return; }
+    if (state === "locked") {
+      this.help.textContent = "Time is up: the box is locked.";
+    } else if (state === "running") {
+      this.help.textContent = this.mode === "untimed" ? "No limit: take your time, then submit." :
+        "The clock is running; the box locks at 0:00 and submits what you wrote.";
+    }
+  };
 
   Box.prototype.say = function (message) { this.notice.textContent = message; };
 
@@ -193,6 +203,7 @@
       self.session = String(data.session);
       self.sessionInput.value = self.session;
       self.mode = data.mode;
+      self.setState(data.state === "locked" ? "running" : data.state);
       self.seq = Math.max(self.seq, data.draft_seq || 0);
       if (data.mode === "timed") {
         self.deadline = performance.now() + data.remaining_ms;
