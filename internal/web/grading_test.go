@@ -676,3 +676,38 @@ func TestAutosave(t *testing.T) {
 		})
 	}
 }
+
+// TestEventStreamOutlivesWriteTimeout runs the app behind a server whose
+// WriteTimeout is far shorter than the run, as serve's 60 s is shorter
+// than a queued grading can be: each event extends the deadline.
+func TestEventStreamOutlivesWriteTimeout(t *testing.T) {
+	g := &fakeGrader{report: failingReport(), gate: make(chan struct{})}
+	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	app, err := New(Config{Catalog: gradingCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Grader: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writeTimeout = 300 * time.Millisecond
+	srv := httptest.NewUnstartedServer(app)
+	srv.Config.WriteTimeout = writeTimeout
+	srv.Start()
+	t.Cleanup(srv.Close)
+	ts := &testServer{Server: srv, app: app, store: store}
+	b := ts.newBrowser(t)
+	started := b.startGrade("package refund")
+	stream := b.events(started.EventsURL)
+	for i := 1; i <= 2; i++ {
+		time.Sleep(2 * writeTimeout)
+		g.gate <- struct{}{}
+		if p := decode[progressData](t, stream.next(), "progress"); p.Finished != i {
+			t.Fatalf("progress %d = %+v", i, p)
+		}
+	}
+	time.Sleep(2 * writeTimeout)
+	g.gate <- struct{}{}
+	decode[reportData](t, stream.next(), "report")
+}
