@@ -185,6 +185,11 @@ func TestExpiryLocksTheBoxAndStoresTheAnswer(t *testing.T) {
 	if c := text(t, ctx, shortBox+" [data-timer-clock]"); c != "0:00" {
 		t.Errorf("the locked box's clock shows %q; want 0:00", c)
 	}
+	if !exists(t, ctx, shortBox+" [data-timer-clock].warning") {
+		t.Error("the clock under 30 s has no warning class")
+	}
+	waitUntil(t, ctx, "the expiry to be announced", fmt.Sprintf(`document.querySelector(%s).textContent.startsWith("Time is up")`,
+		jsString(shortBox+" [data-timer-announce]")))
 	waitUntil(t, ctx, "the connection notice", fmt.Sprintf(`document.querySelector(%s).textContent.includes("Connection lost")`,
 		jsString(shortBox+" [data-timer-notice]")))
 	checkAxe(t, ctx, shortSetPath+" locked, with the connection lost")

@@ -478,3 +478,26 @@ func (s *Store) SelfAssessments(ctx context.Context, attemptID int64) (map[int64
 	}
 	return out, nil
 }
+
+// TimedAnswerHistory returns every answer of an attempt with its timing,
+// oldest first, for the history page.
+func (s *Store) TimedAnswerHistory(ctx context.Context, attemptID int64) ([]TimedAnswer, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT `+answerColumns+` FROM answers WHERE attempt_id = ? ORDER BY id`, attemptID)
+	if err != nil {
+		return nil, fmt.Errorf("storage: timed answer history: %w", err)
+	}
+	defer rows.Close()
+	var out []TimedAnswer
+	for rows.Next() {
+		a, err := scanTimedAnswer(rows)
+		if err != nil {
+			return nil, fmt.Errorf("storage: timed answer history: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: timed answer history: %w", err)
+	}
+	return out, nil
+}
