@@ -150,9 +150,10 @@ func (s *Server) closeOverdueSessions(ctx context.Context, attemptID int64) erro
 // with any late text beside it.
 func (s *Server) expireSession(ctx context.Context, t storage.TimedSession, now time.Time) (storage.TimedAnswer, error) {
 	end := timerSession(t).Expire()
+	body := strings.TrimSpace(t.Draft)
 	timing := storage.AnswerTiming{Mode: t.Mode, Limit: t.Limit, StartedAt: t.StartedAt, TimeUsed: end.TimeUsed,
-		HowEnded: string(end.HowEnded), Late: t.LateText != "", LateBody: t.LateText, WordCount: timer.WordCount(t.Draft)}
-	return s.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, t.Draft, t.ID, timing, now)
+		HowEnded: string(end.HowEnded), Late: t.LateText != "", LateBody: t.LateText, WordCount: timer.WordCount(body)}
+	return s.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, body, t.ID, timing, now)
 }
 
 // answerBoxes loads the boxes of targets for one attempt (0: the user has
