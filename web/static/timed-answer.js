@@ -130,7 +130,9 @@
   Box.prototype.recoverLocal = function () {
     var local = readLocal(this.key);
     if (!local || !local.dirty) { return; }
-    if (this.session && local.session === this.session) {
+    // Same session, or typed before the start's answer came back (the
+    // server has the session but none of this text yet).
+    if (this.session && (local.session === this.session || (!local.session && this.text.value === ""))) {
       if (local.seq > this.seq && local.text !== this.text.value) {
         this.text.value = local.text;
         this.dirty = true;
