@@ -116,7 +116,8 @@ type answerBoxState struct {
 	Assessment *storage.SelfAssessment // of Last, if saved
 }
 
-// Submitted is the box's phase once an answer is stored.
+// phaseSubmitted is the box's data-state once an answer is stored; the
+// other states are timer.Phase names.
 const phaseSubmitted = "submitted"
 
 // timerSession is a stored session as internal/timer sees it.

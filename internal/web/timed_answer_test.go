@@ -406,3 +406,19 @@ func TestTimedBoxWithoutScript(t *testing.T) {
 		t.Fatalf("plain answer timing = %+v, %v", latest, err)
 	}
 }
+
+// The web layer passes modes and endings between timer and storage as
+// strings; they must be the same words.
+func TestTimerAndStorageNamesAgree(t *testing.T) {
+	pairs := [][2]string{
+		{string(timer.Timed), storage.ModeTimed},
+		{string(timer.Untimed), storage.ModeUntimed},
+		{string(timer.Submitted), storage.EndedSubmitted},
+		{string(timer.Expired), storage.EndedExpired},
+	}
+	for _, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("timer says %q where storage says %q", p[0], p[1])
+		}
+	}
+}
