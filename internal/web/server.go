@@ -75,7 +75,6 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets}
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(answerHeadAsGet)
 	e.Use(s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
 	if cfg.Grader != nil {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
@@ -109,23 +108,23 @@ func (s *Server) routes() {
 	s.codeRoutes()
 }
 
-// ServeHTTP makes the Server an http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+// ServeHTTP makes the Server an http.Handler. HEAD is answered like GET
+// (curl -I, uptime checkers): the router sees a GET copy of the request,
+// while net/http, which still holds the HEAD original, drops the body.
+// Changing the method in place instead made net/http send a body the
+// client never asked for.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		get := r.Clone(r.Context())
+		get.Method = http.MethodGet
+		r = get
+	}
+	s.echo.ServeHTTP(w, r)
+}
 
 // Echo exposes the router so later features (grading, rooms) can add their
 // routes behind the same middleware and error handler.
 func (s *Server) Echo() *echo.Echo { return s.echo }
-
-// answerHeadAsGet routes HEAD like GET (curl -I, uptime checkers); net/http
-// drops the body of a HEAD response by itself.
-func answerHeadAsGet(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if c.Request().Method == http.MethodHead {
-			c.Request().Method = http.MethodGet
-		}
-		return next(c)
-	}
-}
 
 // limitBody caps request bodies: forms here are small.
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
