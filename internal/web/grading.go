@@ -183,8 +183,11 @@ func (g *gradingRuns) run(r *liveRun, job grader.Job) {
 		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
 		ev = systemErrorEvent(messageGraderBroke)
 	}
-	r.finish(ev)
+	// Forgotten before the final event goes out: a user who reads the
+	// report and presses Grade at once must find their place free. Streams
+	// already following the run hold it and still get the event.
 	g.forget(r)
+	r.finish(ev)
 }
 
 // Messages for gradings that ended without a report.
