@@ -236,3 +236,19 @@ func TestKeyboardAloneCompletesAGradingRun(t *testing.T) {
 	}
 	requireNoPageExceptions(t, ctx)
 }
+
+func TestCodeAutosavedAndRestored(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	openWorkspace(t, ctx)
+	evalJS[bool](t, ctx, `(document.getElementById("code-editor-textarea").faultlineEditor.focus(), true)`)
+	pressKey(t, ctx, kb.End, chromedp.ModifierCtrl)
+	typeKeys(t, ctx, "// kept across a reload")
+	waitUntil(t, ctx, `#code-save-status to say "Saved"`, `document.getElementById("code-save-status").textContent === "Saved"`)
+	openWorkspace(t, ctx)
+	if got := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`); !strings.HasSuffix(got, "// kept across a reload") {
+		t.Errorf("after a reload the editor ends with %q", shorten(got[max(0, len(got)-60):]))
+	}
+	requireNoPageExceptions(t, ctx)
+}
