@@ -26,6 +26,13 @@ import (
 // SIGINT/SIGTERM before the server closes their connections.
 const shutdownTimeout = 15 * time.Second
 
+// Bounds on waiting for a grading place (see run). A queued job holds only
+// its source (at most 256 KiB), so 32 a place is a few MiB at worst.
+const (
+	gradeQueuePerPlace = 32
+	gradeMaxWait       = 20 * time.Second
+)
+
 // serveConfig is the configuration of the web app.
 type serveConfig struct {
 	Addr    string // listen address
@@ -130,9 +137,13 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if cfg.Graders > 0 {
 		// Grading children re-execute this binary (grader.ChildCommand).
 		// A spare is kept started per place so a Grade skips the child's
-		// start-up; the queue holds twice the places, and past that a
-		// Grade is told the grader is busy.
-		pool := sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, -1)
+		// start-up. A Grade waits for a place while its expected wait is
+		// under gradeMaxWait (a class pressing Grade together all get
+		// graded: a warm grade takes about 0.15 s), up to gradeQueuePerPlace
+		// jobs a place; past either, it is told the grader is busy and when
+		// to try again.
+		pool := sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, gradeQueuePerPlace*cfg.Graders)
+		pool.SetMaxWait(gradeMaxWait)
 		pool.KeepWarm()
 		defer pool.Close()
 		webCfg.Grader = grader.NewService(pool, log)

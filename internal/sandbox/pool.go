@@ -40,9 +40,10 @@ const firstEstimate = 2 * time.Second
 // kills the spares.
 type Pool struct {
 	runner *Runner
-	size   int
-	queue  int
-	slots  chan struct{} // a token per running child
+	size    int
+	queue   int
+	maxWait time.Duration // 0: only the queue's length bounds waiting
+	slots   chan struct{} // a token per running child
 
 	mu       sync.Mutex
 	waiting  int           // submitted, not yet running
@@ -64,6 +65,14 @@ func NewPool(runner *Runner, size, queue int) *Pool {
 	}
 	return &Pool{runner: runner, size: size, queue: queue, slots: make(chan struct{}, size)}
 }
+
+// SetMaxWait bounds how long a job may expect to wait for a place: past
+// it Submit is refused with a *BusyError even when the queue has room.
+// The expected wait comes from the moving average of recent jobs, so a
+// burst of quick gradings queues deeply while a run of slow ones (code
+// that spins to its wall-clock limit) turns newcomers away early. Call it
+// before the pool is used.
+func (p *Pool) SetMaxWait(d time.Duration) { p.maxWait = d }
 
 // Size is the number of children that may run at once.
 func (p *Pool) Size() int { return p.size }
@@ -216,7 +225,7 @@ func (p *Pool) startSpare() {
 func (p *Pool) enqueue() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.waiting >= p.queue {
+	if p.waiting >= p.queue || p.maxWait > 0 && p.expectedWaitLocked(p.waiting+1) > p.maxWait {
 		return &BusyError{RetryAfter: p.estimateLocked()}
 	}
 	p.waiting++
@@ -238,6 +247,16 @@ func (p *Pool) observe(d time.Duration) {
 		return
 	}
 	p.average = (3*p.average + d) / 4
+}
+
+// expectedWaitLocked is how long the job at position (from 1) in the
+// queue should wait for a place: one average job per round of size places.
+func (p *Pool) expectedWaitLocked(position int) time.Duration {
+	avg := p.average
+	if avg == 0 {
+		avg = firstEstimate
+	}
+	return time.Duration((position+p.size-1)/p.size) * avg
 }
 
 // estimateLocked guesses when a place frees up: everyone waiting plus one

@@ -279,3 +279,42 @@ func TestPoolWarmLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolMaxWait checks that with a wait bound the queue admits jobs while
+// their expected wait (rounds of the average job) fits, and refuses the
+// rest at once with a retry time, even though the queue has room.
+func TestPoolMaxWait(t *testing.T) {
+	tests := []struct {
+		name      string
+		size      int
+		average   time.Duration
+		maxWait   time.Duration
+		wantQueue int // admitted before the first refusal
+	}{
+		{"quick jobs queue deeply", 2, 150 * time.Millisecond, 3 * time.Second, 40},
+		{"slow jobs turn newcomers away", 2, 20 * time.Second, 30 * time.Second, 2},
+		{"one place", 1, time.Second, 3 * time.Second, 3},
+		{"no average yet uses the first estimate", 2, 0, 10 * time.Second, 10},
+		{"the queue length still caps it", 2, time.Millisecond, time.Hour, 50},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pool := NewPool(testRunner("sleep", Limits{}), tt.size, 50)
+			pool.SetMaxWait(tt.maxWait)
+			pool.average = tt.average
+			admitted := 0
+			for ; admitted < 1000; admitted++ {
+				if err := pool.enqueue(); err != nil {
+					var busy *BusyError
+					if !errors.As(err, &busy) || busy.RetryAfter < time.Second {
+						t.Fatalf("refusal %v; want a *BusyError with a retry time", err)
+					}
+					break
+				}
+			}
+			if admitted != tt.wantQueue {
+				t.Errorf("admitted %d jobs to the queue; want %d", admitted, tt.wantQueue)
+			}
+		})
+	}
+}
