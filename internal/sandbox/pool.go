@@ -39,7 +39,7 @@ const firstEstimate = 2 * time.Second
 // the binary's package init). A spare still runs exactly one job. Close
 // kills the spares.
 type Pool struct {
-	runner *Runner
+	runner  *Runner
 	size    int
 	queue   int
 	maxWait time.Duration // 0: only the queue's length bounds waiting
