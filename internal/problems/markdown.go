@@ -9,7 +9,6 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
 	highlighting "github.com/yuin/goldmark-highlighting/v2"
@@ -239,33 +238,6 @@ func withReferences(refs []parser.Reference) parser.ParseOption {
 func RenderMarkdown(src string) (string, error) {
 	md, err := renderMarkdown(src)
 	return md.HTML, err
-}
-
-// HighlightCode renders source code of the given language (a chroma lexer
-// name such as "go") as a <pre class="chroma"> block with CSS classes. An
-// unknown language is shown as plain, escaped text.
-func HighlightCode(language, code string) (string, error) {
-	if language == "go" || language == "golang" {
-		var buf bytes.Buffer
-		if err := formatGo(&buf, code); err != nil {
-			return "", fmt.Errorf("problems: highlight go code: %w", err)
-		}
-		return buf.String(), nil
-	}
-	lexer := lexers.Get(language)
-	if lexer == nil {
-		lexer = lexers.Fallback
-	}
-	iterator, err := lexer.Tokenise(nil, code)
-	if err != nil {
-		return "", fmt.Errorf("problems: highlight %s code: %w", language, err)
-	}
-	var buf bytes.Buffer
-	formatter := chromahtml.New(formatOptions()...)
-	if err := formatter.Format(&buf, styles.Get(highlightStyle), iterator); err != nil {
-		return "", fmt.Errorf("problems: highlight %s code: %w", language, err)
-	}
-	return buf.String(), nil
 }
 
 var highlightCSS = sync.OnceValue(func() string {

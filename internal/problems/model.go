@@ -54,7 +54,7 @@ type Part struct {
 // Code is the optional Go code of a problem, read from files beside problem.md.
 // The paths are relative to the content root (for example
 // "problems/async-refund/starter/refund.go"), so they open in the same fs.FS
-// the content was loaded from. HighlightCode renders the code for a page.
+// the content was loaded from.
 type Code struct {
 	Language      string `json:"language"`
 	StarterPath   string `json:"starter_path"`

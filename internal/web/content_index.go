@@ -1,31 +1,18 @@
 package web
 
 import (
-	"fmt"
-
 	"github.com/faultline-dev/faultline/internal/problems"
 )
 
-// contentIndex is the catalogue prepared for serving: highlighted starter
-// code and the filter tags, computed once at start-up.
+// contentIndex is the catalogue prepared for serving: the filter tags,
+// computed once at start-up.
 type contentIndex struct {
 	catalog *problems.Catalog
-	starter map[string]string // problem slug -> highlighted starter HTML
-	tags    problems.Tags     // every tag in use, sorted, for the filters
+	tags    problems.Tags // every tag in use, sorted, for the filters
 }
 
-func newContentIndex(cat *problems.Catalog) (*contentIndex, error) {
-	ix := &contentIndex{catalog: cat, starter: map[string]string{}, tags: cat.Tags()}
-	for _, p := range cat.Problems {
-		if p.Code != nil && p.Code.Starter != "" {
-			html, err := problems.HighlightCode(p.Code.Language, p.Code.Starter)
-			if err != nil {
-				return nil, fmt.Errorf("web: starter code of %s: %w", p.Slug, err)
-			}
-			ix.starter[p.Slug] = html
-		}
-	}
-	return ix, nil
+func newContentIndex(cat *problems.Catalog) *contentIndex {
+	return &contentIndex{catalog: cat, tags: cat.Tags()}
 }
 
 // question finds a question of a set by id.

@@ -12,7 +12,6 @@ import (
 // problemPage is a problem with what this user has revealed of it.
 type problemPage struct {
 	Problem    *problems.Problem
-	Starter    string // highlighted starter code HTML, empty if none
 	Tags       tagLinks
 	HintsShown map[int]int
 	Revealed   bool
@@ -43,7 +42,6 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 	}
 	page := problemPage{
 		Problem:    p,
-		Starter:    s.content.starter[p.Slug],
 		Tags:       tagFilter{}.links(p.Tags),
 		HintsShown: st.hintsShown,
 		Answer:     st.answers[storage.ScopeProblem].Body,

@@ -56,16 +56,13 @@ type Server struct {
 // paragraphs, not a novel.
 const maxAnswerBytes = 64 << 10
 
-// New builds the application. It fails when the catalogue cannot be indexed
-// (for example starter code that cannot be highlighted).
+// New builds the application. It fails when it is missing a dependency or
+// its static assets cannot be read.
 func New(cfg Config) (*Server, error) {
 	if cfg.Catalog == nil || cfg.Store == nil || cfg.Log == nil {
 		return nil, errors.New("web: New needs a catalogue, a store and a logger")
 	}
-	content, err := newContentIndex(cfg.Catalog)
-	if err != nil {
-		return nil, err
-	}
+	content := newContentIndex(cfg.Catalog)
 	assets, err := newAssetSet()
 	if err != nil {
 		return nil, err
