@@ -54,6 +54,13 @@ func TestScreenshots(t *testing.T) {
 		ctx := newBrowser(t, a)
 		visitOK(t, ctx, "/problems/async-refund")
 		waitFor(t, ctx, "[data-code-workspace] .cm-editor")
+		// CodeMirror measures line heights once the editor is on screen;
+		// until then its line numbers sit at estimated heights.
+		scrollToTop(t, ctx, "[data-code-workspace]")
+		waitUntil(t, ctx, "the line numbers to line up with the code", `(() => {
+			const nums = [...document.querySelectorAll(".cm-lineNumbers .cm-gutterElement")].filter(e => e.textContent === "10");
+			const line = document.querySelectorAll(".cm-content .cm-line")[9];
+			return nums.length === 1 && line && Math.abs(nums[0].getBoundingClientRect().top - line.getBoundingClientRect().top) < 2 })()`)
 		screenshotTo(t, ctx, "[data-code-workspace]", filepath.Join(dir, "code-editor.png"))
 	})
 
