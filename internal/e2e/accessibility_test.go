@@ -59,7 +59,7 @@ func TestAccessibility(t *testing.T) {
 	})
 	t.Run("my practice", func(t *testing.T) {
 		if status := visit(t, ctx, "/practice"); status != http.StatusOK {
-			t.Skipf("/practice answers %d: the page is not built yet", status)
+			t.Fatalf("/practice answers %d; want 200", status)
 		}
 		checkAxe(t, ctx, "/practice after using the problems and the set")
 	})
@@ -121,4 +121,17 @@ func TestAccessibilityOfGrading(t *testing.T) {
 	evalJS[bool](t, ctx, `(() => { const d = document.querySelector("#grade-report .grade-fail details"); if (d) d.open = true; return !!d })()`)
 	checkAxe(t, ctx, path+" with the starter's report and a trace opened")
 	requireNoPageExceptions(t, ctx)
+
+	// The run's own page (the permalink, and the path without JavaScript)
+	// and the history that lists the run.
+	runURL := evalJS[string](t, ctx, `(() => { const a = document.querySelector('a[href*="/runs/"]'); return a ? a.getAttribute("href") : "" })()`)
+	if runURL == "" {
+		runURL = path + "/runs/1"
+	}
+	visitOK(t, ctx, runURL)
+	waitFor(t, ctx, "section.grade-report")
+	checkAxe(t, ctx, runURL+", the run page")
+	visitOK(t, ctx, "/practice")
+	waitFor(t, ctx, "table.runs")
+	checkAxe(t, ctx, "/practice with a grader run")
 }
