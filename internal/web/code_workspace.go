@@ -38,6 +38,7 @@ type codeWorkspaceState struct {
 // gradeRunView is a grade run as pages show it.
 type gradeRunView struct {
 	ID          int64
+	Seed        int64
 	Status      storage.GradeStatus
 	URL         string
 	EventsURL   string
@@ -101,7 +102,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, p *problems.Problem) (code
 // running that no grading of this process owns was cut off by a restart:
 // it is recorded as such.
 func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.GradeRun) (gradeRunView, error) {
-	v := gradeRunView{ID: run.ID, Status: run.Status, URL: gradeRunURL(slug, run.ID),
+	v := gradeRunView{ID: run.ID, Seed: run.Seed, Status: run.Status, URL: gradeRunURL(slug, run.ID),
 		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: scenarioTotal(run.Problem)}
 	if run.Status == storage.GradeRunning {
 		var live *liveRun
@@ -307,4 +308,13 @@ func (s *Server) codeRoutes() {
 	e.POST("/problems/:slug/grade", s.gradeStart)
 	e.GET("/problems/:slug/runs/:id", s.gradeRunShow)
 	e.GET("/problems/:slug/runs/:id/events", s.gradeRunEvents)
+}
+
+// seedValue is the seed the Grade form offers: the latest run's, so a
+// replay stays chosen across reloads, else the default.
+func seedValue(w codeWorkspaceState) string {
+	if w.Latest != nil && w.Latest.Seed != 0 {
+		return strconv.FormatInt(w.Latest.Seed, 10)
+	}
+	return strconv.Itoa(defaultSeed)
 }

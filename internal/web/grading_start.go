@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,12 +33,6 @@ func (s *Server) gradeStart(c echo.Context) error {
 	if err != nil {
 		return answered(err)
 	}
-	seed := int64(defaultSeed)
-	if raw := c.Request().PostForm.Get("seed"); raw != "" {
-		if seed, err = strconv.ParseInt(raw, 10, 64); err != nil {
-			return answered(codeError(c, http.StatusBadRequest, "The seed must be a whole number, not "+strconv.Quote(raw)+"."))
-		}
-	}
 	a, err := s.startAttempt(c, storage.KindProblem, p.Slug)
 	if err != nil {
 		return err
@@ -45,6 +40,15 @@ func (s *Server) gradeStart(c echo.Context) error {
 	ctx := c.Request().Context()
 	if _, err := s.store.SaveCodeDraft(ctx, a.ID, code); err != nil {
 		return err
+	}
+	// The seed is checked after the code is saved: a mistyped seed must
+	// not cost the code.
+	seed := int64(defaultSeed)
+	if raw := strings.TrimSpace(c.Request().PostForm.Get("seed")); raw != "" {
+		if seed, err = strconv.ParseInt(raw, 10, 64); err != nil {
+			return answered(codeError(c, http.StatusBadRequest,
+				"The seed must be a whole number, not "+strconv.Quote(raw)+". Your code is saved."))
+		}
 	}
 	if s.grading == nil {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Grading is off on this server. Your code is saved."))

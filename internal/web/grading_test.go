@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -717,4 +718,77 @@ func TestEventStreamOutlivesWriteTimeout(t *testing.T) {
 	time.Sleep(2 * writeTimeout)
 	g.gate <- struct{}{}
 	decode[reportData](t, stream.next(), "report")
+}
+
+// TestGradeSeed checks that the seed field reaches the grader, is offered
+// again after a reload (so a replay stays chosen), and that a seed that is
+// not a whole number is refused with the reason and the code kept.
+func TestGradeSeed(t *testing.T) {
+	fake := &fakeGrader{report: failingReport()}
+	ts := newGradingTestServer(t, fake)
+	b := ts.newBrowser(t)
+	b.get("/problems/"+gradedSlug).mustContain(t, `id="grade-seed"`, `name="seed"`, `value="1"`, "Grading options")
+
+	tests := []struct {
+		name       string
+		seed       string
+		wantStatus int
+		wantSeed   int64
+		want       string
+	}{
+		{"a chosen seed reaches the grader", "42", http.StatusSeeOther, 42, ""},
+		{"no seed is seed 1", "", http.StatusSeeOther, 1, ""},
+		{"not a number", "4x", http.StatusBadRequest, 0, `The seed must be a whole number, not \"4x\". Your code is saved.`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(fake.jobsSoFar())
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/problems/"+gradedSlug+"/grade",
+				strings.NewReader(url.Values{"code": {"package refund // SEED-" + tt.name}, "seed": {tt.seed}}.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			client := *b.client
+			client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d; want %d: %s", resp.StatusCode, tt.wantStatus, body)
+			}
+			if tt.want != "" && !strings.Contains(string(body), tt.want) && !strings.Contains(string(body), strings.ReplaceAll(tt.want, `\"`, "&#34;")) {
+				t.Errorf("body lacks %q: %s", tt.want, body)
+			}
+			if tt.wantSeed == 0 {
+				b.get("/problems/"+gradedSlug).mustContain(t, "SEED-"+tt.name)
+				return
+			}
+			waitUntilTrue(t, func() bool { return len(fake.jobsSoFar()) > before })
+			if got := fake.jobsSoFar()[before].Seed; got != tt.wantSeed {
+				t.Errorf("the grader got seed %d; want %d", got, tt.wantSeed)
+			}
+			// The run ends before the next Grade (one run at a time).
+			waitUntilTrue(t, func() bool {
+				return !strings.Contains(b.get("/problems/"+gradedSlug).body, "Follow this run")
+			})
+			b.get("/problems/"+gradedSlug).mustContain(t, `value="`+strconv.FormatInt(tt.wantSeed, 10)+`"`)
+		})
+	}
+}
+
+func (f *fakeGrader) jobsSoFar() []grader.Job {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.jobs)
+}
+
+func waitUntilTrue(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

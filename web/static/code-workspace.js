@@ -103,7 +103,10 @@
     saveTimer = setTimeout(save, ms);
   }
 
-  function postCode(url, text) {
+  // postCode sends the code, and any extra form fields, as a form post.
+  function postCode(url, text, extra) {
+    var fields = new URLSearchParams({ code: text });
+    for (var k in extra || {}) fields.set(k, extra[k]);
     return fetch(url, {
       method: "POST",
       credentials: "same-origin",
@@ -111,7 +114,7 @@
         Accept: "application/json",
         "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8",
       },
-      body: new URLSearchParams({ code: text }).toString(),
+      body: fields.toString(),
     });
   }
 
@@ -353,7 +356,8 @@
     setProgress("Sending your code to the grader…", true);
     clearTimeout(saveTimer);
     var text = getText();
-    postCode(gradeURL, text)
+    var seedInput = document.getElementById("grade-seed");
+    postCode(gradeURL, text, seedInput && seedInput.value.trim() ? { seed: seedInput.value.trim() } : {})
       .then(function (resp) {
         return resp
           .json()
