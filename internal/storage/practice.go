@@ -72,26 +72,3 @@ func (s *Store) UserAttempts(ctx context.Context, userID string) ([]Attempt, err
 	}
 	return out, nil
 }
-
-// AnswerHistory lists every answer in an attempt with its timing, oldest
-// first, so a user sees each try and not only the last.
-func (s *Store) AnswerHistory(ctx context.Context, attemptID int64) ([]TimedAnswer, error) {
-	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+answerColumns+` FROM answers WHERE attempt_id = ? ORDER BY id`, attemptID)
-	if err != nil {
-		return nil, fmt.Errorf("storage: answer history: %w", err)
-	}
-	defer rows.Close()
-	var out []TimedAnswer
-	for rows.Next() {
-		a, err := scanTimedAnswer(rows)
-		if err != nil {
-			return nil, fmt.Errorf("storage: answer history: %w", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("storage: answer history: %w", err)
-	}
-	return out, nil
-}

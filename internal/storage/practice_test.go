@@ -47,7 +47,7 @@ func TestPracticeQueries(t *testing.T) {
 	p, _ := s.StartAttempt(ctx, "u1", KindProblem, "p")
 	set, _ := s.StartAttempt(ctx, "u1", KindSet, "s")
 	for _, body := range []string{"one", "two"} {
-		if _, err := s.SubmitAnswer(ctx, p.ID, ScopeProblem, body); err != nil {
+		if _, err := submitPlain(ctx, s, p.ID, ScopeProblem, body); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,8 +62,8 @@ func TestPracticeQueries(t *testing.T) {
 	if attempts[0].ID != p.ID || attempts[1].ID != set.ID {
 		t.Errorf("attempts not most recently changed first: %+v", attempts)
 	}
-	history, err := s.AnswerHistory(ctx, p.ID)
+	history, err := s.TimedAnswerHistory(ctx, p.ID)
 	if err != nil || len(history) != 2 || history[0].Body != "one" || history[1].Body != "two" {
-		t.Fatalf("AnswerHistory = %+v, %v; want one, two", history, err)
+		t.Fatalf("TimedAnswerHistory = %+v, %v; want one, two", history, err)
 	}
 }

@@ -12,6 +12,11 @@ import (
 	"github.com/faultline-dev/faultline/migrations"
 )
 
+// submitPlain stores an answer sent without the timer, as a plain form does.
+func submitPlain(ctx context.Context, s *Store, attemptID int64, scope, body string) (TimedAnswer, error) {
+	return s.SubmitTimedAnswer(ctx, attemptID, scope, body, 0, AnswerTiming{}, s.now())
+}
+
 func openTestStore(t *testing.T) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "test.db"))
@@ -223,16 +228,16 @@ func TestAnswerRevealsAndAnswers(t *testing.T) {
 	q1, q2 := ScopeQuestion("q1"), ScopeQuestion("q2")
 
 	// q1: answered, then answered again. q2: revealed, then answered.
-	if _, err := s.SubmitAnswer(ctx, a.ID, q1, "first try"); err != nil {
+	if _, err := submitPlain(ctx, s, a.ID, q1, "first try"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SubmitAnswer(ctx, a.ID, q1, "second try"); err != nil {
+	if _, err := submitPlain(ctx, s, a.ID, q1, "second try"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RevealAnswer(ctx, a.ID, q2, ReasonChoseToReveal); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SubmitAnswer(ctx, a.ID, q2, "after looking"); err != nil {
+	if _, err := submitPlain(ctx, s, a.ID, q2, "after looking"); err != nil {
 		t.Fatal(err)
 	}
 	reveals, err := s.AnswerReveals(ctx, a.ID)
@@ -248,18 +253,18 @@ func TestAnswerRevealsAndAnswers(t *testing.T) {
 			t.Errorf("scope %s reason = %s; want %s", r.Scope, r.Reason, wantReasons[r.Scope])
 		}
 	}
-	latest, err := s.LatestAnswers(ctx, a.ID)
+	latest, err := s.LatestTimedAnswers(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if latest[q1].Body != "second try" || latest[q2].Body != "after looking" || len(latest) != 2 {
-		t.Errorf("LatestAnswers = %+v", latest)
+		t.Errorf("LatestTimedAnswers = %+v", latest)
 	}
 	if err := s.RevealAnswer(ctx, a.ID, q1, Reason("bored")); err == nil {
 		t.Error("RevealAnswer with an unknown reason succeeded")
 	}
-	if _, err := s.SubmitAnswer(ctx, 9999, q1, "x"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("SubmitAnswer on a missing attempt = %v; want ErrNotFound", err)
+	if _, err := submitPlain(ctx, s, 9999, q1, "x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("a plain answer on a missing attempt = %v; want ErrNotFound", err)
 	}
 	empty, err := s.AnswerReveals(ctx, 9999)
 	if err != nil || len(empty) != 0 {
@@ -278,13 +283,13 @@ func TestConcurrentWritersWait(t *testing.T) {
 	errs := make(chan error, writers)
 	for i := range writers {
 		go func() {
-			_, err := s.SubmitAnswer(ctx, a.ID, ScopeQuestion("q"), string(rune('a'+i)))
+			_, err := submitPlain(ctx, s, a.ID, ScopeQuestion("q"), string(rune('a'+i)))
 			errs <- err
 		}()
 	}
 	for range writers {
 		if err := <-errs; err != nil {
-			t.Errorf("concurrent SubmitAnswer: %v", err)
+			t.Errorf("concurrent plain answers: %v", err)
 		}
 	}
 }

@@ -18,7 +18,7 @@ type attemptState struct {
 	attemptID  int64       // 0: the user has not started this item
 	hintsShown map[int]int // part -> hints shown
 	reveals    map[string]storage.AnswerReveal
-	answers    map[string]storage.Answer
+	answers    map[string]storage.TimedAnswer // the latest per scope
 }
 
 func (st attemptState) revealed(scope string) (storage.AnswerReveal, bool) {
@@ -29,7 +29,7 @@ func (st attemptState) revealed(scope string) (storage.AnswerReveal, bool) {
 // loadState reads the user's attempt; a user who has done nothing yet has an
 // empty state, not an error.
 func (s *Server) loadState(ctx context.Context, kind storage.Kind, slug string) (attemptState, error) {
-	st := attemptState{hintsShown: map[int]int{}, reveals: map[string]storage.AnswerReveal{}, answers: map[string]storage.Answer{}}
+	st := attemptState{hintsShown: map[int]int{}, reveals: map[string]storage.AnswerReveal{}, answers: map[string]storage.TimedAnswer{}}
 	userID, ok := UserID(ctx)
 	if !ok {
 		return st, errNoIdentity
@@ -59,7 +59,7 @@ func (s *Server) loadState(ctx context.Context, kind storage.Kind, slug string) 
 	for _, r := range reveals {
 		st.reveals[r.Scope] = r
 	}
-	if st.answers, err = s.store.LatestAnswers(ctx, a.ID); err != nil {
+	if st.answers, err = s.store.LatestTimedAnswers(ctx, a.ID); err != nil {
 		return st, err
 	}
 	return st, nil

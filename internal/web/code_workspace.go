@@ -56,33 +56,26 @@ func gradeRunURL(slug string, id int64) string {
 	return problemURL(slug) + "/runs/" + strconv.FormatInt(id, 10)
 }
 
-// codeWorkspaceOf loads the workspace of p for the request's user.
-func (s *Server) codeWorkspaceOf(ctx context.Context, p *problems.Problem) (codeWorkspaceState, error) {
+// codeWorkspaceOf loads the workspace of p for the user's attempt at it
+// (0: none yet, so the starter and no run).
+func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *problems.Problem) (codeWorkspaceState, error) {
 	if p.Code == nil {
 		return codeWorkspaceState{}, nil
 	}
 	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: scenarioTotal(p.Slug),
 		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade",
 		StarterRef: path.Base(p.Code.StarterPath)}
-	userID, ok := UserID(ctx)
-	if !ok {
-		return w, errNoIdentity
-	}
-	a, err := s.store.Attempt(ctx, userID, storage.KindProblem, p.Slug)
-	if errors.Is(err, storage.ErrNotFound) {
+	if attemptID == 0 {
 		return w, nil
 	}
-	if err != nil {
-		return w, err
-	}
-	d, err := s.store.CodeDraftOf(ctx, a.ID)
+	d, err := s.store.CodeDraftOf(ctx, attemptID)
 	switch {
 	case err == nil:
 		w.Code, w.FromDraft = d.Code, true
 	case !errors.Is(err, storage.ErrNotFound):
 		return w, err
 	}
-	run, err := s.store.LatestGradeRun(ctx, a.ID)
+	run, err := s.store.LatestGradeRun(ctx, attemptID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return w, nil
 	}
@@ -169,10 +162,7 @@ func (s *Server) withCodeWorkspace(m pageMeta, p *problems.Problem) pageMeta {
 		return m
 	}
 	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
-	if _, ok := s.assets.files["editor.js"]; ok {
-		m.Scripts = append(m.Scripts, s.assets.url("editor.js"))
-	}
-	m.Scripts = append(m.Scripts, s.assets.url("code-workspace.js"))
+	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("code-workspace.js"))
 	return m
 }
 

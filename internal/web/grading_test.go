@@ -768,9 +768,13 @@ func TestGradeSeed(t *testing.T) {
 			if got := fake.jobsSoFar()[before].Seed; got != tt.wantSeed {
 				t.Errorf("the grader got seed %d; want %d", got, tt.wantSeed)
 			}
-			// The run ends before the next Grade (one run at a time).
+			// The run ends and gives up the user's place before the next
+			// Grade (one run at a time).
 			waitUntilTrue(t, func() bool {
-				return !strings.Contains(b.get("/problems/"+gradedSlug).body, "Follow this run")
+				g := ts.app.grading
+				g.mu.Lock()
+				defer g.mu.Unlock()
+				return len(g.live) == 0 && len(g.byUser) == 0
 			})
 			b.get("/problems/"+gradedSlug).mustContain(t, `value="`+strconv.FormatInt(tt.wantSeed, 10)+`"`)
 		})

@@ -18,7 +18,7 @@ type practiceStore interface {
 	User(ctx context.Context, id string) (storage.User, error)
 	SetDisplayName(ctx context.Context, userID, name string) (storage.User, error)
 	UserAttempts(ctx context.Context, userID string) ([]storage.Attempt, error)
-	AnswerHistory(ctx context.Context, attemptID int64) ([]storage.TimedAnswer, error)
+	TimedAnswerHistory(ctx context.Context, attemptID int64) ([]storage.TimedAnswer, error)
 	SelfAssessments(ctx context.Context, attemptID int64) (map[int64]storage.SelfAssessment, error)
 	GradeRuns(ctx context.Context, attemptID int64) ([]storage.GradeRun, error)
 }
@@ -168,7 +168,7 @@ func (s *Server) problemHistory(ctx context.Context, a storage.Attempt) (problem
 // answerLines is an attempt's answers by scope, oldest first, each with its
 // self-assessment.
 func (s *Server) answerLines(ctx context.Context, attemptID int64) (map[string][]answerLine, error) {
-	answers, err := s.store.AnswerHistory(ctx, attemptID)
+	answers, err := s.store.TimedAnswerHistory(ctx, attemptID)
 	if err != nil {
 		return nil, err
 	}

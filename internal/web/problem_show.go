@@ -32,7 +32,7 @@ func (s *Server) problemShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, problemView(s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p), page))
+	return render(c, http.StatusOK, problemView(s.problemMeta(p), page))
 }
 
 func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, error) {
@@ -47,13 +47,19 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 		Answer:     st.answers[storage.ScopeProblem].Body,
 	}
 	page.Reveal, page.Revealed = st.revealed(storage.ScopeProblem)
-	if page.Box, err = s.problemBox(c.Request().Context(), st.attemptID, p); err != nil {
+	if page.Box, err = s.problemBox(c.Request().Context(), st, p); err != nil {
 		return problemPage{}, err
 	}
-	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), p); err != nil {
+	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), st.attemptID, p); err != nil {
 		return problemPage{}, err
 	}
 	return page, nil
+}
+
+// problemMeta is a problem page's frame, with the scripts and styles of
+// its timed answer box and code workspace when it has them.
+func (s *Server) problemMeta(p *problems.Problem) pageMeta {
+	return s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p)
 }
 
 // findProblem is the problem named in the URL, or a 404.

@@ -26,8 +26,6 @@ type Store interface {
 	HintReveals(ctx context.Context, attemptID int64) ([]storage.HintReveal, error)
 	RevealAnswer(ctx context.Context, attemptID int64, scope string, reason storage.Reason) error
 	AnswerReveals(ctx context.Context, attemptID int64) ([]storage.AnswerReveal, error)
-	SubmitAnswer(ctx context.Context, attemptID int64, scope, body string) (storage.Answer, error)
-	LatestAnswers(ctx context.Context, attemptID int64) (map[string]storage.Answer, error)
 	practiceStore
 	timedAnswerStore
 	codeStore

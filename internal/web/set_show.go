@@ -45,7 +45,7 @@ func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, err
 		return setPage{}, err
 	}
 	page := setPage{Set: qs, Tags: tagFilter{}.links(qs.Tags)}
-	boxes, err := s.questionBoxes(c.Request().Context(), st.attemptID, qs)
+	boxes, err := s.questionBoxes(c.Request().Context(), st, qs)
 	if err != nil {
 		return setPage{}, err
 	}

@@ -157,24 +157,21 @@ func (s *Server) expireSession(ctx context.Context, t storage.TimedSession, now 
 	return s.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, body, t.ID, timing, now)
 }
 
-// answerBoxes loads the boxes of targets for one attempt (0: the user has
-// none yet, so every box is idle).
-func (s *Server) answerBoxes(ctx context.Context, attemptID int64, targets []timedTarget) (map[string]answerBoxState, error) {
+// answerBoxes loads the boxes of targets for the attempt in st (none yet:
+// every box is idle). The latest answers come with st.
+func (s *Server) answerBoxes(ctx context.Context, st attemptState, targets []timedTarget) (map[string]answerBoxState, error) {
 	out := map[string]answerBoxState{}
 	var (
 		open        map[string]storage.TimedSession
-		latest      map[string]storage.TimedAnswer
+		latest      = st.answers
 		assessments map[int64]storage.SelfAssessment
 		err         error
 	)
-	if attemptID != 0 {
-		if open, err = s.store.OpenTimedSessions(ctx, attemptID); err != nil {
+	if st.attemptID != 0 {
+		if open, err = s.store.OpenTimedSessions(ctx, st.attemptID); err != nil {
 			return nil, err
 		}
-		if latest, err = s.store.LatestTimedAnswers(ctx, attemptID); err != nil {
-			return nil, err
-		}
-		if assessments, err = s.store.SelfAssessments(ctx, attemptID); err != nil {
+		if assessments, err = s.store.SelfAssessments(ctx, st.attemptID); err != nil {
 			return nil, err
 		}
 	}
@@ -200,22 +197,22 @@ func (s *Server) answerBoxes(ctx context.Context, attemptID int64, targets []tim
 }
 
 // problemBox is the box of a problem page.
-func (s *Server) problemBox(ctx context.Context, attemptID int64, p *problems.Problem) (answerBoxState, error) {
+func (s *Server) problemBox(ctx context.Context, st attemptState, p *problems.Problem) (answerBoxState, error) {
 	tg := problemTarget(p)
 	if tg.limit <= 0 {
 		return answerBoxState{}, nil
 	}
-	boxes, err := s.answerBoxes(ctx, attemptID, []timedTarget{tg})
+	boxes, err := s.answerBoxes(ctx, st, []timedTarget{tg})
 	return boxes[tg.scope], err
 }
 
 // questionBoxes are the boxes of a set page, by scope.
-func (s *Server) questionBoxes(ctx context.Context, attemptID int64, qs *problems.QuestionSet) (map[string]answerBoxState, error) {
+func (s *Server) questionBoxes(ctx context.Context, st attemptState, qs *problems.QuestionSet) (map[string]answerBoxState, error) {
 	targets := make([]timedTarget, len(qs.Questions))
 	for i := range qs.Questions {
 		targets[i] = questionTarget(qs, &qs.Questions[i])
 	}
-	return s.answerBoxes(ctx, attemptID, targets)
+	return s.answerBoxes(ctx, st, targets)
 }
 
 // withTimedAnswerAssets adds the box's script and stylesheet to a page.
@@ -328,7 +325,7 @@ func (s *Server) rejectedProblemAnswer(c echo.Context, p *problems.Problem) func
 			return err
 		}
 		page.Draft, page.FormError = raw, problem
-		return render(c, http.StatusUnprocessableEntity, problemView(s.timedAnswerMeta(s.meta(p.Title), p), page))
+		return render(c, http.StatusUnprocessableEntity, problemView(s.problemMeta(p), page))
 	}
 }
 
