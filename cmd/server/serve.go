@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -41,6 +42,10 @@ type serveConfig struct {
 	// Graders is how many grading children may run at once (twice as many
 	// jobs may wait for one); 0 turns grading off.
 	Graders int
+	// TrustedProxies lists the reverse proxies (addresses or CIDR
+	// prefixes) whose X-Forwarded-For and X-Forwarded-Proto are believed;
+	// empty believes none.
+	TrustedProxies string
 
 	// onListen, when set, is told the bound address (tests listen on :0).
 	onListen func(net.Addr)
@@ -69,8 +74,12 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return cfg, fmt.Errorf("serve: FAULTLINE_GRADERS=%q: want a whole number of grading processes, 0 to turn grading off", graders)
 	}
 	flags.IntVar(&cfg.Graders, "graders", defaultGraders, "grading processes run at once, each in its own sandboxed child; 0 turns grading off (env FAULTLINE_GRADERS; default: the number of CPUs)")
+	flags.StringVar(&cfg.TrustedProxies, "trusted-proxies", env("FAULTLINE_TRUSTED_PROXIES", ""), "reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, as addresses or CIDR prefixes separated by commas; empty believes none (env FAULTLINE_TRUSTED_PROXIES)")
 	if err := flags.Parse(args); err != nil {
 		return cfg, err
+	}
+	if _, err := clientaddr.Parse(cfg.TrustedProxies); err != nil {
+		return cfg, fmt.Errorf("serve: -trusted-proxies: %v", err)
 	}
 	if cfg.Graders < 0 {
 		return cfg, fmt.Errorf("serve: -graders %d: want 0 (grading off) or more", cfg.Graders)
@@ -133,7 +142,11 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	opened := time.Now()
 	defer store.Close()
-	webCfg := web.Config{Catalog: cat, Store: store, Log: log}
+	proxies, err := clientaddr.Parse(cfg.TrustedProxies)
+	if err != nil {
+		return fmt.Errorf("serve: -trusted-proxies: %w", err)
+	}
+	webCfg := web.Config{Catalog: cat, Store: store, Log: log, Proxies: proxies}
 	if cfg.Graders > 0 {
 		// Grading children re-execute this binary (grader.ChildCommand).
 		// A spare is kept started per place so a Grade skips the child's

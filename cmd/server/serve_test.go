@@ -28,6 +28,10 @@ func TestParseServeFlags(t *testing.T) {
 		{"flags beat environment", []string{"-addr", "0.0.0.0:8080", "-db", "/data/f.db", "-content", "content"},
 			map[string]string{"FAULTLINE_ADDR": ":9000", "FAULTLINE_DB": "/tmp/x.db"},
 			serveConfig{Addr: "0.0.0.0:8080", DB: "/data/f.db", Content: "content"}},
+		{"trusted proxies from the environment", nil, map[string]string{"FAULTLINE_TRUSTED_PROXIES": "10.0.0.1,10.1.0.0/16"},
+			serveConfig{Addr: "localhost:8080", DB: "./data/faultline.db", TrustedProxies: "10.0.0.1,10.1.0.0/16"}},
+		{"trusted proxies flag beats environment", []string{"-trusted-proxies", "::1"}, map[string]string{"FAULTLINE_TRUSTED_PROXIES": "10.0.0.1"},
+			serveConfig{Addr: "localhost:8080", DB: "./data/faultline.db", TrustedProxies: "::1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,10 +39,17 @@ func TestParseServeFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Addr != tt.want.Addr || got.DB != tt.want.DB || got.Content != tt.want.Content {
+			if got.Addr != tt.want.Addr || got.DB != tt.want.DB || got.Content != tt.want.Content || got.TrustedProxies != tt.want.TrustedProxies {
 				t.Errorf("config = %+v; want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseServeFlagsRefusesBadProxy(t *testing.T) {
+	_, err := parseServeFlags([]string{"-trusted-proxies", "10.0.0.1,proxy.lan"}, func(string) string { return "" }, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `"proxy.lan"`) {
+		t.Fatalf("error = %v, want one naming the entry proxy.lan", err)
 	}
 }
 

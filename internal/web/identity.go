@@ -54,7 +54,7 @@ func (s *Server) identify(next echo.HandlerFunc) echo.HandlerFunc {
 				Path:     "/",
 				MaxAge:   int(userCookieAge / time.Second),
 				HttpOnly: true,
-				Secure:   req.TLS != nil,
+				Secure:   clientOf(req.Context()).tls,
 				SameSite: http.SameSiteLaxMode,
 			})
 		}

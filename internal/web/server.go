@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -37,6 +38,9 @@ type Config struct {
 	Store   Store
 	Log     *slog.Logger
 	Grader  Grader // nil: grading is off, and the problem page says so
+	// Proxies says which peers may tell the client's address and scheme
+	// in X-Forwarded-For and X-Forwarded-Proto; nil trusts none.
+	Proxies *clientaddr.Resolver
 }
 
 // Server is the web application: an Echo instance with every route.
@@ -48,6 +52,7 @@ type Server struct {
 	assets  *assetSet
 	clock   clockFunc
 	grading *gradingRuns // nil when grading is off
+	proxies *clientaddr.Resolver
 }
 
 // maxAnswerBytes bounds one submitted answer; a screen answer is a few
@@ -68,9 +73,9 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets}
+	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies}
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
+	e.Use(s.locateClient, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
 	if cfg.Grader != nil {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -457,6 +458,52 @@ func TestIdentityCookie(t *testing.T) {
 	}
 	if newUserID() == newUserID() {
 		t.Error("two new user ids are equal")
+	}
+}
+
+// TestIdentityCookieBehindProxy: the cookie is Secure when a trusted
+// proxy says the client's connection was TLS, and not when anyone else
+// says so. httptest requests come from 192.0.2.1.
+func TestIdentityCookieBehindProxy(t *testing.T) {
+	tests := []struct {
+		name       string
+		trusted    string
+		proto      string
+		wantSecure bool
+	}{
+		{"trusted proxy says https", "192.0.2.1", "https", true},
+		{"trusted proxy says http", "192.0.2.0/24", "http", false},
+		{"untrusted peer says https", "10.0.0.1", "https", false},
+		{"no proxies configured", "", "https", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			proxies, err := clientaddr.Parse(tt.trusted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { store.Close() })
+			app, err := New(Config{Catalog: testCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Proxies: proxies})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequest(http.MethodGet, "http://faultline.test/", nil)
+			req.Header.Set("X-Forwarded-Proto", tt.proto)
+			req.Header.Set("X-Forwarded-For", "198.51.100.7")
+			rec := httptest.NewRecorder()
+			app.ServeHTTP(rec, req)
+			cookies := rec.Result().Cookies()
+			if len(cookies) != 1 {
+				t.Fatalf("cookies = %v; want one", cookies)
+			}
+			if cookies[0].Secure != tt.wantSecure {
+				t.Errorf("Secure = %v; want %v", cookies[0].Secure, tt.wantSecure)
+			}
+		})
 	}
 }
 
