@@ -392,7 +392,7 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (sseEvent, error) {
 			return sseEvent{}, err
 		}
 		var buf bytes.Buffer
-		if err := grader.ReportView(report).Render(ctx, &buf); err != nil {
+		if err := gradeReport(report).Render(ctx, &buf); err != nil {
 			return sseEvent{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
 		}
 		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),
