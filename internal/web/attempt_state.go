@@ -74,20 +74,6 @@ func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (s
 	return s.store.StartAttempt(c.Request().Context(), userID, kind, slug)
 }
 
-// formValue reads one field of a POSTed form, telling a body that is too
-// large apart from a missing field.
-func formValue(c echo.Context, name string) (string, error) {
-	if err := c.Request().ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return "", echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-				fmt.Sprintf("The form is larger than %d KiB. Shorten the answer and send it again.", maxAnswerBytes>>10))
-		}
-		return "", badRequest("The form could not be read: " + err.Error())
-	}
-	return c.Request().PostForm.Get(name), nil
-}
-
 // answerText validates a submitted answer; the message is shown beside the
 // form when it is not acceptable.
 func answerText(raw string) (text, problem string) {

@@ -193,14 +193,18 @@ func codeTooLarge(size int) string {
 // codeValue reads the code field of a POSTed form. Line endings become
 // \n: a browser sends a textarea with \r\n.
 func codeValue(c echo.Context) (string, error) {
-	if err := c.Request().ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+	form, err := readForm(c)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
 			return "", codeError(c, http.StatusRequestEntityTooLarge, codeTooLarge(0))
 		}
-		return "", codeError(c, http.StatusBadRequest, "The form could not be read: "+err.Error())
+		if errors.As(err, &he) {
+			msg, _ := he.Message.(string)
+			return "", codeError(c, he.Code, msg)
+		}
+		return "", err
 	}
-	form := c.Request().PostForm
 	if _, ok := form["code"]; !ok {
 		return "", codeError(c, http.StatusBadRequest, "The form has no code field.")
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -36,6 +37,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 			slog.String("path", req.URL.Path), slog.Any("err", err))
 		message = "" // never show internals
 	}
+	// net/http cancels the request's context once reading its body fails
+	// (a client too slow for ReadTimeout, a connection cut mid-body), and
+	// templ refuses to render under a cancelled context: the answer would
+	// become a 500 and an error in the log. The client may still be there
+	// to read this page, so render it regardless.
+	c.SetRequest(req.WithContext(context.WithoutCancel(req.Context())))
 	page := errorView(s.meta(errorTitle(status)), status, message)
 	if err := render(c, status, page); err != nil {
 		s.log.ErrorContext(req.Context(), "rendering the error page failed", slog.Any("err", err))

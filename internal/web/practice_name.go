@@ -10,12 +10,18 @@ import (
 
 // practiceName sets or clears the user's optional display name. A name that
 // cannot be used re-shows the page with the reason beside the field and the
-// name as typed.
+// name as typed. Clearing takes the field sent empty: a form without it
+// (a script's mistake, a body that is not a form) changes nothing.
 func (s *Server) practiceName(c echo.Context) error {
-	raw, err := formValue(c, "display_name")
+	form, err := readForm(c)
 	if err != nil {
 		return err
 	}
+	values, ok := form["display_name"]
+	if !ok {
+		return badRequest("The form has no display_name field, so the name was not changed. Send the field empty to clear the name.")
+	}
+	raw := values[0]
 	name, problem := storage.CheckDisplayName(raw)
 	if problem != "" {
 		page, err := s.practicePage(c.Request().Context())

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -71,6 +72,32 @@ func TestPracticeDisplayName(t *testing.T) {
 			p.mustContain(t, tt.want...)
 		})
 	}
+	t.Run("a form that is not one, or lacks the field, leaves the saved one", func(t *testing.T) {
+		b.post("/practice/name", url.Values{"display_name": {"Grace"}})
+		for _, tt := range []struct {
+			name, ctype, body string
+			wantStatus        int
+			want              string
+		}{
+			{"no field", "application/x-www-form-urlencoded", "other=1", http.StatusBadRequest, "no display_name field"},
+			{"empty body", "application/x-www-form-urlencoded", "", http.StatusBadRequest, "no display_name field"},
+			{"JSON", "application/json", `{"display_name":""}`, http.StatusUnsupportedMediaType, "application/x-www-form-urlencoded"},
+			{"plain text", "text/plain", "display_name=", http.StatusUnsupportedMediaType, "application/x-www-form-urlencoded"},
+		} {
+			req, err := http.NewRequest(http.MethodPost, ts.URL+"/practice/name", strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", tt.ctype)
+			p := b.do(req)
+			if p.status != tt.wantStatus {
+				t.Errorf("%s: status = %d; want %d", tt.name, p.status, tt.wantStatus)
+			}
+			p.mustContain(t, tt.want)
+			p.mustNotContain(t, "Name saved.", "Name cleared.")
+			b.get("/practice").mustContain(t, `value="Grace"`)
+		}
+	})
 	t.Run("a rejected name leaves the saved one", func(t *testing.T) {
 		b.post("/practice/name", url.Values{"display_name": {"Grace"}})
 		b.post("/practice/name", url.Values{"display_name": {strings.Repeat("y", 80)}})
