@@ -37,16 +37,7 @@ var corpusInterpreterLimits = map[string]string{
 // reason of its own: each entry is a false alarm to fix, with the check at
 // fault.
 var corpusFalseAlarms = map[string]string{
-	"context_deadlines.go":   "already-refunded counts the world's key refund-r1 as the submission's (same-key)",
-	"decorrelated_jitter.go": "history is seeded under the reference's key and reference spelling (stale-claim, week-later-key-expired)",
-	"equal_jitter_three.go":  "history is seeded under the reference's key and reference spelling (stale-claim, week-later-key-expired)",
-	"goroutine_select.go":    "already-refunded counts the world's key refund-r1 as the submission's (same-key)",
-	"long_key_sentinels.go":  "already-refunded counts the world's key refund-r1 as the submission's (same-key)",
-	"package_state.go":       "already-refunded counts the world's key refund-r1 as the submission's (same-key)",
-	"pipeline_goroutines.go": "already-refunded counts the world's key refund-r1 as the submission's (same-key)",
-	"retry_helper.go":        "already-refunded counts the world's key refund-r1 as the submission's (same-key)",
-	"struct_methods.go":      "a crash stops one goroutine only, so the caller waiting for it blocks forever (crash-and-rerun)",
-	"table_driven.go":        "already-refunded counts the world's key refund-r1 as the submission's (same-key)",
+	"struct_methods.go": "a crash stops one goroutine only, so the caller waiting for it blocks forever (crash-and-rerun)",
 }
 
 // corpusEscapes are broken solutions no scenario catches yet.

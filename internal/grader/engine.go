@@ -49,6 +49,14 @@ type run struct {
 	deadlock string
 	internal error // the grader broke
 	steps    int
+	// learned is what the submission sends for each request id in a
+	// quiet world: the key and reference of history it made itself.
+	learned map[string]sentParams
+}
+
+// sentParams is the idempotency key and reference a submission sent.
+type sentParams struct {
+	key, reference string
 }
 
 // label names the run for the report: its seed, and its crash point.
@@ -81,7 +89,7 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 		sched := newScheduler(r.seed)
 		env := refundkit.NewEnv(sched, refundkit.DefaultNetwork)
 		r.env = env
-		if err := seedWorld(env, sc); err != nil {
+		if err := seedWorld(env, sc, r.learned); err != nil {
 			r.internal = err
 			return
 		}
@@ -101,8 +109,11 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 	}
 }
 
-// seedWorld puts the scenario's initial state into the fakes.
-func seedWorld(env *refundkit.Env, sc *Scenario) error {
+// seedWorld puts the scenario's initial state into the fakes. A refund an
+// earlier run of the submission made carries what the submission sends
+// (learned), so the world's history is spelled as the code under test
+// spells it.
+func seedWorld(env *refundkit.Env, sc *Scenario, learned map[string]sentParams) error {
 	start := env.Start()
 	for _, rec := range sc.Records {
 		r := refundkit.Record{RequestID: rec.RequestID, ChargeID: rec.ChargeID, Amount: rec.Amount, Currency: rec.Currency,
@@ -115,9 +126,22 @@ func seedWorld(env *refundkit.Env, sc *Scenario) error {
 	for _, ch := range sc.Charges {
 		env.Provider().AddCharge(ch.ID, ch.Amount)
 		for _, rf := range ch.Refunds {
-			if err := env.Provider().AddRefund(ch.ID, rf.Amount, rf.Reference, rf.Key, rf.Age); err != nil {
+			key, ref, by := rf.Key, rf.Reference, "made outside this code"
+			if rf.BySubmission {
+				by = "an earlier run of this code"
+				if p, ok := learned[rf.ForRequest]; ok {
+					key, ref = p.key, p.reference
+				}
+			}
+			if err := env.Provider().AddRefund(ch.ID, rf.Amount, ref, key, rf.Age, rf.ForRequest); err != nil {
 				return fmt.Errorf("grader: scenario %s: %w", sc.Name, err)
 			}
+			keyWords := "no key kept"
+			if key != "" {
+				keyWords = "key " + key
+			}
+			env.Record("provider", refundkit.KindState, "before the run: a refund of %d on %s, %s ago, %s, reference %q (%s)",
+				rf.Amount, ch.ID, refundkit.FormatDuration(rf.Age), keyWords, ref, by)
 		}
 	}
 	for _, f := range sc.Faults {
@@ -127,6 +151,62 @@ func seedWorld(env *refundkit.Env, sc *Scenario) error {
 		env.AddPanic(p)
 	}
 	return nil
+}
+
+// learnSubmission finds, for each request whose history the scenario says
+// the submission made (RefundSeed.BySubmission), the key and reference the
+// submission sends for it: one run in a quiet world (the record pending,
+// the charge without refunds, no faults, one worker). A submission that
+// sends nothing there learns nothing, and the seeds' own Key and
+// Reference stand.
+func learnSubmission(b Bubble, sc *Scenario, prog Program, seed int64) (map[string]sentParams, error) {
+	need := map[string]bool{}
+	for _, ch := range sc.Charges {
+		for _, rf := range ch.Refunds {
+			if rf.BySubmission {
+				need[rf.ForRequest] = true
+			}
+		}
+	}
+	if len(need) == 0 {
+		return nil, nil
+	}
+	quiet := Scenario{Name: sc.Name + " (learning what the code sends)"}
+	for _, ch := range sc.Charges {
+		quiet.Charges = append(quiet.Charges, ChargeSeed{ID: ch.ID, Amount: ch.Amount})
+	}
+	var invs []Invocation
+	for _, rec := range sc.Records {
+		if need[rec.RequestID] {
+			q := rec
+			q.Status, q.Reason, q.Owner, q.OwnerAlive, q.LeaseLeft = refundkit.StatusPending, "", "", false, 0
+			quiet.Records = append(quiet.Records, q)
+			invs = append(invs, Invocation{Worker: fmt.Sprintf("worker-%d", len(invs)+1), RequestID: rec.RequestID})
+		}
+	}
+	quiet.Phases = []Phase{{Name: "run", Invocations: invs}}
+	r := &run{seed: seed}
+	execute(b, &quiet, prog, r)
+	if r.internal != nil {
+		return nil, r.internal
+	}
+	learned := map[string]sentParams{}
+	if r.env == nil {
+		return learned, nil
+	}
+	for _, q := range r.env.Provider().Requests() {
+		for _, iv := range invs {
+			if _, done := learned[iv.RequestID]; done || iv.Worker != q.Worker {
+				continue
+			}
+			p := sentParams{reference: q.Params.Reference}
+			if !q.KeyGenerated {
+				p.key = q.Key
+			}
+			learned[iv.RequestID] = p
+		}
+	}
+	return learned, nil
 }
 
 // coordinate is the clock actor: it starts each phase's invocations at

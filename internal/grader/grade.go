@@ -194,10 +194,14 @@ type scenarioStats struct{ runs, workers int }
 // runScenario explores the scenario's schedules or crash points and turns
 // the runs into a ScenarioReport.
 func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioReport, scenarioStats, error) {
+	learned, err := learnSubmission(b, sc, prog, seed)
+	if err != nil {
+		return ScenarioReport{}, scenarioStats{}, err
+	}
 	var runs []*run
 	if sc.Explore.CrashPoints == CrashEveryBoundary {
 		// A first run without a crash finds the crash worker's calls.
-		base := &run{seed: seed}
+		base := &run{seed: seed, learned: learned}
 		execute(b, sc, prog, base)
 		runs = append(runs, base)
 		calls := 0
@@ -209,7 +213,7 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 		var crashes []*run
 		for k := 1; k <= calls && base.internal == nil; k++ {
 			for _, before := range []bool{true, false} {
-				crashes = append(crashes, &run{seed: seed, crash: refundkit.CrashPoint{Call: k, Before: before}, crashFor: sc.Explore.CrashWorker})
+				crashes = append(crashes, &run{seed: seed, crash: refundkit.CrashPoint{Call: k, Before: before}, crashFor: sc.Explore.CrashWorker, learned: learned})
 			}
 		}
 		runLanes(b, sc, prog, crashes)
@@ -220,7 +224,7 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 			n = 1
 		}
 		for i := 0; i < n; i++ {
-			runs = append(runs, &run{seed: seed + int64(i)})
+			runs = append(runs, &run{seed: seed + int64(i), learned: learned})
 		}
 		runLanes(b, sc, prog, runs)
 	}

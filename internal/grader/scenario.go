@@ -84,6 +84,12 @@ type RefundSeed struct {
 	// ForRequest names the refund request this refund was made for, so the
 	// invariants count it (a second refund for it is a double refund).
 	ForRequest string `yaml:"for_request,omitempty" json:"for_request,omitempty"`
+	// BySubmission says an earlier run of the submission's own code made
+	// it: it carries the idempotency key and the reference that code sends
+	// for ForRequest, learned from a run in a quiet world before the
+	// scenario (see learnSubmission), whatever their spelling. Key and
+	// Reference then apply only if that run sent no refund request.
+	BySubmission bool `yaml:"by_submission,omitempty" json:"by_submission,omitempty"`
 }
 
 // Phase is a group of invocations. A phase starts After the previous one
@@ -146,6 +152,13 @@ func (s *Scenario) Validate() error {
 		}
 		if _, ok := defectTitles[d]; !ok {
 			return fmt.Errorf("grader: scenario %s names unknown defect %q", s.Name, d)
+		}
+	}
+	for _, ch := range s.Charges {
+		for _, rf := range ch.Refunds {
+			if rf.BySubmission && rf.ForRequest == "" {
+				return fmt.Errorf("grader: scenario %s: a refund on %s made by the submission names no for_request", s.Name, ch.ID)
+			}
 		}
 	}
 	if s.Expect != nil && s.Expect.Refunds != nil && *s.Expect.Refunds < 0 {

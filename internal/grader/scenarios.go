@@ -8,7 +8,10 @@ import (
 
 // The async-refund suite. Every scenario starts from a refund request r1 of
 // 2500 cents against charge ch_1 of 10000 (a partial refund, so a duplicate
-// really applies) unless it says otherwise.
+// really applies) unless it says otherwise. History an earlier run of the
+// submission made is seeded with BySubmission, so it carries the key and
+// reference the submission itself sends; the Key and Reference written
+// there are only what the reference solution would send.
 
 const (
 	suiteRequest = "r1"
@@ -171,10 +174,10 @@ func AsyncRefundSuite() []Scenario {
 			Name:   "already-refunded",
 			Expect: expectEnd(1, rk.StatusDone),
 			Title:  "The charge is already refunded",
-			Description: "Two days ago a refund of the full 10000 was made for this request, under a key that has since expired, and the record still says pending. " +
+			Description: "Two days ago an earlier run of this code refunded the full 10000 for this request, under the key it sends (which has since expired), and the record still says pending. " +
 				"The provider answers 400 charge_already_refunded: the money is back with the customer, so the record ends done.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: chargeAmount, Currency: "usd", Status: rk.StatusPending}},
-			Charges: plainCharge(RefundSeed{Amount: chargeAmount, Reference: suiteRequest, Key: "refund-r1", Age: 48 * time.Hour, ForRequest: suiteRequest}),
+			Charges: plainCharge(RefundSeed{Amount: chargeAmount, Reference: suiteRequest, Key: "refund-r1", Age: 48 * time.Hour, ForRequest: suiteRequest, BySubmission: true}),
 			Phases:  oneCall(),
 		},
 		{
@@ -201,9 +204,9 @@ func AsyncRefundSuite() []Scenario {
 			Name:        "repeat-after-done",
 			Expect:      expectEnd(1, rk.StatusDone),
 			Title:       "A repeat call after done",
-			Description: "The refund was made an hour ago and the record says done. Calling again must not touch the provider and returns done.",
+			Description: "An earlier run of this code made the refund an hour ago and the record says done. Calling again must not touch the provider and returns done.",
 			Records:     []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusDone}},
-			Charges:     plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest}),
+			Charges:     plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
 			Phases:      oneCall(),
 		},
 		{
@@ -258,11 +261,11 @@ func AsyncRefundSuite() []Scenario {
 			Name:   "stale-claim",
 			Expect: expectEnd(1, rk.StatusDone),
 			Title:  "A stale claim",
-			Description: "worker-0 claimed r1 six minutes ago, sent the refund under key refund-r1 and died before recording it; its lease ran out a minute ago. " +
+			Description: "worker-0, running this same code, claimed r1 six minutes ago, sent the refund (under the key and reference this code sends) and died before recording it; its lease ran out a minute ago. " +
 				"This run must take over and finish: one refund in total, done.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusProcessing,
 				Owner: "worker-0", LeaseLeft: -time.Minute}},
-			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 6 * time.Minute, ForRequest: suiteRequest}),
+			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 6 * time.Minute, ForRequest: suiteRequest, BySubmission: true}),
 			Phases:  oneCall(),
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvRefundRecorded: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
 		},
@@ -282,10 +285,10 @@ func AsyncRefundSuite() []Scenario {
 			Name:   "week-later-key-expired",
 			Expect: expectEnd(1, rk.StatusDone, rk.StatusNeedsCheck),
 			Title:  "Retried a week later, after the key expired",
-			Description: "A week ago a refund for r1 (reference r1) was applied under key refund-r1, but its reply was lost and the record was left needs_check. " +
+			Description: "A week ago an earlier run of this code sent the refund for r1 (with the key and reference it sends); the provider applied it, but the reply was lost and the record was left needs_check. " +
 				"The provider has pruned the key since: a blind resend is a brand-new refund. A ListRefunds look-up finds the old one.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
-			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 7 * 24 * time.Hour, ForRequest: suiteRequest}),
+			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 7 * 24 * time.Hour, ForRequest: suiteRequest, BySubmission: true}),
 			Phases:  oneCall(),
 			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend, InvExpectedEndState: DefectBlindResend},
 		},

@@ -109,6 +109,9 @@ type Applied struct {
 	Worker      string // "" for a refund made before the run
 	Request     int    // ordinal of the request that made it; 0 before the run
 	Preexisting bool
+	// ForRequest is, for a refund made before the run, the refund request
+	// it was made for ("" when it belongs to none of the run's requests).
+	ForRequest string
 }
 
 // Request is one CreateRefund request as the provider's log keeps it.
@@ -179,9 +182,9 @@ func (p *Provider) AddCharge(id string, amount int64) {
 }
 
 // AddRefund records a refund made before the run, age ago, under key
-// (empty: none kept). It fails when the charge does not exist or has too
-// little left.
-func (p *Provider) AddRefund(chargeID string, amount int64, reference, key string, age time.Duration) error {
+// (empty: none kept), for the refund request forRequest ("" for none). It
+// fails when the charge does not exist or has too little left.
+func (p *Provider) AddRefund(chargeID string, amount int64, reference, key string, age time.Duration, forRequest string) error {
 	ch := p.charges[chargeID]
 	if ch == nil {
 		return fmt.Errorf("refundkit: refund before the run names unknown charge %q", chargeID)
@@ -191,7 +194,7 @@ func (p *Provider) AddRefund(chargeID string, amount int64, reference, key strin
 	}
 	created := p.env.start.Add(-age)
 	r := p.apply(ch, amount, reference, created)
-	p.ledger = append(p.ledger, Applied{Refund: r, Key: key, Preexisting: true})
+	p.ledger = append(p.ledger, Applied{Refund: r, Key: key, Preexisting: true, ForRequest: forRequest})
 	if key != "" {
 		rc := r
 		p.keys[key] = &keyEntry{params: RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}, created: created, refund: &rc}
