@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -52,13 +53,33 @@ func NewService(pool *sandbox.Pool, log *slog.Logger) *Service {
 // sandbox.ErrBusy), ctx ended, or the child broke without blaming the
 // submission.
 func (s *Service) Grade(ctx context.Context, job Job, progress func(ScenarioReport)) (*Report, error) {
-	report, _, err := s.grade(ctx, job, progress)
+	report, _, err := s.grade(ctx, nil, job, progress)
 	return report, err
 }
 
+// Admit takes a place in the grading queue for a job of key (the client
+// address it is graded for), or refuses at once with a *sandbox.BusyError:
+// a caller can answer "busy" before it starts anything. Waiting jobs get
+// places fairly between keys (sandbox.Pool); the key never reaches the
+// child. Pass the ticket to GradeAdmitted.
+func (s *Service) Admit(key string) (*sandbox.Ticket, error) { return s.pool.Admit(key) }
+
+// GradeAdmitted is Grade for a job admitted with Admit: it waits for the
+// ticket's place. The ticket is used or released whatever happens; nil
+// admits the job now, without a key.
+func (s *Service) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job Job, progress func(ScenarioReport)) (*Report, error) {
+	report, _, err := s.grade(ctx, ticket, job, progress)
+	return report, err
+}
+
+// RetryAfter is when a client whose jobs are all in the queue (key, as
+// for Admit) should expect one to end.
+func (s *Service) RetryAfter(key string) time.Duration { return s.pool.RetryAfter(key) }
+
 // grade is Grade that also returns how the child ended (nil when no child
 // ran), for benchmarks and logs.
-func (s *Service) grade(ctx context.Context, job Job, progress func(ScenarioReport)) (*Report, *sandbox.Outcome, error) {
+func (s *Service) grade(ctx context.Context, ticket *sandbox.Ticket, job Job, progress func(ScenarioReport)) (*Report, *sandbox.Outcome, error) {
+	defer ticket.Release() // a job that never reaches the child gives up its place
 	if len(job.Source) > MaxSourceBytes {
 		return notGradable(job, fmt.Sprintf("The source file is %s; the grader accepts at most %s (source too large).",
 			sandbox.FormatBytes(int64(len(job.Source))), sandbox.FormatBytes(MaxSourceBytes))), nil, nil
@@ -74,7 +95,12 @@ func (s *Service) grade(ctx context.Context, job Job, progress func(ScenarioRepo
 
 	var stream resultStream
 	stream.progress = progress
-	out, err := s.pool.Submit(ctx, input, stream.receive)
+	if ticket == nil {
+		if ticket, err = s.pool.Admit(""); err != nil {
+			return nil, nil, err
+		}
+	}
+	out, err := ticket.Run(ctx, input, stream.receive)
 	if err != nil {
 		if errors.Is(err, sandbox.ErrBusy) {
 			return nil, nil, err

@@ -103,7 +103,7 @@ func BenchmarkServiceGrade(b *testing.B) {
 					var warm int
 					for b.Loop() {
 						start := time.Now()
-						report, out, err := svc.grade(context.Background(), job, nil)
+						report, out, err := svc.grade(context.Background(), nil, job, nil)
 						took = append(took, time.Since(start))
 						if err != nil || report.Status != tt.status {
 							b.Fatalf("%s: %v %+v", tt.name, err, report)

@@ -306,7 +306,7 @@ func gradeHostile(t *testing.T, cases []hostileCase, warm bool) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		report, out, err := svc.grade(context.Background(), Job{Problem: "async-refund", Source: string(src), Seed: 1}, nil)
+		report, out, err := svc.grade(context.Background(), nil, Job{Problem: "async-refund", Source: string(src), Seed: 1}, nil)
 		if err != nil || report.Status != StatusPass || !out.Warm {
 			t.Errorf("reference through a spare: %v, status %v, warm %v", err, report, out)
 		}

@@ -49,6 +49,11 @@ const (
 	// DefaultProcs is GOMAXPROCS in the child. A Pool runs one child per
 	// core, so each child gets one.
 	DefaultProcs = 1
+	// DefaultNice is the child's nice value, the lowest CPU priority: with
+	// every core busy grading hostile code the server still gets the CPU
+	// when it needs it (CFS weighs nice 19 at 15 against 1024 for nice 0),
+	// and an idle machine gives the children all of it.
+	DefaultNice = 19
 )
 
 // Limits are the resources one child may use. The zero value of a field
@@ -62,6 +67,7 @@ type Limits struct {
 	OutputBytes  int           // kept of stray stdout and of stderr each
 	ResultBytes  int           // the result stream on fd 3; past it the child is killed
 	Procs        int           // GOMAXPROCS
+	Nice         int           // the child's nice value, 1 to 19 (higher is lower priority)
 }
 
 // DefaultLimits returns the limits used when none are given.
@@ -75,6 +81,7 @@ func DefaultLimits() Limits {
 		OutputBytes:  DefaultOutputBytes,
 		ResultBytes:  DefaultResultBytes,
 		Procs:        DefaultProcs,
+		Nice:         DefaultNice,
 	}
 }
 
@@ -104,6 +111,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Procs <= 0 {
 		l.Procs = d.Procs
+	}
+	if l.Nice <= 0 || l.Nice > 19 {
+		l.Nice = d.Nice
 	}
 	return l
 }
@@ -136,8 +146,8 @@ func (l Limits) prlimitArgs() []string {
 // String describes the limits in words, for logs and reports.
 func (l Limits) String() string {
 	l = l.withDefaults()
-	return fmt.Sprintf("wall %s, CPU %ds, address space %s, GOMEMLIMIT %s, %d open files, GOMAXPROCS %d",
-		l.WallTime, l.cpuSeconds(), FormatBytes(l.AddressSpace), FormatBytes(l.MemoryLimit), l.OpenFiles, l.Procs)
+	return fmt.Sprintf("wall %s, CPU %ds, address space %s, GOMEMLIMIT %s, %d open files, GOMAXPROCS %d, nice %d",
+		l.WallTime, l.cpuSeconds(), FormatBytes(l.AddressSpace), FormatBytes(l.MemoryLimit), l.OpenFiles, l.Procs, l.Nice)
 }
 
 // FormatBytes writes a byte count in binary units: 2 GiB, 768 MiB, 64 KiB.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -27,11 +28,34 @@ func (e *BusyError) Error() string {
 // Is makes errors.Is(err, ErrBusy) true.
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
 
-// firstEstimate is the job duration assumed before any job has finished.
-const firstEstimate = 2 * time.Second
+// Admission estimates (see Pool.expectedWaitLocked).
+const (
+	// firstEstimate is the job duration assumed before any job has finished.
+	firstEstimate = 2 * time.Second
+	// recentJobs is how many finished jobs the typical duration is the
+	// maximum of: the maximum, not the average, so a few slower jobs among
+	// quick ones are not averaged away.
+	recentJobs = 16
+	// longMemory is how long an address whose job ran long has each of its
+	// jobs counted at the wall-clock limit, the worst case.
+	longMemory = 10 * time.Minute
+	// minLongJob is the shortest run taken for a long one: below it a job
+	// is only a slow quick one (a reference grading is about 0.15 s warm,
+	// a second or so on a loaded machine).
+	minLongJob = 2 * time.Second
+	// maxKeyStates bounds what the pool remembers per key; past it the
+	// keys with nothing to remember are dropped.
+	maxKeyStates = 4096
+)
 
 // Pool runs at most Size children at once and lets at most Queue more
 // wait. Past that, Submit fails at once with a *BusyError.
+//
+// Every job belongs to a key (the client address it came for; "" when the
+// caller has none): when a place frees it goes to the waiting job whose key
+// has the fewest jobs running, then to the key that last got a place
+// longest ago, then to the job that has waited longest. So one key holding
+// every place gets the next free one only when nobody else waits.
 //
 // After KeepWarm the pool also keeps up to one spare child per place,
 // started and initialised, blocked reading its job: a job given to a spare
@@ -43,15 +67,29 @@ type Pool struct {
 	size    int
 	queue   int
 	maxWait time.Duration // 0: only the queue's length bounds waiting
-	slots   chan struct{} // a token per running child
+	wall    time.Duration // the runner's wall-clock limit: a job's worst case
+	now     func() time.Time
+	// exec runs a job that has its place: p.run, a fake in tests.
+	exec func(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error)
 
-	mu       sync.Mutex
-	waiting  int           // submitted, not yet running
-	average  time.Duration // moving average of job wall time
-	warm     bool          // KeepWarm was called and Close was not
-	idle     []*child      // spares waiting for a job, oldest first
-	starting int           // spares being started now
-	starters sync.WaitGroup
+	mu        sync.Mutex
+	running   []*Ticket            // jobs with a place
+	waiting   []*Ticket            // admitted, no place yet, in arrival order
+	keys      map[string]*keyState // per key, see keyState
+	recent    []time.Duration      // the last recentJobs quick jobs' durations
+	surprises []bool               // the last recentJobs jobs: was each an unforeseen long one?
+	warm      bool                 // KeepWarm was called and Close was not
+	idle      []*child             // spares waiting for a job, oldest first
+	starting  int                  // spares being started now
+	starters  sync.WaitGroup
+}
+
+// keyState is what the pool knows of one key's jobs.
+type keyState struct {
+	running   int
+	waiting   int
+	lastStart time.Time // when a job of the key last got a place
+	longAt    time.Time // when a job of the key last ran long
 }
 
 // NewPool returns a pool over runner. size <= 0 means runtime.NumCPU();
@@ -63,53 +101,245 @@ func NewPool(runner *Runner, size, queue int) *Pool {
 	if queue < 0 {
 		queue = 2 * size
 	}
-	return &Pool{runner: runner, size: size, queue: queue, slots: make(chan struct{}, size)}
+	p := &Pool{runner: runner, size: size, queue: queue, wall: runner.Limits.withDefaults().WallTime,
+		now: time.Now, keys: map[string]*keyState{}}
+	p.exec = p.run
+	return p
 }
 
 // SetMaxWait bounds how long a job may expect to wait for a place: past
-// it Submit is refused with a *BusyError even when the queue has room.
-// The expected wait comes from the moving average of recent jobs, so a
-// burst of quick gradings queues deeply while a run of slow ones (code
-// that spins to its wall-clock limit) turns newcomers away early. Call it
-// before the pool is used.
+// it Admit (and Submit) is refused with a *BusyError even when the queue
+// has room. The expected wait reckons with each job's worst case, not its
+// average: see expectedWaitLocked. Call it before the pool is used.
 func (p *Pool) SetMaxWait(d time.Duration) { p.maxWait = d }
 
 // Size is the number of children that may run at once.
 func (p *Pool) Size() int { return p.size }
 
 // Running is the number of children running now.
-func (p *Pool) Running() int { return len(p.slots) }
+func (p *Pool) Running() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.running)
+}
 
 // Waiting is the number of jobs queued for a place now.
 func (p *Pool) Waiting() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.waiting
+	return len(p.waiting)
 }
 
-// Submit waits for a free place (or fails with *BusyError when the queue
-// is full), then runs the child like Runner.Run. Ending ctx while waiting
-// returns ctx's error; ending it while running kills the child.
-func (p *Pool) Submit(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
-	select {
-	case p.slots <- struct{}{}: // a place free right now: no queueing
-	default:
-		if err := p.enqueue(); err != nil {
-			return nil, err
+// Ticket is one job's admission to a Pool: a place in its queue from
+// Admit on, a running child from Run's hand-over. A ticket runs one job;
+// one never run must be released.
+type Ticket struct {
+	pool     *Pool
+	key      string
+	admitted time.Time
+	ready    bool          // Run is waiting for a place
+	place    chan struct{} // closed when the job has its place
+	state    ticketState
+	started  time.Time
+}
+
+type ticketState int
+
+const (
+	ticketWaiting ticketState = iota
+	ticketRunning
+	ticketDone
+)
+
+// Admit admits a job of key to the queue, or refuses it at once with a
+// *BusyError when the queue is full or the job's expected wait is past
+// the pool's bound. The key decides the job's turn (see Pool); it never
+// reaches the child.
+func (p *Pool) Admit(key string) (*Ticket, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if len(p.running) >= p.size || len(p.waiting) > 0 {
+		if len(p.waiting) >= p.queue {
+			return nil, &BusyError{RetryAfter: roundUp(p.expectedWaitLocked(key, now))}
 		}
-		select {
-		case p.slots <- struct{}{}:
-			p.dequeue()
-		case <-ctx.Done():
-			p.dequeue()
-			return nil, fmt.Errorf("sandbox: gave up waiting for a free place: %w", ctx.Err())
+		if wait := p.expectedWaitLocked(key, now); p.maxWait > 0 && wait > p.maxWait {
+			return nil, &BusyError{RetryAfter: roundUp(wait)}
 		}
 	}
-	defer func() { <-p.slots }()
-	started := time.Now()
-	out, err := p.run(ctx, input, onResult)
-	p.observe(time.Since(started))
+	t := &Ticket{pool: p, key: key, admitted: now, place: make(chan struct{})}
+	p.waiting = append(p.waiting, t)
+	p.keyLocked(key).waiting++
+	return t, nil
+}
+
+// Submit admits a job without a key and runs it: Admit("") then Run.
+func (p *Pool) Submit(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
+	t, err := p.Admit("")
+	if err != nil {
+		return nil, err
+	}
+	return t.Run(ctx, input, onResult)
+}
+
+// Run waits for the ticket's place, then runs the child like Runner.Run.
+// Ending ctx while waiting returns ctx's error; ending it while running
+// kills the child.
+func (t *Ticket) Run(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
+	p := t.pool
+	p.mu.Lock()
+	if t.state != ticketWaiting || t.ready {
+		p.mu.Unlock()
+		return nil, errors.New("sandbox: a ticket runs one job only")
+	}
+	t.ready = true
+	p.dispatchLocked()
+	p.mu.Unlock()
+
+	select {
+	case <-t.place:
+	case <-ctx.Done():
+		p.mu.Lock()
+		granted := t.state == ticketRunning
+		if !granted {
+			p.leaveQueueLocked(t)
+		}
+		p.mu.Unlock()
+		if granted { // the place came as the caller gave up: pass it on
+			p.finish(t, 0, false)
+		}
+		return nil, fmt.Errorf("sandbox: gave up waiting for a free place: %w", ctx.Err())
+	}
+	out, err := p.exec(ctx, input, onResult)
+	p.finish(t, p.now().Sub(t.started), err == nil)
 	return out, err
+}
+
+// Release gives up a ticket that will not run, so its place in the queue
+// goes to others. It does nothing to a ticket that ran or is running, or
+// to a nil one.
+func (t *Ticket) Release() {
+	if t == nil {
+		return
+	}
+	p := t.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.state == ticketWaiting {
+		p.leaveQueueLocked(t)
+	}
+}
+
+// RetryAfter is when a job of key should expect a place to free for it:
+// when the first of key's own jobs should end (the caller limits how many
+// a key may have), or when a newcomer of key would get a place. At least
+// one second, in whole seconds.
+func (p *Pool) RetryAfter(key string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	first := time.Duration(-1)
+	for _, t := range p.running {
+		if t.key == key {
+			if r := p.remainingLocked(t, now); first < 0 || r < first {
+				first = r
+			}
+		}
+	}
+	if first < 0 {
+		first = p.expectedWaitLocked(key, now) + p.expectedLocked(key, now)
+	}
+	return roundUp(first)
+}
+
+// dispatchLocked gives free places to the ready waiting jobs, in the
+// fair order.
+func (p *Pool) dispatchLocked() {
+	for len(p.running) < p.size {
+		best := -1
+		for i, t := range p.waiting {
+			if t.ready && (best < 0 || p.beforeLocked(t, p.waiting[best])) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return
+		}
+		t := p.waiting[best]
+		p.waiting = slices.Delete(p.waiting, best, best+1)
+		ks := p.keyLocked(t.key)
+		ks.waiting--
+		ks.running++
+		t.state = ticketRunning
+		t.started = p.now()
+		ks.lastStart = t.started
+		p.running = append(p.running, t)
+		close(t.place)
+	}
+}
+
+// beforeLocked reports whether waiting job a gets a place before b: its
+// key has fewer jobs running, or as many and got its last place longer
+// ago (never is longest), or it is the same key's and has waited longer.
+func (p *Pool) beforeLocked(a, b *Ticket) bool {
+	ka, kb := p.keyLocked(a.key), p.keyLocked(b.key)
+	switch {
+	case ka.running != kb.running:
+		return ka.running < kb.running
+	case !ka.lastStart.Equal(kb.lastStart):
+		return ka.lastStart.Before(kb.lastStart)
+	}
+	return a.admitted.Before(b.admitted)
+}
+
+func (p *Pool) leaveQueueLocked(t *Ticket) {
+	if i := slices.Index(p.waiting, t); i >= 0 {
+		p.waiting = slices.Delete(p.waiting, i, i+1)
+		p.keyLocked(t.key).waiting--
+	}
+	t.state = ticketDone
+	p.dispatchLocked()
+}
+
+// finish frees t's place, learns from how long it ran when it ran to its
+// end (observe), and hands the place on.
+func (p *Pool) finish(t *Ticket, d time.Duration, observe bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i := slices.Index(p.running, t); i >= 0 {
+		p.running = slices.Delete(p.running, i, i+1)
+	}
+	t.state = ticketDone
+	ks := p.keyLocked(t.key)
+	ks.running--
+	if observe {
+		p.observeLocked(ks, d)
+	}
+	p.dispatchLocked()
+	p.pruneKeysLocked()
+}
+
+func (p *Pool) keyLocked(key string) *keyState {
+	ks := p.keys[key]
+	if ks == nil {
+		ks = &keyState{}
+		p.keys[key] = ks
+	}
+	return ks
+}
+
+// pruneKeysLocked forgets keys with nothing running or waiting and nothing
+// recent to remember, once there are many.
+func (p *Pool) pruneKeysLocked() {
+	if len(p.keys) <= maxKeyStates {
+		return
+	}
+	cut := p.now().Add(-longMemory)
+	for k, ks := range p.keys {
+		if ks.running == 0 && ks.waiting == 0 && ks.lastStart.Before(cut) && ks.longAt.Before(cut) {
+			delete(p.keys, k)
+		}
+	}
 }
 
 // run gives the job to a spare when there is a live one, else to a child
@@ -222,51 +452,123 @@ func (p *Pool) startSpare() {
 	}
 }
 
-func (p *Pool) enqueue() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.waiting >= p.queue || p.maxWait > 0 && p.expectedWaitLocked(p.waiting+1) > p.maxWait {
-		return &BusyError{RetryAfter: p.estimateLocked()}
-	}
-	p.waiting++
-	return nil
-}
-
-func (p *Pool) dequeue() {
-	p.mu.Lock()
-	p.waiting--
-	p.mu.Unlock()
-}
-
-// observe folds one job's duration into the moving average.
-func (p *Pool) observe(d time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.average == 0 {
-		p.average = d
+// observeLocked learns from one finished job: a long one marks its key,
+// a quick one joins the typical durations. The first long job of a key
+// not marked is a surprise: the share of surprises among recent jobs is
+// the chance that a newcomer is long too. Later long jobs of a marked key
+// were foreseen and say nothing about anyone else.
+func (p *Pool) observeLocked(ks *keyState, d time.Duration) {
+	now := p.now()
+	long := d >= p.longAfterLocked()
+	p.surprises = appendRecent(p.surprises, long && !p.markedLocked(ks, now))
+	if long {
+		ks.longAt = now
 		return
 	}
-	p.average = (3*p.average + d) / 4
+	p.recent = appendRecent(p.recent, d)
 }
 
-// expectedWaitLocked is how long the job at position (from 1) in the
-// queue should wait for a place: one average job per round of size places.
-func (p *Pool) expectedWaitLocked(position int) time.Duration {
-	avg := p.average
-	if avg == 0 {
-		avg = firstEstimate
-	}
-	return time.Duration((position+p.size-1)/p.size) * avg
+// markedLocked reports whether a job of ks's key ran long recently.
+func (p *Pool) markedLocked(ks *keyState, now time.Time) bool {
+	return ks != nil && !ks.longAt.IsZero() && now.Sub(ks.longAt) < longMemory
 }
 
-// estimateLocked guesses when a place frees up: everyone waiting plus one
-// round of the running jobs, spread over the pool, rounded up to seconds.
-func (p *Pool) estimateLocked() time.Duration {
-	avg := p.average
-	if avg == 0 {
-		avg = firstEstimate
+func appendRecent[T any](s []T, v T) []T {
+	if len(s) == recentJobs {
+		s = s[1:]
 	}
-	rounds := (p.waiting + p.size) / p.size
-	d := time.Duration(rounds) * avg
-	return max(time.Second, d.Round(time.Second)+time.Second)
+	return append(s, v)
+}
+
+// typicalLocked is how long a quick job takes: the longest of the recent
+// quick ones.
+func (p *Pool) typicalLocked() time.Duration {
+	if len(p.recent) == 0 {
+		return firstEstimate
+	}
+	return slices.Max(p.recent)
+}
+
+// longAfterLocked is when a job stops looking like a slow quick one and is
+// taken for a long one (code spinning to its limit): four typical jobs,
+// between minLongJob and a quarter of the wall-clock limit.
+func (p *Pool) longAfterLocked() time.Duration {
+	return max(min(4*p.typicalLocked(), p.wall/4), min(minLongJob, p.wall/4))
+}
+
+// expectedLocked is how long a job of key should take once it has its
+// place. A key whose job ran long recently is counted at the wall-clock
+// limit, its worst case. Any other key is a typical job, plus the
+// wall-clock limit in the share of recent jobs that were surprises (see
+// observeLocked): after slow jobs from many keys a newcomer is not
+// assumed quick.
+func (p *Pool) expectedLocked(key string, now time.Time) time.Duration {
+	if p.markedLocked(p.keys[key], now) {
+		return p.wall
+	}
+	typical := p.typicalLocked()
+	surprises := 0
+	for _, s := range p.surprises {
+		if s {
+			surprises++
+		}
+	}
+	if surprises == 0 {
+		return typical
+	}
+	return typical + time.Duration(surprises)*max(p.wall-typical, 0)/time.Duration(len(p.surprises))
+}
+
+// remainingLocked is how much longer running job t should take. Within
+// its expected time, the rest of it; a little past it, another typical
+// job; once it has run long, up to the wall-clock limit, where it is
+// killed whatever it does.
+func (p *Pool) remainingLocked(t *Ticket, now time.Time) time.Duration {
+	elapsed := now.Sub(t.started)
+	expected := p.expectedLocked(t.key, now)
+	switch {
+	case elapsed < expected:
+		return expected - elapsed
+	case elapsed < p.longAfterLocked():
+		return p.typicalLocked()
+	}
+	return max(p.wall-elapsed, 0)
+}
+
+// expectedWaitLocked is how long a job of key admitted now should wait for
+// a place: the places free as the running jobs end, and each goes to the
+// waiting jobs ahead of it in the fair order (see beforeLocked), each
+// holding it for its expected time.
+func (p *Pool) expectedWaitLocked(key string, now time.Time) time.Duration {
+	frees := make([]time.Duration, 0, p.size)
+	for _, t := range p.running {
+		frees = append(frees, p.remainingLocked(t, now))
+	}
+	for len(frees) < p.size {
+		frees = append(frees, 0)
+	}
+	newcomer := &Ticket{key: key, admitted: now.Add(time.Nanosecond)}
+	for _, w := range p.waiting {
+		if !p.beforeLocked(w, newcomer) {
+			continue
+		}
+		i := minIndex(frees)
+		frees[i] += p.expectedLocked(w.key, now)
+	}
+	return frees[minIndex(frees)]
+}
+
+func minIndex(ds []time.Duration) int {
+	m := 0
+	for i, d := range ds {
+		if d < ds[m] {
+			m = i
+		}
+	}
+	return m
+}
+
+// roundUp turns an estimate into a retry time: whole seconds, at least one.
+func roundUp(d time.Duration) time.Duration {
+	return max(time.Second, (d+time.Second-1)/time.Second*time.Second)
 }

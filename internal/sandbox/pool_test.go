@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ func TestPoolBusy(t *testing.T) {
 		_, err := pool.Submit(ctx, nil, nil)
 		running <- err
 	}()
-	waitFor(t, func() bool { return len(pool.slots) == 1 })
+	waitFor(t, func() bool { return pool.Running() == 1 })
 
 	queuedCtx, cancelQueued := context.WithCancel(ctx)
 	queued := make(chan error, 1)
@@ -32,7 +33,7 @@ func TestPoolBusy(t *testing.T) {
 		_, err := pool.Submit(queuedCtx, nil, nil)
 		queued <- err
 	}()
-	waitFor(t, func() bool { pool.mu.Lock(); defer pool.mu.Unlock(); return pool.waiting == 1 })
+	waitFor(t, func() bool { return pool.Waiting() == 1 })
 
 	started := time.Now()
 	_, err := pool.Submit(ctx, nil, nil)
@@ -81,7 +82,7 @@ func TestPoolRunsAtMostSize(t *testing.T) {
 				sampled <- peak
 				return
 			default:
-				peak = max(peak, len(pool.slots))
+				peak = max(peak, pool.Running())
 				time.Sleep(time.Millisecond)
 			}
 		}
@@ -280,41 +281,292 @@ func TestPoolWarmLimits(t *testing.T) {
 	}
 }
 
-// TestPoolMaxWait checks that with a wait bound the queue admits jobs while
-// their expected wait (rounds of the average job) fits, and refuses the
-// rest at once with a retry time, even though the queue has room.
-func TestPoolMaxWait(t *testing.T) {
+// fakeClock is a clock that moves only when told, and a little at every
+// reading so that admissions in a row have distinct times.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Microsecond)
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// fakeJobs stands in for the children: each job is named by its input,
+// reports when it starts, and ends when told.
+type fakeJobs struct {
+	started chan string
+	mu      sync.Mutex
+	end     map[string]chan struct{}
+}
+
+func newFakeJobs(p *Pool) *fakeJobs {
+	f := &fakeJobs{started: make(chan string, 100), end: map[string]chan struct{}{}}
+	p.exec = func(ctx context.Context, input []byte, _ ResultHandler) (*Outcome, error) {
+		name := string(input)
+		f.started <- name
+		select {
+		case <-f.endOf(name):
+		case <-ctx.Done():
+		}
+		return &Outcome{Ending: EndNormal}, nil
+	}
+	return f
+}
+
+func (f *fakeJobs) endOf(name string) chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.end[name] == nil {
+		f.end[name] = make(chan struct{})
+	}
+	return f.end[name]
+}
+
+// TestPoolFairOrder checks that a free place goes to the waiting job whose
+// key has the fewest running, then to the key served longest ago, then to
+// the job that waited longest, so one key holding every place does not
+// keep them while others wait.
+func TestPoolFairOrder(t *testing.T) {
 	tests := []struct {
-		name      string
-		size      int
-		average   time.Duration
-		maxWait   time.Duration
-		wantQueue int // admitted before the first refusal
+		name  string
+		size  int
+		first []string // admitted and running, in this order ("key/n")
+		queue []string // admitted after them, in this order
+		want  []string // the queue's jobs in the order they get a place, one job ending at a time
 	}{
-		{"quick jobs queue deeply", 2, 150 * time.Millisecond, 3 * time.Second, 40},
-		{"slow jobs turn newcomers away", 2, 20 * time.Second, 30 * time.Second, 2},
-		{"one place", 1, time.Second, 3 * time.Second, 3},
-		{"no average yet uses the first estimate", 2, 0, 10 * time.Second, 10},
-		{"the queue length still caps it", 2, time.Millisecond, time.Hour, 50},
+		{"another key goes before the key holding every place", 2,
+			[]string{"a/1", "a/2"}, []string{"a/3", "a/4", "b/1"}, []string{"b/1", "a/3", "a/4"}},
+		{"keys take turns on one place", 1,
+			[]string{"a/1"}, []string{"a/2", "a/3", "b/1", "c/1"}, []string{"b/1", "c/1", "a/2", "a/3"}},
+		{"the key with the fewest running goes first", 3,
+			[]string{"a/1", "a/2", "b/1"}, []string{"a/3", "b/2", "c/1", "c/2"}, []string{"c/1", "a/3", "b/2", "c/2"}},
+		{"one key alone is first come first served", 1,
+			[]string{"a/1"}, []string{"a/2", "a/3", "a/4"}, []string{"a/2", "a/3", "a/4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pool := NewPool(testRunner("sleep", Limits{}), tt.size, 50)
-			pool.SetMaxWait(tt.maxWait)
-			pool.average = tt.average
+			clock := newFakeClock()
+			pool := NewPool(&Runner{}, tt.size, 100)
+			pool.now = clock.Now
+			jobs := newFakeJobs(pool)
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			submit := func(name string) {
+				key, _, _ := strings.Cut(name, "/")
+				ticket, err := pool.Admit(key)
+				if err != nil {
+					t.Fatalf("Admit %s: %v", name, err)
+				}
+				wg.Go(func() {
+					if _, err := ticket.Run(context.Background(), []byte(name), nil); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
+				})
+			}
+			var running []string
+			for _, name := range tt.first {
+				submit(name)
+				if got := <-jobs.started; got != name {
+					t.Fatalf("started %s, want %s", got, name)
+				}
+				running = append(running, name)
+			}
+			for _, name := range tt.queue {
+				submit(name)
+			}
+			waitFor(t, func() bool {
+				pool.mu.Lock()
+				defer pool.mu.Unlock()
+				return !slices.ContainsFunc(pool.waiting, func(t *Ticket) bool { return !t.ready })
+			})
+			var got []string
+			for range tt.want {
+				clock.Advance(time.Second)
+				close(jobs.endOf(running[0]))
+				running = running[1:]
+				name := <-jobs.started
+				got = append(got, name)
+				running = append(running, name)
+			}
+			for _, name := range running {
+				close(jobs.endOf(name))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("places went to %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPoolAdmission checks that admission reckons with each job's worst
+// case: running jobs' elapsed time, the longest of the recent quick jobs,
+// and the wall-clock limit for a key whose job ran long, while a crowd of
+// quick jobs from many keys still queues deeply.
+func TestPoolAdmission(t *testing.T) {
+	type running struct {
+		key     string
+		elapsed time.Duration
+	}
+	tests := []struct {
+		name      string
+		recent    []time.Duration // quick jobs observed
+		surprises int             // of 16 recent jobs, unforeseen long ones
+		long      []string        // keys whose job ran long a minute ago
+		running   []running
+		newcomer  func(i int) string // the key of the i-th newcomer
+		wantAdmit int                // admitted before the first refusal
+		wantRetry time.Duration      // the first refusal's RetryAfter; 0: any
+	}{
+		{name: "twenty people before any job has finished",
+			newcomer: distinct, wantAdmit: 26},
+		{name: "quick jobs queue up to the queue's length",
+			recent: []time.Duration{150 * time.Millisecond, 100 * time.Millisecond}, newcomer: distinct, wantAdmit: 50},
+		{name: "the longest recent job counts, not the average",
+			recent:   []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 2 * time.Second},
+			newcomer: distinct, wantAdmit: 26},
+		{name: "a newcomer waits for jobs that ran long only until the wall limit",
+			recent:   []time.Duration{150 * time.Millisecond},
+			running:  []running{{"x", 6 * time.Second}, {"y", 6 * time.Second}},
+			newcomer: distinct, wantAdmit: 50},
+		{name: "a key that ran long is counted at the wall limit",
+			recent: []time.Duration{150 * time.Millisecond}, long: []string{"a"},
+			running:  []running{{"a", time.Second}, {"a", time.Second}},
+			newcomer: same("a"), wantAdmit: 2, wantRetry: 39 * time.Second},
+		{name: "another key is not held up by the long key's queue",
+			recent: []time.Duration{150 * time.Millisecond}, long: []string{"a"},
+			running: []running{{"a", time.Second}, {"a", time.Second}},
+			newcomer: func(i int) string {
+				if i < 2 {
+					return "a"
+				}
+				return distinct(i)
+			}, wantAdmit: 50},
+		{name: "after unforeseen long jobs a newcomer is not assumed quick",
+			recent: []time.Duration{150 * time.Millisecond}, surprises: 8,
+			running:  []running{{"x", 0}, {"y", 0}},
+			newcomer: distinct, wantAdmit: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			pool := NewPool(&Runner{Limits: Limits{WallTime: 20 * time.Second}}, 2, 50)
+			pool.now = clock.Now
+			pool.SetMaxWait(25 * time.Second)
+			pool.recent = tt.recent
+			for i := range 16 {
+				pool.surprises = append(pool.surprises, i < tt.surprises)
+			}
+			for _, k := range tt.long {
+				pool.keyLocked(k).longAt = clock.Now().Add(-time.Minute)
+			}
+			for _, r := range tt.running {
+				ticket := &Ticket{pool: pool, key: r.key, state: ticketRunning, started: clock.Now().Add(-r.elapsed)}
+				pool.running = append(pool.running, ticket)
+				pool.keyLocked(r.key).running++
+			}
 			admitted := 0
 			for ; admitted < 1000; admitted++ {
-				if err := pool.enqueue(); err != nil {
+				_, err := pool.Admit(tt.newcomer(admitted))
+				if err != nil {
 					var busy *BusyError
 					if !errors.As(err, &busy) || busy.RetryAfter < time.Second {
 						t.Fatalf("refusal %v; want a *BusyError with a retry time", err)
 					}
+					if tt.wantRetry != 0 && busy.RetryAfter != tt.wantRetry {
+						t.Errorf("refused with RetryAfter %s, want %s", busy.RetryAfter, tt.wantRetry)
+					}
 					break
 				}
 			}
-			if admitted != tt.wantQueue {
-				t.Errorf("admitted %d jobs to the queue; want %d", admitted, tt.wantQueue)
+			if admitted != tt.wantAdmit {
+				t.Errorf("admitted %d jobs; want %d", admitted, tt.wantAdmit)
 			}
 		})
 	}
+}
+
+func distinct(i int) string { return fmt.Sprint("client-", i) }
+
+func same(key string) func(int) string { return func(int) string { return key } }
+
+// TestPoolRetryAfter checks the time a key is told to come back: when the
+// first of its own jobs should end.
+func TestPoolRetryAfter(t *testing.T) {
+	clock := newFakeClock()
+	pool := NewPool(&Runner{Limits: Limits{WallTime: 20 * time.Second}}, 2, 50)
+	pool.now = clock.Now
+	pool.recent = []time.Duration{200 * time.Millisecond}
+	pool.keyLocked("a").longAt = clock.Now()
+	for _, r := range []struct {
+		key     string
+		elapsed time.Duration
+	}{{"a", 4 * time.Second}, {"b", 100 * time.Millisecond}} {
+		pool.running = append(pool.running, &Ticket{pool: pool, key: r.key, state: ticketRunning, started: clock.Now().Add(-r.elapsed)})
+		pool.keyLocked(r.key).running++
+	}
+	for _, tt := range []struct {
+		key  string
+		want time.Duration
+	}{
+		{"a", 16 * time.Second}, // a long key: until the wall limit
+		{"b", time.Second},      // a quick job nearly done
+		{"c", time.Second},      // a newcomer: b's place, then its own typical job, rounded up
+	} {
+		if got := pool.RetryAfter(tt.key); got != tt.want {
+			t.Errorf("RetryAfter(%s) = %s, want %s", tt.key, got, tt.want)
+		}
+	}
+}
+
+// TestPoolTicketRelease checks that a ticket given up before it ran frees
+// its place in the queue, and that a ticket runs one job only.
+func TestPoolTicketRelease(t *testing.T) {
+	pool := NewPool(&Runner{}, 1, 1)
+	jobs := newFakeJobs(pool)
+	first, err := pool.Admit("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := first.Run(context.Background(), []byte("one"), nil); done <- err }()
+	<-jobs.started
+	queued, err := pool.Admit("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Admit("c"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Admit with the queue full: %v, want busy", err)
+	}
+	queued.Release()
+	queued.Release() // twice is harmless
+	if pool.Waiting() != 0 {
+		t.Errorf("%d waiting after Release", pool.Waiting())
+	}
+	if _, err := queued.Run(context.Background(), []byte("x"), nil); err == nil {
+		t.Error("a released ticket ran")
+	}
+	if _, err := pool.Admit("c"); err != nil {
+		t.Errorf("Admit after Release: %v", err)
+	}
+	close(jobs.endOf("one"))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Run(context.Background(), []byte("again"), nil); err == nil {
+		t.Error("a ticket ran a second job")
+	}
+	var none *Ticket
+	none.Release()
 }

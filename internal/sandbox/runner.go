@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -55,11 +56,12 @@ type Runner struct {
 	// nil means slog.Default().
 	Logger *slog.Logger
 
-	mu        sync.Mutex
-	nsBroken  bool // namespaces failed once: never try again
-	prlimit   string
-	lookupErr error
-	looked    bool
+	mu         sync.Mutex
+	nsBroken   bool // namespaces failed once: never try again
+	niceBroken bool // setpriority failed once: logged
+	prlimit    string
+	lookupErr  error
+	looked     bool
 }
 
 // ResultHandler receives each complete line the child writes to fd 3,
@@ -142,11 +144,11 @@ func (r *Runner) start() (*child, error) {
 	}
 	c.namespaces = r.namespacesWanted()
 	c.cmd = r.command(life, exe, prlimit, limits, stdinR, c.stdout, c.stderr, resultW, c.namespaces)
-	err = c.cmd.Start()
+	err = r.startNiced(c.cmd, limits.Nice)
 	if err != nil && c.namespaces && r.namespaceStartFailed(err) {
 		c.namespaces = false
 		c.cmd = r.command(life, exe, prlimit, limits, stdinR, c.stdout, c.stderr, resultW, false)
-		err = c.cmd.Start()
+		err = r.startNiced(c.cmd, limits.Nice)
 	}
 	// The child holds its own copy; EOF on results comes when it exits.
 	resultW.Close()
@@ -163,6 +165,85 @@ func (r *Runner) start() (*child, error) {
 		close(c.exited)
 	}()
 	return c, nil
+}
+
+// startNiced starts cmd from an OS thread whose nice value is nice. A
+// process inherits the nice value of the thread that forks it, so the
+// child runs at that priority from its first instruction: prlimit, then
+// the binary's runtime and every thread it makes. Setting it after the
+// start would race the child's runtime, and Linux keeps a nice value per
+// thread, so a later setpriority on the pid would miss threads already
+// made.
+func (r *Runner) startNiced(cmd *exec.Cmd, nice int) error {
+	niceErr, err := lowPriority.start(cmd, nice)
+	if niceErr != nil {
+		r.priorityFailed(niceErr)
+	}
+	return err
+}
+
+// lowPriority starts children from one thread per nice value, each locked
+// to its goroutine and kept for the life of the process. An unprivileged
+// thread cannot lower its nice value back, so it is set once and the
+// thread does nothing else. It must live on: the children's Pdeathsig
+// fires when the thread that forked them ends, not only the process. (The
+// runtime makes no new thread from a locked one, so nothing else inherits
+// the nice value.)
+var lowPriority niceStarters
+
+type niceStarters struct {
+	mu       sync.Mutex
+	starters map[int]chan startRequest
+}
+
+type startRequest struct {
+	cmd  *exec.Cmd
+	done chan [2]error // the setpriority error, the start error
+}
+
+func (n *niceStarters) start(cmd *exec.Cmd, nice int) (niceErr, err error) {
+	n.mu.Lock()
+	if n.starters == nil {
+		n.starters = map[int]chan startRequest{}
+	}
+	requests := n.starters[nice]
+	if requests == nil {
+		requests = make(chan startRequest)
+		n.starters[nice] = requests
+		go serveStarts(requests, nice)
+	}
+	n.mu.Unlock()
+	done := make(chan [2]error, 1)
+	requests <- startRequest{cmd: cmd, done: done}
+	errs := <-done
+	return errs[0], errs[1]
+}
+
+func serveStarts(requests <-chan startRequest, nice int) {
+	runtime.LockOSThread() // never unlocked: see lowPriority
+	niceErr := syscall.Setpriority(syscall.PRIO_PROCESS, 0, nice)
+	for req := range requests {
+		req.done <- [2]error{niceErr, req.cmd.Start()}
+	}
+}
+
+// priorityFailed logs once that children run at the server's priority.
+// Raising one's own nice value is always allowed on Linux; only a seccomp
+// filter or an unusual kernel refuses it, and grading still works.
+func (r *Runner) priorityFailed(err error) {
+	r.mu.Lock()
+	first := !r.niceBroken
+	r.niceBroken = true
+	log := r.Logger
+	r.mu.Unlock()
+	if !first {
+		return
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Warn("sandbox: cannot lower the grading children's CPU priority; they compete with the server as equals",
+		slog.String("error", err.Error()))
 }
 
 // alive reports whether the child has not exited yet.

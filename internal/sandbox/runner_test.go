@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -367,5 +369,61 @@ func TestNamespaceFallback(t *testing.T) {
 	out, err := r.Run(context.Background(), []byte("x"), nil)
 	if err != nil || !out.OK() || out.Namespaces {
 		t.Errorf("after the fallback: %v, ok=%v, namespaces=%v; want a normal run without namespaces", err, out.OK(), out.Namespaces)
+	}
+}
+
+// niceOf reads the nice value of every thread of pid from /proc.
+func niceOf(t *testing.T, pid int) []int {
+	t.Helper()
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nices []int
+	for _, task := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		// Fields after the command name, which may hold spaces: the
+		// state is field 3, nice is field 19.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		n, err := strconv.Atoi(fields[19-3])
+		if err != nil {
+			t.Fatalf("nice field of %s: %v", stat, err)
+		}
+		nices = append(nices, n)
+	}
+	return nices
+}
+
+// TestChildRunsAtLowPriority checks that every thread of a child, spare or
+// not, runs at the limits' nice value from the start, and that no thread
+// of the server is left at that priority.
+func TestChildRunsAtLowPriority(t *testing.T) {
+	for _, nice := range []int{0, 10} { // 0: the default, 19
+		t.Run(fmt.Sprint("nice ", nice), func(t *testing.T) {
+			r := testRunner("read-sleep", Limits{WallTime: 10 * time.Second, Nice: nice})
+			want := r.Limits.withDefaults().Nice
+			c, err := r.start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.discard()
+			pid := c.cmd.Process.Pid
+			// Once the Go runtime of the child runs it has several threads.
+			waitFor(t, func() bool { return len(niceOf(t, pid)) > 1 })
+			for _, n := range niceOf(t, pid) {
+				if n != want {
+					t.Errorf("a thread of the child has nice %d, want %d", n, want)
+				}
+			}
+			// The thread that starts children keeps their nice value; no
+			// other thread of this process may have it.
+			ours := niceOf(t, os.Getpid())
+			if n := len(slices.DeleteFunc(slices.Clone(ours), func(n int) bool { return n != want })); n != 1 {
+				t.Errorf("%d threads of this process have nice %d, want 1 (the one starting children): %v", n, want, ours)
+			}
+		})
 	}
 }
