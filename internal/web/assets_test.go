@@ -10,7 +10,7 @@ import (
 // that the embed pattern misses (for example a dot-file or an underscore
 // name, which //go:embed skips for directories).
 func TestEveryStaticFileIsEmbedded(t *testing.T) {
-	set, err := newAssetSet()
+	set, err := sharedAssets()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,6 +43,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	// become a 500 and an error in the log. The client may still be there
 	// to read this page, so render it regardless.
 	c.SetRequest(req.WithContext(context.WithoutCancel(req.Context())))
+	// An error is never worth caching, and its page may name the user's own
+	// things; Cache-Control may also still say what a static file set.
+	c.Response().Header().Set("Cache-Control", noStore)
 	page := errorView(s.meta(errorTitle(status)), status, message)
 	if err := render(c, status, page); err != nil {
 		s.log.ErrorContext(req.Context(), "rendering the error page failed", slog.Any("err", err))

@@ -66,7 +66,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("web: New needs a catalogue, a store and a logger")
 	}
 	content := newContentIndex(cfg.Catalog)
-	assets, err := newAssetSet()
+	assets, err := sharedAssets()
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies}
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.locateClient, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
+	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
 	if cfg.Grader != nil {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
 	}
@@ -108,7 +108,8 @@ func (s *Server) routes() {
 	s.codeRoutes()
 }
 
-// ServeHTTP makes the Server an http.Handler. HEAD is answered like GET
+// ServeHTTP makes the Server an http.Handler. Responses other than static
+// files are compressed as they go out (compress.go). HEAD is answered like GET
 // (curl -I, uptime checkers): the router sees a GET copy of the request,
 // while net/http, which still holds the HEAD original, drops the body.
 // Changing the method in place instead made net/http send a body the
@@ -119,7 +120,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		get.Method = http.MethodGet
 		r = get
 	}
-	s.echo.ServeHTTP(w, r)
+	if isStaticPath(r.URL.Path) {
+		s.echo.ServeHTTP(w, r) // compressed once at start-up, not here
+		return
+	}
+	// Not deferred: after a panic (http.ErrAbortHandler) net/http drops
+	// the connection, and a half body must not be finished as if whole.
+	cw := newCompressWriter(w, r)
+	s.echo.ServeHTTP(cw, r)
+	cw.Close()
 }
 
 // Echo exposes the router so later features (grading, rooms) can add their

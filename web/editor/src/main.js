@@ -47,6 +47,17 @@ const isMac =
   typeof navigator !== "undefined" &&
   /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
 
+// pageNonce is the Content-Security-Policy nonce the page gave this
+// script's own tag. CodeMirror styles itself with <style> elements it adds
+// at run time, which a policy without 'unsafe-inline' blocks unless they
+// carry the nonce. It must be read now: currentScript is null once the
+// bundle has finished running.
+const pageNonce =
+  (typeof document !== "undefined" &&
+    document.currentScript &&
+    document.currentScript.nonce) ||
+  "";
+
 // tabToggleKey is how the candidate switches Tab between indenting and
 // moving focus; CodeMirror's default keymap binds the same keys.
 const tabToggleKey = isMac ? "Shift-Alt-M" : "Ctrl-M";
@@ -141,8 +152,10 @@ function labelIdFor(textarea) {
  *
  * @param {HTMLTextAreaElement} textarea the form field the code lives in;
  *   it is hidden and kept equal to the editor's text on every change.
- * @param {{onChange?: (text: string) => void, describedBy?: string}} [opts]
- *   describedBy defaults to the textarea's own aria-describedby.
+ * @param {{onChange?: (text: string) => void, describedBy?: string, nonce?: string}} [opts]
+ *   describedBy defaults to the textarea's own aria-describedby; nonce
+ *   (for CodeMirror's <style> elements) to the nonce of the bundle's own
+ *   <script> tag.
  */
 function mount(textarea, opts = {}) {
   if (!textarea || textarea.tagName !== "TEXTAREA") {
@@ -163,7 +176,10 @@ function mount(textarea, opts = {}) {
     opts.describedBy || textarea.getAttribute("aria-describedby");
   if (describedBy) contentAttrs["aria-describedby"] = describedBy;
 
+  const nonce = opts.nonce || pageNonce;
+
   const extensions = [
+    EditorView.cspNonce.of(nonce),
     lineNumbers(),
     highlightActiveLineGutter(),
     highlightSpecialChars(),
