@@ -15,11 +15,20 @@ type CodeDraft struct {
 }
 
 // SaveCodeDraft replaces the attempt's draft with code and marks the
-// attempt as changed.
+// attempt as changed. A draft that would take the user past MaxUserBytes
+// is a *QuotaError, and the draft stored before stays.
 func (s *Store) SaveCodeDraft(ctx context.Context, attemptID int64, code string) (CodeDraft, error) {
 	now := s.now()
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if err := touch(ctx, tx, attemptID, now); err != nil {
+			return err
+		}
+		var old int64
+		err := tx.QueryRowContext(ctx, `SELECT octet_length(code) FROM code_drafts WHERE attempt_id = ?`, attemptID).Scan(&old)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("storage: save code draft: %w", err)
+		}
+		if err := checkQuota(ctx, tx, attemptID, int64(len(code)), old); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx,

@@ -1,10 +1,14 @@
 package storage
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 )
 
@@ -35,20 +39,27 @@ type GradeSummary struct {
 	DefectsTotal    int
 }
 
+// Why a finished run no longer holds all it was graded with.
+const (
+	TrimmedOld      = "old"       // older than the FullRunsKept newest: source and report dropped
+	TrimmedTooLarge = "too-large" // its compressed report passed MaxReportBytes: not kept
+)
+
 // GradeRun is one press of Grade.
 type GradeRun struct {
 	ID         int64
 	AttemptID  int64
 	Problem    string
 	Seed       int64
-	Source     string
+	Source     string // "" when trimmed old; not read by GradeRuns
 	Status     GradeStatus
 	StartedAt  time.Time
 	FinishedAt time.Time // zero while running
 	Message    string
 	RetryAfter time.Duration // busy only
 	Summary    GradeSummary  // zero unless done
-	ReportJSON []byte        // nil unless done; not read by GradeRuns
+	ReportJSON []byte        // nil unless done and kept; not read by GradeRuns
+	Trimmed    string        // "", TrimmedOld or TrimmedTooLarge
 }
 
 // GradeRunEnd is how a run finished.
@@ -61,6 +72,11 @@ type GradeRunEnd struct {
 }
 
 // StartGradeRun records a run as running and marks the attempt as changed.
+// It first trims the attempt's history to make room: finished runs past
+// the FullRunsKept newest (this one included) lose their source and
+// report, and runs past the RunsKept newest are deleted. A run whose
+// source and largest report would take the user past MaxUserBytes is a
+// *QuotaError, and nothing is written.
 func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string) (GradeRun, error) {
 	now := s.now()
 	run := GradeRun{AttemptID: attemptID, Problem: problem, Seed: seed, Source: source,
@@ -69,14 +85,23 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 		if err := touch(ctx, tx, attemptID, now); err != nil {
 			return err
 		}
+		if err := trimRuns(ctx, tx, attemptID); err != nil {
+			return err
+		}
+		if err := checkQuota(ctx, tx, attemptID, int64(len(source))+MaxReportBytes, 0); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx,
-			`INSERT INTO grade_runs (attempt_id, problem, seed, source, status, started_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			attemptID, problem, seed, source, string(GradeRunning), millis(now))
+			`INSERT INTO grade_runs (attempt_id, problem, seed, status, started_at) VALUES (?, ?, ?, ?, ?)`,
+			attemptID, problem, seed, string(GradeRunning), millis(now))
 		if err != nil {
 			return fmt.Errorf("storage: start grade run: %w", err)
 		}
 		run.ID, err = res.LastInsertId()
 		if err != nil {
+			return fmt.Errorf("storage: start grade run: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO grade_run_files (run_id, source) VALUES (?, ?)`, run.ID, source); err != nil {
 			return fmt.Errorf("storage: start grade run: %w", err)
 		}
 		return nil
@@ -85,6 +110,59 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 		return GradeRun{}, err
 	}
 	return run, nil
+}
+
+// trimRuns makes room for one more run of the attempt. A running run is
+// never touched: its grading still reports to it.
+func trimRuns(ctx context.Context, tx *sql.Tx, attemptID int64) error {
+	if _, err := tx.ExecContext(ctx,
+		`DELETE FROM grade_runs WHERE attempt_id = ? AND status != 'running' AND id NOT IN
+		   (SELECT id FROM grade_runs WHERE attempt_id = ? ORDER BY id DESC LIMIT ?)`,
+		attemptID, attemptID, RunsKept-1); err != nil {
+		return fmt.Errorf("storage: trim grade runs: %w", err)
+	}
+	// The finished runs past the newest FullRunsKept-1, which with the
+	// run about to start make FullRunsKept.
+	old := `SELECT id FROM grade_runs WHERE attempt_id = ? AND status != 'running' AND id NOT IN
+	          (SELECT id FROM grade_runs WHERE attempt_id = ? ORDER BY id DESC LIMIT ?)`
+	if _, err := tx.ExecContext(ctx, `DELETE FROM grade_run_files WHERE run_id IN (`+old+`)`,
+		attemptID, attemptID, FullRunsKept-1); err != nil {
+		return fmt.Errorf("storage: compact grade runs: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE grade_runs SET trimmed = 'old' WHERE trimmed IS NOT 'old' AND id IN (`+old+`)`,
+		attemptID, attemptID, FullRunsKept-1); err != nil {
+		return fmt.Errorf("storage: compact grade runs: %w", err)
+	}
+	return nil
+}
+
+// compressReport is the report as stored, or nil when it is too large to
+// keep.
+func compressReport(report []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(report); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	if buf.Len() > MaxReportBytes {
+		return nil, nil
+	}
+	return buf.Bytes(), nil
+}
+
+func decompressReport(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	return io.ReadAll(zr)
 }
 
 // FinishGradeRun records how a running run ended. A run finishes once:
@@ -97,13 +175,21 @@ func (s *Store) FinishGradeRun(ctx context.Context, id int64, end GradeRunEnd) e
 	var (
 		summary    [7]any // NULL unless done
 		report     any
+		trimmed    any
 		retryAfter any
 	)
 	if end.Status == GradeDone {
 		sm := end.Summary
 		summary = [7]any{sm.Verdict, sm.ScenariosPassed, sm.ScenariosTotal, sm.InvariantsHeld,
 			sm.InvariantsTotal, sm.DefectsFixed, sm.DefectsTotal}
-		report = string(end.ReportJSON)
+		gz, err := compressReport(end.ReportJSON)
+		if err != nil {
+			return fmt.Errorf("storage: finish grade run %d: compress the report: %w", id, err)
+		}
+		report = gz
+		if gz == nil {
+			trimmed = TrimmedTooLarge
+		}
 	}
 	if end.Status == GradeBusy {
 		retryAfter = end.RetryAfter.Milliseconds()
@@ -124,20 +210,33 @@ func (s *Store) FinishGradeRun(ctx context.Context, id int64, end GradeRunEnd) e
 		if _, err := tx.ExecContext(ctx,
 			`UPDATE grade_runs SET status = ?, finished_at = ?, message = ?, retry_after_ms = ?,
 			 verdict = ?, scenarios_passed = ?, scenarios_total = ?, invariants_held = ?, invariants_total = ?,
-			 defects_fixed = ?, defects_total = ?, report_json = ?
+			 defects_fixed = ?, defects_total = ?, trimmed = ?
 			 WHERE id = ?`,
 			string(end.Status), millis(now), end.Message, retryAfter,
-			summary[0], summary[1], summary[2], summary[3], summary[4], summary[5], summary[6], report, id); err != nil {
+			summary[0], summary[1], summary[2], summary[3], summary[4], summary[5], summary[6], trimmed, id); err != nil {
+			return fmt.Errorf("storage: finish grade run %d: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE grade_run_files SET report_gz = ? WHERE run_id = ?`, report, id); err != nil {
 			return fmt.Errorf("storage: finish grade run %d: %w", id, err)
 		}
 		return touch(ctx, tx, attemptID, now)
 	})
 }
 
-// gradeRunColumns are what GradeRuns reads; readOne adds the report.
-const gradeRunColumns = `id, attempt_id, problem, seed, source, status, started_at, finished_at, message,
+// gradeRunColumns are what GradeRuns reads: what a history line shows.
+// GradeRun adds the source and the report from grade_run_files.
+const gradeRunColumns = `id, attempt_id, problem, seed, status, started_at, finished_at, message,
 	retry_after_ms, verdict, scenarios_passed, scenarios_total, invariants_held, invariants_total,
-	defects_fixed, defects_total`
+	defects_fixed, defects_total, trimmed`
+
+// gradeRunColumnsOf is gradeRunColumns qualified by a table alias.
+func gradeRunColumnsOf(alias string) string {
+	cols := strings.Split(gradeRunColumns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -147,15 +246,16 @@ func scanGradeRun(row rowScanner, extra ...any) (GradeRun, error) {
 		status                                 string
 		started                                int64
 		finished, retryAfter                   sql.NullInt64
-		message, verdict                       sql.NullString
+		message, verdict, trimmed              sql.NullString
 		passed, total, held, checked, fixed, n sql.NullInt64
 	)
-	dest := append([]any{&r.ID, &r.AttemptID, &r.Problem, &r.Seed, &r.Source, &status, &started, &finished,
-		&message, &retryAfter, &verdict, &passed, &total, &held, &checked, &fixed, &n}, extra...)
+	dest := append([]any{&r.ID, &r.AttemptID, &r.Problem, &r.Seed, &status, &started, &finished,
+		&message, &retryAfter, &verdict, &passed, &total, &held, &checked, &fixed, &n, &trimmed}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return GradeRun{}, err
 	}
 	r.Status = GradeStatus(status)
+	r.Trimmed = trimmed.String
 	r.StartedAt = fromMillis(started)
 	if finished.Valid {
 		r.FinishedAt = fromMillis(finished.Int64)
@@ -172,16 +272,26 @@ func scanGradeRun(row rowScanner, extra ...any) (GradeRun, error) {
 // GradeRun returns one run with its report, or ErrNotFound. It does not
 // check whose run it is: callers compare AttemptID with the user's attempt.
 func (s *Store) GradeRun(ctx context.Context, id int64) (GradeRun, error) {
-	var report sql.NullString
+	var (
+		source, report sql.NullString
+		gz             []byte
+	)
 	r, err := scanGradeRun(s.db.QueryRowContext(ctx,
-		`SELECT `+gradeRunColumns+`, report_json FROM grade_runs WHERE id = ?`, id), &report)
+		`SELECT `+gradeRunColumnsOf("r")+`, f.source, f.report_json, f.report_gz
+		 FROM grade_runs r LEFT JOIN grade_run_files f ON f.run_id = r.id WHERE r.id = ?`, id), &source, &report, &gz)
 	if errors.Is(err, sql.ErrNoRows) {
 		return GradeRun{}, ErrNotFound
 	}
 	if err != nil {
 		return GradeRun{}, fmt.Errorf("storage: grade run %d: %w", id, err)
 	}
-	if report.Valid {
+	r.Source = source.String
+	switch {
+	case gz != nil:
+		if r.ReportJSON, err = decompressReport(gz); err != nil {
+			return GradeRun{}, fmt.Errorf("storage: grade run %d: decompress the report: %w", id, err)
+		}
+	case report.Valid: // stored before reports were compressed
 		r.ReportJSON = []byte(report.String)
 	}
 	return r, nil
@@ -201,8 +311,9 @@ func (s *Store) LatestGradeRun(ctx context.Context, attemptID int64) (GradeRun, 
 	return s.GradeRun(ctx, id)
 }
 
-// GradeRuns lists the attempt's runs, oldest first, without their reports
-// (the summary columns are enough for a history).
+// GradeRuns lists the attempt's runs, oldest first, without their sources
+// and reports: the summary columns are all a history shows, and reading
+// a 100-run history with its sources took 25 MiB per view.
 func (s *Store) GradeRuns(ctx context.Context, attemptID int64) ([]GradeRun, error) {
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT `+gradeRunColumns+` FROM grade_runs WHERE attempt_id = ? ORDER BY id`, attemptID)

@@ -29,8 +29,12 @@ const busyTimeout = 5 * time.Second
 
 // Store is the application's database. It is safe for concurrent use.
 type Store struct {
-	db  *sql.DB
-	now func() time.Time
+	db   *sql.DB
+	path string
+	now  func() time.Time
+
+	stopCheckpoints context.CancelFunc
+	checkpointsDone chan struct{}
 }
 
 // Open opens (creating if needed) the SQLite database at path, with WAL,
@@ -50,11 +54,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	s := &Store{db: db, now: time.Now}
+	s := &Store{db: db, path: path, now: time.Now}
 	if _, err := s.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
+	s.startCheckpoints(checkpointEvery)
 	return s, nil
 }
 
@@ -68,12 +73,15 @@ func dsn(path string) string {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Close closes the database.
+// Close stops the checkpoints and closes the database.
 func (s *Store) Close() error {
+	s.stopCheckpoints()
+	<-s.checkpointsDone
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("storage: close: %w", err)
 	}

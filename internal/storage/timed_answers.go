@@ -213,7 +213,8 @@ func (s *Store) OpenTimedSessions(ctx context.Context, attemptID int64) (map[str
 // grace: it is kept apart from the on-time draft. Late text for a session
 // the server already closed at expiry is kept with its answer too, marking
 // the answer late; any other save to a closed session is ErrSessionClosed.
-// The session returned is as stored after the save.
+// The session returned is as stored after the save. Text that would take
+// the user past MaxUserBytes is a *QuotaError and the stored text stays.
 func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string, late bool, at time.Time) (t TimedSession, saved bool, err error) {
 	if seq < 1 {
 		return TimedSession{}, false, fmt.Errorf("storage: save draft: sequence number %d: they count from 1", seq)
@@ -240,6 +241,13 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 		}
 		if seq <= t.DraftSeq {
 			return nil
+		}
+		replacing := len(t.Draft)
+		if late {
+			replacing = len(t.LateText)
+		}
+		if err := checkQuota(ctx, tx, t.AttemptID, int64(len(text)), int64(replacing)); err != nil {
+			return err
 		}
 		saved = true
 		t.DraftSeq = seq
@@ -273,7 +281,8 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 // closes the timed session sessionID. sessionID 0 is an answer sent without
 // the box's script: no session, timing has only the word count. A session
 // that is closed already, or belongs to another attempt or scope, is
-// ErrSessionClosed or ErrNotFound, and nothing is stored.
+// ErrSessionClosed or ErrNotFound, and nothing is stored; so is an answer
+// that would take the user past MaxUserBytes (a *QuotaError).
 func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, body string, sessionID int64, timing AnswerTiming, at time.Time) (TimedAnswer, error) {
 	if sessionID != 0 && timing.Mode != ModeTimed && timing.Mode != ModeUntimed {
 		return TimedAnswer{}, fmt.Errorf("storage: submit timed answer: unknown mode %q", timing.Mode)
@@ -302,6 +311,9 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 			case closed.Valid:
 				return ErrSessionClosed
 			}
+		}
+		if err := checkQuota(ctx, tx, attemptID, int64(len(body)+len(timing.LateBody)), 0); err != nil {
+			return err
 		}
 		if err := revealAnswer(ctx, tx, attemptID, scope, ReasonSubmitted, at); err != nil {
 			return err

@@ -118,6 +118,10 @@ func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.Gr
 	}
 	switch run.Status {
 	case storage.GradeDone:
+		if run.ReportJSON == nil {
+			v.Message = trimmedMessage(run.Trimmed)
+			break
+		}
 		r, err := decodeReport(run.ReportJSON)
 		if err != nil {
 			return v, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -387,6 +388,11 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (sseEvent, error) {
 	case storage.GradeSystemError:
 		return systemErrorEvent(run.Message), nil
 	case storage.GradeDone:
+		if run.ReportJSON == nil { // trimmed: the summary is all there is
+			msg := trimmedMessage(run.Trimmed)
+			return newEvent("report", reportData{RunID: run.ID, Verdict: run.Summary.Verdict, Summary: msg,
+				HTML: "<p class=\"note\">" + html.EscapeString(msg) + "</p>", Diagnostics: []grader.Diagnostic{}}), nil
+		}
 		report, err := decodeReport(run.ReportJSON)
 		if err != nil {
 			return sseEvent{}, err

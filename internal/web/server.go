@@ -16,6 +16,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -53,6 +54,7 @@ type Server struct {
 	clock   clockFunc
 	grading *gradingRuns // nil when grading is off
 	proxies *clientaddr.Resolver
+	writes  ratelimit.Limiter // bytes sent to be stored, per client address
 }
 
 // maxAnswerBytes bounds one submitted answer; a screen answer is a few
@@ -73,9 +75,10 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies}
+	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
+		writes: ratelimit.New(writeRate, nil)}
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody)
+	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody, s.budgetWrites)
 	if cfg.Grader != nil {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
 	}
@@ -138,11 +141,7 @@ func (s *Server) Echo() *echo.Echo { return s.echo }
 // limitBody caps request bodies: forms here are small.
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		limit := int64(maxAnswerBytes + 4<<10)
-		if n, ok := routeBodyLimit(c.Path()); ok {
-			limit = n
-		}
-		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, limit)
+		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, maxBody(c.Path()))
 		return next(c)
 	}
 }

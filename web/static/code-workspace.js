@@ -143,6 +143,15 @@
           retryDelay = SAVE_AFTER_MS;
           return;
         }
+        if (resp.status === 429) {
+          // Too much saved from this address just now: the text stays
+          // here and is sent again when the server says.
+          var wait = parseInt(resp.headers.get("Retry-After"), 10) * 1000;
+          return errorOf(resp).then(function (msg) {
+            setSaveStatus("Not saved: " + (msg ? msg + " It is sent again then." : "the server is taking fewer saves for a moment; retrying."));
+            scheduleSave(wait > 0 ? wait : retryDelay);
+          });
+        }
         if (resp.status >= 400 && resp.status < 500) {
           saveBlocked = text;
           return errorOf(resp).then(function (msg) {
@@ -374,6 +383,7 @@
             }
             setRunning(false);
             if (resp.status === 413) saveBlocked = text;
+            if (resp.status === 429) scheduleSave(retryDelay); // not saved: try again later
             setProgress("Not graded: " + (d.error || "the server answered " + resp.status + ". Your code is still here."), true);
           });
       })

@@ -1,0 +1,104 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/ratelimit"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// writeRate is how many bytes one client address may send to be stored.
+// A class of 30 behind one NAT, each autosaving 10 KB of code every 3 s
+// (about 15 KB form-encoded), sends 150 KB/s and grading every 30 s adds
+// 130 KB/s: about half of the rate, while the burst lets the whole class
+// press Grade at the same moment. The bound it gives: 6 MiB + 15 s x
+// 512 KiB/s = 13.5 MiB of text from one address in 15 s, however many
+// cookies it throws away (before: 1.6 GiB with 4 loops); the WAL adds at
+// most its size limit on top.
+var writeRate = ratelimit.Rate{Burst: 6 << 20, PerSecond: 512 << 10}
+
+// writeOverhead is charged to every write besides its body: the rows,
+// index entries and page headers even an empty form costs.
+const writeOverhead = 1 << 10
+
+// maxBody is the body cap of a route (limitBody applies it).
+func maxBody(route string) int64 {
+	if n, ok := routeBodyLimit(route); ok {
+		return n
+	}
+	return maxAnswerBytes + 4<<10
+}
+
+// writeCost is what a request may add to the database: its body (the
+// route's cap when the length is not announced), the fixed overhead, and
+// for Grade the largest report a run keeps, which the server writes
+// later on its behalf.
+func writeCost(c echo.Context) float64 {
+	req := c.Request()
+	n := req.ContentLength
+	if n < 0 {
+		n = maxBody(c.Path())
+	}
+	n += writeOverhead
+	if c.Path() == "/problems/:slug/grade" {
+		n += storage.MaxReportBytes
+	}
+	return float64(n)
+}
+
+// budgetWrites charges every request that can write to its client
+// address's byte budget, and refuses it with 429 when the budget is spent
+// (before the handler, so nothing of it is stored). It also turns a
+// storage quota refusal into a 413 that says what the limit is.
+func (s *Server) budgetWrites(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		if s.writes != nil {
+			if ok, retry := s.writes.Take(clientOf(c.Request().Context()).key, writeCost(c)); !ok {
+				secs := int(math.Ceil(retry.Seconds()))
+				c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+				return answered(codeError(c, http.StatusTooManyRequests, writeBudgetMessage(secs)))
+			}
+		}
+		err := next(c)
+		var qe *storage.QuotaError
+		if errors.As(err, &qe) && !c.Response().Committed {
+			return answered(codeError(c, http.StatusRequestEntityTooLarge, quotaMessage(qe)))
+		}
+		return err
+	}
+}
+
+func writeBudgetMessage(retrySecs int) string {
+	return fmt.Sprintf("More has been sent to be saved from your network address in the last moments than "+
+		"the server takes from one address (%s at once, then %s a second). Nothing of this was stored; "+
+		"what you saved before is kept and your text is still on this page. Try again in %d s.",
+		sandbox.FormatBytes(int64(writeRate.Burst)), sandbox.FormatBytes(int64(writeRate.PerSecond)), max(retrySecs, 1))
+}
+
+func quotaMessage(qe *storage.QuotaError) string {
+	return fmt.Sprintf("Everything kept under this browser's cookie (drafts, graded code and reports, answers) "+
+		"would pass the %s each person may store; %s is stored now. Nothing saved before is lost and your text is "+
+		"still on this page: copy it somewhere safe. A shorter text can still be saved.",
+		sandbox.FormatBytes(qe.Limit), sandbox.FormatBytes(qe.Used))
+}
+
+// trimmedMessage says why a finished run shows no report.
+func trimmedMessage(trimmed string) string {
+	if trimmed == storage.TrimmedTooLarge {
+		return fmt.Sprintf("This run's report was larger than a run may keep (%s compressed), so only its summary was stored. "+
+			"Code that logs less gets a full report.", sandbox.FormatBytes(storage.MaxReportBytes))
+	}
+	return fmt.Sprintf("Only this run's summary is kept: the code and report are kept for the newest %d runs of a problem. "+
+		"Grade the code again to see a full report.", storage.FullRunsKept)
+}
