@@ -1,8 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -36,22 +38,46 @@ func maxBody(route string) int64 {
 	return maxAnswerBytes + 4<<10
 }
 
-// writeCost is what a request may add to the database: its body (the
-// route's cap when the length is not announced), the fixed overhead, and
-// for Grade the largest report a run keeps, which the server writes
-// later on its behalf.
+// writeCost is what a request may add to the database: its body as
+// announced (at most the route's cap, past which nothing is read), the
+// fixed overhead, and for Grade the largest report a run keeps, which the
+// server writes later on its behalf. A body sent without a length is read
+// first (limitBody caps it) and charged what it held.
 func writeCost(c echo.Context) float64 {
 	req := c.Request()
 	n := req.ContentLength
-	if n < 0 {
-		n = maxBody(c.Path())
+	if n < 0 && req.Body != nil && req.Body != http.NoBody {
+		data, err := io.ReadAll(req.Body)
+		req.Body = &replayBody{r: bytes.NewReader(data), err: err}
+		n = int64(len(data))
 	}
+	n = min(max(n, 0), maxBody(c.Path()))
 	n += writeOverhead
 	if c.Path() == "/problems/:slug/grade" {
 		n += storage.MaxReportBytes
 	}
 	return float64(n)
 }
+
+// replayBody gives a body read ahead back to the handler as it came: its
+// bytes, then the error that ended the reading (io.EOF when none did), so
+// a body cut off or too large is still answered as such.
+type replayBody struct {
+	r   *bytes.Reader
+	err error
+}
+
+func (b *replayBody) Read(p []byte) (int, error) {
+	if n, _ := b.r.Read(p); n > 0 {
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return 0, io.EOF
+}
+
+func (b *replayBody) Close() error { return nil }
 
 // budgetWrites charges every request that can write to its client
 // address's byte budget, and refuses it with 429 when the budget is spent
