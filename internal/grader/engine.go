@@ -47,6 +47,9 @@ type run struct {
 	invs     []*invocation
 	stopped  string // why the run was cut short: stoppedTime, stoppedSteps, or ""
 	deadlock string
+	// leftover: goroutines stayed blocked after every call had ended (a
+	// dead process's, or ones a call left behind); not judged.
+	leftover string
 	internal error // the grader broke
 	steps    int
 	// learned is what the submission sends for each request id in a
@@ -75,14 +78,34 @@ func (r *run) label() string {
 func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 	defer func() {
 		// synctest panics after the bubble ends when goroutines stay
-		// blocked forever: a deadlocked submission. Anything else is ours.
-		if v := recover(); v != nil {
+		// blocked forever. Anything else is ours.
+		v := recover()
+		settleCrashed(r)
+		if v != nil {
 			msg := fmt.Sprint(v)
-			if strings.Contains(msg, "deadlock") {
-				r.deadlock = msg
+			switch {
+			case !strings.Contains(msg, "deadlock"):
+				r.internal = fmt.Errorf("grader: scenario %s (%s): %v", sc.Name, r.label(), v)
 				return
+			case allEnded(r):
+				// Every call had returned or its process had died: what
+				// stays blocked are goroutines a dead process would not
+				// have (its own), or that a call left behind. Neither is
+				// a call that never ends.
+				r.leftover = msg
+			default:
+				r.deadlock = msg
 			}
-			r.internal = fmt.Errorf("grader: scenario %s (%s): %v", sc.Name, r.label(), v)
+		}
+		if obs, ok := prog.(runObserver); ok {
+			for _, iv := range r.invs {
+				// A worker that crashed (Goexit) or panicked unwound its
+				// interpreted frames normally; one still blocked or
+				// stopped mid-call when the run ended did not, so its
+				// interpreter is not trusted again.
+				clean := iv.ended == endReturned || iv.ended == endPanicked || iv.ended == endCrashed
+				obs.Finished(iv.Worker, clean && r.deadlock == "" && r.leftover == "" && r.stopped == "")
+			}
 		}
 	}()
 	b(func() {
@@ -97,16 +120,28 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 		r.stopped = sched.run(sc.budget())
 		r.steps = sched.steps
 	})
-	if obs, ok := prog.(runObserver); ok {
-		for _, iv := range r.invs {
-			// A worker that crashed (Goexit) or panicked unwound its
-			// interpreted frames normally; one still blocked or stopped
-			// mid-call when the run ended did not, so its interpreter is
-			// not trusted again.
-			clean := iv.ended == endReturned || iv.ended == endPanicked || iv.ended == endCrashed
-			obs.Finished(iv.Worker, clean && r.deadlock == "" && r.stopped == "")
+}
+
+// settleCrashed marks the invocations whose process died as crashed at the
+// moment it died, whichever of its goroutines met the crash and whether or
+// not the invocation's own goroutine ever unwound.
+func settleCrashed(r *run) {
+	for _, iv := range r.invs {
+		if iv.worker.CrashedAt != "" && (iv.ended == endDidNotReturn || iv.ended == endCrashed) {
+			iv.ended, iv.endedAt = endCrashed, iv.worker.DiedAt
 		}
 	}
+}
+
+// allEnded reports whether every invocation of the run returned, panicked
+// or crashed.
+func allEnded(r *run) bool {
+	for _, iv := range r.invs {
+		if iv.ended != endReturned && iv.ended != endPanicked && iv.ended != endCrashed && iv.ended != endNotLoaded {
+			return false
+		}
+	}
+	return true
 }
 
 // seedWorld puts the scenario's initial state into the fakes. A refund an
@@ -226,7 +261,7 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 			env.Provider().ScriptFaults(ph.Faults)
 			env.Record("clock", refundkit.KindState, "from now on the provider has %s", faultScriptWords(ph.Faults))
 		}
-		var ends []chan struct{}
+		var ends []ending
 		for _, inv := range ph.Invocations {
 			crash := refundkit.CrashPoint{}
 			if inv.Worker == r.crashFor {
@@ -236,17 +271,31 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 				output: &sandbox.OutputBuffer{Limit: sandbox.OutputLimit / 4}}
 			r.invs = append(r.invs, iv)
 			end := make(chan struct{})
-			ends = append(ends, end)
 			seed := r.seed*1000 + int64(len(r.invs))
-			sched.Go(inv.Worker, func() {
+			release := sched.goActor(func() {
 				defer close(end)
 				invoke(env, prog, iv, seed)
 			})
+			ends = append(ends, ending{end, iv.worker.Crashed(), release})
 		}
-		for _, end := range ends {
-			<-end
+		for _, e := range ends {
+			select {
+			case <-e.returned:
+			case <-e.crashed:
+				// The process is dead, every goroutine of it: the run
+				// stops waiting for the call, whose goroutine may be
+				// blocked where no crash can reach it.
+				e.release()
+			}
 		}
 	}
+}
+
+// ending is how coordinate learns that an invocation is over.
+type ending struct {
+	returned <-chan struct{}
+	crashed  <-chan struct{}
+	release  func()
 }
 
 // faultScriptWords says in plain words what a phase's fault script does.
@@ -279,12 +328,9 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 	}
 	iv.ended = endDidNotReturn
 	defer func() {
-		// A Goexit (the worker's process died, or the run is over) runs
-		// this with nothing to recover.
-		if iv.ended == endDidNotReturn && w.CrashedAt != "" {
-			iv.ended = endCrashed
-		}
-		if iv.ended == endCrashed || iv.ended == endDidNotReturn {
+		// A Goexit (the run is over, or the worker's process died, which
+		// settleCrashed records) runs this with nothing to recover.
+		if iv.ended == endDidNotReturn && w.CrashedAt == "" {
 			iv.endedAt = time.Since(env.Start())
 		}
 	}()

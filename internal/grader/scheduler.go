@@ -59,19 +59,30 @@ func (s *scheduler) Pass(actor string) bool {
 }
 
 // Go implements refundkit.Gate.
-func (s *scheduler) Go(actor string, f func()) {
+func (s *scheduler) Go(actor string, f func()) { s.goActor(f) }
+
+// goActor starts f as an actor the run waits for, and returns a function
+// that stops waiting for it before it returns: for a worker whose process
+// died while one of its goroutines is blocked where the gate cannot reach
+// it, on a channel no one will ever send to.
+func (s *scheduler) goActor(f func()) (release func()) {
 	s.mu.Lock()
 	s.live++
 	s.mu.Unlock()
-	go func() {
-		defer func() {
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
 			s.mu.Lock()
 			s.live--
 			s.mu.Unlock()
 			s.signal()
-		}()
+		})
+	}
+	go func() {
+		defer release()
 		f()
 	}()
+	return release
 }
 
 // maxSteps bounds the steps of one run: a loop that calls the harness
@@ -121,6 +132,9 @@ func (s *scheduler) run(budget time.Duration) (stopped string) {
 		}
 		if s.live == 0 {
 			s.mu.Unlock()
+			// A goroutine the submission left behind (one still asleep)
+			// must not reach the world once the run is over.
+			s.stop()
 			return ""
 		}
 		s.mu.Unlock()

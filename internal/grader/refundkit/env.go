@@ -129,7 +129,7 @@ func (e *Env) Record(actor, kind, format string, args ...any) {
 
 // NewWorker adds a worker (one invocation, one process) to the run.
 func (e *Env) NewWorker(id string, crash CrashPoint) *Worker {
-	w := &Worker{ID: id, env: e, crash: crash}
+	w := &Worker{ID: id, env: e, crash: crash, crashed: make(chan struct{})}
 	e.workers = append(e.workers, w)
 	return w
 }
@@ -139,7 +139,13 @@ func (e *Env) Workers() []*Worker { return append([]*Worker(nil), e.workers...) 
 
 // Worker is one invocation's view of a run: the identity that owns claims,
 // and the entry point of every harness call. Each worker stands for a
-// separate process: when it crashes, everything it does afterwards is lost.
+// separate process: when it crashes, the whole process dies at once, every
+// goroutine it started included. Go cannot kill a goroutine, so each one
+// stops at its next harness call (every call passes the gate first) and
+// none of them reaches the world again; replies to the process's requests
+// still in flight are dropped (the requests themselves may still land at
+// the provider); and whoever waits for the invocation stops waiting when
+// the process dies (Crashed), not when its goroutine unwinds.
 type Worker struct {
 	ID    string
 	env   *Env
@@ -148,6 +154,9 @@ type Worker struct {
 	dead  bool // crashed, or the run is over
 	// CrashedAt describes where the worker's process died, "" if it did not.
 	CrashedAt string
+	// DiedAt is when the process died, since the run started.
+	DiedAt  time.Duration
+	crashed chan struct{}
 }
 
 type workerKey struct{}
@@ -173,6 +182,9 @@ func (w *Worker) Calls() int { return w.calls }
 
 // Dead reports whether the worker's process died (crash or end of run).
 func (w *Worker) Dead() bool { return w.dead }
+
+// Crashed is closed when the worker's process dies at a crash point.
+func (w *Worker) Crashed() <-chan struct{} { return w.crashed }
 
 // Pass takes the gate for this worker. A dead worker, or any worker once
 // the run is over, stops here: its goroutine exits as its process would.
@@ -211,7 +223,9 @@ func (w *Worker) leave(name string) {
 func (w *Worker) die(where string) {
 	w.dead = true
 	w.CrashedAt = fmt.Sprintf("%s (call %d)", where, w.calls)
-	w.env.Record(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect", w.ID, where)
+	w.DiedAt = time.Since(w.env.start)
+	w.env.Record(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect, in any of its goroutines", w.ID, where)
+	close(w.crashed)
 	runtime.Goexit()
 }
 

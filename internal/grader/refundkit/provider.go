@@ -328,7 +328,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 		e.Record("provider", KindDrop, "request #%d is lost on the way: the provider never sees it", req.N)
 	default:
 		replies := make(chan reply, 1)
-		e.gate.Go(fmt.Sprintf("provider/%04d", req.N), func() { p.serve(req, f, sent, deadline, replies) })
+		e.gate.Go(fmt.Sprintf("provider/%04d", req.N), func() { p.serve(req, w, f, sent, deadline, replies) })
 		timer := time.NewTimer(wait)
 		select {
 		case r := <-replies:
@@ -358,7 +358,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 
 // serve is the provider's side of one request, run as its own actor so it
 // can outlive a caller that gave up.
-func (p *Provider) serve(req *Request, f Fault, params RefundParams, deadline time.Time, replies chan<- reply) {
+func (p *Provider) serve(req *Request, w *Worker, f Fault, params RefundParams, deadline time.Time, replies chan<- reply) {
 	e := p.env
 	actor := fmt.Sprintf("provider/%04d", req.N)
 	time.Sleep(e.net.Latency)
@@ -386,6 +386,8 @@ func (p *Provider) serve(req *Request, f Fault, params RefundParams, deadline ti
 	switch {
 	case f.Kind == FaultLostReply:
 		e.Record("provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, ans)
+	case w.CrashedAt != "":
+		e.Record("provider", KindDrop, "the reply to request #%d (%s) comes back to a dead process: %s crashed", req.N, ans, req.Worker)
 	case !time.Now().Before(deadline):
 		e.Record("provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, ans, req.Worker)
 	default:
