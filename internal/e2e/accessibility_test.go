@@ -41,12 +41,14 @@ func TestAccessibility(t *testing.T) {
 
 	t.Run("problem after revealing hints", func(t *testing.T) {
 		visitOK(t, ctx, "/problems/async-refund")
+		openTab(t, ctx, "part-1-tab")
 		clickAndLoad(t, ctx, `form[action$="/hints"] button[type=submit]`)
 		waitFor(t, ctx, "#part-1-hint-1")
 		checkAxe(t, ctx, "/problems/async-refund with hint 1 of part 1 shown")
 	})
 	t.Run("problem after revealing the answer material", func(t *testing.T) {
 		visitOK(t, ctx, "/problems/async-refund")
+		openTab(t, ctx, "ws-answer-tab")
 		clickAndLoad(t, ctx, `form[action$="/reveal"] button[type=submit]`)
 		waitFor(t, ctx, "#answer-material")
 		checkAxe(t, ctx, "/problems/async-refund with the answer material revealed")

@@ -42,6 +42,9 @@ func TestHintsRevealOneAtATime(t *testing.T) {
 					shown, i+1, id, exists(t, ctx, id), h, inPage)
 			}
 		}
+		// Part 1 is a tab of the workspace: reach the tab list by Tab, then
+		// the part by arrow keys.
+		openTabByKeyboard(t, ctx, "Part 1")
 		label := fmt.Sprintf("Reveal hint %d of %d", shown+1, len(hints))
 		tabUntil(t, ctx, `the button "`+label+`"`, 400, func(f focusedElement) bool {
 			return f.Tag == "button" && f.Name == label

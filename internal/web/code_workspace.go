@@ -32,6 +32,7 @@ type codeWorkspaceState struct {
 	MarkDiagnostics bool
 	SaveURL         string
 	GradeURL        string
+	CheckURL        string
 	StarterRef      string // the starter's file name, for the label
 }
 
@@ -63,7 +64,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 		return codeWorkspaceState{}, nil
 	}
 	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: scenarioTotal(p.Slug),
-		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade",
+		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade", CheckURL: problemURL(p.Slug) + "/check",
 		StarterRef: path.Base(p.Code.StarterPath)}
 	if attemptID == 0 {
 		return w, nil
@@ -166,7 +167,7 @@ func (s *Server) withCodeWorkspace(m pageMeta, p *problems.Problem) pageMeta {
 		return m
 	}
 	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
-	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("code-workspace.js"))
+	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("code-workspace.js"), s.assets.url("workspace.js"))
 	return m
 }
 
@@ -178,7 +179,7 @@ const codeBodyLimit = 3*grader.MaxSourceBytes + 4<<10
 // a form's; limitBody applies it.
 func routeBodyLimit(route string) (int64, bool) {
 	switch route {
-	case "/problems/:slug/code", "/problems/:slug/grade":
+	case "/problems/:slug/code", "/problems/:slug/grade", "/problems/:slug/check":
 		return codeBodyLimit, true
 	}
 	return 0, false
@@ -304,6 +305,7 @@ func (s *Server) codeRoutes() {
 	e := s.echo
 	e.POST("/problems/:slug/code", s.codeSave)
 	e.POST("/problems/:slug/grade", s.gradeStart)
+	e.POST("/problems/:slug/check", s.codeCheck)
 	e.GET("/problems/:slug/runs/:id", s.gradeRunShow)
 	e.GET("/problems/:slug/runs/:id/events", s.gradeRunEvents)
 }

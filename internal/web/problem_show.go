@@ -21,6 +21,7 @@ type problemPage struct {
 	FormError  string
 	Box        answerBoxState
 	Code       codeWorkspaceState // the user's code and latest grade run
+	Workspace  workspaceView      // a code problem's layout
 }
 
 func (s *Server) problemShow(c echo.Context) error {
@@ -52,6 +53,9 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 	}
 	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), st.attemptID, p); err != nil {
 		return problemPage{}, err
+	}
+	if p.Code != nil {
+		page.Workspace = workspaceOf(p, page.HintsShown, page.Code)
 	}
 	return page, nil
 }

@@ -16,6 +16,9 @@
   var textarea = document.getElementById("code-editor-textarea");
   var form = textarea.form;
   var gradeButton = document.getElementById("grade-button");
+  var checkButton = document.getElementById("check-button");
+  var checkEl = document.getElementById("check-report");
+  var checksEl = document.getElementById("grade-checks");
   var saveButton = document.getElementById("save-button");
   var resetButton = document.getElementById("reset-starter");
   var saveStatus = document.getElementById("code-save-status");
@@ -26,6 +29,7 @@
   var diagList = diagBox.querySelector("ul");
   var saveURL = root.getAttribute("data-save-url");
   var gradeURL = root.getAttribute("data-grade-url");
+  var checkURL = root.getAttribute("data-check-url");
   var starter = readJSON("code-starter", "");
 
   function readJSON(id, fallback) {
@@ -312,6 +316,10 @@
 
   function showReport(d) {
     reportEl.innerHTML = d.html || "";
+    // A Grade supersedes the quick Check before it.
+    checkEl.hidden = true;
+    checkEl.textContent = "";
+    if (checksEl) checksEl.hidden = false;
     setProgress(d.summary || "Graded.", true);
     markDiagnostics(d.diagnostics || []);
     var heading = reportEl.querySelector("h2");
@@ -359,7 +367,7 @@
   }
 
   function grade() {
-    if (running) return;
+    if (running || checking) return;
     setRunning(true);
     busyEl.textContent = "";
     setProgress("Sending your code to the grader…", true);
@@ -393,6 +401,84 @@
         scheduleSave(retryDelay);
       });
   }
+
+  // ---- Check: a few quick scenarios, answered at once and not kept in
+  // the history. Focus stays where it was, so Ctrl-Enter in the editor
+  // lets the candidate carry on typing; the status line says the result.
+  var checking = false;
+
+  function setChecking(on) {
+    checking = on;
+    if (!checkButton) return;
+    if (on) {
+      checkButton.setAttribute("aria-disabled", "true");
+      checkButton.textContent = "Checking…";
+    } else {
+      checkButton.removeAttribute("aria-disabled");
+      checkButton.textContent = "Check";
+    }
+  }
+
+  function check() {
+    if (!checkButton || checking || running) return;
+    setChecking(true);
+    busyEl.textContent = "";
+    setProgress("Checking your code against a few quick scenarios…", true);
+    clearTimeout(saveTimer);
+    var text = getText();
+    postCode(checkURL, text)
+      .then(function (resp) {
+        return resp
+          .json()
+          .catch(function () {
+            return {};
+          })
+          .then(function (d) {
+            setChecking(false);
+            if (!resp.ok) {
+              if (resp.status === 413) saveBlocked = text;
+              setProgress("Not checked: " + (d.error || "the server answered " + resp.status + ". Your code is still here."), true);
+              return;
+            }
+            lastSaved = text; // Check saves the code first
+            setSaveStatus("Saved");
+            // A quick look, not the graded report: the caption says so.
+            checkEl.innerHTML =
+              '<p class="check-caption">Quick check of ' +
+              (d.scenarios || []).length +
+              " scenarios, not kept in your history. Grade runs them all.</p>" +
+              (d.html || "");
+            checkEl.hidden = false;
+            if (checksEl) checksEl.hidden = false;
+            setProgress(d.summary || "Checked.", true);
+            markDiagnostics(d.diagnostics || []);
+          });
+      })
+      .catch(function () {
+        setChecking(false);
+        setProgress("Not checked: the server could not be reached. Your code is still here; try again.", true);
+        scheduleSave(retryDelay);
+      });
+  }
+
+  if (checkButton) {
+    checkButton.addEventListener("click", function (e) {
+      e.preventDefault();
+      check();
+    });
+  }
+  // Ctrl-Enter (Cmd-Enter on a Mac) anywhere in the workspace runs Check;
+  // caught before the editor, whose own Mod-Enter inserts a line.
+  root.addEventListener(
+    "keydown",
+    function (e) {
+      if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey || !checkButton) return;
+      e.preventDefault();
+      e.stopPropagation();
+      check();
+    },
+    true
+  );
 
   form.addEventListener("submit", function (e) {
     e.preventDefault();

@@ -1,0 +1,239 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// setViewport sizes the tab's viewport in CSS pixels, as a window of that
+// size would show the page.
+func setViewport(t *testing.T, ctx context.Context, width, height int64) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil {
+		t.Fatalf("e2e: emulate a %dx%d viewport: %v", width, height, err)
+	}
+}
+
+// openTab clicks the workspace tab with the given id and waits for its
+// panel to show.
+func openTab(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	waitFor(t, ctx, "#"+id)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID(id), chromedp.NodeVisible)); err != nil {
+		t.Fatalf("e2e: click the tab #%s: %v", id, err)
+	}
+	waitUntil(t, ctx, "the panel of #"+id+" to show", `(() => { const tab = document.getElementById(`+jsString(id)+`);
+		const panel = document.getElementById(tab.getAttribute("aria-controls"));
+		return tab.getAttribute("aria-selected") === "true" && panel && panel.checkVisibility() })()`)
+}
+
+// openTabByKeyboard selects the workspace tab named label as a keyboard
+// user does: Tab to the tab list, then arrow keys along it.
+func openTabByKeyboard(t *testing.T, ctx context.Context, label string) {
+	t.Helper()
+	selected := `(() => { const el = document.activeElement; return el && el.getAttribute("role") === "tab" &&
+		el.getAttribute("aria-selected") === "true" && el.textContent.trim() === ` + jsString(label) + ` })()`
+	waitFor(t, ctx, `[role="tablist"]`)
+	tabUntil(t, ctx, "the workspace's tab list", 40, func(f focusedElement) bool {
+		return evalJS[bool](t, ctx, `document.activeElement.getAttribute("role") === "tab"`)
+	})
+	for range 10 {
+		if evalJS[bool](t, ctx, selected) {
+			return
+		}
+		pressKey(t, ctx, kb.ArrowRight)
+	}
+	t.Fatalf("arrow keys along the tab list did not reach the tab %q", label)
+}
+
+// box is an element's place on the page: top and bottom from the top of
+// the document (not the viewport), in CSS pixels.
+type box struct {
+	Top    float64 `json:"top"`
+	Bottom float64 `json:"bottom"`
+	Left   float64 `json:"left"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+func boxOf(t *testing.T, ctx context.Context, sel string) box {
+	t.Helper()
+	b := evalJS[*box](t, ctx, `(() => { const el = document.querySelector(`+jsString(sel)+`); if (!el) return null;
+		const r = el.getBoundingClientRect();
+		return {top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left + scrollX, width: r.width, height: r.height} })()`)
+	if b == nil {
+		t.Fatalf("no element matches %s", sel)
+	}
+	return *b
+}
+
+// TestWorkspaceFitsTheFirstScreen: at 1366x900 a candidate sees the editor
+// and Grade without scrolling, and the editor is wide enough for the code.
+func TestWorkspaceFitsTheFirstScreen(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	setViewport(t, ctx, 1366, 900)
+	openWorkspace(t, ctx)
+
+	editor := boxOf(t, ctx, "[data-code-workspace] .cm-editor")
+	grade := boxOf(t, ctx, "#grade-button")
+	t.Logf("at 1366x900: editor top %.0f px, width %.0f px, height %.0f px; Grade top %.0f px, bottom %.0f px",
+		editor.Top, editor.Width, editor.Height, grade.Top, grade.Bottom)
+	if editor.Top >= 900 {
+		t.Errorf("the editor starts %.0f px down: below the first screen of 900 px", editor.Top)
+	}
+	if editor.Width < 600 {
+		t.Errorf("the editor is %.0f px wide; want at least 600 px at 1366 px", editor.Width)
+	}
+	if grade.Bottom > 900 {
+		t.Errorf("Grade ends %.0f px down: not visible without scrolling in 900 px", grade.Bottom)
+	}
+	if editor.Height < 300 {
+		t.Errorf("the editor is %.0f px tall; want it to fill most of the screen", editor.Height)
+	}
+	if scroll := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); scroll > 0 {
+		t.Errorf("the page scrolls %.0f px sideways at 1366 px", scroll)
+	}
+	requireNoPageExceptions(t, ctx)
+}
+
+// TestDividerMovesByKeyboard: the divider between problem and code is a
+// focusable separator whose arrow keys move it, and the editor follows.
+func TestDividerMovesByKeyboard(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	setViewport(t, ctx, 1366, 900)
+	openWorkspace(t, ctx)
+
+	sep := `#ws-divider[role="separator"]`
+	waitFor(t, ctx, sep)
+	before := evalJS[string](t, ctx, `document.querySelector(`+jsString(sep)+`).getAttribute("aria-valuenow")`)
+	width := boxOf(t, ctx, "[data-code-workspace] .cm-editor").Width
+	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(sep))); err != nil {
+		t.Fatal(err)
+	}
+	if f := focused(t, ctx); f.ID != "ws-divider" || !f.indicated() {
+		t.Fatalf("focus on the divider: %v with outline %q; want #ws-divider with a focus ring", f, f.Outline)
+	}
+	for range 3 {
+		pressKey(t, ctx, kb.ArrowRight)
+	}
+	after := evalJS[string](t, ctx, `document.querySelector(`+jsString(sep)+`).getAttribute("aria-valuenow")`)
+	widthAfter := boxOf(t, ctx, "[data-code-workspace] .cm-editor").Width
+	t.Logf("divider %s%% -> %s%% after three ArrowRight; editor %.0f px -> %.0f px", before, after, width, widthAfter)
+	if after == before {
+		t.Fatalf("aria-valuenow stayed %s after three ArrowRight presses", before)
+	}
+	if widthAfter >= width {
+		t.Errorf("the editor stayed %.0f px wide (was %.0f) after the divider moved right", widthAfter, width)
+	}
+	pressKey(t, ctx, kb.Home)
+	if v := evalJS[string](t, ctx, `document.querySelector(`+jsString(sep)+`).getAttribute("aria-valuenow")`); v != evalJS[string](t, ctx, `document.querySelector(`+jsString(sep)+`).getAttribute("aria-valuemin")`) {
+		t.Errorf("Home moved the divider to %s, not to its minimum", v)
+	}
+	// The position is kept for the next visit.
+	pressKey(t, ctx, kb.ArrowRight)
+	kept := evalJS[string](t, ctx, `document.querySelector(`+jsString(sep)+`).getAttribute("aria-valuenow")`)
+	openWorkspace(t, ctx)
+	if v := evalJS[string](t, ctx, `document.querySelector(`+jsString(sep)+`).getAttribute("aria-valuenow")`); v != kept {
+		t.Errorf("after a reload the divider is at %s; it was left at %s", v, kept)
+	}
+	requireNoPageExceptions(t, ctx)
+}
+
+// TestNoSidewaysScrollOnAPhone: at 390 px no page scrolls sideways.
+func TestNoSidewaysScrollOnAPhone(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a, withTimeout(2*defaultTestTimeout))
+	setViewport(t, ctx, 390, 844)
+
+	// A run page needs a run: grade the starter first, without waiting
+	// for the report (the run page shows progress until then).
+	// On a phone the code is a tab of its own.
+	visitOK(t, ctx, codeProblem)
+	waitFor(t, ctx, "[data-code-tab]")
+	evalJS[bool](t, ctx, `(document.querySelector("[data-code-tab]").click(), true)`)
+	waitFor(t, ctx, "[data-code-workspace] .cm-editor[data-editor]")
+	if over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
+		t.Errorf("the code tab scrolls %.0f px sideways at 390 px", over)
+	}
+	evalJS[bool](t, ctx, `(document.getElementById("grade-button").click(), true)`)
+	waitForReport(t, ctx)
+
+	pages := []struct {
+		name, path string
+		status     int
+	}{
+		{"catalogue", "/", http.StatusOK},
+		{"code problem", codeProblem, http.StatusOK},
+		{"timed-answer problem", "/problems/idempotent-create-client", http.StatusOK},
+		{"rapid-fire set", "/sets/applied-ai-rapid-fire", http.StatusOK},
+		{"screen", "/screens/applied-ai-tech-screen", http.StatusOK},
+		{"my practice", "/practice", http.StatusOK},
+		{"run page", codeProblem + "/runs/1", http.StatusOK},
+		{"unknown page (404)", "/no/such/page", http.StatusNotFound},
+	}
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			if status := visit(t, ctx, p.path); status != p.status {
+				t.Fatalf("GET %s: status %d, want %d", p.path, status, p.status)
+			}
+			over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`)
+			if over > 0 {
+				wide := evalJS[[]string](t, ctx, `[...document.querySelectorAll("body *")].filter(el => {
+					const r = el.getBoundingClientRect(); return r.right > document.documentElement.clientWidth + 1 && r.width > 0 &&
+						!el.closest("pre, .table-scroll, .cm-scroller") })
+					.slice(0, 8).map(el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + String(el.className).split(" ").join(".") : ""))`)
+				t.Errorf("%s scrolls %.0f px sideways at 390 px; too wide: %v", p.path, over, wide)
+			}
+		})
+	}
+	requireNoPageExceptions(t, ctx)
+}
+
+// TestCtrlEnterRunsCheck: Ctrl-Enter in the editor runs a quick Check: its
+// result shows beside the code, the text is left as it was, focus stays
+// in the editor and nothing joins the grading history.
+func TestCtrlEnterRunsCheck(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a, withTimeout(2*defaultTestTimeout))
+	setViewport(t, ctx, 1366, 900)
+	openWorkspace(t, ctx)
+	if exists(t, ctx, "#grade-checks:not([hidden])") {
+		t.Error("the grader's checks are on the page before any result")
+	}
+	before := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`)
+	evalJS[bool](t, ctx, `(document.getElementById("code-editor-textarea").faultlineEditor.focus(), true)`)
+	pressKey(t, ctx, kb.Enter, chromedp.ModifierCtrl)
+	waitUntil(t, ctx, "the check's result", `document.querySelector("#check-report:not([hidden]) section.grade-report")`, gradeWait)
+
+	if got := text(t, ctx, "#grade-progress"); !strings.HasPrefix(got, "Checked:") {
+		t.Errorf("#grade-progress after Check = %q; want the check's summary", got)
+	}
+	if n := count(t, ctx, "#check-report .grade-scenario"); n == 0 || n > 6 {
+		t.Errorf("the check shows %d scenarios; want a few", n)
+	}
+	if got := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`); got != before {
+		t.Errorf("Ctrl-Enter changed the code (the editor's own Mod-Enter ran too)")
+	}
+	if !evalJS[bool](t, ctx, `!!document.activeElement.closest(".cm-editor")`) {
+		t.Errorf("focus left the editor for %v", focused(t, ctx))
+	}
+	waitFor(t, ctx, "#grade-checks")
+	checkAxe(t, ctx, codeProblem+" with a check's result")
+
+	visitOK(t, ctx, "/practice")
+	if exists(t, ctx, "table.runs") {
+		t.Error("the check was kept in the grading history")
+	}
+	requireNoPageExceptions(t, ctx)
+}

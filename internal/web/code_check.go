@@ -1,0 +1,168 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+const (
+	// checkScenarioCount is how many scenarios a Check runs: enough to
+	// show that the code compiles and handles the plain failures, few
+	// enough to answer in about a second.
+	checkScenarioCount = 4
+	// checkTimeout bounds one Check from the request: a place in the pool
+	// and a child's run of a few single-worker scenarios.
+	checkTimeout = 45 * time.Second
+)
+
+// checkScenarios names the scenarios a Check of problem runs: the first
+// few with one worker and one run, which need no schedule exploration.
+func checkScenarios(problem string) []string {
+	suite, ok := grader.Suites[problem]
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, sc := range suite() {
+		if len(names) == checkScenarioCount {
+			break
+		}
+		if len(sc.Phases) == 1 && len(sc.Phases[0].Invocations) == 1 {
+			names = append(names, sc.Name)
+		}
+	}
+	return names
+}
+
+// checkResult answers the script's Check: what a few scenarios made of
+// the code. It is not stored as a grade run.
+type checkResult struct {
+	Verdict     string              `json:"verdict"`
+	Summary     string              `json:"summary"`
+	HTML        string              `json:"html"`
+	Diagnostics []grader.Diagnostic `json:"diagnostics"`
+	Scenarios   []checkedScenario   `json:"scenarios"`
+}
+
+type checkedScenario struct {
+	Name   string `json:"name"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
+}
+
+// codeCheck saves the code as the draft, then runs it against a few
+// scenarios through the same grader and the same one-at-a-time place as
+// Grade, and answers the result at once. Nothing is added to the history.
+func (s *Server) codeCheck(c echo.Context) error {
+	p, err := s.findCodeProblem(c)
+	if err != nil {
+		return err
+	}
+	code, err := codeValue(c)
+	if err != nil {
+		return answered(err)
+	}
+	a, err := s.startAttempt(c, storage.KindProblem, p.Slug)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if _, err := s.store.SaveCodeDraft(ctx, a.ID, code); err != nil {
+		return err
+	}
+	if s.grading == nil {
+		return answered(codeError(c, http.StatusServiceUnavailable, "Checking is off on this server. Your code is saved."))
+	}
+	names := checkScenarios(p.Slug)
+	claim, existing, err := s.grading.claim(a.UserID, len(names))
+	if errors.Is(err, errGradingStopped) {
+		return answered(codeError(c, http.StatusServiceUnavailable,
+			"The server is restarting, so it cannot check now. Your code is saved: check it again in a minute."))
+	}
+	if err != nil {
+		return err
+	}
+	if existing != nil {
+		return answered(codeError(c, http.StatusConflict,
+			"Your Grade or Check is still running. Your code is saved: check it when that has finished."))
+	}
+	report, err := s.runCheck(ctx, grader.Job{Problem: p.Slug, Source: code, Seed: defaultSeed, Scenarios: names})
+	s.grading.release(claim)
+	var busy *sandbox.BusyError
+	switch {
+	case errors.As(err, &busy):
+		wait := max(busy.RetryAfter, time.Second)
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+		return answered(codeError(c, http.StatusServiceUnavailable, "The grader is busy; check again in "+strconv.Itoa(retrySeconds(wait))+" s. Your code is saved."))
+	case errors.Is(err, sandbox.ErrBusy):
+		return answered(codeError(c, http.StatusServiceUnavailable, "The grader is busy; check again in a few seconds. Your code is saved."))
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err() // the candidate left: nobody to answer
+	case err != nil:
+		s.log.Error("web: a check failed", "problem", p.Slug, "err", err)
+		return answered(codeError(c, http.StatusInternalServerError, "The check failed on the server; that is our fault, not your code's. Your code is saved: try again."))
+	}
+	if fromScript(c) {
+		res, err := checkResultOf(ctx, report)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, res)
+	}
+	return render(c, http.StatusOK, checkView(s.meta("Check: "+p.Title), checkPage{Problem: p, Report: report, Summary: checkSummary(report)}))
+}
+
+// runCheck grades the job within checkTimeout of the request.
+func (s *Server) runCheck(ctx context.Context, job grader.Job) (*grader.Report, error) {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	return s.grading.grader.Grade(ctx, job, func(grader.ScenarioReport) {})
+}
+
+func checkResultOf(ctx context.Context, r *grader.Report) (checkResult, error) {
+	var buf bytes.Buffer
+	if err := gradeReport(r).Render(ctx, &buf); err != nil {
+		return checkResult{}, fmt.Errorf("web: render a check's report: %w", err)
+	}
+	res := checkResult{Verdict: r.Status, Summary: checkSummary(r), HTML: buf.String(), Diagnostics: r.Diagnostics,
+		Scenarios: []checkedScenario{}}
+	if res.Diagnostics == nil {
+		res.Diagnostics = []grader.Diagnostic{}
+	}
+	for _, sc := range r.Scenarios {
+		res.Scenarios = append(res.Scenarios, checkedScenario{Name: sc.Name, Title: sc.Title, Status: sc.Status})
+	}
+	return res, nil
+}
+
+// checkSummary is a Check's one line: it says how few scenarios ran, so a
+// pass is not taken for a graded pass.
+func checkSummary(r *grader.Report) string {
+	switch r.Status {
+	case grader.StatusPass, grader.StatusFail:
+		return fmt.Sprintf("Checked: %d of %d quick scenarios passed. Grade runs all of them.", r.Summary.ScenariosPassed, r.Summary.ScenariosTotal)
+	}
+	if len(r.Diagnostics) > 0 {
+		return fmt.Sprintf("Checked: the code does not compile: %s.", plural(len(r.Diagnostics), "problem"))
+	}
+	return "Checked: " + r.Message
+}
+
+// checkPage is what a Check without JavaScript shows.
+type checkPage struct {
+	Problem *problems.Problem
+	Report  *grader.Report
+	Summary string
+}

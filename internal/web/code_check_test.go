@@ -1,0 +1,123 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+func TestCheckScenariosAreAFewSingleRunOnes(t *testing.T) {
+	names := checkScenarios(gradedSlug)
+	if len(names) != checkScenarioCount {
+		t.Fatalf("checkScenarios(%q) = %v; want %d names", gradedSlug, names, checkScenarioCount)
+	}
+	all := map[string]grader.Scenario{}
+	for _, sc := range grader.Suites[gradedSlug]() {
+		all[sc.Name] = sc
+	}
+	for _, n := range names {
+		sc, ok := all[n]
+		if !ok {
+			t.Errorf("%q is not a scenario of the suite", n)
+			continue
+		}
+		if len(sc.Phases) != 1 || len(sc.Phases[0].Invocations) != 1 {
+			t.Errorf("%q runs %d phases; a check scenario runs one worker once", n, len(sc.Phases))
+		}
+	}
+	if got := checkScenarios("no-such-problem"); got != nil {
+		t.Errorf("checkScenarios of an unknown problem = %v; want none", got)
+	}
+}
+
+// TestCheck: a Check saves the draft, grades only the quick scenarios, is
+// not stored as a grade run, and answers the script with the result.
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name        string
+		report      *grader.Report
+		err         error
+		script      bool
+		status      int
+		wantInBody  []string
+		wantVerdict string
+	}{
+		{name: "failing code, from the script", report: failingReport(), script: true, status: http.StatusOK,
+			wantInBody: []string{"1 of 2 quick scenarios passed", "LOST-REPLY-TITLE"}, wantVerdict: grader.StatusFail},
+		{name: "a compile error, from the script", report: compileErrorReport(), script: true, status: http.StatusOK,
+			wantInBody: []string{"does not compile", "COMPILE-MARKER"}, wantVerdict: grader.StatusError},
+		{name: "failing code, from a plain form", report: failingReport(), status: http.StatusOK,
+			wantInBody: []string{"Check of your code", "1 of 2 quick scenarios passed", "back to your code"}},
+		{name: "the grader busy", err: &sandbox.BusyError{}, script: true, status: http.StatusServiceUnavailable,
+			wantInBody: []string{"busy", "Your code is saved"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &fakeGrader{report: tc.report, err: tc.err}
+			ts := newGradingTestServer(t, g)
+			b := ts.newBrowser(t)
+			const code = "package refund\n// CHECKED-CODE\n"
+			p := b.postCode("/problems/"+gradedSlug+"/check", code, tc.script)
+			if p.status != tc.status {
+				t.Fatalf("status %d; want %d: %s", p.status, tc.status, p.body)
+			}
+			for _, w := range tc.wantInBody {
+				if !strings.Contains(p.body, w) {
+					t.Errorf("the answer lacks %q: %s", w, p.body)
+				}
+			}
+			if tc.wantVerdict != "" {
+				var res checkResult
+				if err := json.Unmarshal([]byte(p.body), &res); err != nil {
+					t.Fatalf("the answer is not JSON: %v", err)
+				}
+				if res.Verdict != tc.wantVerdict {
+					t.Errorf("verdict %q; want %q", res.Verdict, tc.wantVerdict)
+				}
+				if len(res.Scenarios) != len(tc.report.Scenarios) {
+					t.Errorf("%d scenarios in the answer; the report had %d", len(res.Scenarios), len(tc.report.Scenarios))
+				}
+			}
+			jobs := g.graded()
+			if len(jobs) != 1 {
+				t.Fatalf("%d gradings; want 1", len(jobs))
+			}
+			if !slices.Equal(jobs[0].Scenarios, checkScenarios(gradedSlug)) || jobs[0].Source != code {
+				t.Errorf("graded scenarios %v of %q; want the check's %v", jobs[0].Scenarios, jobs[0].Source, checkScenarios(gradedSlug))
+			}
+			// The draft is saved; no grade run is stored.
+			page := b.get("/problems/" + gradedSlug)
+			if !strings.Contains(page.body, "CHECKED-CODE") {
+				t.Error("the checked code is not the saved draft")
+			}
+			if strings.Contains(page.body, "/runs/") {
+				t.Error("the check was stored as a grade run")
+			}
+			// The one place is free again: a Grade can start.
+			if g.err == nil {
+				b.startGrade(code)
+			}
+		})
+	}
+}
+
+// TestCheckWhileGradeRuns: one grading at a time per user, Check included.
+func TestCheckWhileGradeRuns(t *testing.T) {
+	g := &fakeGrader{report: failingReport(), gate: make(chan struct{})}
+	ts := newGradingTestServer(t, g)
+	b := ts.newBrowser(t)
+	b.startGrade("package refund\n")
+	p := b.postCode("/problems/"+gradedSlug+"/check", "package refund\n// SECOND\n", true)
+	if p.status != http.StatusConflict || !strings.Contains(p.body, "still running") {
+		t.Errorf("a Check during a Grade: status %d %s; want 409 saying the Grade is still running", p.status, p.body)
+	}
+	close(g.gate)
+	if n := len(g.graded()); n != 1 {
+		t.Errorf("%d gradings; the Check must not have graded", n)
+	}
+}
