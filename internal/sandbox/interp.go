@@ -22,7 +22,6 @@ import (
 	"os"
 	"reflect"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,6 +115,7 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	for k, v := range opts.Packages {
 		exports[k] = v
 	}
+	exports[SymbolKey(RuntimePath)] = runtimeSymbols
 	// fmt's Print functions must write to this interpreter's stdout. yaegi
 	// only redirects them when the key is "fmt/fmt", and that key also
 	// makes it compile its bundled generic packages (cmp, maps, slices) on
@@ -144,6 +144,20 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		return nil, fmt.Errorf("sandbox: load packages: %w", err)
 	}
 	return i, nil
+}
+
+// runtimeSymbols is the package the source rewrites call (see
+// interp_rewrite.go).
+var runtimeSymbols = map[string]reflect.Value{
+	"Recovered": reflect.ValueOf(func(v any) any {
+		if rv, ok := v.(reflect.Value); ok {
+			if !rv.IsValid() || !rv.CanInterface() {
+				return nil
+			}
+			return rv.Interface()
+		}
+		return v
+	}),
 }
 
 type discard struct{}
@@ -214,60 +228,12 @@ func ParseSource(filename, text string, extra []string) (*Source, []Diagnostic) 
 	if diags != nil {
 		return nil, diags
 	}
-	src.Text = joinCaseConditions(fset, f, text)
+	text, d := rewriteForInterpreter(fset, f, text, src.Imports)
+	if d != nil {
+		return nil, []Diagnostic{*d}
+	}
+	src.Text = text
 	return src, nil
-}
-
-// joinCaseConditions works around a yaegi v0.16.1 bug: in a switch with no
-// tag, a case listing several conditions (case a, b:) tests only the first,
-// so `case errors.Is(err, X), errors.Is(err, Y):` silently misses Y. The
-// rewrite turns each such list into one condition, (a) || (b), which means
-// the same in Go. Only the commas between the conditions change and the
-// parentheses go on the same lines, so every line number stays true.
-func joinCaseConditions(fset *token.FileSet, f *ast.File, text string) string {
-	type edit struct {
-		at, end int // replace text[at:end]
-		with    string
-	}
-	var edits []edit
-	ast.Inspect(f, func(n ast.Node) bool {
-		sw, ok := n.(*ast.SwitchStmt)
-		if !ok || sw.Tag != nil {
-			return true
-		}
-		for _, stmt := range sw.Body.List {
-			cc, ok := stmt.(*ast.CaseClause)
-			if !ok || len(cc.List) < 2 {
-				continue
-			}
-			for k, e := range cc.List {
-				start, end := fset.Position(e.Pos()).Offset, fset.Position(e.End()).Offset
-				edits = append(edits, edit{start, start, "("}, edit{end, end, ")"})
-				if k+1 < len(cc.List) {
-					next := fset.Position(cc.List[k+1].Pos()).Offset
-					if comma := strings.IndexByte(text[end:next], ','); comma >= 0 {
-						edits = append(edits, edit{end + comma, end + comma + 1, " ||"})
-					}
-				}
-			}
-		}
-		return true
-	})
-	if edits == nil {
-		return text
-	}
-	// From the end backwards, so earlier offsets stay valid; at one offset the
-	// comma's replacement goes before the ")" inserted there.
-	sort.SliceStable(edits, func(a, b int) bool {
-		if edits[a].at != edits[b].at {
-			return edits[a].at > edits[b].at
-		}
-		return edits[a].end > edits[b].end
-	})
-	for _, e := range edits {
-		text = text[:e.at] + e.with + text[e.end:]
-	}
-	return text
 }
 
 // TypeString prints a type expression of the source with import names
@@ -375,7 +341,30 @@ func Eval(i *interp.Interpreter, src *Source) (diags []Diagnostic) {
 	if err == nil {
 		return nil
 	}
-	return ErrorDiagnostics(err)
+	diags = ErrorDiagnostics(err)
+	if generic(src.File) {
+		for k := range diags {
+			if strings.Contains(diags[k].Message, "cannot use type") {
+				diags[k].Message += " (if this is a call of a generic function, the interpreter may have inferred its type arguments wrongly: write them explicitly, as in F[int, string](...))"
+			}
+		}
+	}
+	return diags
+}
+
+// generic reports whether the file declares type parameters.
+func generic(f *ast.File) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncType:
+			found = found || n.TypeParams != nil && len(n.TypeParams.List) > 0
+		case *ast.TypeSpec:
+			found = found || n.TypeParams != nil && len(n.TypeParams.List) > 0
+		}
+		return !found
+	})
+	return found
 }
 
 // ErrorDiagnostics turns a yaegi error into diagnostics.
