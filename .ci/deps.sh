@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# What the tests need from the system, shared by ./test and .ci/run (both
+# source this file from the repository root). A tool that is missing is
+# installed when that can be done without asking: Debian packages with
+# apt-get when running as root, the editor's npm packages with `npm ci`
+# when npm exists. Otherwise each function says what is missing.
+
+# missing_packages prints the Debian packages for the tools that are not
+# on PATH: the sandbox's prlimit, the C compiler -race needs, Debian's
+# Chromium for the browser tests and Node.js with npm for axe-core and the
+# editor bundle.
+missing_packages() {
+	local need=()
+	command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
+	command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+	command -v chromium >/dev/null 2>&1 || need+=(chromium)
+	command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
+	echo "${need[*]}"
+}
+
+# install_packages installs what missing_packages names. It returns 1, having
+# said what is missing, when that needs root or a machine without apt-get.
+install_packages() {
+	local need
+	need=$(missing_packages)
+	[[ -z "$need" ]] && return 0
+	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		echo "installing: $need"
+		export DEBIAN_FRONTEND=noninteractive
+		# shellcheck disable=SC2086 # one word per package
+		apt-get update -qq && apt-get install -y -qq --no-install-recommends $need
+		return
+	fi
+	echo "missing: $need (install them, or run as root on Debian/Ubuntu)" >&2
+	return 1
+}
+
+# install_npm_packages installs web/editor's locked npm packages (axe-core
+# for the browser tests among them) unless they are there already.
+install_npm_packages() {
+	[[ -f web/editor/node_modules/axe-core/axe.min.js ]] && return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "missing: npm, for axe-core (web/editor's npm packages)" >&2
+		return 1
+	fi
+	echo "installing web/editor's npm packages (npm ci)"
+	(cd web/editor && npm ci --no-audit --no-fund --loglevel=error)
+}
