@@ -3,10 +3,7 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -72,21 +69,6 @@ func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (s
 		return storage.Attempt{}, err
 	}
 	return s.store.StartAttempt(c.Request().Context(), userID, kind, slug)
-}
-
-// answerText validates a submitted answer; the message is shown beside the
-// form when it is not acceptable.
-func answerText(raw string) (text, problem string) {
-	text = strings.TrimSpace(strings.ReplaceAll(raw, "\r\n", "\n"))
-	switch {
-	case text == "":
-		return "", "Write an answer before submitting, or choose to reveal the answer without one."
-	case len(text) > maxAnswerBytes:
-		return "", fmt.Sprintf("The answer is longer than %d KiB; shorten it.", maxAnswerBytes>>10)
-	case !utf8.ValidString(text):
-		return "", "The answer is not valid UTF-8 text."
-	}
-	return text, ""
 }
 
 func redirectSeeOther(c echo.Context, url string) error {

@@ -151,9 +151,9 @@ func (s *Server) closeOverdueSessions(ctx context.Context, attemptID int64) erro
 // with any late text beside it.
 func (s *Server) expireSession(ctx context.Context, t storage.TimedSession, now time.Time) (storage.TimedAnswer, error) {
 	end := timerSession(t).Expire()
-	body := strings.TrimSpace(t.Draft)
+	body, late := answerBody(t.Draft), answerBody(t.LateText)
 	timing := storage.AnswerTiming{Mode: t.Mode, Limit: t.Limit, StartedAt: t.StartedAt, TimeUsed: end.TimeUsed,
-		HowEnded: string(end.HowEnded), Late: t.LateText != "", LateBody: t.LateText, WordCount: timer.WordCount(body)}
+		HowEnded: string(end.HowEnded), Late: late != "", LateBody: late, WordCount: timer.WordCount(body)}
 	return s.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, body, t.ID, timing, now)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -91,14 +90,14 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 	} else {
 		end := timerSession(t).Submit(now)
 		// A box that locked with nothing in it still ends: the answer is empty.
-		if problem != "" && !(end.HowEnded == timer.Expired && strings.TrimSpace(raw) == "") {
+		if problem != "" && !(end.HowEnded == timer.Expired && answerBody(raw) == "") {
 			return reject(problem)
 		}
 		body, lateBody := text, ""
 		if end.Late {
 			// Only the text saved in time is the timed answer; what came
 			// after is kept beside it.
-			body = strings.TrimSpace(t.Draft)
+			body = answerBody(t.Draft)
 			if text != body {
 				lateBody = text
 			}
@@ -142,7 +141,7 @@ func (s *Server) keepTextAfterClose(c echo.Context, tg timedTarget, t storage.Ti
 	if err != nil {
 		return err
 	}
-	text := strings.TrimSpace(strings.ReplaceAll(raw, "\r\n", "\n"))
+	text := answerBody(raw)
 	if ans.Timing.HowEnded == storage.EndedExpired && text != "" && text != ans.Body && text != ans.Timing.LateBody {
 		if len(text) > maxAnswerBytes {
 			return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
