@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
 // How an invocation ended.
@@ -363,9 +364,7 @@ func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.O
 				// How yaegi reports using a nil pointer to a host type.
 				panicMsg = "nil pointer dereference (" + panicMsg + ")"
 			}
-			if len(panicMsg) > 300 {
-				panicMsg = panicMsg[:300] + "..."
-			}
+			panicMsg = textclip.Bytes(panicMsg, 300, "...")
 		}
 	}()
 	outcome, err = entry(refundkit.WithWorker(context.Background(), w), id)
@@ -377,11 +376,7 @@ func errorText(err error) string {
 	if err == nil {
 		return ""
 	}
-	s := err.Error()
-	if len(s) > 300 {
-		s = s[:300] + "..."
-	}
-	return s
+	return textclip.Bytes(err.Error(), 300, "...")
 }
 
 // isNotFound reports whether err says the record is missing.

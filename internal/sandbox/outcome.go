@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
 // Ending says how a child process ended.
@@ -154,9 +156,5 @@ var recoveredSuffix = regexp.MustCompile(`\s*\[recovered[^\]]*\]`)
 
 // trimLine keeps a runtime message short enough for a one-line report.
 func trimLine(s string) string {
-	const maxLine = 300
-	if len(s) > maxLine {
-		return s[:maxLine] + "..."
-	}
-	return s
+	return textclip.Bytes(s, 300, "...")
 }

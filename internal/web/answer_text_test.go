@@ -3,11 +3,13 @@ package web
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/faultline-dev/faultline/internal/timer"
 )
@@ -105,6 +107,41 @@ func TestInvisibleDraftsStoreNoAnswerText(t *testing.T) {
 			}
 			if a.Body != "" || a.Timing.Late || a.Timing.LateBody != "" {
 				t.Errorf("stored answer %q, late %v %q; want empty and not late", a.Body, a.Timing.Late, a.Timing.LateBody)
+			}
+		})
+	}
+}
+
+// TestMessagesQuoteValuesWhole sends long multi-byte values that messages
+// quote: the quote is cut between characters, never inside one.
+func TestMessagesQuoteValuesWhole(t *testing.T) {
+	ts, _ := newTimedServer(t)
+	b := ts.newBrowser(t)
+	session, _ := b.start(questionBase, "timed")
+	long := "a" + strings.Repeat("é", 30) // the 40-byte cut falls inside an é
+	wantQuote := `"a` + strings.Repeat("é", 19) + `…"`
+	t.Run("page", func(t *testing.T) {
+		p := b.post(questionBase+"/assessment", url.Values{"answer": {long}})
+		if p.status != http.StatusBadRequest {
+			t.Fatalf("status %d; want 400", p.status)
+		}
+		if !utf8.ValidString(p.body) {
+			t.Fatal("the error page is not valid UTF-8")
+		}
+		p.mustContain(t, html.EscapeString(wantQuote))
+	})
+	for _, tt := range []struct{ name, path, field string }{
+		{"sequence number", questionBase + "/timer/draft", "seq"},
+		{"session", questionBase + "/timer/draft", "session"},
+		{"mode", problemBase + "/timer/start", "mode"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			form := url.Values{"session": {session}, "seq": {"5"}, "text": {"x"}}
+			form.Set(tt.field, long)
+			status, got := b.postJSON(tt.path, form)
+			msg, _ := got["error"].(string)
+			if status != http.StatusBadRequest || !strings.Contains(msg, wantQuote) || strings.ContainsRune(msg, utf8.RuneError) {
+				t.Fatalf("= %d %q; want 400 quoting %s", status, msg, wantQuote)
 			}
 		})
 	}

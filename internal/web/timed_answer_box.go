@@ -238,7 +238,7 @@ func (s *Server) ownAttempt(c echo.Context, tg timedTarget) (storage.Attempt, er
 func (s *Server) ownSession(c echo.Context, tg timedTarget, raw string) (storage.TimedSession, error) {
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 1 {
-		return storage.TimedSession{}, badRequest(fmt.Sprintf("The timer session %q is not a session number.", raw))
+		return storage.TimedSession{}, badRequest(fmt.Sprintf("The timer session %s is not a session number.", quoteForUser(raw)))
 	}
 	missing := notFound(fmt.Sprintf("There is no timer session %d of yours for %s. Reload the page to start again; copy your text first.", id, tg.what))
 	a, err := s.ownAttempt(c, tg)

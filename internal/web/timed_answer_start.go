@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/textclip"
 	"github.com/faultline-dev/faultline/internal/timer"
 )
 
@@ -56,11 +57,8 @@ func (s *Server) timedAnswerStart(c echo.Context) error {
 		LimitMS: t.Limit.Milliseconds(), Mode: t.Mode, State: state, Created: created, DraftSeq: t.DraftSeq})
 }
 
-// quoteForUser quotes a short user value for a message, cut to a sane length.
+// quoteForUser quotes a short user value for a message, cut to a sane
+// length without breaking a character.
 func quoteForUser(v string) string {
-	const most = 40
-	if len(v) > most {
-		v = v[:most] + "…"
-	}
-	return `"` + v + `"`
+	return `"` + textclip.Bytes(v, 40, "…") + `"`
 }

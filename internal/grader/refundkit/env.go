@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
 // Gate is the scheduler of a run, seen from the harness. Every step that
@@ -304,10 +306,7 @@ func (w *Worker) ListRefunds(ctx context.Context, charge string) ([]ProviderRefu
 // Logf writes a line to the trace.
 func (w *Worker) Logf(ctx context.Context, format string, args ...any) {
 	w.Pass()
-	msg := fmt.Sprintf(format, args...)
-	if len(msg) > 500 {
-		msg = msg[:500] + "..."
-	}
+	msg := textclip.Bytes(fmt.Sprintf(format, args...), 500, "...")
 	w.env.Record(w.ID, KindLog, "%s", msg)
 }
 
