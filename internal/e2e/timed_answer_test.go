@@ -389,3 +389,46 @@ func TestKeystrokesTypedOfflineSurviveAReload(t *testing.T) {
 	}
 	requireNoPageExceptions(t, ctx)
 }
+
+// TestStaleSaveIsNotTakenForSaved: another device whose clock runs ten
+// minutes ahead saves text for the same box, so this tab's next save
+// arrives with an older sequence number and the server keeps the other
+// text (it answers "stale"). The box must not take that for saved: it
+// says so, keeps what was typed here and saves it again, numbered after
+// the other save, so a reload shows this tab's text.
+func TestStaleSaveIsNotTakenForSaved(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	const box, field = "#answer-text-box", "#answer-text"
+	visitOK(t, ctx, timedProblem)
+	waitFor(t, ctx, box+" [data-timer-clock]")
+	focusAndType(t, ctx, field, "Mine")
+	waitUntil(t, ctx, "the server to record the start", `document.querySelector("[data-timer-session]").value !== ""`)
+	pressTab(t, ctx, 1)
+	waitUntil(t, ctx, "the draft to be saved", fmt.Sprintf(`document.querySelector(%s).hasAttribute("data-saved-at")`, jsString(box)))
+
+	// The other device's save, with this browser's cookie.
+	status := evalJS[int](t, ctx, fmt.Sprintf(`(async () => {
+		const body = new URLSearchParams({session: document.querySelector("[data-timer-session]").value,
+			seq: String(Date.now() + 600000), text: "THEIRS"});
+		const resp = await fetch(%s + "/timer/draft", {method: "POST", body: body, headers: {"Accept": "application/json"}});
+		return resp.status })()`, jsString(timedProblem)))
+	if status != 200 {
+		t.Fatalf("the other device's save answered %d", status)
+	}
+
+	focusAndType(t, ctx, field, " and more")
+	pressTab(t, ctx, 1)
+	waitUntil(t, ctx, "the box to say another save came first", fmt.Sprintf(`document.querySelector(%s).textContent.includes("Another tab or device")`,
+		jsString(box+" [data-timer-notice]")))
+	waitUntil(t, ctx, "this tab's text to be saved after all", `(async () => {
+		const html = await (await fetch(location.pathname, {headers: {"Accept": "text/html"}})).text();
+		const doc = new DOMParser().parseFromString(html, "text/html");
+		return doc.getElementById("answer-text").value === "Mine and more" })()`)
+	visitOK(t, ctx, timedProblem)
+	if got := evalJS[string](t, ctx, `document.getElementById("answer-text").value`); got != "Mine and more" {
+		t.Fatalf("after a reload the box holds %q; want this tab's text", got)
+	}
+	requireNoPageExceptions(t, ctx)
+}

@@ -45,6 +45,13 @@ type TimedSession struct {
 	AnswerID     int64     // the answer that closed it; 0 if none
 }
 
+// MaxDraftSeq is the largest sequence number a draft may carry: the
+// largest whole number a browser's script counts exactly (2^53-1). The box
+// numbers its saves by its clock in milliseconds (about 1.8e12 in 2026), so
+// it is nowhere near; a larger number is not from the box, and once stored
+// it would make every later save of the session stale.
+const MaxDraftSeq = 1<<53 - 1
+
 // Open reports whether the session still takes text.
 func (t TimedSession) Open() bool { return t.ClosedAt.IsZero() }
 
@@ -92,6 +99,11 @@ func scanSession(r timedRow) (TimedSession, error) {
 		&draftAt, &late, &lateAt, &closedAt, &answer)
 	if err != nil {
 		return TimedSession{}, err
+	}
+	if t.DraftSeq > MaxDraftSeq {
+		// Stored before the bound existed: counting it would make every
+		// save stale, so the next save wins.
+		t.DraftSeq = 0
 	}
 	t.Limit = time.Duration(limit) * time.Millisecond
 	t.StartedAt = fromMillis(started)
@@ -216,8 +228,8 @@ func (s *Store) OpenTimedSessions(ctx context.Context, attemptID int64) (map[str
 // The session returned is as stored after the save. Text that would take
 // the user past MaxUserBytes is a *QuotaError and the stored text stays.
 func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string, late bool, at time.Time) (t TimedSession, saved bool, err error) {
-	if seq < 1 {
-		return TimedSession{}, false, fmt.Errorf("storage: save draft: sequence number %d: they count from 1", seq)
+	if seq < 1 || seq > MaxDraftSeq {
+		return TimedSession{}, false, fmt.Errorf("storage: save draft: sequence number %d: they count from 1 to %d", seq, int64(MaxDraftSeq))
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		t, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM timed_sessions WHERE id = ?`, sessionID))

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -127,8 +128,10 @@ func TestSaveDraft(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := s.SaveDraft(ctx, ts.ID, 0, "x", false, timedT0); err == nil {
-		t.Error("SaveDraft with seq 0 succeeded")
+	for _, seq := range []int64{0, -1, MaxDraftSeq + 1, math.MaxInt64} {
+		if _, _, err := s.SaveDraft(ctx, ts.ID, seq, "x", false, timedT0); err == nil {
+			t.Errorf("SaveDraft with seq %d succeeded", seq)
+		}
 	}
 	if _, _, err := s.SaveDraft(ctx, 9999, 1, "x", false, timedT0); !errors.Is(err, ErrNotFound) {
 		t.Errorf("SaveDraft on a missing session = %v; want ErrNotFound", err)
@@ -293,5 +296,31 @@ func TestSelfAssessment(t *testing.T) {
 	}
 	if _, err := s.SaveSelfAssessment(ctx, 9999, nil, 2, timedT0); !errors.Is(err, ErrNotFound) {
 		t.Errorf("assessment of a missing answer = %v; want ErrNotFound", err)
+	}
+}
+
+// TestSaveDraftAfterAnAbsurdSeq: a sequence number above MaxDraftSeq
+// stored before the bound existed does not make every later save stale.
+func TestSaveDraftAfterAnAbsurdSeq(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, 2*time.Minute, timedT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE timed_sessions SET draft = 'old', draft_seq = ? WHERE id = ?`, int64(math.MaxInt64), ts.ID); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.TimedSession(ctx, ts.ID)
+	if err != nil || stored.DraftSeq != 0 {
+		t.Fatalf("session read with seq %d, %v; want the absurd seq read as none", stored.DraftSeq, err)
+	}
+	got, saved, err := s.SaveDraft(ctx, ts.ID, 1_800_000_000_000, "new", false, timedT0.Add(time.Second))
+	if err != nil || !saved || got.Draft != "new" {
+		t.Fatalf("SaveDraft = %q saved %v, %v; want the new text saved", got.Draft, saved, err)
 	}
 }

@@ -20,6 +20,12 @@ type timerDraftReply struct {
 	State       string `json:"state"`
 	Late        bool   `json:"late"`  // this text arrived after the limit plus grace: kept, marked late
 	Stale       bool   `json:"stale"` // a newer save had already arrived; this one changed nothing
+	// On a stale save, the newest save the server holds: its sequence
+	// number, which the script must number its next save above, and its
+	// text, so the script can tell a repeat of its own save from text
+	// another tab or device saved.
+	Seq  int64  `json:"seq,omitempty"`
+	Text string `json:"text,omitempty"`
 }
 
 // timedAnswerDraft autosaves the box's text. Text that arrives after the
@@ -36,8 +42,9 @@ func (s *Server) timedAnswerDraft(c echo.Context) error {
 	}
 	rawSeq, _ := formValue(c, "seq")
 	seq, err := strconv.ParseInt(rawSeq, 10, 64)
-	if err != nil || seq < 1 {
-		return badRequest(fmt.Sprintf("The draft's sequence number %s is not a whole number from 1.", quoteForUser(rawSeq)))
+	if err != nil || seq < 1 || seq > storage.MaxDraftSeq {
+		return badRequest(fmt.Sprintf("The draft's sequence number %s is not a whole number from 1 to %d.",
+			quoteForUser(rawSeq), int64(storage.MaxDraftSeq)))
 	}
 	rawSession, _ := formValue(c, "session")
 	t, err := s.ownSession(c, tg, rawSession)
@@ -59,8 +66,21 @@ func (s *Server) timedAnswerDraft(c echo.Context) error {
 	if late {
 		savedAt = stored.LateSavedAt
 	}
-	return c.JSON(http.StatusOK, timerDraftReply{SavedAt: unixMillis(savedAt), RemainingMS: remaining.Milliseconds(),
-		State: state, Late: late, Stale: !saved})
+	reply := timerDraftReply{SavedAt: unixMillis(savedAt), RemainingMS: remaining.Milliseconds(),
+		State: state, Late: late, Stale: !saved}
+	if !saved {
+		reply.Seq, reply.Text = stored.DraftSeq, newestText(stored)
+	}
+	return c.JSON(http.StatusOK, reply)
+}
+
+// newestText is the text of a session's newest save: late text, once
+// there is any, came after every on-time draft.
+func newestText(t storage.TimedSession) string {
+	if t.LateText != "" {
+		return t.LateText
+	}
+	return t.Draft
 }
 
 // unixMillis is t in Unix ms, 0 for the zero time.

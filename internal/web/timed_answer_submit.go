@@ -147,8 +147,10 @@ func (s *Server) keepTextAfterClose(c echo.Context, tg timedTarget, t storage.Ti
 			return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 				fmt.Sprintf("The answer is longer than %d KiB, so it was not saved. Shorten it; your text is still in the box.", maxAnswerBytes>>10))
 		}
+		// This text must be kept whatever the tab numbered it, so it is
+		// numbered after the newest save, within the bound.
 		seq, _ := strconv.ParseInt(rawSeq, 10, 64)
-		seq = max(seq, t.DraftSeq+1)
+		seq = min(max(seq, t.DraftSeq+1), storage.MaxDraftSeq)
 		if _, _, err := s.store.SaveDraft(ctx, t.ID, seq, text, true, s.now()); err != nil {
 			return err
 		}

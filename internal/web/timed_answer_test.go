@@ -422,3 +422,61 @@ func TestTimerAndStorageNamesAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestTimedDraftSeq: a sequence number past what the box's script can
+// count is refused, saying so, and leaves later saves working; a stale save
+// is told the newest save's number and text, and a save numbered after it
+// goes through.
+func TestTimedDraftSeq(t *testing.T) {
+	ts, _ := newTimedServer(t)
+	b := ts.newBrowser(t)
+	session, _ := b.start(problemBase, "timed")
+	const now = 1_800_000_000_000 // Date.now() in 2027
+	steps := []struct {
+		name       string
+		seq        string
+		text       string
+		wantStatus int
+		wantError  string
+		wantStale  bool
+		wantSeq    int64
+		wantText   string
+	}{
+		{"2^63-1 is refused", "9223372036854775807", "absurd", 400, "from 1 to 9007199254740991", false, 0, ""},
+		{"one past the bound is refused", "9007199254740992", "absurd", 400, "from 1 to 9007199254740991", false, 0, ""},
+		{"beyond int64 is refused", "99999999999999999999", "absurd", 400, "is not a whole number", false, 0, ""},
+		{"a save by the clock still goes through", fmt.Sprint(now), "mine", 200, "", false, 0, ""},
+		{"another device, its clock ahead", fmt.Sprint(now + 600_000), "theirs", 200, "", false, 0, ""},
+		{"this tab's next save is stale and told why", fmt.Sprint(now + 3000), "mine, longer", 200, "", true, now + 600_000, "theirs"},
+		{"numbered after the newest, it goes through", fmt.Sprint(now + 600_001), "mine, longer", 200, "", false, 0, ""},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			status, got := b.postJSON(problemBase+"/timer/draft", url.Values{"session": {session}, "seq": {st.seq}, "text": {st.text}})
+			if status != st.wantStatus {
+				t.Fatalf("status %d %v; want %d", status, got, st.wantStatus)
+			}
+			if st.wantError != "" {
+				if msg, _ := got["error"].(string); !strings.Contains(msg, st.wantError) {
+					t.Fatalf("error %q; want it to say %q", msg, st.wantError)
+				}
+				return
+			}
+			if got["stale"] != st.wantStale || num(got["seq"]) != st.wantSeq || fmt.Sprint(got["text"]) != fmt.Sprint(orNil(st.wantText)) {
+				t.Fatalf("reply %v; want stale %v, seq %d, text %q", got, st.wantStale, st.wantSeq, st.wantText)
+			}
+		})
+	}
+	stored, err := ts.store.TimedSession(context.Background(), num(mustInt(t, session)))
+	if err != nil || stored.Draft != "mine, longer" {
+		t.Fatalf("stored draft %q, %v; want the last save's text", stored.Draft, err)
+	}
+}
+
+// orNil is what a JSON field left out decodes to in a map: nil for "".
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -83,6 +83,7 @@
     this.saving = false;
     this.saveTimer = null;
     this.retries = 0;
+    this.replacedOther = false; // a stale save's text is being saved over another tab's
     this.starting = false;
     this.submitting = false;
     this.submitQueued = false;
@@ -177,7 +178,7 @@
   Box.prototype.onInput = function () {
     if (this.locked) { return; }
     this.dirty = true;
-    writeLocal(this.key, { session: this.session || null, text: this.text.value, seq: Date.now(), dirty: true });
+    writeLocal(this.key, { session: this.session || null, text: this.text.value, seq: Math.max(Date.now(), this.seq + 1), dirty: true });
     if (!this.session) { this.start(); return; }
     this.scheduleSave(SAVE_EVERY_MS);
   };
@@ -249,6 +250,7 @@
     return post(this.base + "/timer/draft", { session: this.session, text: text, seq: seq }).then(function (data) {
       self.saving = false;
       self.retries = 0;
+      if (data.stale) { self.resync(data, text); return; }
       if (self.text.value === text) {
         self.dirty = false;
         self.root.setAttribute("data-saved-at", String(data.saved_at));
@@ -258,9 +260,12 @@
       }
       if (data.late) {
         self.say("Time was up when this text arrived: it is kept, marked late.");
+      } else if (self.replacedOther) {
+        self.say("Saved. Another tab or device had saved different text for this answer; the text in this box replaced it.");
       } else {
         self.say("");
       }
+      self.replacedOther = false;
       if (data.state === "locked" && !self.locked) { self.expire(); }
       if (data.state === "submitted") { self.refresh(); }
     }).catch(function (err) {
@@ -271,6 +276,33 @@
         self.say("Not saved: " + err.message);
       }
     });
+  };
+
+  // resync handles a stale save: the server already held a save numbered
+  // at or after this one (another tab or device, whose clock may run ahead
+  // of this one's), so this text was not stored. The box never takes that
+  // for saved. It numbers its saves after the server's from now on; if the
+  // server's text is this box's, nothing was lost; otherwise the text typed
+  // here stays in the box and is saved over the other, and the user is told.
+  Box.prototype.resync = function (data, sent) {
+    this.seq = Math.max(this.seq, Number(data.seq) || 0);
+    var theirs = data.text || "";
+    if (theirs === this.text.value) {
+      this.dirty = false;
+      this.root.setAttribute("data-saved-at", String(data.saved_at));
+      writeLocal(this.key, { session: this.session, text: theirs, seq: this.seq, dirty: false });
+      this.say("");
+    } else {
+      this.dirty = true;
+      writeLocal(this.key, { session: this.session, text: this.text.value, seq: this.seq, dirty: true });
+      if (theirs !== sent) {
+        this.replacedOther = true;
+        this.say("Another tab or device saved different text for this answer. The text in this box is kept and is being saved in its place.");
+      }
+      this.scheduleSave(0);
+    }
+    if (data.state === "locked" && !this.locked) { this.expire(); }
+    if (data.state === "submitted") { this.refresh(); }
   };
 
   // offline says the connection is lost and retries with backoff; the text
