@@ -18,6 +18,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/web"
@@ -28,10 +29,23 @@ import (
 const shutdownTimeout = 15 * time.Second
 
 // Bounds on waiting for a grading place (see run). A queued job holds only
-// its source (at most 256 KiB), so 32 a place is a few MiB at worst.
+// its source (at most 256 KiB), so 32 a place is a few MiB at worst. The
+// wait bound is past a child's wall-clock limit: with fair places a
+// newcomer from another address waits for one running job at most, and a
+// bound below that job's worst case would refuse them exactly when one
+// address holds every place.
 const (
 	gradeQueuePerPlace = 32
-	gradeMaxWait       = 20 * time.Second
+	gradeMaxWait       = sandbox.DefaultWallTime + 5*time.Second
+)
+
+// Defaults for new identities per client address: 30 at once lets a class
+// behind one NAT arrive together; then one every 20 s is a late arrival's
+// wait at worst, and holds one address to 180 new identities an hour
+// rather than as many as it can send requests.
+const (
+	defaultNewIdentities    = 30
+	defaultNewIdentityEvery = 20 * time.Second
 )
 
 // serveConfig is the configuration of the web app.
@@ -46,6 +60,14 @@ type serveConfig struct {
 	// prefixes) whose X-Forwarded-For and X-Forwarded-Proto are believed;
 	// empty believes none.
 	TrustedProxies string
+	// GradesPerAddress bounds the gradings one client address may have
+	// running or waiting at once.
+	GradesPerAddress int
+	// NewIdentities is how many new identities one client address may
+	// create at once (0: no limit); one more is allowed each
+	// NewIdentityEvery.
+	NewIdentities    int
+	NewIdentityEvery time.Duration
 
 	// onListen, when set, is told the bound address (tests listen on :0).
 	onListen func(net.Addr)
@@ -74,6 +96,21 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return cfg, fmt.Errorf("serve: FAULTLINE_GRADERS=%q: want a whole number of grading processes, 0 to turn grading off", graders)
 	}
 	flags.IntVar(&cfg.Graders, "graders", defaultGraders, "grading processes run at once, each in its own sandboxed child; 0 turns grading off (env FAULTLINE_GRADERS; default: the number of CPUs)")
+	if err := intFlag(flags, &cfg.GradesPerAddress, "grades-per-address", env("FAULTLINE_GRADES_PER_ADDRESS", strconv.Itoa(web.DefaultGradesPerAddress)),
+		"gradings one client address may have running or waiting at once (env FAULTLINE_GRADES_PER_ADDRESS)"); err != nil {
+		return cfg, err
+	}
+	if err := intFlag(flags, &cfg.NewIdentities, "new-identities", env("FAULTLINE_NEW_IDENTITIES", strconv.Itoa(defaultNewIdentities)),
+		"new identities (cookies whose first form is recorded) one client address may create at once; 0 turns the limit off (env FAULTLINE_NEW_IDENTITIES)"); err != nil {
+		return cfg, err
+	}
+	every := env("FAULTLINE_NEW_IDENTITY_EVERY", defaultNewIdentityEvery.String())
+	defaultEvery, err := time.ParseDuration(every)
+	if err != nil || defaultEvery <= 0 {
+		return cfg, fmt.Errorf("serve: FAULTLINE_NEW_IDENTITY_EVERY=%q: want a positive duration such as 20s", every)
+	}
+	flags.DurationVar(&cfg.NewIdentityEvery, "new-identity-every", defaultEvery,
+		"after -new-identities, one more new identity per client address each this long (env FAULTLINE_NEW_IDENTITY_EVERY)")
 	flags.StringVar(&cfg.TrustedProxies, "trusted-proxies", env("FAULTLINE_TRUSTED_PROXIES", ""), "reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, as addresses or CIDR prefixes separated by commas; empty believes none (env FAULTLINE_TRUSTED_PROXIES)")
 	if err := flags.Parse(args); err != nil {
 		return cfg, err
@@ -84,10 +121,30 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	if cfg.Graders < 0 {
 		return cfg, fmt.Errorf("serve: -graders %d: want 0 (grading off) or more", cfg.Graders)
 	}
+	if cfg.GradesPerAddress < 1 {
+		return cfg, fmt.Errorf("serve: -grades-per-address %d: want 1 or more", cfg.GradesPerAddress)
+	}
+	if cfg.NewIdentities < 0 {
+		return cfg, fmt.Errorf("serve: -new-identities %d: want 0 (no limit) or more", cfg.NewIdentities)
+	}
+	if cfg.NewIdentityEvery <= 0 {
+		return cfg, fmt.Errorf("serve: -new-identity-every %s: want a positive duration such as 20s", cfg.NewIdentityEvery)
+	}
 	if flags.NArg() > 0 {
 		return cfg, fmt.Errorf("serve: unexpected argument %q", flags.Arg(0))
 	}
 	return cfg, nil
+}
+
+// intFlag defines a whole-number flag whose default comes from the
+// environment (def), failing on a default that is not a number.
+func intFlag(flags *flag.FlagSet, p *int, name, def, usage string) error {
+	n, err := strconv.Atoi(def)
+	if err != nil {
+		return fmt.Errorf("serve: the default of -%s, %q (from the environment): want a whole number", name, def)
+	}
+	flags.IntVar(p, name, n, usage)
+	return nil
 }
 
 // serveCommand runs the web app until ctx is cancelled.
@@ -146,15 +203,19 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("serve: -trusted-proxies: %w", err)
 	}
-	webCfg := web.Config{Catalog: cat, Store: store, Log: log, Proxies: proxies}
+	webCfg := web.Config{Catalog: cat, Store: store, Log: log, Proxies: proxies, GradesPerAddress: cfg.GradesPerAddress}
+	if cfg.NewIdentities > 0 {
+		webCfg.NewIdentities = ratelimit.New(ratelimit.Rate{Burst: float64(cfg.NewIdentities), PerSecond: 1 / cfg.NewIdentityEvery.Seconds()}, nil)
+	}
 	if cfg.Graders > 0 {
-		// Grading children re-execute this binary (grader.ChildCommand).
-		// A spare is kept started per place so a Grade skips the child's
-		// start-up. A Grade waits for a place while its expected wait is
-		// under gradeMaxWait (a class pressing Grade together all get
-		// graded: a warm grade takes about 0.15 s), up to gradeQueuePerPlace
-		// jobs a place; past either, it is told the grader is busy and when
-		// to try again.
+		// Grading children re-execute this binary (grader.ChildCommand),
+		// at the lowest CPU priority. A spare is kept started per place so
+		// a Grade skips the child's start-up. A Grade waits for a place
+		// while its expected wait is under gradeMaxWait (a class pressing
+		// Grade together all get graded: a warm grade takes about 0.15 s),
+		// up to gradeQueuePerPlace jobs a place; past either, it is told
+		// the grader is busy and when to try again. Places go fairly
+		// between client addresses.
 		pool := sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, gradeQueuePerPlace*cfg.Graders)
 		pool.SetMaxWait(gradeMaxWait)
 		pool.KeepWarm()

@@ -68,6 +68,9 @@ func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (s
 	if err != nil {
 		return storage.Attempt{}, err
 	}
+	if err := s.admitIdentity(c, userID); err != nil {
+		return storage.Attempt{}, err
+	}
 	return s.store.StartAttempt(c.Request().Context(), userID, kind, slug)
 }
 

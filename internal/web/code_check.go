@@ -86,10 +86,18 @@ func (s *Server) codeCheck(c echo.Context) error {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Checking is off on this server. Your code is saved."))
 	}
 	names := checkScenarios(p.Slug)
-	claim, existing, err := s.grading.claim(a.UserID, len(names))
+	addr := clientOf(ctx).key
+	claim, existing, err := s.grading.claim(a.UserID, addr, len(names))
 	if errors.Is(err, errGradingStopped) {
 		return answered(codeError(c, http.StatusServiceUnavailable,
 			"The server is restarting, so it cannot check now. Your code is saved: check it again in a minute."))
+	}
+	if errors.Is(err, errAddressBusy) {
+		wait := s.grading.grader.RetryAfter(addr)
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+		return answered(codeError(c, http.StatusTooManyRequests, fmt.Sprintf(
+			"%d gradings from your network address are running or waiting, the most it may have at once. Your code is saved: check it again in %d s.",
+			s.grading.perAddress, retrySeconds(wait))))
 	}
 	if err != nil {
 		return err
@@ -98,7 +106,7 @@ func (s *Server) codeCheck(c echo.Context) error {
 		return answered(codeError(c, http.StatusConflict,
 			"Your Grade or Check is still running. Your code is saved: check it when that has finished."))
 	}
-	report, err := s.runCheck(ctx, grader.Job{Problem: p.Slug, Source: code, Seed: defaultSeed, Scenarios: names})
+	report, err := s.runCheck(ctx, addr, grader.Job{Problem: p.Slug, Source: code, Seed: defaultSeed, Scenarios: names})
 	s.grading.release(claim)
 	var busy *sandbox.BusyError
 	switch {
@@ -124,11 +132,16 @@ func (s *Server) codeCheck(c echo.Context) error {
 	return render(c, http.StatusOK, checkView(s.meta("Check: "+p.Title), checkPage{Problem: p, Report: report, Summary: checkSummary(report)}))
 }
 
-// runCheck grades the job within checkTimeout of the request.
-func (s *Server) runCheck(ctx context.Context, job grader.Job) (*grader.Report, error) {
+// runCheck grades the job for the client address addr within
+// checkTimeout of the request.
+func (s *Server) runCheck(ctx context.Context, addr string, job grader.Job) (*grader.Report, error) {
+	ticket, err := s.grading.grader.Admit(addr)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	return s.grading.grader.Grade(ctx, job, func(grader.ScenarioReport) {})
+	return s.grading.grader.GradeAdmitted(ctx, ticket, job, func(grader.ScenarioReport) {})
 }
 
 func checkResultOf(ctx context.Context, r *grader.Report) (checkResult, error) {

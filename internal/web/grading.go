@@ -17,12 +17,25 @@ import (
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// Grader grades one submission; *grader.Service satisfies it. What the
-// code did is in the Report; the error is the grading system's (busy: a
-// *sandbox.BusyError; a broken child; ctx ended).
+// Grader grades submissions; *grader.Service satisfies it. Admit takes a
+// job's place in the queue for a client address, or refuses at once (a
+// *sandbox.BusyError); GradeAdmitted grades it: what the code did is in
+// the Report, the error is the grading system's (busy, a broken child,
+// ctx ended). RetryAfter is when the address's first job should end.
 type Grader interface {
-	Grade(ctx context.Context, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error)
+	Admit(key string) (*sandbox.Ticket, error)
+	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error)
+	RetryAfter(key string) time.Duration
 }
+
+// DefaultGradesPerAddress is how many gradings one client address may have
+// running or queued at once. Each person has one at a time; three lets a
+// few people behind one NAT (a classroom) grade together, each further one
+// told to retry in the seconds a grading takes, and it caps what one
+// address can hold: with fair places (sandbox.Pool) another address's
+// Grade waits for at most one running job, not for the first address's
+// queue.
+const DefaultGradesPerAddress = 3
 
 // codeStore is what the code workspace and grading need from storage;
 // *storage.Store satisfies it.
@@ -65,16 +78,20 @@ type gradingRuns struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
+	perAddress int // runs at once per client address
+
 	mu     sync.Mutex
 	live   map[int64]*liveRun  // by run id
 	byUser map[string]*liveRun // one run at a time per user
+	byAddr map[string]int      // runs claimed per client address (clientaddr.Key)
 	closed bool
 }
 
 func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
 	ctx, stop := context.WithCancel(context.Background())
 	return &gradingRuns{grader: g, store: store, log: log, timeout: gradeTimeout, started: time.Now(),
-		ctx: ctx, stop: stop, live: map[int64]*liveRun{}, byUser: map[string]*liveRun{}}
+		perAddress: DefaultGradesPerAddress, ctx: ctx, stop: stop,
+		live: map[int64]*liveRun{}, byUser: map[string]*liveRun{}, byAddr: map[string]int{}}
 }
 
 // StopGrading cancels the gradings still running (each is recorded as a
@@ -100,9 +117,14 @@ func (s *Server) StopGrading(ctx context.Context) error {
 	}
 }
 
-// claim reserves the user's one grading place. When the user already has a
-// run going it returns that run instead, and a nil claim.
-func (g *gradingRuns) claim(userID string, total int) (claimed, existing *liveRun, err error) {
+// errAddressBusy is claim's error when the client's address has its
+// maximum of runs going.
+var errAddressBusy = errors.New("web: this address has its maximum of gradings going")
+
+// claim reserves the user's one grading place, one of its address's
+// (addr, a clientaddr.Key). When the user already has a run going it
+// returns that run instead, and a nil claim.
+func (g *gradingRuns) claim(userID, addr string, total int) (claimed, existing *liveRun, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -111,8 +133,12 @@ func (g *gradingRuns) claim(userID string, total int) (claimed, existing *liveRu
 	if r := g.byUser[userID]; r != nil {
 		return nil, r, nil
 	}
-	r := &liveRun{userID: userID, total: total, changed: make(chan struct{})}
+	if g.byAddr[addr] >= g.perAddress {
+		return nil, nil, errAddressBusy
+	}
+	r := &liveRun{userID: userID, addr: addr, total: total, changed: make(chan struct{})}
 	g.byUser[userID] = r
+	g.byAddr[addr]++
 	return r, nil, nil
 }
 
@@ -120,19 +146,28 @@ func (g *gradingRuns) claim(userID string, total int) (claimed, existing *liveRu
 func (g *gradingRuns) release(r *liveRun) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.byUser[r.userID] == r {
-		delete(g.byUser, r.userID)
+	g.unclaimLocked(r)
+}
+
+func (g *gradingRuns) unclaimLocked(r *liveRun) {
+	if g.byUser[r.userID] != r {
+		return
+	}
+	delete(g.byUser, r.userID)
+	if g.byAddr[r.addr]--; g.byAddr[r.addr] <= 0 {
+		delete(g.byAddr, r.addr)
 	}
 }
 
-// start grades job in the background as run id, under the claim r.
-func (g *gradingRuns) start(r *liveRun, id int64, job grader.Job) {
+// start grades job in the background as run id, under the claim r, in the
+// place ticket holds in the grader's queue.
+func (g *gradingRuns) start(r *liveRun, id int64, job grader.Job, ticket *sandbox.Ticket) {
 	g.mu.Lock()
 	r.id = id
 	g.live[id] = r
 	g.wg.Add(1)
 	g.mu.Unlock()
-	go g.run(r, job)
+	go g.run(r, job, ticket)
 }
 
 // lookup returns the run if it is still going (or has just ended and not
@@ -157,20 +192,18 @@ func (g *gradingRuns) forget(r *liveRun) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.live, r.id)
-	if g.byUser[r.userID] == r {
-		delete(g.byUser, r.userID)
-	}
+	g.unclaimLocked(r)
 }
 
 // run grades in a context detached from the request that asked for it:
 // closing the tab does not stop a grading, and its end is always stored
 // before the run leaves the registry, so a reader that misses it live
 // finds it in storage.
-func (g *gradingRuns) run(r *liveRun, job grader.Job) {
+func (g *gradingRuns) run(r *liveRun, job grader.Job, ticket *sandbox.Ticket) {
 	defer g.wg.Done()
 	ctx, cancel := context.WithTimeout(g.ctx, g.timeout)
 	defer cancel()
-	report, err := g.grader.Grade(ctx, job, r.addProgress)
+	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
 	end := g.endOf(ctx, r.id, report, err)
 
 	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
@@ -272,6 +305,7 @@ func scenarioTotal(problem string) int {
 type liveRun struct {
 	id     int64 // set by start
 	userID string
+	addr   string // the client address's limit key
 	total  int
 
 	mu       sync.Mutex

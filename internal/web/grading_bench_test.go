@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,22 +37,51 @@ type benchServer struct {
 	url string
 }
 
-// startBenchServer builds and starts the server with a fresh database; it
-// is stopped when the benchmark ends.
-func startBenchServer(b *testing.B) *benchServer {
+// startBenchServer builds and starts the server with a fresh database and
+// the extra serve flags; it is stopped when the benchmark ends.
+func startBenchServer(b *testing.B, flags ...string) *benchServer {
 	b.Helper()
-	bin := filepath.Join(b.TempDir(), "faultline")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/faultline-dev/faultline/cmd/server").CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build ./cmd/server: %v\n%s", err, out)
+	srv, stop := startServerFrom(b, buildServer(b), flags...)
+	b.Cleanup(stop)
+	return srv
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildServer builds cmd/server once per test binary.
+func buildServer(b *testing.B) string {
+	b.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "faultline-bench-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "faultline")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, "github.com/faultline-dev/faultline/cmd/server").CombinedOutput()
+	})
+	if built.err != nil {
+		b.Fatalf("go build ./cmd/server: %v\n%s", built.err, built.out)
 	}
-	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-db", filepath.Join(b.TempDir(), "bench.db"))
+	return built.bin
+}
+
+// startServerFrom starts bin with a fresh database; stop ends it (SIGINT,
+// then SIGKILL after 20 s).
+func startServerFrom(b *testing.B, bin string, flags ...string) (srv *benchServer, stop func()) {
+	b.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "-addr", "127.0.0.1:0", "-db", filepath.Join(b.TempDir(), "bench.db")}, flags...)...)
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() {
+	stop = func() {
 		cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
@@ -60,19 +91,20 @@ func startBenchServer(b *testing.B) *benchServer {
 			cmd.Process.Kill()
 			<-done
 		}
-	})
+	}
 	listening := regexp.MustCompile(`url=(http://\S+)`)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := listening.FindStringSubmatch(logs.String()); m != nil {
 			// Let the warm spares start before measuring.
 			time.Sleep(500 * time.Millisecond)
-			return &benchServer{url: m[1]}
+			return &benchServer{url: m[1]}, stop
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	stop()
 	b.Fatalf("the server did not start; its log:\n%s", logs.String())
-	return nil
+	return nil, nil
 }
 
 type lockedBuffer struct {
@@ -98,13 +130,31 @@ type gradeTiming struct {
 	verdict       string        // the report's verdict
 	firstProgress time.Duration // from the POST to the first progress event; 0 if none
 	end           time.Duration // from the POST to the final event
+	retryAfter    int           // a refusal's Retry-After, seconds
+}
+
+// newUser is a browser with an empty cookie jar (a new identity) whose
+// connections come from the loopback address from (127.0.0.1 when empty):
+// every 127.0.0.0/8 address is this machine, so each stands for another
+// client address without any proxy header.
+func newUser(from string) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	if from != "" {
+		dialer.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
+	return &http.Client{Jar: jar, Transport: &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 4}}
 }
 
 // gradeOnce grades code as a new user and follows the run's events to the
 // end.
 func (s *benchServer) gradeOnce(ctx context.Context, code string) (gradeTiming, error) {
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar}
+	return s.gradeAs(ctx, newUser(""), code)
+}
+
+// gradeAs grades code as client and follows the run's events to the end.
+// A Grade refused at once (429, 503) ends as "busy" with no error.
+func (s *benchServer) gradeAs(ctx context.Context, client *http.Client, code string) (gradeTiming, error) {
 	var timing gradeTiming
 	started := time.Now()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.url+"/problems/async-refund/grade",
@@ -118,6 +168,11 @@ func (s *benchServer) gradeOnce(ctx context.Context, code string) (gradeTiming, 
 	var run gradeStarted
 	err = json.NewDecoder(resp.Body).Decode(&run)
 	resp.Body.Close()
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		timing.end, timing.final = time.Since(started), "busy"
+		timing.retryAfter, _ = strconv.Atoi(resp.Header.Get("Retry-After"))
+		return timing, nil
+	}
 	if err != nil || resp.StatusCode != http.StatusAccepted {
 		return timing, fmt.Errorf("Grade: status %d, %v", resp.StatusCode, err)
 	}
@@ -141,6 +196,11 @@ func (s *benchServer) gradeOnce(ctx context.Context, code string) (gradeTiming, 
 			}
 		case strings.HasPrefix(line, "data: "):
 			timing.end, timing.final = time.Since(started), name
+			if name == "busy" {
+				var d busyData
+				json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &d)
+				timing.retryAfter = d.RetryAfterS
+			}
 			if name == "report" {
 				var r reportData
 				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &r); err != nil {
@@ -225,9 +285,12 @@ func BenchmarkTwentyGradesAtOnce(b *testing.B) {
 		errs := make([]error, users)
 		var wg sync.WaitGroup
 		for i := range users {
+			// Twenty people, each at an address of their own: the limit
+			// per address is not what this measures.
+			client := newUser(fmt.Sprintf("127.0.1.%d", i+1))
 			wg.Go(func() {
 				<-start
-				results[i], errs[i] = srv.gradeOnce(ctx, code)
+				results[i], errs[i] = srv.gradeAs(ctx, client, code)
 			})
 		}
 		t0 := time.Now()

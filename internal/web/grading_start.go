@@ -2,13 +2,16 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -34,6 +37,13 @@ func (s *Server) gradeStart(c echo.Context) error {
 		return answered(err)
 	}
 	a, err := s.startAttempt(c, storage.KindProblem, p.Slug)
+	if he := (*echo.HTTPError)(nil); errors.As(err, &he) && he.Code == http.StatusTooManyRequests && fromScript(c) {
+		// A new identity refused: nothing could be saved, the editor
+		// still holds the code.
+		msg, _ := he.Message.(string)
+		return c.JSON(he.Code, gradeRefused{Error: msg + " Your code was not saved; it is still in the editor.",
+			RetryAfterS: retryAfterHeader(c)})
+	}
 	if err != nil {
 		return err
 	}
@@ -55,23 +65,39 @@ func (s *Server) gradeStart(c echo.Context) error {
 	}
 
 	total := scenarioTotal(p.Slug)
-	claim, existing, err := s.grading.claim(a.UserID, total)
-	if errors.Is(err, errGradingStopped) {
+	addr := clientOf(ctx).key
+	claim, existing, err := s.grading.claim(a.UserID, addr, total)
+	switch {
+	case errors.Is(err, errGradingStopped):
 		return answered(codeError(c, http.StatusServiceUnavailable,
 			"The server is restarting, so it cannot grade now. Your code is saved: grade it again in a minute."))
-	}
-	if err != nil {
+	case errors.Is(err, errAddressBusy):
+		wait := s.grading.grader.RetryAfter(addr)
+		return s.refuseGrade(c, http.StatusTooManyRequests, wait, fmt.Sprintf(
+			"%d gradings from your network address are running or waiting, the most it may have at once. Your code is saved: grade it again in %d s.",
+			s.grading.perAddress, retrySeconds(wait)))
+	case err != nil:
 		return err
-	}
-	if existing != nil {
+	case existing != nil:
 		return s.alreadyGrading(c, p.Slug, existing)
+	}
+	ticket, err := s.grading.grader.Admit(addr)
+	if err != nil {
+		s.grading.release(claim)
+		var busy *sandbox.BusyError
+		if errors.As(err, &busy) {
+			wait := max(busy.RetryAfter, time.Second)
+			return s.refuseGrade(c, http.StatusServiceUnavailable, wait, busyMessage(wait))
+		}
+		return err
 	}
 	run, err := s.store.StartGradeRun(ctx, a.ID, p.Slug, seed, code)
 	if err != nil {
+		ticket.Release()
 		s.grading.release(claim)
 		return err
 	}
-	s.grading.start(claim, run.ID, grader.Job{Problem: p.Slug, Source: code, Seed: seed})
+	s.grading.start(claim, run.ID, grader.Job{Problem: p.Slug, Source: code, Seed: seed}, ticket)
 
 	url := gradeRunURL(p.Slug, run.ID)
 	if fromScript(c) {
@@ -87,8 +113,8 @@ func (s *Server) alreadyGrading(c echo.Context, slug string, r *liveRun) error {
 	// The run may belong to another problem: it is the user's one place.
 	runSlug := slug
 	if r.id == 0 {
-		return answered(codeError(c, http.StatusConflict,
-			"Your previous Grade is still starting. Your code is saved: press Grade again in a moment."))
+		return s.refuseGrade(c, http.StatusTooManyRequests, time.Second,
+			"Your previous Grade is still starting. Your code is saved: press Grade again in a moment.")
 	}
 	if run, err := s.store.GradeRun(c.Request().Context(), r.id); err == nil {
 		runSlug = run.Problem
@@ -99,4 +125,30 @@ func (s *Server) alreadyGrading(c echo.Context, slug string, r *liveRun) error {
 			Error: "Your previous Grade is still running; its progress is shown. Your new code is saved: grade it when this run ends."})
 	}
 	return redirectSeeOther(c, url+"?already=1")
+}
+
+// gradeRefused answers the script's Grade that a limit refused.
+type gradeRefused struct {
+	Error       string `json:"error"`
+	RetryAfterS int    `json:"retry_after_s"`
+}
+
+// refuseGrade answers a Grade that a limit refused (429 for the client's
+// own limits, 503 when the grader is full): when to try again in
+// Retry-After and in the message, as JSON for the script or as a page.
+func (s *Server) refuseGrade(c echo.Context, status int, wait time.Duration, message string) error {
+	secs := retrySeconds(wait)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	if fromScript(c) {
+		return c.JSON(status, gradeRefused{Error: message, RetryAfterS: secs})
+	}
+	// Rendered here, not by the error handler, which hides the message of
+	// every 5xx: this one is for the user.
+	return render(c, status, errorView(s.meta(errorTitle(status)), status, message))
+}
+
+// retryAfterHeader is the Retry-After already set on the response.
+func retryAfterHeader(c echo.Context) int {
+	n, _ := strconv.Atoi(c.Response().Header().Get("Retry-After"))
+	return n
 }

@@ -45,15 +45,29 @@ func gradingCatalog() *problems.Catalog {
 // fakeGrader grades by a script: it reports each scenario of its report
 // as progress, after waiting for a step on the gate when there is one.
 type fakeGrader struct {
-	report *grader.Report
-	err    error
-	gate   chan struct{} // nil: no waiting
+	report   *grader.Report
+	err      error
+	gate     chan struct{} // nil: no waiting
+	admitErr error         // Admit's answer
+	retry    time.Duration // RetryAfter's answer
 
-	mu   sync.Mutex
-	jobs []grader.Job
+	mu       sync.Mutex
+	jobs     []grader.Job
+	admitted []string // keys, in order
 }
 
-func (f *fakeGrader) Grade(ctx context.Context, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error) {
+func (f *fakeGrader) Admit(key string) (*sandbox.Ticket, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.admitErr == nil {
+		f.admitted = append(f.admitted, key)
+	}
+	return nil, f.admitErr
+}
+
+func (f *fakeGrader) RetryAfter(string) time.Duration { return f.retry }
+
+func (f *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error) {
 	f.mu.Lock()
 	f.jobs = append(f.jobs, job)
 	f.mu.Unlock()
@@ -115,7 +129,7 @@ func compileErrorReport() *grader.Report {
 		Diagnostics: []grader.Diagnostic{{Line: 3, Column: 5, Message: "undefined: COMPILE-MARKER"}}}
 }
 
-func newGradingTestServer(t *testing.T, g Grader) *testServer {
+func newGradingTestServer(t *testing.T, g Grader, configure ...func(*Config)) *testServer {
 	t.Helper()
 	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
 	if err != nil {
@@ -125,6 +139,9 @@ func newGradingTestServer(t *testing.T, g Grader) *testServer {
 	cfg := Config{Catalog: gradingCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if g != nil {
 		cfg.Grader = g
+	}
+	for _, f := range configure {
+		f(&cfg)
 	}
 	app, err := New(cfg)
 	if err != nil {

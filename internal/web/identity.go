@@ -5,11 +5,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // userCookie holds the anonymous user id: 128 random bits in hex.
@@ -89,4 +93,34 @@ func requireUser(c echo.Context) (string, error) {
 		return "", echo.NewHTTPError(http.StatusInternalServerError).SetInternal(errNoIdentity)
 	}
 	return id, nil
+}
+
+// newIdentityMessage says why a new identity was not recorded; %d is the
+// seconds to wait.
+const newIdentityMessage = "Too many new visitors have come from your network address in a short time, so nothing of yours could be recorded yet. Try again in %d s."
+
+// admitIdentity lets a request go on to create its user row: a user the
+// store already has passes at once, a new one spends a token of its
+// address's bucket of new identities (Config.NewIdentities). The cookie
+// alone proves nothing: a client can make up its own ids. Refused, it is a
+// 429 with Retry-After; plain browsing never gets here.
+func (s *Server) admitIdentity(c echo.Context, userID string) error {
+	if s.newIdentities == nil {
+		return nil
+	}
+	ctx := c.Request().Context()
+	_, err := s.store.User(ctx, userID)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	ok, retry := s.newIdentities.Take(clientOf(ctx).key, 1)
+	if ok {
+		return nil
+	}
+	secs := retrySeconds(retry)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(newIdentityMessage, secs))
 }

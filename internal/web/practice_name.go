@@ -35,6 +35,9 @@ func (s *Server) practiceName(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.admitIdentity(c, userID); err != nil {
+		return err
+	}
 	if _, err := s.store.SetDisplayName(c.Request().Context(), userID, name); err != nil {
 		return err
 	}

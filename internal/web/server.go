@@ -6,6 +6,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,12 @@ type Config struct {
 	// Proxies says which peers may tell the client's address and scheme
 	// in X-Forwarded-For and X-Forwarded-Proto; nil trusts none.
 	Proxies *clientaddr.Resolver
+	// GradesPerAddress bounds the gradings running or queued at once for
+	// one client address (clientaddr.Key); 0 means DefaultGradesPerAddress.
+	GradesPerAddress int
+	// NewIdentities, counted per client address, is spent by each new
+	// user the app records; nil: no limit.
+	NewIdentities ratelimit.Limiter
 }
 
 // Server is the web application: an Echo instance with every route.
@@ -55,6 +62,8 @@ type Server struct {
 	grading *gradingRuns // nil when grading is off
 	proxies *clientaddr.Resolver
 	writes  ratelimit.Limiter // bytes sent to be stored, per client address
+	// newIdentities limits new users per address; nil: no limit.
+	newIdentities ratelimit.Limiter
 }
 
 // maxAnswerBytes bounds one submitted answer; a screen answer is a few
@@ -76,11 +85,12 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
-		writes: ratelimit.New(writeRate, nil)}
+		writes: ratelimit.New(writeRate, nil), newIdentities: cfg.NewIdentities}
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody, s.budgetWrites)
 	if cfg.Grader != nil {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
+		s.grading.perAddress = cmp.Or(cfg.GradesPerAddress, DefaultGradesPerAddress)
 	}
 	s.routes()
 	return s, nil
