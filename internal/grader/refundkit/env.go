@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/textclip"
@@ -152,8 +153,11 @@ type Worker struct {
 	ID    string
 	env   *Env
 	crash CrashPoint
-	calls int  // store and provider calls so far
-	dead  bool // crashed, or the run is over
+	calls int // store and provider calls so far
+	// dead: crashed, or the run is over. Atomic: a goroutine of the worker
+	// checks it before passing the gate, while another of its goroutines,
+	// holding the gate, may be dying.
+	dead atomic.Bool
 	// CrashedAt describes where the worker's process died, "" if it did not.
 	CrashedAt string
 	// DiedAt is when the process died, since the run started.
@@ -183,7 +187,7 @@ func (w *Worker) Env() *Env { return w.env }
 func (w *Worker) Calls() int { return w.calls }
 
 // Dead reports whether the worker's process died (crash or end of run).
-func (w *Worker) Dead() bool { return w.dead }
+func (w *Worker) Dead() bool { return w.dead.Load() }
 
 // Crashed is closed when the worker's process dies at a crash point.
 func (w *Worker) Crashed() <-chan struct{} { return w.crashed }
@@ -191,8 +195,8 @@ func (w *Worker) Crashed() <-chan struct{} { return w.crashed }
 // Pass takes the gate for this worker. A dead worker, or any worker once
 // the run is over, stops here: its goroutine exits as its process would.
 func (w *Worker) Pass() {
-	if w.dead || !w.env.gate.Pass(w.ID) || w.dead {
-		w.dead = true
+	if w.dead.Load() || !w.env.gate.Pass(w.ID) || w.dead.Load() {
+		w.dead.Store(true)
 		runtime.Goexit()
 	}
 }
@@ -223,9 +227,11 @@ func (w *Worker) leave(name string) {
 }
 
 func (w *Worker) die(where string) {
-	w.dead = true
+	// CrashedAt and DiedAt first: another goroutine of the worker that
+	// sees dead (an atomic) then sees them too.
 	w.CrashedAt = fmt.Sprintf("%s (call %d)", where, w.calls)
 	w.DiedAt = time.Since(w.env.start)
+	w.dead.Store(true)
 	w.env.Record(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect, in any of its goroutines", w.ID, where)
 	close(w.crashed)
 	runtime.Goexit()
