@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"fmt"
 	"sync"
+
+	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
 // OutputLimit is how much a submission may print per interpreter before its
@@ -49,8 +51,9 @@ func (b *OutputBuffer) Write(p []byte) (int, error) {
 	}
 	room := limit - b.buf.Len()
 	if room < len(p) {
-		if room > 0 {
-			b.buf.Write(p[:room])
+		if room > 0 && !b.truncated {
+			// A character the cut would split goes whole.
+			b.buf.Write(textclip.WholeRunesHead(p[:room]))
 		}
 		b.truncated = true
 		return len(p), nil

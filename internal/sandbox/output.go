@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"sync"
+
+	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
 // tailBytes is how much of the end of a capped stream is kept besides its
@@ -56,12 +58,16 @@ func (b *cappedBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out bytes.Buffer
-	out.Write(b.head)
-	if len(b.tail) > 0 {
-		if b.total > int64(len(b.head)+len(b.tail)) {
-			out.WriteString("\n[... output truncated ...]\n")
-		}
+	if b.total == int64(len(b.head)+len(b.tail)) {
+		// Nothing was dropped: the tail goes on where the head stops.
+		out.Write(b.head)
 		out.Write(b.tail)
+		return out.Bytes()
 	}
+	// The cuts fall wherever the byte counts do; a character they split
+	// would show as garbage, so its pieces go.
+	out.Write(textclip.WholeRunesHead(b.head))
+	out.WriteString("\n[... output truncated ...]\n")
+	out.Write(textclip.WholeRunesTail(b.tail))
 	return out.Bytes()
 }

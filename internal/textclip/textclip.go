@@ -75,3 +75,28 @@ func trailingRegionalIndicators(s string) int {
 	}
 	return n
 }
+
+// WholeRunesHead is b less a UTF-8 sequence cut short at its end: what is
+// left of a byte stream kept up to a byte count.
+func WholeRunesHead(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
+// WholeRunesTail is b less the continuation bytes at its start: what is
+// left of a byte stream kept from a byte count on.
+func WholeRunesTail(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax && i < len(b); i++ {
+		if utf8.RuneStart(b[i]) {
+			return b[i:]
+		}
+	}
+	return b
+}

@@ -56,3 +56,24 @@ func TestBytesNeverBreaksUTF8(t *testing.T) {
 		}
 	}
 }
+
+func TestWholeRunes(t *testing.T) {
+	tests := []struct{ b, head, tail string }{
+		{"", "", ""},
+		{"abc", "abc", "abc"},
+		{"aé", "aé", "aé"},
+		{"a\xc3", "a", "a\xc3"},                 // é cut after its first byte
+		{"\xa9b", "\xa9b", "b"},                 // é's second byte left at the start
+		{"x\xf0\x9f\x99", "x", "x\xf0\x9f\x99"}, // 🙂 missing its last byte
+		{"\x9f\x99\x82y", "\x9f\x99\x82y", "y"},
+		{"\xff", "\xff", "\xff"}, // not a piece of a character: left alone
+	}
+	for _, tt := range tests {
+		if got := string(WholeRunesHead([]byte(tt.b))); got != tt.head {
+			t.Errorf("WholeRunesHead(%q) = %q; want %q", tt.b, got, tt.head)
+		}
+		if got := string(WholeRunesTail([]byte(tt.b))); got != tt.tail {
+			t.Errorf("WholeRunesTail(%q) = %q; want %q", tt.b, got, tt.tail)
+		}
+	}
+}
