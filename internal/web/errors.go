@@ -9,6 +9,10 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
+// statusClientClosedRequest is nginx's status for a request whose client
+// closed the connection first; it is only ever logged.
+const statusClientClosedRequest = 499
+
 // handleError is the one place errors become responses. Client errors show
 // their message; anything else is logged and shown as a plain "something
 // broke" page, never with internals.
@@ -17,6 +21,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		s.log.ErrorContext(req.Context(), "error after the response started",
 			slog.String("path", req.URL.Path), slog.Any("err", err))
+		return
+	}
+	if errors.Is(err, context.Canceled) && req.Context().Err() != nil {
+		// The client hung up while the handler worked (a query stopped
+		// with the request's context): nothing broke here, and nobody is
+		// left to read a page. Logged the way proxies log it, as 499.
+		s.log.InfoContext(req.Context(), "the client went away before the answer", slog.String("method", req.Method),
+			slog.String("path", req.URL.Path))
+		c.NoContent(statusClientClosedRequest)
 		return
 	}
 	status := http.StatusInternalServerError

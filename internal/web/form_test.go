@@ -234,3 +234,42 @@ func TestFormMustBeAForm(t *testing.T) {
 	}
 	_ = url.Values{}
 }
+
+// TestClientGoneIsNoServerError: a handler stopped because the client hung
+// up (its query failed with the request's cancelled context) is not logged
+// as a server error; a cancelled context while the client is still there
+// is one.
+func TestClientGoneIsNoServerError(t *testing.T) {
+	app, logs := newLoggedApp(t)
+	app.Echo().GET("/test/query-cancelled", func(c echoContext) error {
+		return fmt.Errorf("storage: user attempts: %w", context.Canceled)
+	})
+	tests := []struct {
+		name       string
+		hangUp     bool
+		wantStatus int
+		wantErrors int
+	}{
+		{"client hung up", true, statusClientClosedRequest, 0},
+		{"client still there", false, http.StatusInternalServerError, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(logs.errors())
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.hangUp {
+				cancel()
+			}
+			defer cancel()
+			req := httptest.NewRequest(http.MethodGet, "/test/query-cancelled", nil).WithContext(ctx)
+			rec := httptest.NewRecorder()
+			app.ServeHTTP(rec, req)
+			if rec.Code != tt.wantStatus {
+				t.Errorf("status = %d; want %d", rec.Code, tt.wantStatus)
+			}
+			if got := len(logs.errors()) - before; got != tt.wantErrors {
+				t.Errorf("%d error-level records; want %d", got, tt.wantErrors)
+			}
+		})
+	}
+}
