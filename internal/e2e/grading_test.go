@@ -76,15 +76,15 @@ func TestGradeStarterShowsFailedScenarios(t *testing.T) {
 		t.Fatal("grading the starter shows no failed scenario")
 	}
 	// Every failed scenario explains itself: a violated invariant with a
-	// message in plain words, and an event trace to expand.
+	// message in plain words, and its run drawn to open.
 	unexplained := evalJS[[]string](t, ctx, `[...document.querySelectorAll("#grade-report .grade-scenario.grade-fail")]
-		.filter(s => !s.querySelector(".grade-invariant.grade-violated td p") && !s.querySelector(".grade-message"))
+		.filter(s => !s.querySelector(".grade-violations li") && !s.querySelector(".grade-message"))
 		.map(s => s.id)`)
 	if len(unexplained) > 0 {
 		t.Errorf("failed scenarios without an explanation: %v", unexplained)
 	}
-	if !exists(t, ctx, "#grade-report .grade-scenario.grade-fail details.grade-trace") {
-		t.Error("no failed scenario has an event trace")
+	if !exists(t, ctx, "#grade-report .grade-scenario.grade-fail figure.grade-sequence svg") {
+		t.Error("no failed scenario has a sequence diagram")
 	}
 	progress := text(t, ctx, "#grade-progress")
 	if !strings.Contains(progress, "scenarios passed") {

@@ -44,6 +44,7 @@ type gradeRunView struct {
 	URL         string
 	EventsURL   string
 	Report      *grader.Report // done only
+	SourceHash  string         // sourceHash of the code graded
 	Message     string
 	RetryAfterS int
 	Finished    int // running only: scenarios finished so far
@@ -97,7 +98,8 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 // it is recorded as such.
 func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.GradeRun) (gradeRunView, error) {
 	v := gradeRunView{ID: run.ID, Seed: run.Seed, Status: run.Status, URL: gradeRunURL(slug, run.ID),
-		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: scenarioTotal(run.Problem)}
+		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: scenarioTotal(run.Problem),
+		SourceHash: sourceHash(run.Source)}
 	if run.Status == storage.GradeRunning {
 		var live *liveRun
 		if s.grading != nil {
@@ -166,6 +168,7 @@ func (s *Server) withCodeWorkspace(m pageMeta, p *problems.Problem) pageMeta {
 	if p.Code == nil {
 		return m
 	}
+	m = s.withGradeReport(m)
 	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
 	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("code-workspace.js"), s.assets.url("workspace.js"))
 	return m

@@ -211,7 +211,7 @@ func (g *gradingRuns) run(r *liveRun, job grader.Job, ticket *sandbox.Ticket) {
 	if err := g.store.FinishGradeRun(storeCtx, r.id, end); err != nil {
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
 	}
-	ev, err := finalEvent(ctx, storage.GradeRun{ID: r.id, Status: end.Status, Message: end.Message,
+	ev, err := finalEvent(ctx, storage.GradeRun{ID: r.id, Source: job.Source, Status: end.Status, Message: end.Message,
 		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON})
 	if err != nil {
 		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
@@ -432,7 +432,7 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (sseEvent, error) {
 			return sseEvent{}, err
 		}
 		var buf bytes.Buffer
-		if err := gradeReport(report).Render(ctx, &buf); err != nil {
+		if err := gradeReport(report, sourceHash(run.Source)).Render(ctx, &buf); err != nil {
 			return sseEvent{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
 		}
 		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),

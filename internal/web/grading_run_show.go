@@ -38,5 +38,6 @@ func (s *Server) gradeRunShow(c echo.Context) error {
 	}
 	m := s.meta("Grade run " + strconv.FormatInt(run.ID, 10) + ": " + p.Title)
 	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
+	m = s.withGradeReport(m)
 	return render(c, http.StatusOK, gradeRunShowView(m, gradeRunPage{Problem: p, Run: v}))
 }

@@ -1,0 +1,84 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The starter's report is read on a 1366x900 screen and must fit in two
+// of them before the reader opens a failure: issue 10 measured 44,535 px
+// (about 50 screens) with every failure open.
+const (
+	reportViewportWidth  = 1366
+	reportViewportHeight = 900
+	reportScreens        = 2
+)
+
+func TestStarterReportAtAGlance(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a, withTimeout(3*defaultTestTimeout))
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, reportViewportHeight)); err != nil {
+		t.Fatal(err)
+	}
+	openWorkspace(t, ctx)
+	starter := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`)
+	gradeAndWait(t, ctx)
+
+	height := evalJS[float64](t, ctx, `document.querySelector("#grade-report section.grade-report").getBoundingClientRect().height`)
+	t.Logf("the starter's report is %.0f px tall at %dx%d", height, reportViewportWidth, reportViewportHeight)
+	if limit := float64(reportScreens * reportViewportHeight); height > limit {
+		t.Errorf("the starter's report is %.0f px tall before any failure is opened; want at most %.0f (%d screens)", height, limit, reportScreens)
+	}
+	if n := count(t, ctx, "#grade-report details[open]"); n != 0 {
+		t.Errorf("%d sections of the report are open before the reader opens one", n)
+	}
+	// Every failed run is drawn, each picture named and described by the
+	// list of its events.
+	failed := count(t, ctx, "#grade-report .grade-scenario.grade-fail")
+	drawn := evalJS[int](t, ctx, `[...document.querySelectorAll("#grade-report figure.grade-sequence svg[role=img]")].filter(svg => {
+		const title = document.getElementById(svg.getAttribute("aria-labelledby"));
+		const list = document.getElementById(svg.getAttribute("aria-describedby"));
+		return title && title.textContent.trim() && list && list.tagName === "OL" && list.children.length > 0;
+	}).length`)
+	if failed == 0 || drawn != failed {
+		t.Errorf("%d of %d failed scenarios have a sequence diagram with a text alternative", drawn, failed)
+	}
+	if exists(t, ctx, "#grade-report [data-grade-stale]:not([hidden])") {
+		t.Error("a report of the code in the editor is marked stale")
+	}
+	checkAxe(t, ctx, codeProblem+" with the starter's report, closed")
+
+	// The strip's link opens the first failure, and its diagram shows.
+	evalJS[bool](t, ctx, `(document.querySelector("#grade-report .grade-strip a").click(), true)`)
+	waitUntil(t, ctx, "the first failure to open", `(() => {
+		const d = document.querySelector("#grade-report .grade-scenario.grade-fail");
+		const svg = d && d.querySelector("svg.seq");
+		return d.open && location.hash === "#" + d.id && svg.getBoundingClientRect().height > 100;
+	})()`)
+	checkAxe(t, ctx, codeProblem+" with the first failure open")
+	if dir := os.Getenv("FAULTLINE_SCREENSHOTS"); dir != "" {
+		root, err := moduleRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		evalJS[bool](t, ctx, `(() => { const d = document.getElementById("scenario-lost-reply"); d.open = true; d.scrollIntoView(); return true })()`)
+		screenshotTo(t, ctx, "#scenario-lost-reply figure.grade-sequence", filepath.Join(root, dir, "sequence-diagram.png"))
+	}
+
+	// Editing the code marks the report stale; undoing the edit unmarks it.
+	setCode(t, ctx, starter+"\n// changed after grading\n")
+	waitUntil(t, ctx, "the report to be marked stale", `!!document.querySelector("#grade-report [data-grade-report][data-stale] [data-grade-stale]:not([hidden])")`)
+	setCode(t, ctx, starter)
+	waitUntil(t, ctx, "the stale mark to go", `!!document.querySelector("#grade-report [data-grade-report]:not([data-stale]) [data-grade-stale][hidden]")`)
+
+	// A new grade clears the old report at once, before the new one comes.
+	if still := evalJS[bool](t, ctx, `(document.getElementById("grade-button").click(), !!document.querySelector("#grade-report section"))`); still {
+		t.Error("the old report is still shown after Grade was pressed")
+	}
+	waitForReport(t, ctx)
+	requireNoPageExceptions(t, ctx)
+}

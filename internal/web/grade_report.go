@@ -1,0 +1,282 @@
+package web
+
+import (
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+)
+
+// reportView is a grade report arranged to be read at a glance: a summary
+// strip, the broken invariants (each explained once, with the scenarios
+// where it broke), the held ones as a count, then the failed scenarios
+// closed, each with its run drawn as a sequence diagram.
+type reportView struct {
+	R *grader.Report
+	// SourceHash is sourceHash of the graded code: the page's script marks
+	// the report stale when the editor's text no longer has it.
+	SourceHash string
+
+	Original       []grader.DefectStatus
+	OriginalFixed  int
+	Rewrite        []grader.DefectStatus
+	RewriteAvoided int
+
+	FirstFailure *grader.ScenarioReport // nil when nothing failed
+	Broken       []brokenInvariant
+	Held         []heldInvariant
+	Failed       []failedScenario
+	Passed       []grader.ScenarioReport
+}
+
+// brokenInvariant is one invariant violated in at least one scenario.
+type brokenInvariant struct {
+	ID, Title, Why string
+	Defects        []string // titles of the seed defects its violations point to
+	Evidence       string   // the first violation's message
+	In             []brokenIn
+	Checked        int // scenarios that checked it, held or not
+}
+
+// brokenIn is one scenario where an invariant broke, with what it saw.
+type brokenIn struct {
+	Scenario, Title, Message string
+}
+
+// heldInvariant is an invariant that held in every scenario that checked it.
+type heldInvariant struct {
+	ID, Title, Why string
+	Scenarios      int
+}
+
+// failedScenario is a scenario that did not pass, with its first failing
+// run in words and as a picture.
+type failedScenario struct {
+	S           grader.ScenarioReport
+	Violated    []grader.InvariantResult
+	Invocations []string
+	Diagram     *sequenceDiagram // nil without a trace
+}
+
+// withGradeReport adds the report's stylesheet and script to a page that
+// shows one, or may receive one from a grading run.
+func (s *Server) withGradeReport(m pageMeta) pageMeta {
+	m.CSS = append(m.CSS, s.assets.url("grade-report.css"))
+	m.Scripts = append(m.Scripts, s.assets.url("grade-report.js"))
+	return m
+}
+
+// newReportView arranges r; sourceHash is that of the code graded ("" when
+// unknown: nothing is marked stale then).
+func newReportView(r *grader.Report, sourceHash string) reportView {
+	v := reportView{R: r, SourceHash: sourceHash,
+		Original: r.Summary.DefectsOfKind(grader.DefectKindOriginal),
+		Rewrite:  r.Summary.DefectsOfKind(grader.DefectKindRewrite)}
+	v.OriginalFixed = countFixed(v.Original)
+	v.RewriteAvoided = countFixed(v.Rewrite)
+
+	broken := map[string]*brokenInvariant{}
+	var brokenOrder []string
+	held := map[string]*heldInvariant{}
+	var heldOrder []string
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		if s.Status == grader.StatusPass {
+			v.Passed = append(v.Passed, *s)
+		} else {
+			if v.FirstFailure == nil {
+				v.FirstFailure = s
+			}
+			v.Failed = append(v.Failed, newFailedScenario(*s))
+		}
+		for _, inv := range s.Invariants {
+			switch inv.Status {
+			case grader.InvariantViolated:
+				b := broken[inv.ID]
+				if b == nil {
+					b = &brokenInvariant{ID: inv.ID, Title: inv.Title, Why: inv.Why, Evidence: inv.Message}
+					broken[inv.ID] = b
+					brokenOrder = append(brokenOrder, inv.ID)
+				}
+				if t := grader.DefectTitle(inv.Defect); t != "" && !contains(b.Defects, t) {
+					b.Defects = append(b.Defects, t)
+				}
+				b.In = append(b.In, brokenIn{Scenario: s.Name, Title: s.Title, Message: inv.Message})
+			case grader.InvariantHeld:
+				h := held[inv.ID]
+				if h == nil {
+					h = &heldInvariant{ID: inv.ID, Title: inv.Title, Why: inv.Why}
+					held[inv.ID] = h
+					heldOrder = append(heldOrder, inv.ID)
+				}
+				h.Scenarios++
+			}
+		}
+	}
+	for _, id := range brokenOrder {
+		b := broken[id]
+		b.Checked = len(b.In)
+		if h := held[id]; h != nil {
+			b.Checked += h.Scenarios
+		}
+		v.Broken = append(v.Broken, *b)
+	}
+	for _, id := range heldOrder {
+		if broken[id] == nil {
+			v.Held = append(v.Held, *held[id])
+		}
+	}
+	return v
+}
+
+func newFailedScenario(s grader.ScenarioReport) failedScenario {
+	f := failedScenario{S: s}
+	for _, inv := range s.Invariants {
+		if inv.Status == grader.InvariantViolated {
+			f.Violated = append(f.Violated, inv)
+		}
+	}
+	for _, iv := range s.Invocations {
+		f.Invocations = append(f.Invocations, invocationWords(iv))
+	}
+	if len(s.Trace) > 0 {
+		f.Diagram = newSequenceDiagram("seq-"+s.Name, s.Trace, s.TraceTruncated)
+	}
+	return f
+}
+
+func countFixed(ds []grader.DefectStatus) int {
+	n := 0
+	for _, d := range ds {
+		if d.Fixed {
+			n++
+		}
+	}
+	return n
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// invocationWords says how one call of the entry point ended, with no
+// blanks: an empty outcome or a nil error is named, not left out.
+func invocationWords(iv grader.InvocationResult) string {
+	who := iv.Worker
+	switch iv.Ended {
+	case "returned":
+		outcome := "an empty outcome"
+		if iv.Outcome != "" {
+			outcome = strconv.Quote(iv.Outcome)
+		}
+		err := "a nil error"
+		if iv.Error != "" {
+			err = "the error " + strconv.Quote(iv.Error)
+		}
+		return who + " returned " + outcome + " and " + err
+	case "panicked":
+		if iv.Panic == "" {
+			return who + " panicked"
+		}
+		return who + " panicked: " + iv.Panic
+	case "crashed":
+		if iv.CrashedAt == "" {
+			return who + "'s process crashed"
+		}
+		return who + "'s process crashed " + iv.CrashedAt
+	case "did-not-return":
+		return who + " had not returned when the run ended"
+	case "not-loaded":
+		if iv.Error == "" {
+			return who + "'s code could not be loaded"
+		}
+		return who + "'s code could not be loaded: " + iv.Error
+	}
+	return who + " " + iv.Ended
+}
+
+// sourceHash fingerprints graded code so the page can tell whether the
+// editor still holds it. FNV-1a (32 bits) over the UTF-8 bytes: the script
+// computes the same without crypto.subtle, which plain-HTTP pages lack, and
+// a collision only means a stale report is not marked.
+func sourceHash(src string) string {
+	h := fnv.New32a()
+	h.Write([]byte(src))
+	return strconv.FormatUint(uint64(h.Sum32()), 16)
+}
+
+func ofWords(n, total int) string { return strconv.Itoa(n) + " of " + strconv.Itoa(total) }
+
+func scenarioAnchor(name string) string { return "scenario-" + name }
+func invariantAnchor(id string) string  { return "invariant-" + id }
+
+func plainRuns(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return strconv.Itoa(n) + " runs"
+}
+
+func scenarioStatusWord(status string) string {
+	switch status {
+	case grader.StatusPass:
+		return "passed"
+	case grader.StatusFail:
+		return "failed"
+	case grader.StatusError:
+		return "could not be graded"
+	}
+	return status
+}
+
+func scenarioWord(n int) string {
+	if n == 1 {
+		return "1 scenario"
+	}
+	return strconv.Itoa(n) + " scenarios"
+}
+
+// diagnosticWhere is "line 10, column 2: " for a diagnostic with a place.
+func diagnosticWhere(d grader.Diagnostic) string {
+	if d.Line == 0 {
+		return ""
+	}
+	return "line " + strconv.Itoa(d.Line) + ", column " + strconv.Itoa(d.Column) + ": "
+}
+
+// verdictLine is the sentence under the heading. A compile error's message
+// repeats its first diagnostic, which the list below gives: say how many
+// instead, so each error is listed once.
+func verdictLine(r *grader.Report) string {
+	if r.Status == grader.StatusError && len(r.Diagnostics) > 0 {
+		return "The code could not be graded: " + plural(len(r.Diagnostics), "problem") + " to fix first."
+	}
+	if r.Status == grader.StatusFail {
+		failed := r.Summary.ScenariosTotal - r.Summary.ScenariosPassed
+		return strconv.Itoa(failed) + " of " + strconv.Itoa(r.Summary.ScenariosTotal) + " scenarios failed."
+	}
+	return strings.TrimSpace(r.Message)
+}
+
+func stripClass(good bool) string {
+	if good {
+		return "grade-strip-ok"
+	}
+	return "grade-strip-bad"
+}
+
+func heldSummary(held, broken int) string {
+	if broken == 0 {
+		return plural(held, "invariant") + " held in every scenario that checks them"
+	}
+	if held == 1 {
+		return "1 other invariant held in every scenario that checks it"
+	}
+	return strconv.Itoa(held) + " other invariants held in every scenario that checks them"
+}

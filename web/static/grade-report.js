@@ -1,0 +1,108 @@
+// The grade report's behaviour on a page: links inside a report open the
+// closed section they point to, a report whose code is no longer the code
+// in the editor says so, and pressing Grade clears the old report so it
+// cannot be mistaken for the new one. The report reads fine without this
+// script: every section opens by hand.
+(function () {
+  "use strict";
+
+  var CHECK_EVERY_MS = 2000; // backstop for edits no DOM event announces
+
+  // ---- Links to a closed section open it (and the sections around it).
+  function reveal(el) {
+    for (var d = el; d; d = d.parentElement) {
+      if (d.tagName === "DETAILS" && d.closest("[data-grade-report]")) d.open = true;
+    }
+  }
+
+  function revealHash() {
+    if (location.hash.length < 2) return;
+    var el = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (el && el.closest("[data-grade-report]")) reveal(el);
+  }
+
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("a[data-opens-details]");
+    if (!a) return;
+    var id = (a.getAttribute("href") || "").slice(1);
+    var target = id && document.getElementById(id);
+    if (target) reveal(target);
+  });
+  window.addEventListener("hashchange", revealHash);
+  revealHash();
+
+  // ---- Stale reports. The report carries a fingerprint of the code it
+  // graded (FNV-1a, 32 bits, of the UTF-8 text: sourceHash in
+  // internal/web/grade_report.go computes the same).
+  var workspace = document.querySelector("[data-code-workspace]");
+  if (!workspace) return;
+  var textarea = document.getElementById("code-editor-textarea");
+  var reportBox = document.getElementById("grade-report");
+  if (!textarea || !reportBox) return;
+
+  function fingerprint(text) {
+    var bytes = new TextEncoder().encode(text);
+    var h = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) {
+      h ^= bytes[i];
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h.toString(16);
+  }
+
+  function currentCode() {
+    var ed = textarea.faultlineEditor;
+    return ed && typeof ed.getValue === "function" ? ed.getValue() : textarea.value;
+  }
+
+  var lastText = null;
+  var lastHash = "";
+  function check() {
+    var report = reportBox.querySelector("[data-grade-report][data-source-hash]");
+    if (!report) return;
+    var want = report.getAttribute("data-source-hash");
+    if (!want) return;
+    var text = currentCode();
+    if (text !== lastText) {
+      lastText = text;
+      lastHash = fingerprint(text);
+    }
+    var stale = lastHash !== want;
+    var note = report.querySelector("[data-grade-stale]");
+    if (note && note.hidden === stale) note.hidden = !stale;
+    if (stale) report.setAttribute("data-stale", "");
+    else report.removeAttribute("data-stale");
+  }
+
+  var pending = 0;
+  function soon() {
+    if (!pending) pending = setTimeout(function () { pending = 0; check(); }, 150);
+  }
+  ["input", "keyup", "paste", "cut", "drop", "click"].forEach(function (type) {
+    workspace.addEventListener(type, soon);
+  });
+  workspace.addEventListener("faultline:code-change", soon);
+  new MutationObserver(soon).observe(reportBox, { childList: true });
+  setInterval(function () {
+    if (document.visibilityState === "visible") check();
+  }, CHECK_EVERY_MS);
+  check();
+
+  // ---- A new grade clears the old report. This listens on the document
+  // in the capture phase, before the workspace's own submit handler marks
+  // Grade busy, so a press while a run is going (which does nothing) keeps
+  // the report.
+  var form = textarea.form;
+  var gradeButton = document.getElementById("grade-button");
+  if (form && gradeButton) {
+    document.addEventListener(
+      "submit",
+      function (e) {
+        if (e.target !== form || (e.submitter && e.submitter !== gradeButton)) return;
+        if (gradeButton.getAttribute("aria-disabled") === "true") return;
+        reportBox.textContent = "";
+      },
+      true
+    );
+  }
+})();
