@@ -129,7 +129,7 @@ func (s *Server) codeCheck(c echo.Context) error {
 		}
 		return c.JSON(http.StatusOK, res)
 	}
-	return render(c, http.StatusOK, checkView(s.meta("Check: "+p.Title), checkPage{Problem: p, Report: report, Summary: checkSummary(report)}))
+	return render(c, http.StatusOK, checkView(s.withGradeReport(s.meta("Check: "+p.Title)), checkPage{Problem: p, Report: report, Summary: checkSummary(report)}))
 }
 
 // runCheck grades the job for the client address addr within
@@ -146,7 +146,7 @@ func (s *Server) runCheck(ctx context.Context, addr string, job grader.Job) (*gr
 
 func checkResultOf(ctx context.Context, r *grader.Report) (checkResult, error) {
 	var buf bytes.Buffer
-	if err := gradeReport(r).Render(ctx, &buf); err != nil {
+	if err := checkReport(r).Render(ctx, &buf); err != nil {
 		return checkResult{}, fmt.Errorf("web: render a check's report: %w", err)
 	}
 	res := checkResult{Verdict: r.Status, Summary: checkSummary(r), HTML: buf.String(), Diagnostics: r.Diagnostics,

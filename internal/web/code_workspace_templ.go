@@ -740,7 +740,7 @@ func checkView(m pageMeta, page checkPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = gradeReport(page.Report).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = checkReport(page.Report).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -14,6 +14,7 @@ import (
 // closed, each with its run drawn as a sequence diagram.
 type reportView struct {
 	R *grader.Report
+	P string // prefix of every id, so two reports can share a page
 	// SourceHash is sourceHash of the graded code: the page's script marks
 	// the report stale when the editor's text no longer has it.
 	SourceHash string
@@ -68,9 +69,9 @@ func (s *Server) withGradeReport(m pageMeta) pageMeta {
 }
 
 // newReportView arranges r; sourceHash is that of the code graded ("" when
-// unknown: nothing is marked stale then).
-func newReportView(r *grader.Report, sourceHash string) reportView {
-	v := reportView{R: r, SourceHash: sourceHash,
+// unknown: nothing is marked stale then); idPrefix starts every id.
+func newReportView(r *grader.Report, sourceHash, idPrefix string) reportView {
+	v := reportView{R: r, SourceHash: sourceHash, P: idPrefix,
 		Original: r.Summary.DefectsOfKind(grader.DefectKindOriginal),
 		Rewrite:  r.Summary.DefectsOfKind(grader.DefectKindRewrite)}
 	v.OriginalFixed = countFixed(v.Original)
@@ -88,7 +89,7 @@ func newReportView(r *grader.Report, sourceHash string) reportView {
 			if v.FirstFailure == nil {
 				v.FirstFailure = s
 			}
-			v.Failed = append(v.Failed, newFailedScenario(*s))
+			v.Failed = append(v.Failed, newFailedScenario(*s, idPrefix))
 		}
 		for _, inv := range s.Invariants {
 			switch inv.Status {
@@ -130,7 +131,7 @@ func newReportView(r *grader.Report, sourceHash string) reportView {
 	return v
 }
 
-func newFailedScenario(s grader.ScenarioReport) failedScenario {
+func newFailedScenario(s grader.ScenarioReport, idPrefix string) failedScenario {
 	f := failedScenario{S: s}
 	for _, inv := range s.Invariants {
 		if inv.Status == grader.InvariantViolated {
@@ -141,7 +142,7 @@ func newFailedScenario(s grader.ScenarioReport) failedScenario {
 		f.Invocations = append(f.Invocations, invocationWords(iv))
 	}
 	if len(s.Trace) > 0 {
-		f.Diagram = newSequenceDiagram("seq-"+s.Name, s.Trace, s.TraceTruncated)
+		f.Diagram = newSequenceDiagram(idPrefix+"seq-"+s.Name, s.Trace, s.TraceTruncated)
 	}
 	return f
 }

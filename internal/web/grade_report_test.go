@@ -381,3 +381,25 @@ func TestSourceHash(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAndGradeReportsShareAPage: the workspace shows a quick check's
+// report beside the last grade's, so their ids must not collide.
+func TestCheckAndGradeReportsShareAPage(t *testing.T) {
+	rep := goldenReport(t, starterGolden)
+	var buf bytes.Buffer
+	if err := gradeReport(rep, "").Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkReport(rep).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseFragment(t, buf.String()) // fails on a repeated id
+	for _, a := range find(doc.root, tagged("a")) {
+		if target, ok := strings.CutPrefix(attr(a, "href"), "#"); ok && doc.byID[target] == nil {
+			t.Errorf("the link %q leads nowhere", attr(a, "href"))
+		}
+	}
+	if doc.byID["check-scenario-lost-reply"] == nil || doc.byID["scenario-lost-reply"] == nil {
+		t.Error("each report should have its own anchor for lost-reply")
+	}
+}
