@@ -237,3 +237,54 @@ func TestCtrlEnterRunsCheck(t *testing.T) {
 	}
 	requireNoPageExceptions(t, ctx)
 }
+
+// TestEditorSettingsAndComparison: the editor wraps long lines on demand,
+// changes its text size, and shows the code's changes from the starter
+// with a bundle it loads only when first asked.
+func TestEditorSettingsAndComparison(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	setViewport(t, ctx, 1366, 900)
+	openWorkspace(t, ctx)
+
+	// Wrapping: a long line takes several rows once wrapped, one before.
+	setCode(t, ctx, "package refund\n\n// "+strings.Repeat("a long comment that runs on ", 12)+"\n")
+	rows := `(() => { const line = document.querySelectorAll(".cm-content .cm-line")[2];
+		return Math.round(line.getBoundingClientRect().height / parseFloat(getComputedStyle(line).lineHeight)) })()`
+	if n := evalJS[int](t, ctx, rows); n != 1 {
+		t.Fatalf("before wrapping the long line takes %d rows; want 1", n)
+	}
+	evalJS[bool](t, ctx, `(document.getElementById("wrap-toggle").click(), true)`)
+	waitUntil(t, ctx, "the long line to wrap", rows+` > 1`)
+	if p := evalJS[string](t, ctx, `document.getElementById("wrap-toggle").getAttribute("aria-pressed")`); p != "true" {
+		t.Errorf("the wrap button says aria-pressed=%q after turning wrapping on", p)
+	}
+
+	// Text size.
+	size := `parseFloat(getComputedStyle(document.querySelector(".cm-content")).fontSize)`
+	evalJS[bool](t, ctx, `(() => { const s = document.getElementById("font-size"); s.value = "18"; s.dispatchEvent(new Event("change")); return true })()`)
+	if px := evalJS[float64](t, ctx, size); px != 18 {
+		t.Errorf("the code is %.1f px after choosing 18 px", px)
+	}
+
+	// The comparison: not loaded with the page; on first use it marks
+	// what changed from the starter.
+	if exists(t, ctx, `script[src*="editor-merge"]`) {
+		t.Fatal("the comparison bundle was loaded before anyone asked for it")
+	}
+	starter := contentFile(t, "problems/async-refund/starter/refund.go")
+	setCode(t, ctx, strings.Replace(starter, "for i := 0; i < 3; i++ {", "for i := 0; i < 5; i++ {", 1))
+	evalJS[bool](t, ctx, `(document.getElementById("diff-starter").click(), true)`)
+	waitFor(t, ctx, ".cm-editor .cm-deletedChunk")
+	if n := count(t, ctx, ".cm-editor .cm-changedLine"); n != 1 {
+		t.Errorf("%d changed lines marked; one line differs from the starter", n)
+	}
+	if got := text(t, ctx, "#diff-status"); !strings.Contains(got, "from the starter") {
+		t.Errorf("#diff-status = %q", got)
+	}
+	checkAxe(t, ctx, codeProblem+" comparing with the starter")
+	evalJS[bool](t, ctx, `(document.getElementById("diff-starter").click(), true)`)
+	waitUntil(t, ctx, "the comparison to go", `!document.querySelector(".cm-editor .cm-deletedChunk")`)
+	requireNoPageExceptions(t, ctx)
+}

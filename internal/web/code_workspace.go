@@ -33,8 +33,16 @@ type codeWorkspaceState struct {
 	SaveURL         string
 	GradeURL        string
 	CheckURL        string
+	MergeSrc        string // the comparison bundle, loaded on first use
+	LastGraded      string // the code of the latest finished Grade; "" before one
 	StarterRef      string // the starter's file name, for the label
 }
+
+// The editor's text sizes, in CSS pixels; the default matches the
+// statement's code.
+var fontSizes = []int{12, 13, 14, 16, 18, 20}
+
+const defaultFontSize = 14
 
 // gradeRunView is a grade run as pages show it.
 type gradeRunView struct {
@@ -66,7 +74,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 	}
 	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: scenarioTotal(p.Slug),
 		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade", CheckURL: problemURL(p.Slug) + "/check",
-		StarterRef: path.Base(p.Code.StarterPath)}
+		StarterRef: path.Base(p.Code.StarterPath), MergeSrc: s.assets.url("editor-merge.js")}
 	if attemptID == 0 {
 		return w, nil
 	}
@@ -89,6 +97,9 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 		return w, err
 	}
 	w.Latest = &v
+	if run.Status == storage.GradeDone {
+		w.LastGraded = run.Source
+	}
 	w.MarkDiagnostics = v.Report != nil && len(v.Report.Diagnostics) > 0 && run.Source == w.Code
 	return w, nil
 }

@@ -61,7 +61,10 @@ func TestEditorBundleServed(t *testing.T) {
 	}
 }
 
-var scriptSrc = regexp.MustCompile(`<script[^>]*\ssrc="/static/([^"?]+)`)
+var (
+	scriptSrc  = regexp.MustCompile(`<script[^>]*\ssrc="/static/([^"?]+)`)
+	lazyScript = regexp.MustCompile(`data-merge-src="/static/([^"?]+)`)
+)
 
 // TestProblemPageScriptsWithinBudget adds up, compressed, every script the
 // code problem's page links, plus the editor bundle whether or not the page
@@ -91,6 +94,24 @@ func TestProblemPageScriptsWithinBudget(t *testing.T) {
 	t.Logf("all scripts: %d bytes gzip (budget %d)", total, pageScriptBudget)
 	if total >= pageScriptBudget {
 		t.Errorf("the problem page loads %d bytes of gzip-compressed JavaScript; the budget is under %d", total, pageScriptBudget)
+	}
+	// The comparison view is loaded on first use, not with the page; with
+	// it the page still keeps to the budget.
+	if names["editor-merge.js"] {
+		t.Error("the page links editor-merge.js as a script; it is meant to load on first use")
+	}
+	m := lazyScript.FindStringSubmatch(p.body)
+	if m == nil {
+		t.Fatal("the workspace names no comparison bundle (data-merge-src)")
+	}
+	body, ok := ts.app.assets.files[m[1]]
+	if !ok {
+		t.Fatalf("data-merge-src names /static/%s, which is not embedded", m[1])
+	}
+	lazy := gzipSize(t, body)
+	t.Logf("%s, loaded on first use: %d bytes, %d gzip; with it: %d gzip", m[1], len(body), lazy, total+lazy)
+	if total+lazy >= pageScriptBudget {
+		t.Errorf("with the comparison view the page loads %d bytes of gzip-compressed JavaScript; the budget is under %d", total+lazy, pageScriptBudget)
 	}
 }
 

@@ -24,5 +24,26 @@ node --test --test-reporter=dot test/
 	--log-level=warning \
 	--outfile=../static/editor.js
 
-size=$(gzip -9 -c ../static/editor.js | wc -c)
-echo "web/static/editor.js: $(wc -c <../static/editor.js) bytes, $size bytes gzip -9"
+# The comparison view, loaded by the page on first use. Its CodeMirror
+# imports resolve to the main bundle's modules (src/shared/), so it holds
+# only @codemirror/merge itself.
+./node_modules/.bin/esbuild src/merge.js \
+	--bundle \
+	--format=iife \
+	--minify \
+	--target=es2020 \
+	--legal-comments=none \
+	--alias:@codemirror/state=./src/shared/state.js \
+	--alias:@codemirror/view=./src/shared/view.js \
+	--alias:@codemirror/language=./src/shared/language.js \
+	--alias:@lezer/highlight=./src/shared/highlight.js \
+	--alias:style-mod=./src/shared/style-mod.js \
+	--banner:js="/* Faultline comparison bundle, built from web/editor by build.sh. Includes @codemirror/merge (MIT, Marijn Haverbeke and others); runs on the CodeMirror of editor.js. */" \
+	--charset=utf8 \
+	--log-level=warning \
+	--outfile=../static/editor-merge.js
+
+for f in editor.js editor-merge.js; do
+	size=$(gzip -9 -c "../static/$f" | wc -c)
+	echo "web/static/$f: $(wc -c <"../static/$f") bytes, $size bytes gzip -9"
+done

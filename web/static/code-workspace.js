@@ -84,6 +84,123 @@
     textarea.setSelectionRange(at, at);
   }
 
+  // ---- Editor settings, kept in this browser: wrapping and text size.
+  // And the comparison with the starter or the last graded code, from a
+  // bundle loaded the first time it is asked for.
+  var tools = document.getElementById("code-tools");
+  var wrapButton = document.getElementById("wrap-toggle");
+  var sizeSelect = document.getElementById("font-size");
+  var diffStarter = document.getElementById("diff-starter");
+  var diffGraded = document.getElementById("diff-graded");
+  var diffStatus = document.getElementById("diff-status");
+  var mergeSrc = root.getAttribute("data-merge-src");
+  var lastGraded = readJSON("code-last-graded", "") || "";
+
+  function pref(key) {
+    try {
+      return window.localStorage.getItem("faultline:editor:" + key);
+    } catch (e) {
+      return null;
+    }
+  }
+  function setPref(key, value) {
+    try {
+      window.localStorage.setItem("faultline:editor:" + key, value);
+    } catch (e) {
+      /* not kept */
+    }
+  }
+
+  var comparing = null; // the pressed comparison button, or null
+  var mergeLoading = null;
+
+  function loadMerge() {
+    if (window.FaultlineEditor.comparison) return Promise.resolve();
+    if (mergeLoading) return mergeLoading;
+    mergeLoading = new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = mergeSrc;
+      var nonced = document.querySelector("script[nonce]");
+      if (nonced && nonced.nonce) s.nonce = nonced.nonce;
+      s.onload = function () {
+        if (window.FaultlineEditor.comparison) resolve();
+        else reject(new Error("the comparison bundle defined nothing"));
+      };
+      s.onerror = function () {
+        reject(new Error("the comparison bundle did not load"));
+      };
+      document.head.appendChild(s);
+    }).catch(function (err) {
+      mergeLoading = null;
+      throw err;
+    });
+    return mergeLoading;
+  }
+
+  function compare(button, original, what) {
+    var off = comparing === button;
+    [diffStarter, diffGraded].forEach(function (b) {
+      if (b) b.setAttribute("aria-pressed", "false");
+    });
+    if (off) {
+      comparing = null;
+      editor.setComparison(null);
+      diffStatus.textContent = "";
+      return;
+    }
+    comparing = button;
+    button.setAttribute("aria-pressed", "true");
+    diffStatus.textContent = "Loading the comparison…";
+    loadMerge()
+      .then(function () {
+        if (comparing !== button) return;
+        editor.setComparison(window.FaultlineEditor.comparison(original));
+        diffStatus.textContent =
+          "Showing your changes " + what + ": removed lines struck through above, added lines tinted. Press the button again to hide them.";
+      })
+      .catch(function () {
+        comparing = null;
+        button.setAttribute("aria-pressed", "false");
+        diffStatus.textContent = "The comparison could not be loaded. Reload the page to try again.";
+      });
+  }
+
+  if (editor && tools) {
+    tools.hidden = false;
+    if (pref("wrap") === "1") {
+      editor.setWrap(true);
+      wrapButton.setAttribute("aria-pressed", "true");
+    }
+    wrapButton.addEventListener("click", function () {
+      var on = wrapButton.getAttribute("aria-pressed") !== "true";
+      wrapButton.setAttribute("aria-pressed", on ? "true" : "false");
+      editor.setWrap(on);
+      setPref("wrap", on ? "1" : "0");
+    });
+    var size = pref("size");
+    if (size && sizeSelect.querySelector('option[value="' + size + '"]')) sizeSelect.value = size;
+    editor.setFontSize(Number(sizeSelect.value));
+    sizeSelect.addEventListener("change", function () {
+      editor.setFontSize(Number(sizeSelect.value));
+      setPref("size", sizeSelect.value);
+    });
+    diffStarter.addEventListener("click", function () {
+      compare(diffStarter, starter, "from the starter");
+    });
+    diffGraded.addEventListener("click", function () {
+      compare(diffGraded, lastGraded, "since your last Grade");
+    });
+  }
+
+  // gradedNow records the code a finished Grade graded, for the comparison.
+  function gradedNow(text) {
+    lastGraded = text;
+    if (diffGraded) diffGraded.hidden = !editor;
+    if (comparing === diffGraded && window.FaultlineEditor.comparison) {
+      editor.setComparison(window.FaultlineEditor.comparison(lastGraded));
+    }
+  }
+
   // ---- Autosave: after a quiet moment, on leaving the editor, and when
   // the page is hidden. A failure keeps the text and retries, backing off.
   var lastSaved = getText();
@@ -216,6 +333,7 @@
 
   // ---- Grading.
   var running = false;
+  var gradingText = null; // the code of the Grade being followed, when known
   var stream = null;
   var announceTimer = 0;
   var lastAnnounce = 0;
@@ -283,6 +401,8 @@
     es.addEventListener("report", function (e) {
       var d = parse(e);
       end();
+      if (gradingText !== null) gradedNow(gradingText);
+      gradingText = null;
       showReport(d);
     });
     es.addEventListener("busy", function (e) {
@@ -383,6 +503,7 @@
           })
           .then(function (d) {
             if (resp.status === 202 || (resp.status === 409 && d.events_url)) {
+              gradingText = resp.status === 202 ? text : null;
               lastSaved = text; // Grade saves the code before anything else
               setSaveStatus("Saved");
               if (resp.status === 409) setProgress(d.error, true);

@@ -4,9 +4,26 @@
 // The bundle defines window.FaultlineEditor with one function, mount(); see
 // README.md and /work/briefs/i4-contract.md ("Editor bundle API").
 
-import { EditorState, StateEffect, StateField } from "@codemirror/state";
+import {
+  EditorState,
+  StateEffect,
+  StateField,
+  Compartment,
+  Facet,
+  EditorSelection,
+  Prec,
+  RangeSet,
+  RangeSetBuilder,
+  ChangeSet,
+  Text,
+} from "@codemirror/state";
 import {
   EditorView,
+  ViewPlugin,
+  gutter,
+  Decoration,
+  GutterMarker,
+  WidgetType,
   keymap,
   lineNumbers,
   highlightActiveLine,
@@ -23,6 +40,8 @@ import {
   indentWithTab,
 } from "@codemirror/commands";
 import {
+  language,
+  highlightingFor,
   bracketMatching,
   indentOnInput,
   indentUnit,
@@ -39,6 +58,8 @@ import {
   forEachDiagnostic,
 } from "@codemirror/lint";
 import { go } from "@codemirror/lang-go";
+import { highlightTree } from "@lezer/highlight";
+import { StyleModule } from "style-mod";
 
 import { faultlineTheme, faultlineHighlighting } from "./theme.js";
 import { diagnosticsToRanges } from "./diagnostics.js";
@@ -177,8 +198,15 @@ function mount(textarea, opts = {}) {
   if (describedBy) contentAttrs["aria-describedby"] = describedBy;
 
   const nonce = opts.nonce || pageNonce;
+  // Settings the candidate changes while working: line wrapping, and the
+  // comparison with another version (an extension the lazily loaded merge
+  // bundle makes).
+  const wrapping = new Compartment();
+  const comparison = new Compartment();
 
   const extensions = [
+    wrapping.of([]),
+    comparison.of([]),
     EditorView.cspNonce.of(nonce),
     lineNumbers(),
     highlightActiveLineGutter(),
@@ -254,6 +282,20 @@ function mount(textarea, opts = {}) {
         lintSetDiagnostics(view.state, []),
       );
     },
+    // setWrap turns soft wrapping of long lines on or off.
+    setWrap(on) {
+      view.dispatch({ effects: wrapping.reconfigure(on ? EditorView.lineWrapping : []) });
+    },
+    // setFontSize sets the code's size in CSS pixels (0: the default).
+    setFontSize(px) {
+      view.dom.style.fontSize = px > 0 ? px + "px" : "";
+      view.requestMeasure();
+    },
+    // setComparison shows an extension that marks the code's differences
+    // from another version (see merge.js), or none.
+    setComparison(ext) {
+      view.dispatch({ effects: comparison.reconfigure(ext || []) });
+    },
     setDiagnostics(list) {
       const ranges = diagnosticsToRanges(view.state.doc, list || []);
       view.dispatch(lintSetDiagnostics(view.state, ranges));
@@ -283,4 +325,27 @@ function mount(textarea, opts = {}) {
   };
 }
 
-window.FaultlineEditor = { mount, keys };
+// cm is the CodeMirror the editor runs on, for the merge bundle
+// (editor-merge.js), which is built against these very modules so that
+// what it makes works inside this editor; see src/shared/.
+const cm = {
+  state: {
+    EditorState,
+    StateEffect,
+    StateField,
+    Compartment,
+    Facet,
+    EditorSelection,
+    Prec,
+    RangeSet,
+    RangeSetBuilder,
+    ChangeSet,
+    Text,
+  },
+  view: { EditorView, ViewPlugin, gutter, Decoration, GutterMarker, WidgetType },
+  language: { language, highlightingFor },
+  highlight: { highlightTree },
+  styleMod: { StyleModule },
+};
+
+window.FaultlineEditor = { mount, keys, cm };

@@ -1,0 +1,2 @@
+const m = window.FaultlineEditor.cm.highlight;
+export const { highlightTree } = m;

@@ -1,0 +1,2 @@
+const m = window.FaultlineEditor.cm.language;
+export const { language, highlightingFor } = m;

@@ -1,0 +1,14 @@
+const m = window.FaultlineEditor.cm.state;
+export const {
+  EditorState,
+  StateEffect,
+  StateField,
+  Compartment,
+  Facet,
+  EditorSelection,
+  Prec,
+  RangeSet,
+  RangeSetBuilder,
+  ChangeSet,
+  Text,
+} = m;

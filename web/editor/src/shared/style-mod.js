@@ -1,0 +1,2 @@
+const m = window.FaultlineEditor.cm.styleMod;
+export const { StyleModule } = m;
