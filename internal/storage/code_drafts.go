@@ -28,7 +28,7 @@ func (s *Store) SaveCodeDraft(ctx context.Context, attemptID int64, code string)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("storage: save code draft: %w", err)
 		}
-		if err := checkQuota(ctx, tx, attemptID, int64(len(code)), old); err != nil {
+		if err := s.checkQuota(ctx, tx, attemptID, int64(len(code)), old); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx,

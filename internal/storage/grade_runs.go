@@ -88,7 +88,7 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 		if err := trimRuns(ctx, tx, attemptID); err != nil {
 			return err
 		}
-		if err := checkQuota(ctx, tx, attemptID, int64(len(source))+MaxReportBytes, 0); err != nil {
+		if err := s.checkQuota(ctx, tx, attemptID, int64(len(source))+MaxReportBytes, 0); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx,

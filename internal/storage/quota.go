@@ -73,7 +73,7 @@ func usage(ctx context.Context, q interface {
 // replacing bytes it overwrites) to the owner of attemptID when the total
 // would pass MaxUserBytes. A write that does not grow the total is always
 // allowed, so a user at the limit can still shorten a draft.
-func checkQuota(ctx context.Context, tx *sql.Tx, attemptID int64, adding, replacing int64) error {
+func (s *Store) checkQuota(ctx context.Context, tx *sql.Tx, attemptID int64, adding, replacing int64) error {
 	if adding <= replacing {
 		return nil
 	}
@@ -81,8 +81,8 @@ func checkQuota(ctx context.Context, tx *sql.Tx, attemptID int64, adding, replac
 	if err != nil {
 		return err
 	}
-	if used-replacing+adding > MaxUserBytes {
-		return &QuotaError{Limit: MaxUserBytes, Used: used, Adding: adding - replacing}
+	if used-replacing+adding > s.maxUserBytes {
+		return &QuotaError{Limit: s.maxUserBytes, Used: used, Adding: adding - replacing}
 	}
 	return nil
 }

@@ -32,6 +32,8 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+	// maxUserBytes is MaxUserBytes; tests lower it.
+	maxUserBytes int64
 
 	stopCheckpoints context.CancelFunc
 	checkpointsDone chan struct{}
@@ -54,7 +56,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now}
+	s := &Store{db: db, path: path, now: time.Now, maxUserBytes: MaxUserBytes}
 	if _, err := s.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -258,7 +258,7 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 		if late {
 			replacing = len(t.LateText)
 		}
-		if err := checkQuota(ctx, tx, t.AttemptID, int64(len(text)), int64(replacing)); err != nil {
+		if err := s.checkQuota(ctx, tx, t.AttemptID, int64(len(text)), int64(replacing)); err != nil {
 			return err
 		}
 		saved = true
@@ -324,7 +324,7 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 				return ErrSessionClosed
 			}
 		}
-		if err := checkQuota(ctx, tx, attemptID, int64(len(body)+len(timing.LateBody)), 0); err != nil {
+		if err := s.checkQuota(ctx, tx, attemptID, int64(len(body)+len(timing.LateBody)), 0); err != nil {
 			return err
 		}
 		if err := revealAnswer(ctx, tx, attemptID, scope, ReasonSubmitted, at); err != nil {

@@ -61,7 +61,10 @@ type Server struct {
 	clock   clockFunc
 	grading *gradingRuns // nil when grading is off
 	proxies *clientaddr.Resolver
-	writes  ratelimit.Limiter // bytes sent to be stored, per client address
+	// writes holds each client address's bytes sent to be stored, in
+	// buckets of writeRate (defaultWriteRate).
+	writes    ratelimit.Limiter
+	writeRate ratelimit.Rate
 	// newIdentities limits new users per address; nil: no limit.
 	newIdentities ratelimit.Limiter
 }
@@ -85,7 +88,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
-		writes: ratelimit.New(writeRate, nil), newIdentities: cfg.NewIdentities}
+		writes: ratelimit.New(defaultWriteRate, nil), writeRate: defaultWriteRate, newIdentities: cfg.NewIdentities}
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody, s.budgetWrites)
 	if cfg.Grader != nil {

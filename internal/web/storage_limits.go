@@ -16,7 +16,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// writeRate is how many bytes one client address may send to be stored.
+// defaultWriteRate is how many bytes one client address may send to be stored.
 // A class of 30 behind one NAT, each autosaving 10 KB of code every 3 s
 // (about 15 KB form-encoded), sends 150 KB/s and grading every 30 s adds
 // 130 KB/s: about half of the rate, while the burst lets the whole class
@@ -24,7 +24,7 @@ import (
 // 512 KiB/s = 13.5 MiB of text from one address in 15 s, however many
 // cookies it throws away (before: 1.6 GiB with 4 loops); the WAL adds at
 // most its size limit on top.
-var writeRate = ratelimit.Rate{Burst: 6 << 20, PerSecond: 512 << 10}
+var defaultWriteRate = ratelimit.Rate{Burst: 6 << 20, PerSecond: 512 << 10}
 
 // writeOverhead is charged to every write besides its body: the rows,
 // index entries and page headers even an empty form costs.
@@ -93,7 +93,7 @@ func (s *Server) budgetWrites(next echo.HandlerFunc) echo.HandlerFunc {
 			if ok, retry := s.writes.Take(clientOf(c.Request().Context()).key, writeCost(c)); !ok {
 				secs := int(math.Ceil(retry.Seconds()))
 				c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-				return answered(codeError(c, http.StatusTooManyRequests, writeBudgetMessage(secs)))
+				return answered(codeError(c, http.StatusTooManyRequests, writeBudgetMessage(s.writeRate, secs)))
 			}
 		}
 		err := next(c)
@@ -105,11 +105,11 @@ func (s *Server) budgetWrites(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func writeBudgetMessage(retrySecs int) string {
+func writeBudgetMessage(rate ratelimit.Rate, retrySecs int) string {
 	return fmt.Sprintf("More has been sent to be saved from your network address in the last moments than "+
 		"the server takes from one address (%s at once, then %s a second). Nothing of this was stored; "+
 		"what you saved before is kept and your text is still on this page. Try again in %d s.",
-		sandbox.FormatBytes(int64(writeRate.Burst)), sandbox.FormatBytes(int64(writeRate.PerSecond)), max(retrySecs, 1))
+		sandbox.FormatBytes(int64(rate.Burst)), sandbox.FormatBytes(int64(rate.PerSecond)), max(retrySecs, 1))
 }
 
 func quotaMessage(qe *storage.QuotaError) string {
