@@ -76,7 +76,7 @@ func TestCheckpointShrinksTheWAL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := openTestStore(t)
-			burst(t, s, 12)
+			burst(t, s, 5)
 			peak := s.walSize()
 			if peak <= walSizeLimit {
 				t.Fatalf("WAL after the burst = %d bytes; the test needs it past the %d limit", peak, walSizeLimit)

@@ -85,7 +85,7 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 		if err := touch(ctx, tx, attemptID, now); err != nil {
 			return err
 		}
-		if err := trimRuns(ctx, tx, attemptID); err != nil {
+		if err := trimRuns(ctx, tx, attemptID, s.fullRunsKept, s.runsKept); err != nil {
 			return err
 		}
 		if err := s.checkQuota(ctx, tx, attemptID, int64(len(source))+MaxReportBytes, 0); err != nil {
@@ -114,23 +114,23 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 
 // trimRuns makes room for one more run of the attempt. A running run is
 // never touched: its grading still reports to it.
-func trimRuns(ctx context.Context, tx *sql.Tx, attemptID int64) error {
+func trimRuns(ctx context.Context, tx *sql.Tx, attemptID int64, fullRunsKept, runsKept int) error {
 	if _, err := tx.ExecContext(ctx,
 		`DELETE FROM grade_runs WHERE attempt_id = ? AND status != 'running' AND id NOT IN
 		   (SELECT id FROM grade_runs WHERE attempt_id = ? ORDER BY id DESC LIMIT ?)`,
-		attemptID, attemptID, RunsKept-1); err != nil {
+		attemptID, attemptID, runsKept-1); err != nil {
 		return fmt.Errorf("storage: trim grade runs: %w", err)
 	}
-	// The finished runs past the newest FullRunsKept-1, which with the
-	// run about to start make FullRunsKept.
+	// The finished runs past the newest fullRunsKept-1, which with the
+	// run about to start make fullRunsKept.
 	old := `SELECT id FROM grade_runs WHERE attempt_id = ? AND status != 'running' AND id NOT IN
 	          (SELECT id FROM grade_runs WHERE attempt_id = ? ORDER BY id DESC LIMIT ?)`
 	if _, err := tx.ExecContext(ctx, `DELETE FROM grade_run_files WHERE run_id IN (`+old+`)`,
-		attemptID, attemptID, FullRunsKept-1); err != nil {
+		attemptID, attemptID, fullRunsKept-1); err != nil {
 		return fmt.Errorf("storage: compact grade runs: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE grade_runs SET trimmed = 'old' WHERE trimmed IS NOT 'old' AND id IN (`+old+`)`,
-		attemptID, attemptID, FullRunsKept-1); err != nil {
+		attemptID, attemptID, fullRunsKept-1); err != nil {
 		return fmt.Errorf("storage: compact grade runs: %w", err)
 	}
 	return nil

@@ -150,13 +150,17 @@ func finishDone(t *testing.T, s *Store, id int64, held int, report []byte) {
 func TestRunsTrimmedToTheNewest(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t)
+	// Smaller than the real quotas, so the test is quick; trimRuns gets
+	// them as the real ones.
+	const fullRunsKept, runsKept = 4, 12
+	s.fullRunsKept, s.runsKept = fullRunsKept, runsKept
 	a, _ := s.StartAttempt(ctx, "u1", KindProblem, "p")
 	other, _ := s.StartAttempt(ctx, "u2", KindProblem, "p")
 	otherRun, _ := s.StartGradeRun(ctx, other.ID, "p", 1, "OTHER")
 	finishDone(t, s, otherRun.ID, 1, []byte(`{"other":true}`))
 	// A run still going when later ones start is never trimmed.
 	stuck, _ := s.StartGradeRun(ctx, a.ID, "p", 1, "STUCK")
-	total := RunsKept + 5
+	total := runsKept + 5
 	var ids []int64
 	for i := range total - 1 {
 		r, err := s.StartGradeRun(ctx, a.ID, "p", 1, fmt.Sprintf("SOURCE-%d", i))
@@ -171,8 +175,8 @@ func TestRunsTrimmedToTheNewest(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The oldest finished ones were deleted; the stuck run stays first.
-	if len(runs) != RunsKept+1 || runs[0].ID != stuck.ID || runs[1].ID != ids[len(ids)-RunsKept] {
-		t.Fatalf("%d runs listed, first %d, %d; want %d: the stuck run, then the newest %d", len(runs), runs[0].ID, runs[1].ID, RunsKept+1, RunsKept)
+	if len(runs) != runsKept+1 || runs[0].ID != stuck.ID || runs[1].ID != ids[len(ids)-runsKept] {
+		t.Fatalf("%d runs listed, first %d, %d; want %d: the stuck run, then the newest %d", len(runs), runs[0].ID, runs[1].ID, runsKept+1, runsKept)
 	}
 	tests := []struct {
 		name  string
@@ -180,9 +184,9 @@ func TestRunsTrimmedToTheNewest(t *testing.T) {
 		whole bool
 	}{
 		{"newest", len(ids) - 1, true},
-		{"tenth newest", len(ids) - FullRunsKept, true},
-		{"eleventh newest", len(ids) - FullRunsKept - 1, false},
-		{"oldest listed", len(ids) - RunsKept, false},
+		{"last kept whole", len(ids) - fullRunsKept, true},
+		{"first trimmed", len(ids) - fullRunsKept - 1, false},
+		{"oldest listed", len(ids) - runsKept, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +214,7 @@ func TestRunsTrimmedToTheNewest(t *testing.T) {
 	}
 	var files int
 	s.db.QueryRowContext(ctx, `SELECT count(*) FROM grade_run_files`).Scan(&files)
-	if want := FullRunsKept + 2; files != want { // the newest, the stuck run, the other user's
+	if want := fullRunsKept + 2; files != want { // the newest, the stuck run, the other user's
 		t.Errorf("%d runs keep a source and report; want %d", files, want)
 	}
 }

@@ -32,8 +32,9 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
-	// maxUserBytes is MaxUserBytes; tests lower it.
-	maxUserBytes int64
+	// The quotas: MaxUserBytes, FullRunsKept and RunsKept; tests lower them.
+	maxUserBytes           int64
+	fullRunsKept, runsKept int
 
 	stopCheckpoints context.CancelFunc
 	checkpointsDone chan struct{}
@@ -56,7 +57,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now, maxUserBytes: MaxUserBytes}
+	s := &Store{db: db, path: path, now: time.Now, maxUserBytes: MaxUserBytes,
+		fullRunsKept: FullRunsKept, runsKept: RunsKept}
 	if _, err := s.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
