@@ -33,7 +33,7 @@ var invariantTitles = map[string]string{
 	InvUnknownNotFailed:    "An ambiguous outcome ends as needs_check, never failed",
 	InvSameKey:             "The same idempotency key on every attempt and every run",
 	InvPermanentNotRetried: "No resend after a definitive 4xx",
-	InvBackoff:             "Waits between attempts are positive, grow, carry jitter and respect Retry-After",
+	InvBackoff:             "Waits between attempts are positive, respect Retry-After, carry jitter and have a growing ceiling",
 	InvBoundedAttempts:     "At most 10 provider requests per call, and the call returns",
 	InvMissingRecordClear:  "A missing record gives a clear error and no provider call",
 	InvOutcomeMatchesState: "The returned outcome matches the stored status",

@@ -29,10 +29,13 @@ type invocation struct {
 	ended     string
 	startedAt time.Duration
 	endedAt   time.Duration
-	outcome   refundkit.Outcome
-	err       error
-	panicMsg  string
-	loadErr   string
+	// endSeq is the length of the trace when the call returned, panicked
+	// or its process died: it orders ends that share a virtual instant.
+	endSeq   int
+	outcome  refundkit.Outcome
+	err      error
+	panicMsg string
+	loadErr  string
 	// The record when the invocation returned (or panicked).
 	atEnd    refundkit.Record
 	hadAtEnd bool
@@ -129,7 +132,7 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 func settleCrashed(r *run) {
 	for _, iv := range r.invs {
 		if iv.worker.CrashedAt != "" && (iv.ended == endDidNotReturn || iv.ended == endCrashed) {
-			iv.ended, iv.endedAt = endCrashed, iv.worker.DiedAt
+			iv.ended, iv.endedAt, iv.endSeq = endCrashed, iv.worker.DiedAt, iv.worker.DiedSeq
 		}
 	}
 }
@@ -339,8 +342,11 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 	iv.startedAt = time.Since(env.Start())
 	env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts", iv.RequestID)
 	outcome, callErr, panicMsg, panicked := callEntry(entry, iv.RequestID, w)
+	// The record as the call left it, before any other actor takes a
+	// step: this goroutine still holds the step its last call began.
+	iv.atEnd, iv.hadAtEnd = env.Store().Lookup(iv.RequestID)
+	iv.endedAt, iv.endSeq = time.Since(env.Start()), env.TraceLen()
 	w.Pass()
-	iv.endedAt = time.Since(env.Start())
 	if panicked {
 		iv.ended, iv.panicMsg = endPanicked, panicMsg
 		env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) panics: %s", iv.RequestID, panicMsg)
@@ -352,7 +358,6 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q", iv.RequestID, outcome)
 		}
 	}
-	iv.atEnd, iv.hadAtEnd = env.Store().Lookup(iv.RequestID)
 }
 
 func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.Outcome, err error, panicMsg string, panicked bool) {

@@ -246,7 +246,7 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 		vs := checkRun(sc, r)
 		if sc.checks(InvBackoff) && k == len(runs)-1 {
 			if _, done := first[InvBackoff]; !done {
-				if msg := jitterCheck(runs); msg != "" {
+				if msg := envelopeCheck(runs); msg != "" {
 					vs = append(vs, violation{inv: InvBackoff, msg: msg})
 				}
 			}

@@ -402,8 +402,11 @@ func checkPermanentNotRetried(f *runFacts) string {
 }
 
 // gaps are the waits of one invocation between an answer and the next
-// request; retryAfter[k] is what the answer before gap k asked for.
-func gaps(qs []refundkit.Request) (waits, retryAfter []time.Duration) {
+// request; retryAfter[k] is what the answer before gap k asked for, and
+// judged[k] is false when the caller sent the next request before the
+// answer came back (it gave up on the request itself, with a timeout of
+// its own, so the wait cannot be seen from here).
+func gaps(qs []refundkit.Request) (waits, retryAfter []time.Duration, judged []bool) {
 	for k := 0; k+1 < len(qs); k++ {
 		waits = append(waits, qs[k+1].SentAt-qs[k].AnsweredAt)
 		var ra time.Duration
@@ -411,29 +414,28 @@ func gaps(qs []refundkit.Request) (waits, retryAfter []time.Duration) {
 			ra = qs[k].APIErr.RetryAfter
 		}
 		retryAfter = append(retryAfter, ra)
+		judged = append(judged, qs[k].Result != "" && qs[k].AnsweredAt <= qs[k+1].SentAt)
 	}
-	return waits, retryAfter
+	return waits, retryAfter, judged
 }
 
+// checkBackoff judges each wait of one run on its own: positive, and never
+// shorter than a Retry-After. Whether waits grow and carry jitter is a
+// property of many runs: see envelopeCheck.
 func checkBackoff(f *runFacts) string {
 	for _, iv := range f.invs {
 		qs := f.requestsOf(iv.Worker)
-		waits, ras := gaps(qs)
-		var plain []time.Duration
+		waits, ras, judged := gaps(qs)
 		for k, w := range waits {
+			if !judged[k] {
+				continue
+			}
 			if w <= 0 {
 				return fmt.Sprintf("%s sent #%d %s after #%d failed (%s): no wait at all", iv.Worker, qs[k+1].N, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]))
 			}
-			if ras[k] > 0 {
-				if w < ras[k] {
-					return fmt.Sprintf("%s waited %s after #%d got %s, which asked for Retry-After %s", iv.Worker, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]), refundkit.FormatDuration(ras[k]))
-				}
-				continue
+			if ras[k] > 0 && w < ras[k] {
+				return fmt.Sprintf("%s waited %s after #%d got %s, which asked for Retry-After %s", iv.Worker, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]), refundkit.FormatDuration(ras[k]))
 			}
-			plain = append(plain, w)
-		}
-		if len(plain) >= 2 && plain[len(plain)-1] <= plain[0] {
-			return fmt.Sprintf("%s's waits between attempts did not grow: %s", iv.Worker, durations(plain))
 		}
 	}
 	return ""
@@ -447,46 +449,113 @@ func durations(ds []time.Duration) string {
 	return strings.Join(parts, ", ")
 }
 
-// jitterCheck compares the waits of the first invocation across runs with
-// different seeds: identical waits mean no jitter.
-func jitterCheck(runs []*run) string {
-	var first []time.Duration
-	var labels []string
-	compared := 0
-	for _, r := range runs {
-		if len(r.invs) == 0 {
-			continue
-		}
-		iv := r.invs[0]
-		var qs []refundkit.Request
-		for _, q := range r.env.Provider().Requests() {
-			if q.Worker == iv.Worker {
-				qs = append(qs, q)
-			}
-		}
-		waits, ras := gaps(qs)
-		var plain []time.Duration
-		for k, w := range waits {
-			if ras[k] == 0 {
-				plain = append(plain, w)
-			}
-		}
-		if len(plain) == 0 {
-			continue
-		}
-		if compared == 0 {
-			first = plain
-		} else if durations(plain) != durations(first) {
-			return ""
-		}
-		labels = append(labels, r.label())
-		compared++
+// What envelopeCheck needs to judge growth. The ceiling of a jittered wait
+// is seen as the longest of many draws: with 16 draws or more, a ceiling
+// that doubles is seen growing by far more than minGrowth, even for full
+// jitter over three attempts (the chance that it does not is below 1 in
+// 10,000), while a ceiling that stays put shows no growth at all.
+const (
+	envelopeProcesses = 16
+	minGrowth         = 1.10
+)
+
+// envelopeCheck judges the waits of all the scenario's runs together, one
+// sequence per process (a worker of a run with its own seed: crash runs
+// that share a seed are one process, not several). Waits after a
+// Retry-After, or that the caller measured itself, are left out.
+//
+//   - Jitter: when two or more processes waited, their waits must not all
+//     be the same, or workers that failed together retry together.
+//   - Growth: with at least envelopeProcesses processes, the longest wait
+//     after the last retry most of them made must exceed the longest wait
+//     after the first by minGrowth: the ceiling grows, as exponential
+//     backoff's does under full, equal or decorrelated jitter alike.
+func envelopeCheck(runs []*run) string {
+	type process struct {
+		label string
+		waits []time.Duration // -1: not judged
 	}
-	if compared < 2 {
+	var procs []process
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.env == nil {
+			continue
+		}
+		requests := r.env.Provider().Requests()
+		for _, iv := range r.invs {
+			id := fmt.Sprintf("%d/%s", r.seed, iv.Worker)
+			if seen[id] {
+				continue
+			}
+			var qs []refundkit.Request
+			for _, q := range requests {
+				if q.Worker == iv.Worker {
+					qs = append(qs, q)
+				}
+			}
+			waits, ras, judged := gaps(qs)
+			if len(waits) == 0 {
+				continue
+			}
+			seen[id] = true
+			p := process{label: fmt.Sprintf("%s with seed %d", iv.Worker, r.seed)}
+			for k, w := range waits {
+				if ras[k] > 0 || !judged[k] {
+					w = -1
+				}
+				p.waits = append(p.waits, w)
+			}
+			procs = append(procs, p)
+		}
+	}
+	if len(procs) >= 2 {
+		same := true
+		for _, p := range procs[1:] {
+			if durations(p.waits) != durations(procs[0].waits) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return fmt.Sprintf("the waits were exactly the same in %d processes with different random seeds (%s, ...): %s. No jitter: workers that failed together retry together",
+				len(procs), procs[0].label, durations(procs[0].waits))
+		}
+	}
+	if len(procs) < envelopeProcesses {
 		return ""
 	}
-	return fmt.Sprintf("the waits were exactly the same in runs with different random seeds (%s): %s. No jitter: workers that failed together retry together",
-		strings.Join(labels, "; "), durations(first))
+	var ceiling []time.Duration
+	var count []int
+	for _, p := range procs {
+		for k, w := range p.waits {
+			for len(ceiling) <= k {
+				ceiling, count = append(ceiling, -1), append(count, 0)
+			}
+			if w >= 0 {
+				count[k]++
+				if w > ceiling[k] {
+					ceiling[k] = w
+				}
+			}
+		}
+	}
+	first, last := -1, -1
+	for k := range ceiling {
+		if count[k]*2 >= len(procs) {
+			if first < 0 {
+				first = k
+			}
+			last = k
+		}
+	}
+	if first < 0 || last == first {
+		return ""
+	}
+	if float64(ceiling[last]) < minGrowth*float64(ceiling[first]) {
+		return fmt.Sprintf("over %d processes with different random seeds, the longest wait after retry %d was %s and after retry %d %s: the ceiling of the waits does not grow (backoff is exponential: each wait's ceiling above the last)",
+			len(procs), first+1, refundkit.FormatDuration(ceiling[first]), last+1, refundkit.FormatDuration(ceiling[last]))
+	}
+	return ""
 }
 
 func checkBoundedAttempts(f *runFacts) string {
@@ -556,7 +625,7 @@ func checkOutcomeMatchesState(f *runFacts) string {
 		case refundkit.OutcomeUnknown:
 			ok = st == refundkit.StatusNeedsCheck
 		case refundkit.OutcomeInProgress:
-			ok = st == refundkit.StatusProcessing && iv.atEnd.Owner != iv.Worker && f.ownerAliveAt(iv.atEnd, iv.endedAt)
+			ok = st == refundkit.StatusProcessing && iv.atEnd.Owner != iv.Worker && f.ownerAliveAt(iv.atEnd, iv.endedAt, iv.endSeq)
 			if st == refundkit.StatusProcessing && !ok {
 				return fmt.Sprintf("%s returned in_progress at %s, but %s was held by %s, which is no longer working on it", iv.Worker, at(iv.endedAt), f.id, describeOwner(iv.atEnd))
 			}
@@ -589,16 +658,22 @@ func describeOwner(r refundkit.Record) string {
 }
 
 // ownerAliveAt reports whether the holder of rec's claim was still working
-// at offset t: an invocation of the run that had not ended, or a live owner
-// from the scenario whose lease had not expired.
-func (f *runFacts) ownerAliveAt(rec refundkit.Record, t time.Duration) bool {
+// when another call ended at offset t, at trace position seq: an
+// invocation of the run that had not ended by then (an end at the same
+// virtual instant but later in the trace is later), or a live owner from the
+// scenario whose lease had not expired. A lease expires at its instant, as
+// Claim sees it.
+func (f *runFacts) ownerAliveAt(rec refundkit.Record, t time.Duration, seq int) bool {
 	now := f.r.env.Start().Add(t)
 	if !rec.LeaseUntil.IsZero() && !now.Before(rec.LeaseUntil) {
 		return false
 	}
 	for _, iv := range f.r.invs {
 		if iv.Worker == rec.Owner {
-			return iv.endedAt > t || iv.ended == endDidNotReturn
+			if iv.ended == endDidNotReturn {
+				return true
+			}
+			return iv.endedAt > t || iv.endedAt == t && iv.endSeq > seq
 		}
 	}
 	return f.seed != nil && f.seed.Owner == rec.Owner && f.seed.OwnerAlive

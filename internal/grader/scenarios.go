@@ -38,6 +38,10 @@ func lostReply(n int) rk.Fault { return rk.Fault{Request: n, Kind: rk.FaultLostR
 // concurrencySchedules is how many seeded schedules a concurrency scenario explores.
 const concurrencySchedules = 50
 
+// envelopeSchedules is how many seeds all-attempts-fail draws waits with:
+// twice what envelopeCheck needs to judge the ceiling's growth.
+const envelopeSchedules = 2 * envelopeProcesses
+
 // AsyncRefundSuite returns the scenarios for the async-refund problem, in
 // report order. Each call returns fresh values.
 func AsyncRefundSuite() []Scenario {
@@ -47,11 +51,12 @@ func AsyncRefundSuite() []Scenario {
 			Expect: expectEnd(0, rk.StatusFailed, rk.StatusNeedsCheck),
 			Title:  "Every attempt fails",
 			Description: "The provider cannot be reached at all: every request fails with a connection error. " +
-				"Nothing was refunded, so the record must not end done. Two runs with different random seeds compare the waits between attempts.",
+				"Nothing was refunded, so the record must not end done. 32 runs with different random seeds compare the waits between attempts: " +
+				"they must differ (jitter), and the longest wait after the last retry must be at least 10% longer than the longest after the first (a growing ceiling).",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
 			Faults:  []rk.Fault{conn(0)},
 			Phases:  oneCall(),
-			Explore: Exploration{Schedules: 2},
+			Explore: Exploration{Schedules: envelopeSchedules},
 			Defects: map[string]string{InvOutcomeMatchesState: DefectDoneAfterFailure, InvExpectedEndState: DefectDoneAfterFailure},
 		},
 		{
@@ -59,7 +64,7 @@ func AsyncRefundSuite() []Scenario {
 			Expect: expectEnd(1, rk.StatusDone),
 			Title:  "Success on a later retry",
 			Description: "The first request fails with a connection error, the second is rate limited (429 with no Retry-After), the third succeeds. " +
-				"One refund, recorded done, with growing waits in between.",
+				"One refund, recorded done, with a wait before each retry.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
 			Faults: []rk.Fault{conn(1), {Request: 2, Kind: rk.FaultHTTPError, Status: 429, Type: "rate_limit_error"}},
 			Phases: oneCall(),

@@ -122,6 +122,14 @@ func (e *Env) Trace() []Event {
 	return append([]Event(nil), e.trace...)
 }
 
+// TraceLen is how many events the trace holds: a position in the run's one
+// order of steps, finer than the virtual clock.
+func (e *Env) TraceLen() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.trace)
+}
+
 // Record appends an event at the current virtual time. Call it only while
 // holding the gate (from a step).
 func (e *Env) Record(actor, kind, format string, args ...any) {
@@ -160,8 +168,10 @@ type Worker struct {
 	dead atomic.Bool
 	// CrashedAt describes where the worker's process died, "" if it did not.
 	CrashedAt string
-	// DiedAt is when the process died, since the run started.
+	// DiedAt is when the process died, since the run started, and
+	// DiedSeq where in the trace (Env.TraceLen).
 	DiedAt  time.Duration
+	DiedSeq int
 	crashed chan struct{}
 }
 
@@ -230,7 +240,7 @@ func (w *Worker) die(where string) {
 	// CrashedAt and DiedAt first: another goroutine of the worker that
 	// sees dead (an atomic) then sees them too.
 	w.CrashedAt = fmt.Sprintf("%s (call %d)", where, w.calls)
-	w.DiedAt = time.Since(w.env.start)
+	w.DiedAt, w.DiedSeq = time.Since(w.env.start), w.env.TraceLen()
 	w.dead.Store(true)
 	w.env.Record(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect, in any of its goroutines", w.ID, where)
 	close(w.crashed)
