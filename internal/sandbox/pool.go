@@ -32,9 +32,8 @@ func (e *BusyError) Is(target error) bool { return target == ErrBusy }
 const (
 	// firstEstimate is the job duration assumed before any job has finished.
 	firstEstimate = 2 * time.Second
-	// recentJobs is how many finished jobs the typical duration is the
-	// maximum of: the maximum, not the average, so a few slower jobs among
-	// quick ones are not averaged away.
+	// recentJobs is how many finished jobs the typical durations are
+	// taken from (typicalLocked).
 	recentJobs = 16
 	// longMemory is how long an address whose job ran long has each of its
 	// jobs counted at the wall-clock limit, the worst case.
@@ -480,25 +479,32 @@ func appendRecent[T any](s []T, v T) []T {
 	return append(s, v)
 }
 
-// typicalLocked is how long a quick job takes: the longest of the recent
-// quick ones.
-func (p *Pool) typicalLocked() time.Duration {
+// typicalLocked is how long a quick job takes on average, and the longest
+// of the recent quick ones. The average is for a queue of jobs, whose sum
+// it estimates well; the maximum is for the one job holding a place.
+func (p *Pool) typicalLocked() (mean, longest time.Duration) {
 	if len(p.recent) == 0 {
-		return firstEstimate
+		return firstEstimate, firstEstimate
 	}
-	return slices.Max(p.recent)
+	var sum time.Duration
+	for _, d := range p.recent {
+		sum += d
+	}
+	return sum / time.Duration(len(p.recent)), slices.Max(p.recent)
 }
 
 // longAfterLocked is when a job stops looking like a slow quick one and is
-// taken for a long one (code spinning to its limit): four typical jobs,
-// between minLongJob and a quarter of the wall-clock limit.
+// taken for a long one (code spinning to its limit): four times the
+// longest recent quick job, between minLongJob and a quarter of the
+// wall-clock limit.
 func (p *Pool) longAfterLocked() time.Duration {
-	return max(min(4*p.typicalLocked(), p.wall/4), min(minLongJob, p.wall/4))
+	_, longest := p.typicalLocked()
+	return max(min(4*longest, p.wall/4), min(minLongJob, p.wall/4))
 }
 
 // expectedLocked is how long a job of key should take once it has its
 // place. A key whose job ran long recently is counted at the wall-clock
-// limit, its worst case. Any other key is a typical job, plus the
+// limit, its worst case. Any other key is an average quick job, plus the
 // wall-clock limit in the share of recent jobs that were surprises (see
 // observeLocked): after slow jobs from many keys a newcomer is not
 // assumed quick.
@@ -506,7 +512,7 @@ func (p *Pool) expectedLocked(key string, now time.Time) time.Duration {
 	if p.markedLocked(p.keys[key], now) {
 		return p.wall
 	}
-	typical := p.typicalLocked()
+	mean, _ := p.typicalLocked()
 	surprises := 0
 	for _, s := range p.surprises {
 		if s {
@@ -514,23 +520,24 @@ func (p *Pool) expectedLocked(key string, now time.Time) time.Duration {
 		}
 	}
 	if surprises == 0 {
-		return typical
+		return mean
 	}
-	return typical + time.Duration(surprises)*max(p.wall-typical, 0)/time.Duration(len(p.surprises))
+	return mean + time.Duration(surprises)*max(p.wall-mean, 0)/time.Duration(len(p.surprises))
 }
 
-// remainingLocked is how much longer running job t should take. Within
-// its expected time, the rest of it; a little past it, another typical
-// job; once it has run long, up to the wall-clock limit, where it is
-// killed whatever it does.
+// remainingLocked is how much longer running job t should take. Until the
+// longest recent quick job (or its key's expected time, if longer), the
+// rest of that; a little past it, another average job; once it has run
+// long, up to the wall-clock limit, where it is killed whatever it does.
 func (p *Pool) remainingLocked(t *Ticket, now time.Time) time.Duration {
 	elapsed := now.Sub(t.started)
-	expected := p.expectedLocked(t.key, now)
+	mean, longest := p.typicalLocked()
+	bound := max(longest, p.expectedLocked(t.key, now))
 	switch {
-	case elapsed < expected:
-		return expected - elapsed
+	case elapsed < bound:
+		return bound - elapsed
 	case elapsed < p.longAfterLocked():
-		return p.typicalLocked()
+		return mean
 	}
 	return max(p.wall-elapsed, 0)
 }

@@ -411,9 +411,9 @@ func TestPoolFairOrder(t *testing.T) {
 }
 
 // TestPoolAdmission checks that admission reckons with each job's worst
-// case: running jobs' elapsed time, the longest of the recent quick jobs,
-// and the wall-clock limit for a key whose job ran long, while a crowd of
-// quick jobs from many keys still queues deeply.
+// case: running jobs' elapsed time, the longest of the recent quick jobs
+// for a job holding a place, and the wall-clock limit for a key whose job
+// ran long, while a crowd of quick jobs from many keys still queues deeply.
 func TestPoolAdmission(t *testing.T) {
 	type running struct {
 		key     string
@@ -433,9 +433,10 @@ func TestPoolAdmission(t *testing.T) {
 			newcomer: distinct, wantAdmit: 26},
 		{name: "quick jobs queue up to the queue's length",
 			recent: []time.Duration{150 * time.Millisecond, 100 * time.Millisecond}, newcomer: distinct, wantAdmit: 50},
-		{name: "the longest recent job counts, not the average",
-			recent:   []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 2 * time.Second},
-			newcomer: distinct, wantAdmit: 26},
+		{name: "running jobs count at the longest recent job, queued ones at the average",
+			recent:   []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 4 * time.Second},
+			running:  []running{{"x", 0}, {"y", 0}},
+			newcomer: distinct, wantAdmit: 40},
 		{name: "a newcomer waits for jobs that ran long only until the wall limit",
 			recent:   []time.Duration{150 * time.Millisecond},
 			running:  []running{{"x", 6 * time.Second}, {"y", 6 * time.Second}},
