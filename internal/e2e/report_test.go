@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -65,8 +66,26 @@ func TestStarterReportAtAGlance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evalJS[bool](t, ctx, `(() => { const d = document.getElementById("scenario-lost-reply"); d.open = true; d.scrollIntoView(); return true })()`)
-		screenshotTo(t, ctx, "#scenario-lost-reply figure.grade-sequence", filepath.Join(root, dir, "sequence-diagram.png"))
+		// The report scrolls inside the workspace's results panel, which an
+		// element screenshot of chromedp's (beyond the viewport) draws
+		// blank: clip the viewport to the figure instead.
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, 2400)); err != nil {
+			t.Fatal(err)
+		}
+		box := evalJS[[]float64](t, ctx, `(() => { const d = document.getElementById("scenario-lost-reply"); d.open = true;
+			const f = d.querySelector("figure.grade-sequence"); f.scrollIntoView({block: "start"});
+			const r = f.getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, Math.min(r.height, innerHeight - r.y)] })()`)
+		shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng,
+			Clip: &page.Viewport{X: box[0], Y: box[1], Width: box[2], Height: box[3], Scale: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, dir, "sequence-diagram.png"), shot.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, reportViewportHeight)); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// Editing the code marks the report stale; undoing the edit unmarks it.
@@ -80,5 +99,24 @@ func TestStarterReportAtAGlance(t *testing.T) {
 		t.Error("the old report is still shown after Grade was pressed")
 	}
 	waitForReport(t, ctx)
+	requireNoPageExceptions(t, ctx)
+}
+
+// TestCompileErrorListedOnce: the workspace lists a compile error as a
+// button to its line; the report must not list it a second time beside it.
+func TestCompileErrorListedOnce(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a, withTimeout(2*defaultTestTimeout))
+	openWorkspace(t, ctx)
+	setCode(t, ctx, "package refund\n\nimport (\n\t\"context\"\n\n\t\"github.com/faultline-dev/faultline/internal/grader/refundkit\"\n)\n\n"+
+		"func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {\n\treturn undefinedHelper(ctx, requestID)\n}\n")
+	gradeAndWait(t, ctx)
+	waitFor(t, ctx, "#code-diagnostics button")
+	shown := evalJS[int](t, ctx, `[...document.querySelectorAll("li")]
+		.filter(li => li.textContent.includes("undefinedHelper") && li.getClientRects().length > 0).length`)
+	if shown != 1 {
+		t.Errorf("the compile error is listed %d times on the page; want once", shown)
+	}
 	requireNoPageExceptions(t, ctx)
 }

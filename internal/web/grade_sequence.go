@@ -157,6 +157,7 @@ func newSequenceDiagram(id string, trace []grader.TraceEvent, truncated bool) *s
 		if label == "" {
 			label = text
 		}
+		label = strings.ReplaceAll(label, " -> ", " → ")
 		d.Rows = append(d.Rows, seqRow{Y: y, At: e.At, ShowAt: e.At != lastAt, Shape: shape, X1: x1, X2: x2,
 			Label: cut(label, seqLabelCh), Text: text, Actor: e.Actor})
 		lastAt = e.At
@@ -236,7 +237,12 @@ func newSequenceDiagram(id string, trace []grader.TraceEvent, truncated bool) *s
 				}
 				add(e, shape, w, 0, e.Actor+": "+e.Text)
 			case e.Kind == "reply" && strings.Contains(e.Text, "TimeoutError"):
-				add(e, shapeTimeout, w, 0, "")
+				label := ""
+				if n := firstMatch(createNumber, e.Text); n != "" {
+					_, why, _ := strings.Cut(e.Text, "TimeoutError: ")
+					label = "#" + n + " timed out: " + why
+				}
+				add(e, shapeTimeout, w, 0, label)
 			case e.Kind == "reply" && strings.Contains(e.Text, "(never sent)"):
 				add(e, shapeLost, w, x[laneProvider], "")
 			case e.Kind == "reply" && isProviderCall(e.Text):
