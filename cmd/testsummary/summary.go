@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -137,12 +138,22 @@ func (s *summary) packageDone(e event) {
 	pkgOut := s.out[testKey{e.Package, ""}]
 	delete(s.out, testKey{e.Package, ""})
 	failedBefore := s.failed
-	for _, name := range s.running[e.Package] {
+	unfinished := s.running[e.Package]
+	for _, name := range unfinished {
 		k := testKey{e.Package, name}
-		s.failed++
-		s.failures = append(s.failures, s.pkg(e.Package)+" "+name+" (did not finish)")
 		s.print(s.out[k])
 		delete(s.out, k)
+		// A test cut off is counted once, not again for each subtest
+		// that was cut off inside it (a timeout stops them all).
+		if slices.Contains(unfinished, parent(name)) {
+			continue
+		}
+		s.failed++
+		what := " (did not finish)"
+		if n := subtestsOf(unfinished, name); n > 0 {
+			what = fmt.Sprintf(" (did not finish, nor %d of its subtests)", n)
+		}
+		s.failures = append(s.failures, s.pkg(e.Package)+" "+name+what)
 	}
 	delete(s.running, e.Package)
 	switch {
@@ -164,6 +175,26 @@ func (s *summary) packageDone(e event) {
 			}
 		}
 	}
+}
+
+// parent is the test a subtest runs in; "" for a top-level test.
+func parent(name string) string {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 {
+		return ""
+	}
+	return name[:i]
+}
+
+// subtestsOf counts the names in names that run inside name.
+func subtestsOf(names []string, name string) int {
+	n := 0
+	for _, other := range names {
+		if strings.HasPrefix(other, name+"/") {
+			n++
+		}
+	}
+	return n
 }
 
 // failedTestIn reports whether a test of pkg failed earlier in the stream.

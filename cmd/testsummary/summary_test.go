@@ -68,6 +68,10 @@ const (
 	timedOut = `{"Action":"start","Package":"m/f"}
 {"Action":"run","Package":"m/f","Test":"TestHangs"}
 {"Action":"output","Package":"m/f","Test":"TestHangs","Output":"=== RUN   TestHangs\n"}
+{"Action":"run","Package":"m/f","Test":"TestHangs/a"}
+{"Action":"run","Package":"m/f","Test":"TestHangs/a/deep"}
+{"Action":"run","Package":"m/f","Test":"TestHangs/b"}
+{"Action":"output","Package":"m/f","Test":"TestHangs/b","Output":"    SUBTEST-OUTPUT\n"}
 {"Action":"output","Package":"m/f","Test":"TestHangs","Output":"panic: test timed out after 1s\n"}
 {"Action":"output","Package":"m/f","Output":"FAIL\tm/f\t1.008s\n"}
 {"Action":"fail","Package":"m/f"}
@@ -99,7 +103,7 @@ func TestSummary(t *testing.T) {
 		{"TestMain fails", mainFails, "0 passed, 1 failed, 0 skipped", false,
 			[]string{"CI is set", "  d (failed outside any test)\n"}, nil},
 		{"a test cut off by the timeout", timedOut, "0 passed, 1 failed, 0 skipped", false,
-			[]string{"panic: test timed out", "  f TestHangs (did not finish)\n"}, nil},
+			[]string{"panic: test timed out", "SUBTEST-OUTPUT", "Failed (1):\n  f TestHangs (did not finish, nor 3 of its subtests)\n"}, nil},
 		{"several packages", passing + noTests + skipping + failing, "2 passed, 2 failed, 2 skipped", false, nil, nil},
 		{"go test never ran", "go: cannot find main module\n", "0 passed, 0 failed, 0 skipped", false,
 			[]string{"go: cannot find main module\n", "did not run"}, nil},
