@@ -112,6 +112,8 @@ func (s *Server) routes() {
 	e.POST("/problems/:slug/reveal", s.problemAnswerReveal)
 
 	e.GET("/sets/:slug", s.setShow)
+	e.GET("/sets/:slug/rapid", s.setRapidShow)
+	e.GET("/sets/:slug/rapid/summary", s.setRapidSummary)
 	e.POST("/sets/:slug/questions/:id/answer", s.setAnswerSubmit)
 	e.POST("/sets/:slug/questions/:id/reveal", s.setAnswerReveal)
 	s.timedAnswerRoutes()

@@ -1,0 +1,121 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/problems"
+)
+
+// rapidPage is one step of a set's rapid-fire run: a single question, with
+// where it sits in the set and where to go next.
+type rapidPage struct {
+	Set     setPage
+	Current questionView
+	Total   int
+}
+
+// Done: the question was answered (by submit or when its time ran out) or
+// its model answer revealed, so the next question is offered.
+func (p rapidPage) Done() bool { return p.Current.Box.Last != nil || p.Current.Revealed }
+
+func (p rapidPage) Last() bool { return p.Current.Number == p.Total }
+
+// rapidSummary is the end of a rapid-fire run: per question the time used,
+// how it ended and the self-assessment.
+type rapidSummary struct {
+	Set       setPage
+	Rows      []rapidRow
+	Answered  int
+	TimeUsed  time.Duration
+	TimeLimit time.Duration
+}
+
+type rapidRow struct {
+	Q        questionView
+	Answer   string // how the answer ended and the time it took, or why there is none
+	Assessed string // the self-assessment in words
+}
+
+func rapidURL(qs *problems.QuestionSet, n int) string {
+	return "/sets/" + qs.Slug + "/rapid?q=" + strconv.Itoa(n)
+}
+
+func rapidSummaryURL(qs *problems.QuestionSet) string { return "/sets/" + qs.Slug + "/rapid/summary" }
+
+// setRapidShow is GET /sets/:slug/rapid?q=N: question N of the set alone.
+// Its answer box is the set page's, so the timed box script submits and
+// refreshes it in place, and the refreshed section offers the next step.
+func (s *Server) setRapidShow(c echo.Context) error {
+	qs, err := s.findSet(c)
+	if err != nil {
+		return err
+	}
+	n := 1
+	if raw := c.QueryParam("q"); raw != "" {
+		n, err = strconv.Atoi(raw)
+		if err != nil || n < 1 || n > len(qs.Questions) {
+			return badRequest("The question number q=" + strconv.Quote(raw) + " is not one of this set's: use 1 to " + strconv.Itoa(len(qs.Questions)) + ".")
+		}
+	}
+	page, err := s.setPage(c, qs)
+	if err != nil {
+		return err
+	}
+	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions)}
+	title := qs.Title + ": question " + strconv.Itoa(n) + " of " + strconv.Itoa(rp.Total)
+	return render(c, http.StatusOK, setRapidView(s.withRapidAssets(s.meta(title)), rp))
+}
+
+// setRapidSummary is GET /sets/:slug/rapid/summary.
+func (s *Server) setRapidSummary(c echo.Context) error {
+	qs, err := s.findSet(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.setPage(c, qs)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, setRapidSummaryView(s.withRapidAssets(s.meta(qs.Title+": summary")), newRapidSummary(page)))
+}
+
+func newRapidSummary(page setPage) rapidSummary {
+	sum := rapidSummary{Set: page}
+	for _, q := range page.Questions {
+		sum.TimeLimit += q.Question.TimeLimit
+		row := rapidRow{Q: q, Answer: "Not answered", Assessed: "—"}
+		switch last := q.Box.Last; {
+		case last != nil:
+			sum.Answered++
+			sum.TimeUsed += last.Timing.TimeUsed
+			row.Answer = answerSummary(last)
+			row.Assessed = assessmentWords(q.Box)
+		case q.Revealed:
+			row.Answer = "Not answered: the model answer was revealed"
+		}
+		sum.Rows = append(sum.Rows, row)
+	}
+	return sum
+}
+
+// assessmentWords says how many key points the candidate ticked.
+func assessmentWords(b answerBoxState) string {
+	switch {
+	case len(b.KeyPoints) == 0:
+		return "No key points (guidance only)"
+	case b.Assessment == nil:
+		return "Not assessed yet"
+	}
+	return strconv.Itoa(len(b.Assessment.Covered)) + " of " + strconv.Itoa(b.Assessment.Of) + " key points covered"
+}
+
+// withRapidAssets adds the timed box's assets and the run's stylesheet.
+func (s *Server) withRapidAssets(m pageMeta) pageMeta {
+	m = s.withTimedAnswerAssets(m)
+	m.CSS = append(m.CSS, s.assets.url("rapid-fire.css"))
+	return m
+}
