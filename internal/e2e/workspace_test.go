@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -286,5 +287,79 @@ func TestEditorSettingsAndComparison(t *testing.T) {
 	checkAxe(t, ctx, codeProblem+" comparing with the starter")
 	evalJS[bool](t, ctx, `(document.getElementById("diff-starter").click(), true)`)
 	waitUntil(t, ctx, "the comparison to go", `!document.querySelector(".cm-editor .cm-deletedChunk")`)
+	requireNoPageExceptions(t, ctx)
+}
+
+// emulateDark makes the tab report prefers-color-scheme: dark, as a system
+// set to dark would.
+func emulateDark(t *testing.T, ctx context.Context) {
+	t.Helper()
+	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+	if err != nil {
+		t.Fatalf("e2e: emulate a dark system: %v", err)
+	}
+}
+
+// luminance is the relative luminance (WCAG) of a computed CSS colour.
+const luminanceJS = `((c) => { const m = c.match(/[\d.]+/g).map(Number);
+	const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4) };
+	return 0.2126 * lin(m[0]) + 0.7152 * lin(m[1]) + 0.0722 * lin(m[2]) })`
+
+// TestDarkMode: with the system set to dark, every page and the editor
+// turn dark, and axe-core (colour contrast included) finds nothing serious.
+func TestDarkMode(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a, withTimeout(2*defaultTestTimeout))
+	setViewport(t, ctx, 1366, 900)
+	emulateDark(t, ctx)
+
+	dark := func(t *testing.T, what, sel, prop string) {
+		t.Helper()
+		l := evalJS[float64](t, ctx, luminanceJS+`(getComputedStyle(document.querySelector(`+jsString(sel)+`)).`+prop+`)`)
+		if l > 0.05 {
+			t.Errorf("%s (%s %s) has luminance %.2f in dark mode; want a dark colour", what, sel, prop, l)
+		}
+	}
+	pages := []struct {
+		name, path string
+		status     int
+	}{
+		{"catalogue", "/", http.StatusOK},
+		{"timed-answer problem", "/problems/idempotent-create-client", http.StatusOK},
+		{"rapid-fire set", "/sets/applied-ai-rapid-fire", http.StatusOK},
+		{"screen", "/screens/applied-ai-tech-screen", http.StatusOK},
+		{"my practice", "/practice", http.StatusOK},
+		{"unknown page (404)", "/no/such/page", http.StatusNotFound},
+	}
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			if status := visit(t, ctx, p.path); status != p.status {
+				t.Fatalf("GET %s: status %d, want %d", p.path, status, p.status)
+			}
+			dark(t, "the page", "body", "backgroundColor")
+			checkAxe(t, ctx, p.path+" in dark mode")
+		})
+	}
+	t.Run("code workspace", func(t *testing.T) {
+		openWorkspace(t, ctx)
+		dark(t, "the page", "body", "backgroundColor")
+		dark(t, "the editor", ".cm-editor", "backgroundColor")
+		dark(t, "the statement's code", "#ws-statement pre", "backgroundColor")
+		checkAxe(t, ctx, codeProblem+" in dark mode")
+		openTab(t, ctx, "part-2-tab")
+		openTab(t, ctx, "ws-reference-tab")
+		checkAxe(t, ctx, codeProblem+" reference tab in dark mode")
+
+		// A check's report and the comparison, in dark.
+		evalJS[bool](t, ctx, `(document.getElementById("code-editor-textarea").faultlineEditor.focus(), true)`)
+		pressKey(t, ctx, kb.Enter, chromedp.ModifierCtrl)
+		waitUntil(t, ctx, "the check's result", `document.querySelector("#check-report:not([hidden]) section.grade-report")`, gradeWait)
+		setCode(t, ctx, strings.Replace(contentFile(t, "problems/async-refund/starter/refund.go"), "i < 3", "i < 5", 1))
+		evalJS[bool](t, ctx, `(document.getElementById("diff-starter").click(), true)`)
+		waitFor(t, ctx, ".cm-editor .cm-deletedChunk")
+		checkAxe(t, ctx, codeProblem+" with a check's report and the comparison in dark mode")
+	})
 	requireNoPageExceptions(t, ctx)
 }

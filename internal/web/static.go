@@ -94,7 +94,11 @@ func newAssetSet() (*assetSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: static assets: %w", err)
 	}
-	set.add(highlightCSSName, []byte(problems.HighlightCSS()))
+	highlight, err := themedHighlightCSS(problems.HighlightCSS())
+	if err != nil {
+		return nil, err
+	}
+	set.add(highlightCSSName, []byte(highlight))
 	go set.compress()
 	return set, nil
 }

@@ -8,16 +8,20 @@ import { EditorView } from "@codemirror/view";
 import { HighlightStyle } from "@codemirror/language";
 import { tags as t } from "@lezer/highlight";
 
-// Contrast on #fdfdfc / on the active line #eef1f5 (WCAG ratio):
+// Each colour is a custom property with the light value as its fallback:
+// site.css sets the dark values (and their ratios) under
+// prefers-color-scheme: dark. Contrast of the light values on #fdfdfc / on
+// the active line #eef1f5 (WCAG ratio):
+const v = (name, light) => "var(--code-" + name + ", " + light + ")";
 const colours = {
-  keyword: "#a3124f", // 7.5 / 6.7
-  string: "#0f6b3b", // 6.5 / 5.8
-  comment: "#57606a", // 6.3 / 5.6
-  literal: "#0a55a8", // 7.2 / 6.4
-  type: "#8a4600", // 7.0 / 6.3
-  func: "#6b35b8", // 7.3 / 6.6
-  property: "#0d5a78", // 7.5 / 6.7
-  invalid: "#b3001e", // 7.0 / 6.3
+  keyword: v("keyword", "#a3124f"), // 7.5 / 6.7
+  string: v("string", "#0f6b3b"), // 6.5 / 5.8
+  comment: v("comment", "#57606a"), // 6.3 / 5.6
+  literal: v("literal", "#0a55a8"), // 7.2 / 6.4
+  type: v("type", "#8a4600"), // 7.0 / 6.3
+  func: v("func", "#6b35b8"), // 7.3 / 6.6
+  property: v("property", "#0d5a78"), // 7.5 / 6.7
+  invalid: v("invalid", "#b3001e"), // 7.0 / 6.3
 };
 
 export const faultlineHighlighting = HighlightStyle.define([
@@ -73,46 +77,49 @@ export const faultlineTheme = EditorView.theme(
     ".cm-content": { caretColor: fg, padding: "4px 0" },
     ".cm-cursor, .cm-dropCursor": { borderLeftColor: fg, borderLeftWidth: "2px" },
     "&.cm-focused > .cm-scroller > .cm-selectionLayer .cm-selectionBackground, .cm-selectionBackground, ::selection":
-      { backgroundColor: "#c9daf0" },
-    ".cm-activeLine": { backgroundColor: "#eef1f5" },
+      { backgroundColor: v("selection", "#c9daf0") },
+    ".cm-activeLine": { backgroundColor: v("active-line", "#eef1f5") },
     ".cm-gutters": {
       backgroundColor: panel,
       color: muted,
       borderRight: "1px solid " + line,
     },
-    ".cm-activeLineGutter": { backgroundColor: "#e3e7ec", color: fg },
+    ".cm-activeLineGutter": { backgroundColor: v("active-gutter", "#e3e7ec"), color: fg },
     ".cm-lineNumbers .cm-gutterElement": { padding: "0 6px 0 10px" },
     "&.cm-focused .cm-matchingBracket": {
-      backgroundColor: "#d4ecd9",
-      outline: "1px solid #1d6b35",
+      backgroundColor: v("bracket-bg", "#d4ecd9"),
+      outline: "1px solid " + v("bracket-line", "#1d6b35"),
     },
     "&.cm-focused .cm-nonmatchingBracket": {
-      backgroundColor: "#fde8ea",
-      outline: "1px solid #b3001e",
+      backgroundColor: v("nobracket-bg", "#fde8ea"),
+      outline: "1px solid " + colours.invalid,
     },
-    ".cm-searchMatch": { backgroundColor: "#fdf0b0", outline: "1px solid #8a6d00" },
-    ".cm-searchMatch.cm-searchMatch-selected": { backgroundColor: "#f8d97a" },
-    ".cm-selectionMatch": { backgroundColor: "#dde7f3" },
+    ".cm-searchMatch": {
+      backgroundColor: v("match-bg", "#fdf0b0"),
+      outline: "1px solid " + v("match-line", "#8a6d00"),
+    },
+    ".cm-searchMatch.cm-searchMatch-selected": { backgroundColor: v("match-selected", "#f8d97a") },
+    ".cm-selectionMatch": { backgroundColor: v("selection-match", "#dde7f3") },
     // Diagnostics: a thicker underline than CodeMirror's hairline plus a
     // tint, so a marked line is easy to spot.
     ".cm-lintRange-error": {
       backgroundImage: "none",
-      backgroundColor: "#fde8ea",
-      textDecoration: "underline wavy #b3001e",
+      backgroundColor: v("error-bg", "#fde8ea"),
+      textDecoration: "underline wavy " + colours.invalid,
       textDecorationThickness: "1.5px",
       textUnderlineOffset: "3px",
     },
     ".cm-lintRange-warning": {
       backgroundImage: "none",
-      backgroundColor: "#fff3d6",
-      textDecoration: "underline wavy #8a5a00",
+      backgroundColor: v("warning-bg", "#fff3d6"),
+      textDecoration: "underline wavy " + v("warning-line", "#8a5a00"),
       textDecorationThickness: "1.5px",
       textUnderlineOffset: "3px",
     },
-    ".cm-lintRange-active": { backgroundColor: "#fbd5a0" },
+    ".cm-lintRange-active": { backgroundColor: v("lint-active", "#fbd5a0") },
     ".cm-diagnostic": { color: fg, fontFamily: "inherit" },
-    ".cm-diagnostic-error": { borderLeft: "5px solid #b3001e" },
-    ".cm-diagnostic-warning": { borderLeft: "5px solid #8a5a00" },
+    ".cm-diagnostic-error": { borderLeft: "5px solid " + colours.invalid },
+    ".cm-diagnostic-warning": { borderLeft: "5px solid " + v("warning-line", "#8a5a00") },
     ".cm-tooltip": {
       backgroundColor: bg,
       color: fg,
@@ -123,10 +130,13 @@ export const faultlineTheme = EditorView.theme(
     ".cm-panels.cm-panels-bottom": { borderTop: "1px solid " + line },
     ".cm-panels.cm-panels-top": { borderBottom: "1px solid " + line },
     ".cm-panel.cm-panel-lint ul": { maxHeight: "8em" },
-    ".cm-panel.cm-panel-lint ul [aria-selected]": { backgroundColor: "#dde7f3", color: fg },
+    ".cm-panel.cm-panel-lint ul [aria-selected]": {
+      backgroundColor: v("selection-match", "#dde7f3"),
+      color: fg,
+    },
     ".cm-panel.cm-panel-lint ul:focus [aria-selected]": {
       backgroundColor: accent,
-      color: "#ffffff",
+      color: "var(--accent-fg, #ffffff)",
     },
     ".cm-panel.cm-panel-lint [name=close], .cm-panel.cm-search [name=close]": {
       color: fg,
@@ -158,6 +168,13 @@ export const faultlineTheme = EditorView.theme(
       color: fg,
       fontSize: ".85rem",
     },
+    // The comparison (editor-merge.js): tints that keep the code's colours
+    // readable in both themes; removed text is also struck through, so a
+    // change is told by more than colour.
+    ".cm-changedLine, .cm-insertedLine": { backgroundColor: v("inserted-bg", "#e6f4ea") },
+    ".cm-deletedChunk": { backgroundColor: v("deleted-bg", "#fdecee") },
+    ".cm-deletedChunk .cm-deletedText, .cm-deletedChunk del": { textDecoration: "line-through", backgroundColor: "transparent" },
+    ".cm-changedText": { background: "none", textDecoration: "underline " + v("bracket-line", "#1d6b35") },
     ".cm-faultline-tabmode": {
       padding: ".25rem .75rem",
       fontSize: ".85rem",
