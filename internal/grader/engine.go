@@ -2,7 +2,6 @@ package grader
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -34,6 +33,7 @@ type invocation struct {
 	endSeq   int
 	outcome  refundkit.Outcome
 	err      error
+	errText  string // err's text, read inside the run
 	panicMsg string
 	loadErr  string
 	// The record when the invocation returned (or panicked).
@@ -56,6 +56,8 @@ type run struct {
 	leftover string
 	internal error // the grader broke
 	steps    int
+	// stoppedAt is the virtual time the run ended at.
+	stoppedAt time.Duration
 	// learned is what the submission sends for each request id in a
 	// quiet world: the key and reference of history it made itself.
 	learned map[string]sentParams
@@ -122,7 +124,7 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 		}
 		sched.Go("clock", func() { coordinate(env, sched, sc, prog, r) })
 		r.stopped = sched.run(sc.budget())
-		r.steps = sched.steps
+		r.steps, r.stoppedAt = sched.steps, time.Since(env.Start())
 	})
 }
 
@@ -342,6 +344,11 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 	iv.startedAt = time.Since(env.Start())
 	env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts", iv.RequestID)
 	outcome, callErr, panicMsg, panicked := callEntry(entry, iv.RequestID, w)
+	// The error's text is the submission's code (its Error method): read
+	// it here, inside the run, on the worker's own goroutine, where a
+	// method that never returns is a call that never ends, caught by the
+	// run's limits, and never later while the report is built.
+	iv.errText = errorText(callErr)
 	// The record as the call left it, before any other actor takes a
 	// step: this goroutine still holds the step its last call began.
 	iv.atEnd, iv.hadAtEnd = env.Store().Lookup(iv.RequestID)
@@ -353,7 +360,7 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 	} else {
 		iv.ended, iv.outcome, iv.err = endReturned, outcome, callErr
 		if callErr != nil {
-			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q, error: %v", iv.RequestID, outcome, callErr)
+			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q, error: %s", iv.RequestID, outcome, iv.errText)
 		} else {
 			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q", iv.RequestID, outcome)
 		}
@@ -376,13 +383,20 @@ func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.O
 	return outcome, err, "", false
 }
 
-// errorText is an error for the report, capped.
-func errorText(err error) string {
+// errorText is an error for the report, capped. It runs the error's
+// Error method: call it only inside the run (see invoke).
+func errorText(err error) (text string) {
 	if err == nil {
 		return ""
 	}
-	return textclip.Bytes(err.Error(), 300, "...")
+	defer func() {
+		if v := recover(); v != nil {
+			text = fmt.Sprintf("(its Error method panicked: %v)", v)
+		}
+	}()
+	s := err.Error()
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
 }
-
-// isNotFound reports whether err says the record is missing.
-func isNotFound(err error) bool { return errors.Is(err, refundkit.ErrNotFound) }

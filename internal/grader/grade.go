@@ -223,10 +223,20 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 		if n < 1 {
 			n = 1
 		}
-		for i := 0; i < n; i++ {
-			runs = append(runs, &run{seed: seed + int64(i), learned: learned})
+		// A first run the step limits stopped is a loop that never waits
+		// (or retries far too often): every other seed would spin to the
+		// same limit, costing CPU and telling nothing more.
+		first := &run{seed: seed, learned: learned}
+		execute(b, sc, prog, first)
+		runs = append(runs, first)
+		if first.stopped != stoppedSteps && first.stopped != stoppedTotalSteps {
+			var rest []*run
+			for i := 1; i < n; i++ {
+				rest = append(rest, &run{seed: seed + int64(i), learned: learned})
+			}
+			runLanes(b, sc, prog, rest)
+			runs = append(runs, rest...)
 		}
-		runLanes(b, sc, prog, runs)
 	}
 	stats := scenarioStats{runs: len(runs)}
 	for _, r := range runs {
@@ -356,7 +366,7 @@ func fillShownRun(sr *ScenarioReport, r *run) {
 	var out strings.Builder
 	for _, iv := range r.invs {
 		res := InvocationResult{Worker: iv.Worker, RequestID: iv.RequestID, Ended: iv.ended, Outcome: string(iv.outcome),
-			Error: errorText(iv.err), Panic: iv.panicMsg, CrashedAt: iv.worker.CrashedAt}
+			Error: iv.errText, Panic: iv.panicMsg, CrashedAt: iv.worker.CrashedAt}
 		if iv.ended == endNotLoaded {
 			res.Error = iv.loadErr
 		}

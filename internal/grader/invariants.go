@@ -564,8 +564,13 @@ func checkBoundedAttempts(f *runFacts) string {
 			return fmt.Sprintf("%s sent %d refund requests in one call (at most %d)", iv.Worker, n, maxRequestsPerCall)
 		}
 		if iv.ended == endDidNotReturn {
-			if f.r.stopped == stoppedSteps {
-				return fmt.Sprintf("%s had not returned after %d harness calls without virtual time passing: a loop that never waits", iv.Worker, maxSteps)
+			switch f.r.stopped {
+			case stoppedSteps:
+				return fmt.Sprintf("%s had not returned when the run had made %d harness calls at one instant, %s, without virtual time passing: a loop that never waits",
+					iv.Worker, maxStepsAtInstant, at(f.r.stoppedAt))
+			case stoppedTotalSteps:
+				return fmt.Sprintf("%s had not returned when the run had made %d harness calls in all, over %s of virtual time: a loop that retries far too often",
+					iv.Worker, maxSteps, refundkit.FormatDuration(f.r.stoppedAt))
 			}
 			return fmt.Sprintf("%s had not returned when the run's budget of %s of virtual time ran out", iv.Worker, refundkit.FormatDuration(f.sc.budget()))
 		}

@@ -1,6 +1,7 @@
 package grader
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,56 @@ func TestOwnerAliveAt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := f.ownerAliveAt(tc.rec, tc.t, tc.seq); got != tc.want {
 				t.Fatalf("ownerAliveAt = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestErrorTextReadInsideTheRun: the text of a returned error is read once,
+// inside the run; an Error method that panics is reported as such, and the
+// report is built without calling it again.
+func TestErrorTextReadInsideTheRun(t *testing.T) {
+	src := header + `type loud struct{ n *int }
+
+func (e loud) Error() string {
+	*e.n++
+	if *e.n > 1 {
+		panic("Error called again, outside the run")
+	}
+	panic("the error's own bug")
+}
+
+func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
+	n := 0
+	return "", loud{&n}
+}
+`
+	rep := grade(t, src, 1, "missing-record")
+	iv := rep.Scenarios[0].Invocations[0]
+	if !strings.Contains(iv.Error, "its Error method panicked: the error's own bug") {
+		t.Fatalf("invocation error %q", iv.Error)
+	}
+}
+
+// TestStepLimitsSayWhatHappened: a loop that stops waiting after an hour
+// is named at the instant it spun, and a loop that waits a millisecond
+// between calls is named for the calls it made in all.
+func TestStepLimitsSayWhatHappened(t *testing.T) {
+	head := strings.Replace(header, "\"context\"\n", "\"context\"\n\t\"time\"\n", 1)
+	tests := []struct {
+		name, body, want string
+	}{
+		{"spins after an hour", "\ttime.Sleep(time.Hour)\n\tfor {\n\t\trefundkit.GetRecord(ctx, id)\n\t}\n",
+			"5000 harness calls at one instant, +1h0m0s, without virtual time passing"},
+		{"retries every millisecond", "\tfor {\n\t\trefundkit.GetRecord(ctx, id)\n\t\ttime.Sleep(time.Millisecond)\n\t}\n",
+			"50000 harness calls in all, over "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := grade(t, head+"func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n"+tc.body+"}\n", 1, "repeat-after-done")
+			msg := violated(rep)["repeat-after-done "+InvBoundedAttempts]
+			if !strings.Contains(msg, tc.want) {
+				t.Fatalf("bounded-attempts says %q, want it to say %q", msg, tc.want)
 			}
 		})
 	}

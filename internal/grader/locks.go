@@ -105,3 +105,49 @@ type readLocker struct{ rw *RWMutex }
 
 func (l readLocker) Lock()   { l.rw.RLock() }
 func (l readLocker) Unlock() { l.rw.RUnlock() }
+
+// Once replaces sync.Once for interpreted code: sync.Once makes a second
+// caller wait on a real mutex while the first runs f, and if f sleeps the
+// virtual clock stops for good (the waiter is not durably blocked). This
+// one waits on a Mutex (a channel). As with sync.Once, f counts as done
+// once it returns or panics.
+type Once struct {
+	m    Mutex
+	done atomic.Bool
+}
+
+// Do calls f if and only if Do has not been called before for o.
+func (o *Once) Do(f func()) {
+	if o.done.Load() {
+		return
+	}
+	o.m.Lock()
+	defer o.m.Unlock()
+	if !o.done.Load() {
+		defer o.done.Store(true)
+		f()
+	}
+}
+
+// OnceFunc replaces sync.OnceFunc (see Once): a function that calls f
+// once; if f panicked, every call panics with the same value.
+func OnceFunc(f func()) func() {
+	var once Once
+	var p any
+	panicked := true
+	g := func() {
+		defer func() {
+			if panicked {
+				p = recover()
+			}
+		}()
+		f()
+		panicked = false
+	}
+	return func() {
+		once.Do(g)
+		if panicked {
+			panic(p)
+		}
+	}
+}

@@ -122,6 +122,8 @@ func packagesFor(s *workerSlot) interp.Exports {
 	syncSyms := sandbox.StdlibSymbols("sync")
 	syncSyms["Mutex"] = reflect.ValueOf((*Mutex)(nil))
 	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
+	syncSyms["Once"] = reflect.ValueOf((*Once)(nil))
+	syncSyms["OnceFunc"] = reflect.ValueOf(OnceFunc)
 
 	timeSyms := sandbox.StdlibSymbols("time")
 	timeSyms["Sleep"] = reflect.ValueOf(func(d time.Duration) { s.w.Sleep(d) })

@@ -24,6 +24,10 @@ type scheduler struct {
 	over   bool
 	seq    int
 	steps  int
+	// instant is the virtual time of the last step, and atInstant how
+	// many steps have run at it.
+	instant   time.Time
+	atInstant int
 }
 
 type parkedActor struct {
@@ -85,15 +89,22 @@ func (s *scheduler) goActor(f func()) (release func()) {
 	return release
 }
 
-// maxSteps bounds the steps of one run: a loop that calls the harness
-// without ever letting virtual time pass (retrying on an error that comes
-// back at once) would otherwise never reach the time budget.
-const maxSteps = 5000
+// maxStepsAtInstant bounds the steps of one run at one virtual instant: a
+// loop that calls the harness without ever letting virtual time pass
+// (retrying on an error that comes back at once) would otherwise never
+// reach the time budget. maxSteps bounds them all: a loop that waits a
+// millisecond between calls would take days of virtual time to reach it.
+// A correct run takes a few dozen steps.
+const (
+	maxStepsAtInstant = 5000
+	maxSteps          = 50000
+)
 
 // Why a run was stopped.
 const (
-	stoppedTime  = "time"
-	stoppedSteps = "steps"
+	stoppedTime       = "time"
+	stoppedSteps      = "steps"       // maxStepsAtInstant at one virtual instant
+	stoppedTotalSteps = "total-steps" // maxSteps in all
 )
 
 // run schedules until every actor has finished, or until the budget of
@@ -106,10 +117,15 @@ func (s *scheduler) run(budget time.Duration) (stopped string) {
 	for {
 		synctest.Wait()
 		s.mu.Lock()
-		if s.steps >= maxSteps {
+		if s.atInstant >= maxStepsAtInstant {
 			s.mu.Unlock()
 			s.stop()
 			return stoppedSteps
+		}
+		if s.steps >= maxSteps {
+			s.mu.Unlock()
+			s.stop()
+			return stoppedTotalSteps
 		}
 		if n := len(s.parked); n > 0 {
 			sort.Slice(s.parked, func(i, j int) bool {
@@ -126,6 +142,10 @@ func (s *scheduler) run(budget time.Duration) (stopped string) {
 			p := s.parked[i]
 			s.parked = append(s.parked[:i], s.parked[i+1:]...)
 			s.steps++
+			if now := time.Now(); !now.Equal(s.instant) {
+				s.instant, s.atInstant = now, 0
+			}
+			s.atInstant++
 			s.mu.Unlock()
 			p.go_ <- true
 			continue
