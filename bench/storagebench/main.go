@@ -2,10 +2,12 @@
 // server binary on loopback, each with a fresh database in a temporary
 // folder:
 //
-//	growth    one address saves 256 KiB of code under a fresh cookie per
-//	          request, from several loops at once, for a fixed time; it
-//	          prints how much the database file and its WAL grew, and the
-//	          WAL's size after a quiet period.
+//	growth    one address writes from several loops at once for a fixed
+//	          time, and it prints how much the database file and its WAL
+//	          grew, and the WAL's size after a quiet period. -mode fresh
+//	          (the default) saves 256 KiB of code under a fresh cookie per
+//	          request; -mode answers submits 60 KiB answers under a few
+//	          cookies, which a limit on new identities does not stop.
 //	practice  one user with 100 stored grade runs (each with a 256 KiB
 //	          source and a real report) is viewed on My practice by 20
 //	          clients at once; it prints the server's resident memory idle
@@ -13,7 +15,7 @@
 //
 // usage:
 //
-//	go run ./bench/storagebench growth   -server BIN [-seconds 15] [-loops 8] [-quiet 12s]
+//	go run ./bench/storagebench growth   -server BIN [-mode fresh|answers] [-seconds 15] [-loops 4] [-quiet 12s] [-flags "-new-identities 0"]
 //	go run ./bench/storagebench practice -server BIN [-runs 100] [-clients 20] [-views 5]
 //
 // BIN is a built server (go build -o BIN ./cmd/server), so the same script
@@ -157,8 +159,14 @@ func growth(args []string) error {
 	loops := fs.Int("loops", 4, "saving loops at once")
 	quiet := fs.Duration("quiet", 12*time.Second, "quiet period before the WAL is measured again")
 	maxSaves := fs.Int("max", 100_000, "most saves in all")
+	mode := fs.String("mode", "fresh", "fresh: code under a fresh cookie each; answers: answers under -cookies cookies")
+	cookies := fs.Int("cookies", 8, "answers mode: identities the loops share")
+	extra := fs.String("flags", "", "more serve flags, space-separated")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *mode != "fresh" && *mode != "answers" {
+		return fmt.Errorf("growth: -mode %q: want fresh or answers", *mode)
 	}
 	if *bin == "" {
 		return errors.New("growth: -server is required")
@@ -169,7 +177,7 @@ func growth(args []string) error {
 	}
 	defer os.RemoveAll(dir)
 	db := filepath.Join(dir, "faultline.db")
-	s, err := startServer(*bin, dir, db, "-graders", "0")
+	s, err := startServer(*bin, dir, db, append([]string{"-graders", "0"}, strings.Fields(*extra)...)...)
 	if err != nil {
 		return err
 	}
@@ -179,9 +187,14 @@ func growth(args []string) error {
 	body := url.Values{"code": {code}}.Encode()
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *loops}}
 	// One small save first, so the baseline includes the first user's rows.
-	if _, err := save(client, s.base, "code=package+refund"); err != nil {
+	if _, err := save(client, s.base, "", "code=package+refund"); err != nil {
 		return err
 	}
+	users := make([]string, *cookies)
+	for i := range users {
+		users[i] = fmt.Sprintf("%032x", i+1)
+	}
+	answer := url.Values{"answer": {strings.Repeat("word ", 60<<10/5)}}.Encode()
 	db0, wal0 := fileSize(db), fileSize(db+"-wal")
 
 	var (
@@ -191,7 +204,7 @@ func growth(args []string) error {
 		errs     atomic.Int64
 	)
 	deadline := time.Now().Add(time.Duration(*seconds) * time.Second)
-	var peakWAL atomic.Int64
+	var peakWAL, peakSum atomic.Int64
 	done := make(chan struct{})
 	go func() { // sample the WAL's size: its peak is what a disk must hold
 		for {
@@ -199,8 +212,12 @@ func growth(args []string) error {
 			case <-done:
 				return
 			case <-time.After(50 * time.Millisecond):
-				if n := fileSize(db + "-wal"); n > peakWAL.Load() {
-					peakWAL.Store(n)
+				wal := fileSize(db + "-wal")
+				if wal > peakWAL.Load() {
+					peakWAL.Store(wal)
+				}
+				if n := fileSize(db) + wal; n > peakSum.Load() {
+					peakSum.Store(n)
 				}
 			}
 		}
@@ -211,8 +228,16 @@ func growth(args []string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(deadline) && sent.Add(1) <= int64(*maxSaves) {
-				status, err := save(client, s.base, body)
+			for n := sent.Add(1); time.Now().Before(deadline) && n <= int64(*maxSaves); n = sent.Add(1) {
+				var (
+					status int
+					err    error
+				)
+				if *mode == "fresh" {
+					status, err = save(client, s.base, "", body)
+				} else {
+					status, err = post(client, s.base+"/problems/idempotent-create-client/answer", users[n%int64(len(users))], answer)
+				}
 				if err != nil {
 					errs.Add(1)
 					continue
@@ -235,7 +260,11 @@ func growth(args []string) error {
 		codes = append(codes, c)
 	}
 	sort.Ints(codes)
-	fmt.Printf("server %s, %d loops for %.1f s, one address, a fresh cookie per save of 256 KiB\n", *bin, *loops, elapsed.Seconds())
+	what := "a fresh cookie per save of 256 KiB of code"
+	if *mode == "answers" {
+		what = fmt.Sprintf("%d cookies submitting 60 KiB answers", *cookies)
+	}
+	fmt.Printf("server %s %s, %d loops for %.1f s, one address, %s\n", *bin, *extra, *loops, elapsed.Seconds(), what)
 	for _, c := range codes {
 		fmt.Printf("  status %d: %d\n", c, statuses[c])
 	}
@@ -247,20 +276,30 @@ func growth(args []string) error {
 	fmt.Printf("wal  %s -> %s (peak seen %s)\n", mib(wal0), mib(wal1), mib(peakWAL.Load()))
 	fmt.Printf("growth db+wal: %s in %.1f s (%.1f MB/s)\n", mib(grew), elapsed.Seconds(), float64(grew)/1e6/elapsed.Seconds())
 	fmt.Printf("after %s quiet: db %s, wal %s\n", *quiet, mib(db2), mib(wal2))
-	fmt.Printf("RESULT growth_mib=%.1f wal_peak_mib=%.1f wal_after_quiet_mib=%.1f\n",
-		float64(grew)/(1<<20), float64(peakWAL.Load())/(1<<20), float64(wal2)/(1<<20))
+	peakGrew := max(peakSum.Load(), db1+wal1, db2+wal2) - (db0 + wal0)
+	fmt.Printf("largest growth db+wal seen (sampled every 50 ms, and after the quiet): %s\n", mib(peakGrew))
+	fmt.Printf("RESULT growth_mib=%.1f peak_growth_mib=%.1f wal_peak_mib=%.1f wal_after_quiet_mib=%.1f\n",
+		float64(grew)/(1<<20), float64(peakGrew)/(1<<20), float64(peakWAL.Load())/(1<<20), float64(wal2)/(1<<20))
 	return nil
 }
 
-// save posts one code save without a cookie, so the server makes a new
+// save posts one code save; without a cookie, the server makes a new
 // identity for it, as a client throwing its cookies away would.
-func save(client *http.Client, base, body string) (int, error) {
-	req, err := http.NewRequest(http.MethodPost, base+"/problems/"+problem+"/code", strings.NewReader(body))
+func save(client *http.Client, base, user, body string) (int, error) {
+	return post(client, base+"/problems/"+problem+"/code", user, body)
+}
+
+// post sends a form as the script does, under the cookie user if any.
+func post(client *http.Client, url, user, body string) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
+	if user != "" {
+		req.AddCookie(&http.Cookie{Name: "faultline_user", Value: user})
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, err

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Storage bounds, measured against real server binaries on loopback (each
+# run with a fresh database; see bench/storagebench for what each mode does):
+#   growth fresh    one address, a fresh cookie per 256 KiB code save, 15 s
+#   growth answers  one address, 8 cookies submitting 60 KiB answers, 15 s
+#   practice        20 concurrent views of My practice with 100 stored runs
+# With a commit as second argument, that commit's binary is measured too,
+# interleaved with this tree's, so the two see the same machine.
+#
+# usage: bench/storage.sh [RUNS] [BEFORE_COMMIT]   (default 3 runs; medians printed)
+set -euo pipefail
+
+runs=${1:-3}
+before=${2:-}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'git worktree remove --force "$work/before-src" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+go build -trimpath -o "$work/after" ./cmd/server
+go build -o "$work/storagebench" ./bench/storagebench
+bins=(after)
+if [ -n "$before" ]; then
+	git worktree add --detach "$work/before-src" "$before" >/dev/null 2>&1
+	(cd "$work/before-src" && go build -trimpath -o "$work/before" ./cmd/server)
+	bins=(before after)
+fi
+echo "go: $(go version | cut -d' ' -f3-)  cores: $(nproc)  runs: $runs"
+
+# median of the numbers on stdin
+median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# field NAME of the RESULT lines in FILE
+field() { grep '^RESULT' "$2" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2; }
+
+cases=("growth -mode fresh" "growth -mode answers" "practice")
+for i in $(seq 1 "$runs"); do
+	for c in "${cases[@]}"; do
+		for b in "${bins[@]}"; do
+			name="$b.${c// /_}"
+			# shellcheck disable=SC2086
+			"$work/storagebench" $c -server "$work/$b" >>"$work/$name.out" 2>&1
+		done
+		if [ "$c" = "growth -mode fresh" ]; then # the write budget alone, with no limit on new identities
+			"$work/storagebench" $c -server "$work/after" -flags "-new-identities 0" >>"$work/after.budget-only.out" 2>&1
+		fi
+	done
+done
+
+printf '%-34s %14s %14s %12s %14s\n' case growth_mib peak_growth wal_peak wal_after_quiet
+for f in "$work"/*growth*.out "$work"/after.budget-only.out; do
+	[ -e "$f" ] || continue
+	printf '%-34s %14s %14s %12s %14s\n' "$(basename "$f" .out)" \
+		"$(field growth_mib "$f" | median)" "$(field peak_growth_mib "$f" | median)" \
+		"$(field wal_peak_mib "$f" | median)" "$(field wal_after_quiet_mib "$f" | median)"
+done
+printf '\n%-34s %10s %10s %14s %14s\n' case idle_mib peak_mib above_idle_mib median_view_ms
+for f in "$work"/*practice*.out; do
+	printf '%-34s %10s %10s %14s %14s\n' "$(basename "$f" .out)" \
+		"$(field idle_mib "$f" | median)" "$(field peak_mib "$f" | median)" \
+		"$(field above_idle_mib "$f" | median)" "$(field median_view_ms "$f" | median)"
+done
+echo
+echo "every run's RESULT line:"
+grep -H '^RESULT' "$work"/*.out | sed "s|$work/||"
