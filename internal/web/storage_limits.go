@@ -16,14 +16,14 @@ import (
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// defaultWriteRate is how many bytes one client address may send to be stored.
-// A class of 30 behind one NAT, each autosaving 10 KB of code every 3 s
-// (about 15 KB form-encoded), sends 150 KB/s and grading every 30 s adds
-// 130 KB/s: about half of the rate, while the burst lets the whole class
-// press Grade at the same moment. The bound it gives: 6 MiB + 15 s x
-// 512 KiB/s = 13.5 MiB of text from one address in 15 s, however many
-// cookies it throws away (before: 1.6 GiB with 4 loops); the WAL adds at
-// most its size limit on top.
+// defaultWriteRate is how many bytes one client address may send to be
+// stored. A class of 30 behind one NAT, each autosaving 10 KB of code every
+// 3 s (13 KB form-encoded), sends 130 KB/s, and a Grade from each every
+// 30 s adds 140 KB/s (with the report allowance): about half the rate,
+// while the burst lets the whole class press Grade at the same moment
+// (30 x 143 KB). The bound it gives: 6 MiB + 15 s x 512 KiB/s = 13.5 MiB
+// from one address in 15 s, however many cookies it throws away (before:
+// 1.6 GiB in 15 s with 4 loops); the WAL adds at most its size limit.
 var defaultWriteRate = ratelimit.Rate{Burst: 6 << 20, PerSecond: 512 << 10}
 
 // writeOverhead is charged to every write besides its body: the rows,
