@@ -61,6 +61,13 @@ func TestStarterReportAtAGlance(t *testing.T) {
 		return d.open && location.hash === "#" + d.id && svg.getBoundingClientRect().height > 100;
 	})()`)
 	checkAxe(t, ctx, codeProblem+" with the first failure open")
+	// The diagram's marks follow the theme: on a dark system the lanes and
+	// arrows are light, not the light theme's near-black.
+	emulateDark(t, ctx)
+	checkAxe(t, ctx, codeProblem+" with the first failure open, dark")
+	if lum := evalJS[float64](t, ctx, `(`+luminanceJS+`)(getComputedStyle(document.querySelector("#grade-report .seq-call .seq-arrow")).stroke)`); lum < 0.5 {
+		t.Errorf("on a dark system a call's arrow has luminance %.2f; want a light stroke", lum)
+	}
 	if dir := os.Getenv("FAULTLINE_SCREENSHOTS"); dir != "" {
 		root, err := moduleRoot()
 		if err != nil {
