@@ -135,9 +135,9 @@ func (s *Service) interpret(ctx context.Context, job Job, order []string, out *s
 	case out.Ending == sandbox.EndCanceled:
 		return nil, fmt.Errorf("grader: grading stopped: %w", context.Cause(ctx))
 	case childErr != "":
-		return nil, fmt.Errorf("grader: the grading child failed: %s", childErr)
+		return s.keepFinished(ctx, job, order, finished, fmt.Errorf("grader: the grading child failed: %s", childErr))
 	case out.OK():
-		return nil, fmt.Errorf("grader: the grading child exited without a report (stderr: %q)", lastLines(out.Stderr, 5))
+		return s.keepFinished(ctx, job, order, finished, fmt.Errorf("grader: the grading child exited without a report (stderr: %q)", lastLines(out.Stderr, 5)))
 	}
 	if out.Ending == sandbox.EndCrash && out.Fatal == "" {
 		// A crash without a runtime message is not something interpreted
@@ -146,6 +146,28 @@ func (s *Service) interpret(ctx context.Context, job Job, order []string, out *s
 			slog.String("describe", out.Describe()), slog.String("stderr", lastLines(out.Stderr, 10)))
 	}
 	return stoppedReport(job, order, finished, out), nil
+}
+
+// keepFinished handles a child that broke (the grader's fault, never the
+// submission's) after some scenarios finished: those are kept and shown,
+// in a report that says the rest could not be graded and why; the failure
+// is logged as the grader's. With nothing finished there is nothing to
+// show, and the error goes to the caller.
+func (s *Service) keepFinished(ctx context.Context, job Job, order []string, finished []ScenarioReport, err error) (*Report, error) {
+	if len(finished) == 0 {
+		return nil, err
+	}
+	s.log.ErrorContext(ctx, "grader: the grading child broke; the finished scenarios are kept",
+		slog.Int("finished", len(finished)), slog.Int("scenarios", len(order)), slog.String("error", err.Error()))
+	r := notGradable(job, fmt.Sprintf("The grader itself failed %s, a fault of the grader and not of your code; the scenarios that finished are shown.", where(order, finished)))
+	r.Scenarios = append(r.Scenarios, finished...)
+	r.Summary.ScenariosTotal = len(order)
+	for _, sc := range finished {
+		if sc.Status == StatusPass {
+			r.Summary.ScenariosPassed++
+		}
+	}
+	return r, nil
 }
 
 // notGradable is a report for a job that could not be graded to the end.
