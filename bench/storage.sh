@@ -4,6 +4,8 @@
 #   growth fresh    one address, a fresh cookie per 256 KiB code save, 15 s
 #   growth answers  one address, 8 cookies submitting 60 KiB answers, 15 s
 #   practice        20 concurrent views of My practice with 100 stored runs
+#   class           30 people behind one address grading at once, then
+#                   autosaving 10 KB every 3 s: none may be refused
 # With a commit as second argument, that commit's binary is measured too,
 # interleaved with this tree's, so the two see the same machine.
 #
@@ -43,6 +45,7 @@ for i in $(seq 1 "$runs"); do
 			"$work/storagebench" $c -server "$work/after" -flags "-new-identities 0" >>"$work/after.budget-only.out" 2>&1
 		fi
 	done
+	"$work/storagebench" class -server "$work/after" >>"$work/after.class.out" 2>&1
 done
 
 printf '%-34s %14s %14s %12s %14s\n' case growth_mib peak_growth wal_peak wal_after_quiet
@@ -58,6 +61,7 @@ for f in "$work"/*practice*.out; do
 		"$(field idle_mib "$f" | median)" "$(field peak_mib "$f" | median)" \
 		"$(field above_idle_mib "$f" | median)" "$(field median_view_ms "$f" | median)"
 done
+printf '\nclass of 30 behind one address, requests refused (median): %s\n' "$(field refused "$work/after.class.out" | median)"
 echo
 echo "every run's RESULT line:"
 grep -H '^RESULT' "$work"/*.out | sed "s|$work/||"

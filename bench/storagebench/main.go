@@ -8,6 +8,10 @@
 //	          (the default) saves 256 KiB of code under a fresh cookie per
 //	          request; -mode answers submits 60 KiB answers under a few
 //	          cookies, which a limit on new identities does not stop.
+//	class     a class of 30 behind one address (one NAT), each with its
+//	          own cookie, all pressing Grade at the start and then
+//	          autosaving 10 KB of code every 3 s; it prints how many
+//	          requests were refused (the write budget must refuse none).
 //	practice  one user with 100 stored grade runs (each with a 256 KiB
 //	          source and a real report) is viewed on My practice by 20
 //	          clients at once; it prints the server's resident memory idle
@@ -16,6 +20,7 @@
 // usage:
 //
 //	go run ./bench/storagebench growth   -server BIN [-mode fresh|answers] [-seconds 15] [-loops 4] [-quiet 12s] [-flags "-new-identities 0"]
+//	go run ./bench/storagebench class    -server BIN [-people 30] [-every 3s] [-seconds 15]
 //	go run ./bench/storagebench practice -server BIN [-runs 100] [-clients 20] [-views 5]
 //
 // BIN is a built server (go build -o BIN ./cmd/server), so the same script
@@ -60,8 +65,10 @@ func main() {
 		err = growth(os.Args[2:])
 	case "practice":
 		err = practice(os.Args[2:])
+	case "class":
+		err = class(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown mode %q: want growth or practice", os.Args[1])
+		err = fmt.Errorf("unknown mode %q: want growth, class or practice", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "storagebench:", err)
@@ -489,4 +496,85 @@ func seedRuns(path, user string, runs int, source, report string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+func class(args []string) error {
+	fs := flag.NewFlagSet("class", flag.ContinueOnError)
+	bin := fs.String("server", "", "server binary")
+	people := fs.Int("people", 30, "people behind the one address")
+	every := fs.Duration("every", 3*time.Second, "autosave interval")
+	seconds := fs.Int("seconds", 15, "how long they type")
+	size := fs.Int("size", 10_000, "bytes of code each autosave sends")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *bin == "" {
+		return errors.New("class: -server is required")
+	}
+	dir, err := os.MkdirTemp("", "storagebench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s, err := startServer(*bin, dir, filepath.Join(dir, "faultline.db"), "-graders", "0")
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	// Real Go code, so form encoding expands it as it does a person's.
+	ref, err := os.ReadFile("content/problems/" + problem + "/reference/refund.go")
+	if err != nil {
+		return err
+	}
+	code := strings.Repeat(string(ref), *size/len(ref)+1)[:*size]
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *people}}
+	var (
+		mu       sync.Mutex
+		statuses = map[string]int{}
+		wg       sync.WaitGroup
+	)
+	count := func(what string, status int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			statuses[what+" error"]++
+			return
+		}
+		statuses[fmt.Sprintf("%s %d", what, status)]++
+	}
+	deadline := time.Now().Add(time.Duration(*seconds) * time.Second)
+	for i := range *people {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := fmt.Sprintf("%032x", 1000+i)
+			status, err := post(client, s.base+"/problems/"+problem+"/grade", user, url.Values{"code": {code}}.Encode())
+			count("grade", status, err)
+			// Spread the first saves over the interval, as people type.
+			time.Sleep(time.Duration(i) * *every / time.Duration(*people))
+			for n := 0; time.Now().Before(deadline); n++ {
+				edited := code[:len(code)-8] + fmt.Sprintf("%08d", n)
+				status, err := save(client, s.base, user, url.Values{"code": {edited}}.Encode())
+				count("save", status, err)
+				time.Sleep(*every)
+			}
+		}()
+	}
+	wg.Wait()
+	var keys []string
+	for k := range statuses {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	refused := 0
+	fmt.Printf("server %s: %d people behind one address, Grade at once, then %d-byte autosaves every %v for %d s\n",
+		*bin, *people, *size, *every, *seconds)
+	for _, k := range keys {
+		fmt.Printf("  %s: %d\n", k, statuses[k])
+		if strings.HasSuffix(k, " 429") {
+			refused += statuses[k]
+		}
+	}
+	fmt.Printf("RESULT refused=%d\n", refused)
+	return nil
 }
