@@ -220,3 +220,18 @@ func TestNewIdentityLimit(t *testing.T) {
 	}
 	third.get("/problems/"+gradedSlug).mustContain(t, "package refund // THIRD")
 }
+
+// TestCheckLimitPerAddress checks that a Check counts against its
+// address's gradings like a Grade, and is refused the same way.
+func TestCheckLimitPerAddress(t *testing.T) {
+	g := &fakeGrader{report: failingReport(), gate: make(chan struct{}), retry: 5 * time.Second}
+	defer close(g.gate)
+	ts := newGradingTestServer(t, g, func(c *Config) { c.GradesPerAddress = 1 })
+	ts.newBrowser(t).startGrade("package refund // GRADING")
+	other := ts.newBrowser(t)
+	p := other.postCode("/problems/"+gradedSlug+"/check", "package refund // CHECKED", true)
+	if p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") != "5" || !strings.Contains(p.body, "check it again in 5 s") {
+		t.Errorf("Check past the address's limit: %d, Retry-After %q, %s", p.status, p.header.Get("Retry-After"), p.body)
+	}
+	other.get("/problems/"+gradedSlug).mustContain(t, "package refund // CHECKED")
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Reproduces the two ways one client could deny grading or the site to
+# everyone else, through the real server binary on loopback:
+#   BenchmarkGradingMonopoly   30 fresh identities at 127.0.0.1 press Grade on
+#                              an endless loop, over and over; a person at
+#                              127.0.0.2 grades the reference solution: the
+#                              seconds to their report (60: none in 60 s).
+#   BenchmarkPagesWhileGrading a page's throughput and p99 under 4 busy
+#                              clients, and /healthz's p99 alone, idle and
+#                              with 10 addresses grading endless loops.
+#   BenchmarkTwentyGradesAtOnce 20 people at 20 addresses press Grade at once.
+# Each iteration starts a server of its own; the figures are medians.
+#
+# usage: bench/abuse.sh [REV...]   (default: the working tree)
+#   Each REV (a commit, a branch, or "." for the working tree) is measured in
+#   turn with today's benchmark files copied in, so an old and a new build
+#   are compared by the same reproduction, one after the other on the same
+#   machine: bench/abuse.sh fe3d7dd .
+# ITERATIONS (default 3) sets -benchtime. Needs git and Go; takes about 5
+# minutes a build (an old build's monopoly runs waits 60 s each).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+revs=("$@")
+[ ${#revs[@]} -gt 0 ] || revs=(.)
+files=(internal/web/grading_bench_test.go internal/web/abuse_bench_test.go)
+
+for rev in "${revs[@]}"; do
+	if [ "$rev" = . ]; then
+		src=$root
+		label=worktree
+	else
+		label=$(git rev-parse --short "$rev")
+		src="$work/src-$label"
+		mkdir -p "$src"
+		git archive "$rev" | tar -x -C "$src"
+		for f in "${files[@]}"; do cp "$root/$f" "$src/$f"; done
+	fi
+	echo "== $label"
+	(cd "$src" && go test ./internal/web -run '^$' -bench 'GradingMonopoly|PagesWhileGrading|TwentyGradesAtOnce' \
+		-benchtime "${ITERATIONS:-3}x" -count 1 -timeout 60m) | grep -E '^(Benchmark|    abuse)'
+done
