@@ -432,3 +432,61 @@ func TestStaleSaveIsNotTakenForSaved(t *testing.T) {
 	}
 	requireNoPageExceptions(t, ctx)
 }
+
+// TestAnswerSitsBesideTheModelAnswer: after a submit, the answer and the
+// model answer stand side by side at 1366 px with the key points beside
+// them, and the form to answer again comes after all three; at 390 px they
+// stack, in that order, without sideways scrolling. axe-core is clean both
+// ways.
+func TestAnswerSitsBesideTheModelAnswer(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	ctx := newBrowser(t, a)
+	setViewport(t, ctx, 1366, 900)
+	const box = "#answer-text-box"
+	visitOK(t, ctx, timedProblem)
+	waitFor(t, ctx, box+" [data-timer-clock]")
+	focusAndType(t, ctx, "#answer-text", "Retry with the same key and treat a timeout as unknown.")
+	waitUntil(t, ctx, "the server to record the start", `document.querySelector("[data-timer-session]").value !== ""`)
+	evalJS[bool](t, ctx, `(() => { document.querySelector("[data-timed-box] button[type=submit]").click(); return true })()`)
+	waitBoxState(t, ctx, box, "submitted")
+	waitFor(t, ctx, box+" [data-answer-compare] [data-compare-model]")
+
+	type rect struct{ Left, Top, Right, Bottom float64 }
+	rects := func() (yours, model, points, again rect) {
+		r := evalJS[[]rect](t, ctx, fmt.Sprintf(`(() => {
+			const box = document.querySelector(%s);
+			return [".compare-yours", ".compare-model", ".compare-points", "form[data-timed-form] textarea"].map(sel => {
+				const r = box.querySelector(sel).getBoundingClientRect();
+				return {Left: r.left, Top: r.top, Right: r.right, Bottom: r.bottom};
+			}) })()`, jsString(box)))
+		return r[0], r[1], r[2], r[3]
+	}
+	yours, model, points, again := rects()
+	if model.Left < yours.Right || model.Top > yours.Top+1 || model.Top < yours.Top-1 {
+		t.Errorf("at 1366 px the model answer %+v is not beside the answer %+v", model, yours)
+	}
+	if points.Left < model.Right || points.Top > model.Top+1 {
+		t.Errorf("at 1366 px the key points %+v are not beside the model answer %+v", points, model)
+	}
+	if again.Top < max(yours.Bottom, model.Bottom, points.Bottom) {
+		t.Errorf("the box to answer again (top %.0f) is not below the comparison", again.Top)
+	}
+	if label := text(t, ctx, `label[for="answer-text"]`); label != "Answer again" {
+		t.Errorf("the box's label reads %q; want \"Answer again\"", label)
+	}
+	checkAxe(t, ctx, timedProblem+" after submitting, at 1366 px")
+
+	setViewport(t, ctx, 390, 844)
+	visitOK(t, ctx, timedProblem)
+	waitFor(t, ctx, box+" [data-answer-compare]")
+	yours, model, points, again = rects()
+	if model.Top < yours.Bottom || points.Top < model.Bottom || again.Top < points.Bottom {
+		t.Errorf("at 390 px the parts do not stack in order: answer %+v, model %+v, key points %+v, answer again %+v", yours, model, points, again)
+	}
+	if over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
+		t.Errorf("the answered problem scrolls %.0f px sideways at 390 px", over)
+	}
+	checkAxe(t, ctx, timedProblem+" after submitting, at 390 px")
+	requireNoPageExceptions(t, ctx)
+}

@@ -49,14 +49,15 @@ type timedTarget struct {
 	base      string // URL the box's routes hang under
 	field     string // the textarea's id
 	limit     time.Duration
-	keyPoints []problems.Item // what the self-assessment ticks
-	anchor    string          // where a plain form lands after posting
-	what      string          // "this problem", "question 3", for messages
+	keyPoints []problems.Item   // what the self-assessment ticks
+	model     problems.Markdown // shown beside the user's answer once it is in
+	anchor    string            // where a plain form lands after posting
+	what      string            // "this problem", "question 3", for messages
 }
 
 func problemTarget(p *problems.Problem) timedTarget {
 	return timedTarget{kind: storage.KindProblem, slug: p.Slug, scope: storage.ScopeProblem,
-		base: "/problems/" + p.Slug, field: "answer-text", limit: p.TimedAnswer, keyPoints: p.StrongAnswer,
+		base: "/problems/" + p.Slug, field: "answer-text", limit: p.TimedAnswer, keyPoints: p.StrongAnswer, model: p.ModelAnswer,
 		anchor: "/problems/" + p.Slug + "#answer", what: "this problem"}
 }
 
@@ -66,7 +67,7 @@ func questionTarget(qs *problems.QuestionSet, q *problems.Question) timedTarget 
 		limit = problems.DefaultTimeLimit
 	}
 	return timedTarget{kind: storage.KindSet, slug: qs.Slug, scope: storage.ScopeQuestion(q.ID),
-		base: "/sets/" + qs.Slug + "/questions/" + q.ID, field: "answer-" + q.ID, limit: limit, keyPoints: q.KeyPoints,
+		base: "/sets/" + qs.Slug + "/questions/" + q.ID, field: "answer-" + q.ID, limit: limit, keyPoints: q.KeyPoints, model: q.ModelAnswer,
 		anchor: questionAnchor(qs, q), what: "this question"}
 }
 
@@ -113,6 +114,7 @@ type answerBoxState struct {
 	DraftSeq   int64
 	Last       *storage.TimedAnswer // the latest answer, if any
 	KeyPoints  []problems.Item
+	Model      problems.Markdown       // the model answer, set beside Last
 	Assessment *storage.SelfAssessment // of Last, if saved
 }
 
@@ -180,7 +182,7 @@ func (s *Server) answerBoxes(ctx context.Context, st attemptState, targets []tim
 		box := answerBoxState{Timed: tg.limit > 0, Base: tg.base, Field: tg.field, Limit: tg.limit,
 			Phase: string(timer.Idle), Mode: timer.Timed, Remaining: tg.limit, KeyPoints: tg.keyPoints}
 		if a, ok := latest[tg.scope]; ok {
-			box.Last = &a
+			box.Last, box.Model = &a, tg.model
 			box.Phase = phaseSubmitted
 			if sa, ok := assessments[a.ID]; ok {
 				box.Assessment = &sa

@@ -480,3 +480,43 @@ func orNil(s string) any {
 	}
 	return s
 }
+
+// TestAnswerBesideModelAnswer: once an answer is in, the box sets it beside
+// the model answer and the key points, in that order, and only then offers
+// to answer again; before it, none of them is in the box.
+func TestAnswerBesideModelAnswer(t *testing.T) {
+	ts, clock := newTimedServer(t)
+	b := ts.newBrowser(t)
+	b.get("/sets/rapid").mustNotContain(t, "data-answer-compare", `id="answer-what-is-rag-model-h"`)
+	session, _ := b.start(questionBase, "timed")
+	clock.Advance(20 * time.Second)
+	if status, got := b.submitTimed(questionBase, session, "MY-ANSWER-MARKER"); status != http.StatusOK {
+		t.Fatalf("submit = %d %v", status, got)
+	}
+	body := b.get("/sets/rapid").body
+	start := strings.Index(body, `id="answer-what-is-rag-box"`)
+	end := strings.Index(body, `id="answer-a-project-you-led-box"`)
+	if start < 0 || end < start {
+		t.Fatalf("the first question's box is not before the second's")
+	}
+	box := body[start:end]
+	order := []string{"data-answer-compare", `class="compare-yours"`, "MY-ANSWER-MARKER",
+		`class="compare-model"`, `id="answer-what-is-rag-model-h"`, "Q1-MODEL-MARKER",
+		`class="compare-points"`, "Q1-KEY-MARKER", "Answer question 1 again"}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(box[at:], w)
+		if i < 0 {
+			t.Fatalf("the answered box lacks %q after the parts before it (want in order %q)", w, order)
+		}
+		at += i + len(w)
+	}
+	// The second question, unanswered, shows none of it.
+	second := body[end:]
+	if i := strings.Index(second, "</section>"); i > 0 {
+		second = second[:i]
+	}
+	if strings.Contains(second, "data-answer-compare") || strings.Contains(second, "Q2-MODEL-MARKER") {
+		t.Error("the unanswered question's box shows the comparison or its model answer")
+	}
+}
