@@ -27,11 +27,7 @@ import (
 // interpreter's fidelity is separate; see testdata/corpus/README.md). They
 // are skipped, not hidden: the skip says why, and says so when the
 // solution passes again.
-var corpusInterpreterLimits = map[string]string{
-	"full_jitter.go":   "yaegi drops the constant in `err, out = f(), X`",
-	"state_machine.go": "yaegi drops the constant in `m.result, m.reason = X, f()`",
-	"type_switch.go":   "yaegi returns from the function at an empty case of `switch e := err.(type)`",
-}
+var corpusInterpreterLimits = map[string]string{}
 
 // corpusFalseAlarms are correct solutions the grader still fails for a
 // reason of its own: each entry is a false alarm to fix, with the check at

@@ -42,8 +42,7 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 	}
 	var prog *interpretedProgram
 	if diags == nil {
-		prog = newInterpretedProgram(src)
-		diags = trialLoad(b, prog, job.Seed, workerIDs(job))
+		prog, diags = loadProgram(b, job, src)
 	}
 	checked := time.Since(started)
 	if diags != nil {
@@ -86,7 +85,7 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 			return
 		}
 		prog.Finished("worker-1", true)
-		if !prog.stateless {
+		if !prog.stateless && !prog.resettable {
 			return
 		}
 		var wg sync.WaitGroup
@@ -103,6 +102,34 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 		wg.Wait()
 	})
 	return diags
+}
+
+// resetPackageState is off only in BenchmarkGradePackageState, to measure
+// the fresh interpreter per worker that package state used to cost.
+var resetPackageState = true
+
+// loadProgram checks that the submission loads, in the form whose package
+// state can be reset between runs when it has any. Should that form not
+// load while the file as written does (a form of package initialisation
+// the reset does not handle), the file as written is graded with a fresh
+// interpreter per worker: slower, never wrong.
+func loadProgram(b Bubble, job Job, src *sandbox.Source) (*interpretedProgram, []Diagnostic) {
+	plain := func() (*interpretedProgram, []Diagnostic) {
+		prog := newInterpretedProgram(src)
+		return prog, trialLoad(b, prog, job.Seed, workerIDs(job))
+	}
+	if !hasPackageState(src.File) || !resetPackageState {
+		return plain()
+	}
+	rsrc, diags := sandbox.ParseResettable("refund.go", job.Source, []string{RefundkitPath})
+	if diags != nil || !rsrc.Resettable {
+		return plain()
+	}
+	prog := newInterpretedProgram(rsrc)
+	if diags := trialLoad(b, prog, job.Seed, workerIDs(job)); diags != nil {
+		return plain()
+	}
+	return prog, nil
 }
 
 // inGradingChild is set by ServeChild: Grade refuses to run anywhere else

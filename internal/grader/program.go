@@ -28,9 +28,13 @@ import (
 type interpretedProgram struct {
 	src       *sandbox.Source
 	stateless bool
-	mu        sync.Mutex
-	cache     map[string]*loaded // by lane and worker id
-	compiled  int
+	// resettable: src declares sandbox.ResetFunc, and each load (fresh or
+	// reused) calls it inside the run, so the package's variables start
+	// from their initial values in every run, as in a new process.
+	resettable bool
+	mu         sync.Mutex
+	cache      map[string]*loaded // by lane and worker id
+	compiled   int
 }
 
 // harnessOnly are refundkit symbols meant for the grader, hidden from
@@ -60,6 +64,14 @@ func random[T any](s *workerSlot, f func(r *rand.Rand) T) T {
 		s.r = rand.New(rand.NewSource(s.seed))
 	}
 	return f(s.r)
+}
+
+// now is the worker's reading of the clock (see packagesFor).
+func (s *workerSlot) now() time.Time {
+	s.mu.Lock()
+	late := time.Duration(1 + uint64(s.seed)*2654435761%999)
+	s.mu.Unlock()
+	return time.Now().Add(late)
 }
 
 // swappableWriter forwards to the current run's output buffer.
@@ -128,6 +140,17 @@ func packagesFor(s *workerSlot) interp.Exports {
 	timeSyms := sandbox.StdlibSymbols("time")
 	timeSyms["Sleep"] = reflect.ValueOf(func(d time.Duration) { s.w.Sleep(d) })
 	timeSyms["After"] = reflect.ValueOf(func(d time.Duration) <-chan time.Time { return s.w.After(d) })
+	// Every run's bubble clock starts at the same instant, and the workers
+	// of a run start together, so time.Now would read the same nanosecond
+	// in every process: a random source seeded from it (the common
+	// rand.NewSource(time.Now().UnixNano())) would then draw the same
+	// numbers in every worker, which separate processes never do. Each
+	// worker's clock reads up to a microsecond late, by an amount that
+	// comes from its seed; Since and Until read the same clock, so
+	// durations measured by the submission stay exact.
+	timeSyms["Now"] = reflect.ValueOf(s.now)
+	timeSyms["Since"] = reflect.ValueOf(func(t time.Time) time.Duration { return s.now().Sub(t) })
+	timeSyms["Until"] = reflect.ValueOf(func(t time.Time) time.Duration { return t.Sub(s.now()) })
 
 	randSyms := sandbox.StdlibSymbols("math/rand")
 	randSyms["Int"] = reflect.ValueOf(func() int { return random(s, (*rand.Rand).Int) })
@@ -159,11 +182,6 @@ func packagesFor(s *workerSlot) interp.Exports {
 	randSyms["Seed"] = reflect.ValueOf(func(seed int64) {
 		random(s, func(r *rand.Rand) int { r.Seed(seed ^ s.seed); return 0 })
 	})
-	// A source seeded from time.Now would be the same in every run (the
-	// bubble's clock starts at the same instant), so mix in the run's seed:
-	// jitter then differs between runs, as it would between processes.
-	randSyms["NewSource"] = reflect.ValueOf(func(seed int64) rand.Source { return rand.NewSource(seed ^ s.seed) })
-
 	return interp.Exports{
 		key:                            kit,
 		sandbox.SymbolKey("sync"):      syncSyms,
@@ -176,17 +194,34 @@ func packagesFor(s *workerSlot) interp.Exports {
 type loaded struct {
 	slot  *workerSlot
 	entry Entry
+	reset func() // nil unless the program is resettable
 	inUse bool
+}
+
+// resetState runs the package's initialisation for the run that just bound
+// the slot. A panic in it is the submission's, reported as a load failure,
+// as a panic of a package initialiser is on a fresh load.
+func resetState(reset func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &loadError{[]sandbox.Diagnostic{{Message: "loading the code panicked in package initialisation: " + fmt.Sprint(v)}}}
+		}
+	}()
+	reset()
+	return nil
 }
 
 // Load implements Program: the submission evaluated in an interpreter of
 // the worker's own, and its RefundMoney.
 //
-// Compiling the submission is nearly all the cost of a run, so when the
-// source has no package-level state (no package var, no init) an
+// Compiling the submission is nearly all the cost of a run, so an
 // interpreter is reused for the worker with the same id in a later run:
-// with nothing to remember, it behaves exactly as a fresh one would. Within
-// a run every worker still has its own interpreter.
+// when the source has no package-level state (no package var, no init),
+// with nothing to remember it behaves exactly as a fresh one would; when
+// it has some, the package's initialisation runs again at the start of
+// every run (see sandbox.ParseResettable), inside the run's bubble, so a
+// mutex, a channel or a random source belongs to the run that uses it.
+// Within a run every worker still has its own interpreter.
 func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
 	return p.load(0, w, seed, out)
 }
@@ -198,12 +233,29 @@ func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out
 		l.inUse = true
 		p.mu.Unlock()
 		l.slot.bind(w, seed, out)
+		if l.reset != nil {
+			if err := resetState(l.reset); err != nil {
+				p.mu.Lock()
+				delete(p.cache, key)
+				p.mu.Unlock()
+				return nil, err
+			}
+		}
 		return l.entry, nil
 	}
 	p.mu.Unlock()
 
 	slot := &workerSlot{out: &swappableWriter{}}
-	slot.bind(w, seed, out)
+	if p.resettable {
+		// Loading initialises the package once more than a process would;
+		// what those initialisers do (draw random numbers, log, call the
+		// harness) must not reach this run, which gets its own
+		// initialisation from the reset below.
+		scratch := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
+		slot.bind(scratch.NewWorker(w.ID, refundkit.CrashPoint{}), seed, nil)
+	} else {
+		slot.bind(w, seed, out)
+	}
 	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: slot.out, Stderr: slot.out, Packages: packagesFor(slot)})
 	if err != nil {
 		return nil, err
@@ -219,10 +271,24 @@ func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out
 	if !ok {
 		return nil, &loadError{[]sandbox.Diagnostic{{Message: fmt.Sprintf("%s has type %s: want %s", EntryName, v.Type(), entryWant)}}}
 	}
+	var reset func()
+	if p.resettable {
+		rv, err := i.Eval(p.src.Package + "." + sandbox.ResetFunc)
+		if err != nil {
+			return nil, &loadError{sandbox.ErrorDiagnostics(err)}
+		}
+		if reset, ok = rv.Interface().(func()); !ok {
+			return nil, fmt.Errorf("grader: %s has type %s", sandbox.ResetFunc, rv.Type())
+		}
+		slot.bind(w, seed, out)
+		if err := resetState(reset); err != nil {
+			return nil, err
+		}
+	}
 	p.mu.Lock()
 	p.compiled++
-	if p.stateless && p.cache[key] == nil {
-		p.cache[key] = &loaded{slot: slot, entry: f, inUse: true}
+	if (p.stateless || p.resettable) && p.cache[key] == nil {
+		p.cache[key] = &loaded{slot: slot, entry: f, reset: reset, inUse: true}
 	}
 	p.mu.Unlock()
 	return Entry(f), nil
@@ -343,7 +409,9 @@ func isSentinelError(e ast.Expr) bool {
 }
 
 func newInterpretedProgram(src *sandbox.Source) *interpretedProgram {
-	return &interpretedProgram{src: src, stateless: !hasPackageState(src.File), cache: map[string]*loaded{}}
+	// A resettable source has its init functions renamed, so its own
+	// declarations no longer tell whether it has state: the flag does.
+	return &interpretedProgram{src: src, stateless: !src.Resettable && !hasPackageState(src.File), resettable: src.Resettable, cache: map[string]*loaded{}}
 }
 
 // loadError is a submission that does not load: diagnostics for the user.

@@ -172,6 +172,9 @@ type Source struct {
 	Package string
 	// Imports maps each import's local name to its path.
 	Imports map[string]string
+	// Resettable is set when the file declares ResetFunc (see
+	// ParseResettable).
+	Resettable bool
 }
 
 // ParseSource parses one submitted Go file and checks its imports against

@@ -156,6 +156,7 @@ func (rw *rewriter) walk() {
 		case *ast.TypeSwitchStmt:
 			rw.hoistInit(s, s.Init)
 			rw.interfaceCases(s)
+			rw.emptyTypeCases(s)
 		case *ast.ForStmt:
 			rw.hoistInit(s, s.Init)
 			if a, ok := s.Post.(*ast.AssignStmt); ok && isTuple(a) {
@@ -310,6 +311,30 @@ func (rw *rewriter) breakFromSelect(s *ast.SelectStmt) {
 		}
 		return rw.refused == nil
 	})
+}
+
+// emptyTypeCases gives every empty case of a type switch a statement that
+// does nothing: at an empty case the interpreter returns from the enclosing
+// function (or its compiler panics), where Go goes on after the switch.
+func (rw *rewriter) emptyTypeCases(s *ast.TypeSwitchStmt) {
+	bound := ""
+	if a, ok := s.Assign.(*ast.AssignStmt); ok && len(a.Lhs) == 1 {
+		if id, ok := a.Lhs[0].(*ast.Ident); ok && id.Name != "_" {
+			bound = id.Name
+		}
+	}
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CaseClause)
+		if len(cc.Body) > 0 {
+			continue
+		}
+		noop := " _ = 0;"
+		if bound != "" {
+			noop = " _ = " + bound + ";"
+		}
+		at := rw.off(cc.Colon) + 1
+		rw.add(at, at, noop)
+	}
 }
 
 // interfaceCases refuses a type switch case naming an interface type: the
