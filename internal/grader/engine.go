@@ -372,8 +372,12 @@ func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.O
 		if v := recover(); v != nil {
 			panicked = true
 			panicMsg = fmt.Sprint(v)
-			if strings.Contains(panicMsg, "on zero Value") || strings.Contains(panicMsg, "nil pointer") {
-				// How yaegi reports using a nil pointer to a host type.
+			if strings.Contains(panicMsg, "on zero Value") {
+				// How yaegi reports using a nil pointer to a host type: say
+				// what the compiled program's runtime says.
+				panicMsg = "runtime error: invalid memory address or nil pointer dereference"
+			}
+			if strings.Contains(panicMsg, "nil pointer") {
 				panicMsg = "nil pointer dereference (" + panicMsg + ")"
 			}
 			panicMsg = textclip.Bytes(panicMsg, 300, "...")

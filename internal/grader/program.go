@@ -44,65 +44,6 @@ var harnessOnly = []string{"NewEnv", "Env", "Worker", "WithWorker", "Gate", "Eve
 	"FaultConnection", "FaultLostRequest", "FaultLostReply", "FaultHTTPError", "FaultSlow",
 	"KindCall", "KindReply", "KindDrop", "KindSleep", "KindCrash", "KindLog", "KindState"}
 
-// workerSlot is what an interpreter's harness symbols dispatch to: the
-// worker of the current run, its random source and its output. Between
-// runs the grader can point a slot at the next run's worker and reuse the
-// interpreter (see interpretedProgram.Load).
-type workerSlot struct {
-	w    *refundkit.Worker
-	seed int64
-	out  *swappableWriter
-	mu   sync.Mutex // the worker's goroutines share its random source, as they share math/rand's
-	r    *rand.Rand // made on first use: seeding one costs more than most runs
-}
-
-// random calls f with the worker's random source, under its lock.
-func random[T any](s *workerSlot, f func(r *rand.Rand) T) T {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.r == nil {
-		s.r = rand.New(rand.NewSource(s.seed))
-	}
-	return f(s.r)
-}
-
-// now is the worker's reading of the clock (see packagesFor).
-func (s *workerSlot) now() time.Time {
-	s.mu.Lock()
-	late := time.Duration(1 + uint64(s.seed)*2654435761%999)
-	s.mu.Unlock()
-	return time.Now().Add(late)
-}
-
-// swappableWriter forwards to the current run's output buffer.
-type swappableWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *swappableWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	w := s.w
-	s.mu.Unlock()
-	if w == nil {
-		return len(p), nil
-	}
-	return w.Write(p)
-}
-
-func (s *swappableWriter) set(w io.Writer) {
-	s.mu.Lock()
-	s.w = w
-	s.mu.Unlock()
-}
-
-func (s *workerSlot) bind(w *refundkit.Worker, seed int64, out io.Writer) {
-	s.mu.Lock()
-	s.w, s.seed, s.r = w, seed, nil
-	s.mu.Unlock()
-	s.out.set(out)
-}
-
 // packagesFor builds a worker's packages: refundkit bound to the slot's
 // worker, sync with channel-based locks, math/rand on the slot's seeded
 // source, and time.Sleep with a line in the trace.

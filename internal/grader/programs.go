@@ -7,8 +7,12 @@ package grader
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math/rand"
 	"reflect"
+	"sync"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
@@ -57,4 +61,178 @@ type laned interface {
 // runObserver is told how each worker of a run ended.
 type runObserver interface {
 	Finished(workerID string, clean bool)
+}
+
+// workerSlot is what an interpreter's harness symbols dispatch to: the
+// worker of the current run, its random source and its output. Between
+// runs the grader can point a slot at the next run's worker and reuse the
+// interpreter (see interpretedProgram.Load).
+type workerSlot struct {
+	w    *refundkit.Worker
+	seed int64
+	out  *swappableWriter
+	mu   sync.Mutex // the worker's goroutines share its random source, as they share math/rand's
+	r    *rand.Rand // made on first use: seeding one costs more than most runs
+}
+
+// random calls f with the worker's random source, under its lock.
+func random[T any](s *workerSlot, f func(r *rand.Rand) T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r == nil {
+		s.r = rand.New(rand.NewSource(s.seed))
+	}
+	return f(s.r)
+}
+
+// now is the worker's reading of the clock (see packagesFor).
+func (s *workerSlot) now() time.Time {
+	s.mu.Lock()
+	late := time.Duration(1 + uint64(s.seed)*2654435761%999)
+	s.mu.Unlock()
+	return time.Now().Add(late)
+}
+
+// swappableWriter forwards to the current run's output buffer.
+type swappableWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *swappableWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	w := s.w
+	s.mu.Unlock()
+	if w == nil {
+		return len(p), nil
+	}
+	return w.Write(p)
+}
+
+func (s *swappableWriter) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}
+
+func (s *workerSlot) bind(w *refundkit.Worker, seed int64, out io.Writer) {
+	s.mu.Lock()
+	s.w, s.seed, s.r = w, seed, nil
+	s.mu.Unlock()
+	s.out.set(out)
+}
+
+// NativeSlot is a natively compiled copy's view of its worker: the same
+// random stream, clock and output an interpreter's harness symbols give
+// (see packagesFor), for the differential test's native route, whose
+// copies call these in place of math/rand's functions, time.Now, Sleep
+// and After, and fmt's Print functions.
+type NativeSlot struct{ s workerSlot }
+
+// NewNativeSlot returns a slot bound to no worker yet.
+func NewNativeSlot() *NativeSlot { return &NativeSlot{workerSlot{out: &swappableWriter{}}} }
+
+// Random calls f with the worker's random source.
+func (n *NativeSlot) Random(f func(r *rand.Rand)) {
+	random(&n.s, func(r *rand.Rand) int { f(r); return 0 })
+}
+
+// Seed is math/rand.Seed for the worker (as packagesFor has it).
+func (n *NativeSlot) Seed(seed int64) {
+	random(&n.s, func(r *rand.Rand) int { r.Seed(seed ^ n.s.seed); return 0 })
+}
+
+// Now is the worker's clock.
+func (n *NativeSlot) Now() time.Time { return n.s.now() }
+
+// Sleep and After are the worker's time.Sleep and time.After.
+func (n *NativeSlot) Sleep(d time.Duration)                  { n.s.w.Sleep(d) }
+func (n *NativeSlot) After(d time.Duration) <-chan time.Time { return n.s.w.After(d) }
+
+// Out is where the worker's fmt.Print functions write.
+func (n *NativeSlot) Out() io.Writer { return n.s.out }
+
+// NativeCopy is one natively compiled copy of a submission: a worker
+// process of its own, with its own package variables.
+type NativeCopy struct {
+	Entry func(ctx context.Context, requestID string) (refundkit.Outcome, error)
+	// Reset re-runs the copy's package initialisation (nil without any).
+	Reset func()
+	Slot  *NativeSlot
+}
+
+// NativeCopies runs each worker of a run on a copy of its own, resetting
+// the copy's package state when it loads, as the interpreted route resets
+// a reused interpreter.
+type NativeCopies struct {
+	Copies []NativeCopy
+	mu     sync.Mutex
+	inUse  map[string][]int // worker id -> copies
+}
+
+// Load implements Program.
+func (p *NativeCopies) Load(w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
+	p.mu.Lock()
+	busy := map[int]bool{}
+	for _, cs := range p.inUse {
+		for _, c := range cs {
+			busy[c] = true
+		}
+	}
+	pick := -1
+	for k := range p.Copies {
+		if !busy[k] {
+			pick = k
+			break
+		}
+	}
+	if pick < 0 {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("grader: all %d native copies are in use", len(p.Copies))
+	}
+	if p.inUse == nil {
+		p.inUse = map[string][]int{}
+	}
+	p.inUse[w.ID] = append(p.inUse[w.ID], pick)
+	p.mu.Unlock()
+	c := p.Copies[pick]
+	c.Slot.s.bind(w, seed, out)
+	if c.Reset != nil {
+		if err := nativeReset(c.Reset); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context, id string) (refundkit.Outcome, error) {
+		return c.Entry(refundkit.WithWorker(ctx, w), id)
+	}, nil
+}
+
+func nativeReset(reset func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("grader: the submission does not load: loading the code panicked in package initialisation: %v", v)
+		}
+	}()
+	reset()
+	return nil
+}
+
+// Finished implements runObserver.
+func (p *NativeCopies) Finished(workerID string, clean bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cs := p.inUse[workerID]; len(cs) > 0 {
+		p.Copies[cs[0]].Slot.s.out.set(nil)
+		p.inUse[workerID] = cs[1:]
+	}
+}
+
+// GradeNative grades natively compiled copies of a submission, for the
+// differential test against the interpreter.
+func GradeNative(ctx context.Context, job Job, copies *NativeCopies, b Bubble) (*Report, error) {
+	rep := newReport(job)
+	if err := GradeProgram(ctx, job, copies, b, nil, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
 }

@@ -99,6 +99,7 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	if stderr == nil {
 		stderr = discard{}
 	}
+	stderr = panicTraceFilter{stderr}
 	i := interp.New(interp.Options{
 		Stdin:                bytes.NewReader(nil),
 		Stdout:               stdout,
@@ -158,6 +159,25 @@ var runtimeSymbols = map[string]reflect.Value{
 		}
 		return v
 	}),
+}
+
+// panicTrace matches the line yaegi writes to the interpreter's stderr for
+// every interpreted frame a panic passes through, recovered or not
+// ("48:14: panic: refund.RefundMoney(...)"). A compiled program prints no
+// such thing, so it is not the submission's output.
+var panicTrace = regexp.MustCompile(`^(?:[^\s:]*:)?\d+:\d+: panic: [^\n]*\(\.\.\.\)\n?$`)
+
+// panicTraceFilter drops yaegi's panic trace lines (one per Write) and
+// passes everything else on.
+type panicTraceFilter struct {
+	w interface{ Write([]byte) (int, error) }
+}
+
+func (f panicTraceFilter) Write(p []byte) (int, error) {
+	if panicTrace.Match(p) {
+		return len(p), nil
+	}
+	return f.w.Write(p)
 }
 
 type discard struct{}

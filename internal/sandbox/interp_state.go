@@ -15,6 +15,7 @@ package sandbox
 import (
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"strings"
 )
@@ -397,4 +398,17 @@ func withStateReset(fset *token.FileSet, f *ast.File, text string) (string, bool
 		out = out[:at] + fmt.Sprintf("%s%d", initPrefix, k+1) + out[at+len("init"):]
 	}
 	return out, true
+}
+
+// StateResetText is withStateReset for a caller that compiles the file
+// natively (the differential test): text with ResetFunc appended and the
+// init functions renamed, and whether the file has package state at all.
+func StateResetText(filename, text string) (string, bool, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filename, text, parser.ParseComments)
+	if err != nil {
+		return "", false, err
+	}
+	out, ok := withStateReset(fset, f, text)
+	return out, ok, nil
 }
