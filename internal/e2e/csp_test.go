@@ -35,7 +35,8 @@ func requireNoCSPViolations(t *testing.T, ctx context.Context, when string) {
 
 // TestNoCSPViolations: under the server's policy (no 'unsafe-inline'),
 // the code workspace works without a single violation: CodeMirror's
-// injected <style> elements carry the nonce, the report and the lint
+// injected <style> elements carry the nonce (the comparison bundle's
+// too), the report and the lint
 // gutter's markers (data: images) render, and the other pages with
 // scripts are clean too. A style element without the nonce is refused,
 // so the policy is really in force and the watcher really hears it.
@@ -55,6 +56,16 @@ func TestNoCSPViolations(t *testing.T) {
 	gradeAndWait(t, ctx)
 	evalJS[bool](t, ctx, `(() => { const d = document.querySelector("#grade-report .grade-fail details"); if (d) d.open = true; return !!d })()`)
 	requireNoCSPViolations(t, ctx, "after grading the starter")
+
+	// The comparison bundle is loaded on first use and styles the editor
+	// through the same CodeMirror, so its styles need the nonce too.
+	starter := contentFile(t, "problems/async-refund/starter/refund.go")
+	setCode(t, ctx, strings.Replace(starter, "for i := 0; i < 3; i++ {", "for i := 0; i < 5; i++ {", 1))
+	evalJS[bool](t, ctx, `(document.getElementById("diff-starter").click(), true)`)
+	waitFor(t, ctx, ".cm-editor .cm-deletedChunk")
+	requireNoCSPViolations(t, ctx, "comparing with the starter")
+	evalJS[bool](t, ctx, `(document.getElementById("diff-starter").click(), true)`)
+	waitUntil(t, ctx, "the comparison to go", `!document.querySelector(".cm-editor .cm-deletedChunk")`)
 
 	setCode(t, ctx, `package refund
 
