@@ -11,7 +11,8 @@ import (
 )
 
 // TestScreenshots writes the README's pictures: the timed answer box
-// running, the code editor, and a grading report of the starter code. It
+// running, the code workspace wide and narrow in light and dark, and a
+// grading report of the starter code. It
 // runs only when FAULTLINE_SCREENSHOTS names a folder (relative to the
 // module root), e.g.
 //
@@ -50,22 +51,43 @@ func TestScreenshots(t *testing.T) {
 		screenshotTo(t, ctx, "[data-timed-box]", filepath.Join(dir, "timed-answer.png"))
 	})
 
-	t.Run("code editor", func(t *testing.T) {
-		ctx := newBrowser(t, a)
-		visitOK(t, ctx, "/problems/async-refund")
-		waitFor(t, ctx, "[data-code-workspace] .cm-editor")
-		// CodeMirror measures line heights once the editor is on screen;
-		// until then its line numbers sit at estimated heights.
-		scrollToTop(t, ctx, "[data-code-workspace]")
-		waitUntil(t, ctx, "the line numbers to line up with the code", `(() => {
-			const nums = [...document.querySelectorAll(".cm-lineNumbers .cm-gutterElement")].filter(e => e.textContent === "10");
-			const line = document.querySelectorAll(".cm-content .cm-line")[9];
-			return nums.length === 1 && line && Math.abs(nums[0].getBoundingClientRect().top - line.getBoundingClientRect().top) < 2 })()`)
-		screenshotTo(t, ctx, "[data-code-workspace]", filepath.Join(dir, "code-editor.png"))
-	})
+	// The workspace in each size and theme the README shows.
+	for _, shot := range []struct {
+		name          string
+		width, height int64
+		dark          bool
+	}{
+		{"workspace-wide-light.png", 1366, 900, false},
+		{"workspace-wide-dark.png", 1366, 900, true},
+		{"workspace-narrow-light.png", 390, 844, false},
+		{"workspace-narrow-dark.png", 390, 844, true},
+	} {
+		t.Run(shot.name, func(t *testing.T) {
+			ctx := newBrowser(t, a)
+			setViewport(t, ctx, shot.width, shot.height)
+			if shot.dark {
+				emulateDark(t, ctx)
+			}
+			visitOK(t, ctx, "/problems/async-refund")
+			if shot.width < 600 {
+				// On a phone the code is a tab; show the problem's tab.
+				waitFor(t, ctx, "#ws-statement")
+			} else {
+				waitFor(t, ctx, "[data-code-workspace] .cm-editor")
+				// CodeMirror measures line heights once the editor is on
+				// screen; until then its line numbers sit at estimated heights.
+				waitUntil(t, ctx, "the line numbers to line up with the code", `(() => {
+					const nums = [...document.querySelectorAll(".cm-lineNumbers .cm-gutterElement")].filter(e => e.textContent === "10");
+					const line = document.querySelectorAll(".cm-content .cm-line")[9];
+					return nums.length === 1 && line && Math.abs(nums[0].getBoundingClientRect().top - line.getBoundingClientRect().top) < 2 })()`)
+			}
+			screenshotTo(t, ctx, "", filepath.Join(dir, shot.name))
+		})
+	}
 
 	t.Run("grading report", func(t *testing.T) {
 		ctx := newBrowser(t, a, withTimeout(4*time.Minute))
+		setViewport(t, ctx, 1366, 900)
 		visitOK(t, ctx, "/problems/async-refund")
 		waitFor(t, ctx, "[data-code-workspace] .cm-editor")
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("grade-button"), chromedp.NodeVisible)); err != nil {
@@ -74,7 +96,9 @@ func TestScreenshots(t *testing.T) {
 		waitUntil(t, ctx, "the report of the starter code", `document.querySelector("#grade-report section.grade-report")`, 3*time.Minute)
 		// Open the first failed scenario's trace, as a reader would.
 		evalJS[bool](t, ctx, `(() => { const d = document.querySelector("#grade-report .grade-fail details"); if (d) d.open = true; return true })()`)
-		scrollToTop(t, ctx, "#grade-report")
+		// The report sits in the results beside the editor: scroll them to it.
+		evalJS[bool](t, ctx, `(() => { const box = document.getElementById("ws-results"), r = document.getElementById("grade-report");
+			scrollTo(0, 0); box.scrollTop = r.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop; return true })()`)
 		screenshotTo(t, ctx, "", filepath.Join(dir, "grade-report.png"))
 	})
 	if !t.Failed() {

@@ -195,6 +195,18 @@ func TestNoSidewaysScrollOnAPhone(t *testing.T) {
 					.slice(0, 8).map(el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + String(el.className).split(" ").join(".") : ""))`)
 				t.Errorf("%s scrolls %.0f px sideways at 390 px; too wide: %v", p.path, over, wide)
 			}
+			if p.path != codeProblem {
+				return
+			}
+			// Each of the workspace's tabs, the staged reference with its
+			// tables included.
+			openTab(t, ctx, "part-2-tab")
+			for _, id := range evalJS[[]string](t, ctx, `[...document.querySelectorAll('[role="tab"]')].filter(b => b.checkVisibility()).map(b => b.id)`) {
+				openTab(t, ctx, id)
+				if over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
+					t.Errorf("the tab #%s scrolls %.0f px sideways at 390 px", id, over)
+				}
+			}
 		})
 	}
 	requireNoPageExceptions(t, ctx)

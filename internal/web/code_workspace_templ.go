@@ -321,7 +321,7 @@ func codeWorkspace(page problemPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if w.GradingOn {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<p id=\"check-help\" class=\"meta check-help\">Check (Ctrl-Enter, Cmd-Enter on a Mac) runs a few quick scenarios; Grade runs them all and keeps the report.</p><details class=\"grade-options\"><summary>Grading options</summary><div class=\"grade-options-body\"><label for=\"grade-seed\">Seed</label> <input type=\"number\" id=\"grade-seed\" name=\"seed\" inputmode=\"numeric\" step=\"1\" value=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<p id=\"check-help\" class=\"meta check-help\">Check (Ctrl-Enter; Cmd-Enter on a Mac): a few quick scenarios, not kept. Grade: every scenario, kept.</p><details class=\"grade-options\"><summary>Grading options</summary><div class=\"grade-options-body\"><label for=\"grade-seed\">Seed</label> <input type=\"number\" id=\"grade-seed\" name=\"seed\" inputmode=\"numeric\" step=\"1\" value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
