@@ -718,11 +718,56 @@ func checkExclusiveClaim(f *runFacts) string {
 			}
 		}
 	}
+	if msg := takenOverYetActing(f); msg != "" {
+		return msg
+	}
 	if f.seed != nil && f.seed.Status == refundkit.StatusProcessing && f.seed.OwnerAlive && f.seed.LeaseLeft > 0 {
 		for _, q := range f.requests {
 			if q.SentAt < f.seed.LeaseLeft {
 				return fmt.Sprintf("%s sent request #%d at %s while %s held a live claim on %s (lease good until %s)",
 					q.Worker, q.N, at(q.SentAt), f.seed.Owner, f.id, at(f.seed.LeaseLeft))
+			}
+		}
+	}
+	return ""
+}
+
+// takenOverYetActing finds a worker that went on sending or writing the
+// record after another worker had taken its claim over (its lease ran out
+// while it was still at work): two workers then each believe they own
+// the refund. A worker that died before the takeover is not at work.
+func takenOverYetActing(f *runFacts) string {
+	for _, iv := range f.invs {
+		var claimedAt time.Duration
+		var lease time.Time
+		claimed := false
+		for _, c := range f.changes {
+			if c.Call != "Claim" {
+				continue
+			}
+			if c.Worker == iv.Worker {
+				claimedAt, lease, claimed = c.At, c.Lease, true
+				continue
+			}
+			if !claimed || c.At <= claimedAt || (iv.ended == endCrashed && iv.endedAt <= c.At) {
+				continue
+			}
+			takenAt, taker := c.At, c.Worker
+			leaseWords := "it held no lease"
+			if !lease.IsZero() {
+				leaseWords = "its lease had run out at " + at(lease.Sub(f.r.env.Start()))
+			}
+			for _, q := range f.requestsOf(iv.Worker) {
+				if q.SentAt >= takenAt {
+					return fmt.Sprintf("%s took over %s's claim on %s at %s while %s was still at work (%s), and %s went on to send request #%d at %s: the lease must outlast the longest run",
+						taker, iv.Worker, f.id, at(takenAt), iv.Worker, leaseWords, iv.Worker, q.N, at(q.SentAt))
+				}
+			}
+			for _, w := range f.changes {
+				if w.Worker == iv.Worker && w.At >= takenAt && w.Call != "Claim" {
+					return fmt.Sprintf("%s took over %s's claim on %s at %s while %s was still at work (%s), and %s went on to write %s at %s: the lease must outlast the longest run",
+						taker, iv.Worker, f.id, at(takenAt), iv.Worker, leaseWords, iv.Worker, w.New, at(w.At))
+				}
 			}
 		}
 	}

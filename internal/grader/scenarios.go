@@ -249,6 +249,59 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct, InvExpectedEndState: DefectCheckThenAct},
 		},
 		{
+			Name:   "slow-run-redelivered",
+			Expect: expectEnd(1, rk.StatusDone, rk.StatusNeedsCheck),
+			Title:  "Redelivered while a slow run is still sending",
+			Description: "Every reply from the provider is lost, though the first request applied the refund, so worker-1's run lasts as long as its attempts " +
+				"(10 s of client timeout each). The queue redelivers r1 at 12 s, 25 s and 40 s. A lease shorter than the run lets a redelivery " +
+				"claim r1 while worker-1 is still sending: the claim's lease must outlast the longest run the code can make.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{lostReply(0)},
+			Phases: []Phase{{Name: "run", Invocations: []Invocation{
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", At: 12 * time.Second, RequestID: suiteRequest},
+				{Worker: "worker-3", At: 25 * time.Second, RequestID: suiteRequest}, {Worker: "worker-4", At: 40 * time.Second, RequestID: suiteRequest}}}},
+			Explore: Exploration{Schedules: 10},
+			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct},
+		},
+		{
+			Name:   "other-refunds-on-charge",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "Other refunds on the same charge",
+			Description: "An earlier run left r1 needs_check without sending anything. The charge already has two refunds for other requests: " +
+				"2500 under reference r7 (the same amount as r1) and 1000 under r8. Only a refund under r1's own reference is r1's: " +
+				"taking r7's refund for r1's marks r1 done with no refund made for it.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "the worker stopped before sending"}},
+			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: "r7", Key: "refund-r7", Age: 3 * time.Hour},
+				RefundSeed{Amount: 1000, Reference: "r8", Key: "refund-r8", Age: 2 * time.Hour}),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors},
+		},
+		{
+			Name:   "key-used-for-another-amount",
+			Expect: expectEnd(1, rk.StatusNeedsCheck),
+			Title:  "Our key was first used for another amount",
+			Description: "An hour ago an earlier run of this code refunded 1000 for r1 under the key and reference it sends; then the record was corrected to 2500 " +
+				"and set back to pending. The key is still alive, so a request under it for 2500 is refused with 400 idempotency_error (other parameters). " +
+				"The refused request changed nothing, but the earlier one moved money: neither done (the customer got 1000, not 2500) nor failed (a rerun " +
+				"after the key expires would send 2500 more). needs_check, for a person.",
+			Records: []RecordSeed{pendingRecord()},
+			Charges: plainCharge(RefundSeed{Amount: 1000, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors, InvUnknownNotFailed: DefectUnknownAsFailed, InvExpectedEndState: DefectSwallowedErrors},
+		},
+		{
+			Name:   "own-reference-other-amount",
+			Expect: expectEnd(1, rk.StatusNeedsCheck),
+			Title:  "A refund of another amount under our reference",
+			Description: "r1 (2500) was left needs_check a week ago. The provider holds a refund of 1000 under r1's reference, made by an earlier run of this code " +
+				"before the record's amount was corrected; its key has expired. The look-up finds it, but it is not the refund the record asks for: " +
+				"done would be a lie, and sending 2500 more may be too much. needs_check, for a person.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
+			Charges: plainCharge(RefundSeed{Amount: 1000, Reference: suiteRequest, Key: "refund-r1", Age: 7 * 24 * time.Hour, ForRequest: suiteRequest, BySubmission: true}),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors, InvExpectedEndState: DefectBlindResend, InvNoDoubleRefund: DefectBlindResend},
+		},
+		{
 			Name:  "crash-and-rerun",
 			Title: "A crash, then a second run",
 			Description: "The first run's process dies at a store or provider call: before it, then after it, at every call in turn " +
