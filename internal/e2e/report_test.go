@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,38 +62,23 @@ func TestStarterReportAtAGlance(t *testing.T) {
 		return d.open && location.hash === "#" + d.id && svg.getBoundingClientRect().height > 100;
 	})()`)
 	checkAxe(t, ctx, codeProblem+" with the first failure open")
+	if dir := os.Getenv("FAULTLINE_SCREENSHOTS"); dir != "" {
+		root, err := moduleRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		evalJS[bool](t, ctx, `(document.getElementById("scenario-lost-reply").open = true, true)`)
+		clipShot(t, ctx, "#scenario-lost-reply figure.grade-sequence", filepath.Join(root, dir, "sequence-diagram.png"))
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, reportViewportHeight)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// The diagram's marks follow the theme: on a dark system the lanes and
 	// arrows are light, not the light theme's near-black.
 	emulateDark(t, ctx)
 	checkAxe(t, ctx, codeProblem+" with the first failure open, dark")
 	if lum := evalJS[float64](t, ctx, `(`+luminanceJS+`)(getComputedStyle(document.querySelector("#grade-report .seq-call .seq-arrow")).stroke)`); lum < 0.5 {
 		t.Errorf("on a dark system a call's arrow has luminance %.2f; want a light stroke", lum)
-	}
-	if dir := os.Getenv("FAULTLINE_SCREENSHOTS"); dir != "" {
-		root, err := moduleRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The report scrolls inside the workspace's results panel, which an
-		// element screenshot of chromedp's (beyond the viewport) draws
-		// blank: clip the viewport to the figure instead.
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, 2400)); err != nil {
-			t.Fatal(err)
-		}
-		box := evalJS[[]float64](t, ctx, `(() => { const d = document.getElementById("scenario-lost-reply"); d.open = true;
-			const f = d.querySelector("figure.grade-sequence"); f.scrollIntoView({block: "start"});
-			const r = f.getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, Math.min(r.height, innerHeight - r.y)] })()`)
-		shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng,
-			Clip: &page.Viewport{X: box[0], Y: box[1], Width: box[2], Height: box[3], Scale: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, dir, "sequence-diagram.png"), shot.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, reportViewportHeight)); err != nil {
-			t.Fatal(err)
-		}
 	}
 
 	// Editing the code marks the report stale; undoing the edit unmarks it.
@@ -126,4 +112,34 @@ func TestCompileErrorListedOnce(t *testing.T) {
 		t.Errorf("the compile error is listed %d times on the page; want once", shown)
 	}
 	requireNoPageExceptions(t, ctx)
+}
+
+// clipShot writes a PNG of the element sel. The report scrolls inside the
+// workspace's results panel, which chromedp's element screenshot (taken
+// beyond the viewport) draws blank; so the panels are let grow to their
+// content for the picture (through the CSSOM, which the Content Security
+// Policy allows), the viewport made tall, sel scrolled into view, and the
+// capture clipped to it.
+func clipShot(t *testing.T, ctx context.Context, sel, path string) {
+	t.Helper()
+	evalJS[bool](t, ctx, `(() => { document.querySelectorAll(".problem-workspace, .ws-code, .ws-code .code-workspace, .ws-results").forEach(el => {
+		el.style.setProperty("height", "auto"); el.style.setProperty("max-height", "none"); el.style.setProperty("overflow", "visible") });
+		return true })()`)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, 2400)); err != nil {
+		t.Fatal(err)
+	}
+	box := evalJS[[]float64](t, ctx, `(() => { const el = document.querySelector(`+jsString(sel)+`);
+		el.scrollIntoView({block: "start"});
+		const r = el.getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, Math.min(r.height, innerHeight - r.y)] })()`)
+	shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng,
+		Clip: &page.Viewport{X: box[0], Y: box[1], Width: box[2], Height: box[3], Scale: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, shot.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(reportViewportWidth, reportViewportHeight)); err != nil {
+		t.Fatal(err)
+	}
 }
