@@ -68,6 +68,9 @@ type serveConfig struct {
 	// NewIdentityEvery.
 	NewIdentities    int
 	NewIdentityEvery time.Duration
+	// WriteKiBPerSecond is the bytes, in KiB a second, one client address
+	// may send to be stored, with a burst of 12 s of it; 0: no limit.
+	WriteKiBPerSecond int
 
 	// onListen, when set, is told the bound address (tests listen on :0).
 	onListen func(net.Addr)
@@ -111,6 +114,10 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	flags.DurationVar(&cfg.NewIdentityEvery, "new-identity-every", defaultEvery,
 		"after -new-identities, one more new identity per client address each this long (env FAULTLINE_NEW_IDENTITY_EVERY)")
+	if err := intFlag(flags, &cfg.WriteKiBPerSecond, "write-kib-per-second", env("FAULTLINE_WRITE_KIB_PER_SECOND", strconv.Itoa(int(web.DefaultWriteRate.PerSecond)>>10)),
+		"KiB a second one client address may send to be stored, with a burst of 12 s of it; 0 turns the limit off (env FAULTLINE_WRITE_KIB_PER_SECOND)"); err != nil {
+		return cfg, err
+	}
 	flags.StringVar(&cfg.TrustedProxies, "trusted-proxies", env("FAULTLINE_TRUSTED_PROXIES", ""), "reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, as addresses or CIDR prefixes separated by commas; empty believes none (env FAULTLINE_TRUSTED_PROXIES)")
 	if err := flags.Parse(args); err != nil {
 		return cfg, err
@@ -126,6 +133,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if cfg.NewIdentities < 0 {
 		return cfg, fmt.Errorf("serve: -new-identities %d: want 0 (no limit) or more", cfg.NewIdentities)
+	}
+	if cfg.WriteKiBPerSecond < 0 {
+		return cfg, fmt.Errorf("serve: -write-kib-per-second %d: want 0 (no limit) or more", cfg.WriteKiBPerSecond)
 	}
 	if cfg.NewIdentityEvery <= 0 {
 		return cfg, fmt.Errorf("serve: -new-identity-every %s: want a positive duration such as 20s", cfg.NewIdentityEvery)
@@ -204,6 +214,9 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return fmt.Errorf("serve: -trusted-proxies: %w", err)
 	}
 	webCfg := web.Config{Catalog: cat, Store: store, Log: log, Proxies: proxies, GradesPerAddress: cfg.GradesPerAddress}
+	if cfg.WriteKiBPerSecond > 0 {
+		webCfg.WriteRate = web.WriteRate(cfg.WriteKiBPerSecond)
+	}
 	if cfg.NewIdentities > 0 {
 		webCfg.NewIdentities = ratelimit.New(ratelimit.Rate{Burst: float64(cfg.NewIdentities), PerSecond: 1 / cfg.NewIdentityEvery.Seconds()}, nil)
 	}

@@ -49,6 +49,9 @@ type Config struct {
 	// NewIdentities, counted per client address, is spent by each new
 	// user the app records; nil: no limit.
 	NewIdentities ratelimit.Limiter
+	// WriteRate is the bytes one client address may send to be stored
+	// (DefaultWriteRate in serve); zero: no limit.
+	WriteRate ratelimit.Rate
 }
 
 // Server is the web application: an Echo instance with every route.
@@ -62,7 +65,7 @@ type Server struct {
 	grading *gradingRuns // nil when grading is off
 	proxies *clientaddr.Resolver
 	// writes holds each client address's bytes sent to be stored, in
-	// buckets of writeRate (defaultWriteRate).
+	// buckets of writeRate; nil: no limit.
 	writes    ratelimit.Limiter
 	writeRate ratelimit.Rate
 	// newIdentities limits new users per address; nil: no limit.
@@ -88,7 +91,10 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
-		writes: ratelimit.New(defaultWriteRate, nil), writeRate: defaultWriteRate, newIdentities: cfg.NewIdentities}
+		newIdentities: cfg.NewIdentities}
+	if cfg.WriteRate.PerSecond > 0 {
+		s.writes, s.writeRate = ratelimit.New(cfg.WriteRate, nil), cfg.WriteRate
+	}
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody, s.budgetWrites)
 	if cfg.Grader != nil {

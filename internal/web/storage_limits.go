@@ -16,7 +16,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// defaultWriteRate is how many bytes one client address may send to be
+// DefaultWriteRate is how many bytes one client address may send to be
 // stored. A class of 30 behind one NAT, each autosaving 10 KB of code every
 // 3 s (13 KB form-encoded), sends 130 KB/s, and a Grade from each every
 // 30 s adds 140 KB/s (with the report allowance): about half the rate,
@@ -24,7 +24,17 @@ import (
 // (30 x 143 KB). The bound it gives: 6 MiB + 15 s x 512 KiB/s = 13.5 MiB
 // from one address in 15 s, however many cookies it throws away (before:
 // 1.6 GiB in 15 s with 4 loops); the WAL adds at most its size limit.
-var defaultWriteRate = ratelimit.Rate{Burst: 6 << 20, PerSecond: 512 << 10}
+var DefaultWriteRate = WriteRate(512)
+
+// WriteRate is a write budget of kib KiB a second with a burst of
+// writeBurstSeconds of it.
+func WriteRate(kib int) ratelimit.Rate {
+	return ratelimit.Rate{Burst: float64(kib<<10) * writeBurstSeconds, PerSecond: float64(kib << 10)}
+}
+
+// writeBurstSeconds is the burst in seconds of the rate: 6 MiB at the
+// default, the whole class's Grade at once.
+const writeBurstSeconds = 12
 
 // writeOverhead is charged to every write besides its body: the rows,
 // index entries and page headers even an empty form costs.
