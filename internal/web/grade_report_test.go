@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"html"
@@ -162,11 +163,11 @@ func inside(n *nethtml.Node, match func(*nethtml.Node) bool) bool {
 func TestGradeReportReadsAtAGlance(t *testing.T) {
 	tests := []struct {
 		name, golden string
-		strip        []string
+		fixed        string // how many defects of the original the strip says are fixed
 		firstFailure string // the first failed scenario's name; "" when all passed
 	}{
-		{"starter", starterGolden, []string{"0 of 7 defects of the original fixed", "2 of 23 scenarios passed"}, "all-attempts-fail"},
-		{"reference", referenceGolden, []string{"7 of 7 defects of the original fixed", "23 of 23 scenarios passed"}, ""},
+		{"starter", starterGolden, "0 of 7", "all-attempts-fail"},
+		{"reference", referenceGolden, "7 of 7", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,7 +184,9 @@ func TestGradeReportReadsAtAGlance(t *testing.T) {
 				t.Fatalf("%d summary strips; want 1", len(strips))
 			}
 			strip := textOf(strips[0])
-			for _, w := range tc.strip {
+			// The scenario count follows the grader's suite, which grows.
+			passed := fmt.Sprintf("%d of %d scenarios passed", rep.Summary.ScenariosPassed, rep.Summary.ScenariosTotal)
+			for _, w := range []string{tc.fixed + " defects of the original fixed", passed} {
 				if !strings.Contains(strip, w) {
 					t.Errorf("the strip %q lacks %q", strip, w)
 				}
