@@ -1,7 +1,9 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -9,10 +11,13 @@ import (
 )
 
 // screenStep is one step of a screen, resolved to the page it links to.
+// Start is where practising the step begins: the problem, or the set's
+// rapid-fire run. Note is the interviewer's and is not drawn for a
+// candidate; it stays in content for the interviewer's view.
 type screenStep struct {
-	Kind, URL, Title, Summary string
-	Minutes                   int
-	Note                      string
+	Kind, URL, Start, StartLabel, Title, Summary string
+	Minutes                                      int
+	Note                                         string
 }
 
 type screenPage struct {
@@ -21,13 +26,63 @@ type screenPage struct {
 	Steps  []screenStep
 }
 
-// screenShow lists a screen's steps in order, linking each problem and set.
+// screenPracticePage is one step of practising a screen: the step and
+// where it stands among the others.
+type screenPracticePage struct {
+	Screen *problems.Screen
+	Steps  []screenStep
+	Number int // 1-based
+}
+
+func (p screenPracticePage) Step() screenStep { return p.Steps[p.Number-1] }
+
+func screenPracticeURL(sc *problems.Screen, n int) string {
+	return "/screens/" + sc.Slug + "/practice/" + strconv.Itoa(n)
+}
+
+// screenShow is the candidate's page of a screen: what it holds, in order,
+// and a way to practise it step by step.
 func (s *Server) screenShow(c echo.Context) error {
 	sc, ok := s.content.catalog.Screen(c.Param("slug"))
 	if !ok {
 		return notFound("There is no screen called " + c.Param("slug") + ".")
 	}
-	page := screenPage{Screen: sc, Tags: tagFilter{}.links(sc.Tags)}
+	steps, err := s.screenSteps(sc)
+	if err != nil {
+		return err
+	}
+	page := screenPage{Screen: sc, Tags: tagFilter{}.links(sc.Tags), Steps: steps}
+	return render(c, http.StatusOK, screenView(s.meta(sc.Title), page))
+}
+
+// screenPractice is GET /screens/:slug/practice/:step: one step of the
+// screen, with the steps around it and the link that starts it.
+func (s *Server) screenPractice(c echo.Context) error {
+	sc, ok := s.content.catalog.Screen(c.Param("slug"))
+	if !ok {
+		return notFound("There is no screen called " + c.Param("slug") + ".")
+	}
+	steps, err := s.screenSteps(sc)
+	if err != nil {
+		return err
+	}
+	raw := c.Param("step")
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > len(steps) {
+		name := strconv.Itoa(n)
+		if err != nil {
+			name = quoteForUser(raw)
+		}
+		return notFound(fmt.Sprintf("The screen %s has no step %s; its steps are numbered 1 to %d.", sc.Title, name, len(steps)))
+	}
+	page := screenPracticePage{Screen: sc, Steps: steps, Number: n}
+	title := fmt.Sprintf("Step %d of %d: %s", n, len(steps), sc.Title)
+	return render(c, http.StatusOK, screenPracticeView(s.meta(title), page))
+}
+
+// screenSteps resolves a screen's items to the pages they link to.
+func (s *Server) screenSteps(sc *problems.Screen) ([]screenStep, error) {
+	var steps []screenStep
 	for _, it := range sc.Items {
 		step := screenStep{Minutes: it.Minutes, Note: it.Note}
 		switch {
@@ -36,25 +91,30 @@ func (s *Server) screenShow(c echo.Context) error {
 			if !ok {
 				// The loader rejects screens naming unknown content, so this
 				// is a catalogue built by hand, wrongly.
-				return echo.NewHTTPError(http.StatusInternalServerError).SetInternal(
+				return nil, echo.NewHTTPError(http.StatusInternalServerError).SetInternal(
 					errUnknownStep(sc.Slug, "problem", it.Problem))
 			}
 			step.Kind, step.URL, step.Title, step.Summary = "Problem", "/problems/"+p.Slug, p.Title, p.Summary
+			step.Start, step.StartLabel = step.URL, "Open the problem"
 			if step.Minutes == 0 {
 				step.Minutes = p.Minutes
 			}
 		case it.Questions != "":
 			qs, ok := s.content.catalog.Set(it.Questions)
 			if !ok {
-				return echo.NewHTTPError(http.StatusInternalServerError).SetInternal(
+				return nil, echo.NewHTTPError(http.StatusInternalServerError).SetInternal(
 					errUnknownStep(sc.Slug, "question set", it.Questions))
 			}
 			step.Kind, step.URL, step.Title, step.Summary = "Question set", "/sets/"+qs.Slug, qs.Title, qs.Summary
+			step.Start, step.StartLabel = step.URL, "Open the questions"
+			if len(qs.Questions) > 1 {
+				step.Start, step.StartLabel = rapidURL(qs, 1), "Start the questions, one at a time"
+			}
 			if step.Minutes == 0 {
 				step.Minutes = qs.Minutes
 			}
 		}
-		page.Steps = append(page.Steps, step)
+		steps = append(steps, step)
 	}
-	return render(c, http.StatusOK, screenView(s.meta(sc.Title), page))
+	return steps, nil
 }

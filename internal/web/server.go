@@ -125,6 +125,7 @@ func (s *Server) routes() {
 	s.timedAnswerRoutes()
 
 	e.GET("/screens/:slug", s.screenShow)
+	e.GET("/screens/:slug/practice/:step", s.screenPractice)
 
 	e.GET("/practice", s.practiceShow)
 	e.POST("/practice/name", s.practiceName)
