@@ -2,9 +2,9 @@ package web
 
 import (
 	"bytes"
-	"fmt"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"os"
 	"strings"
