@@ -46,29 +46,15 @@ func startBenchServer(b *testing.B, flags ...string) *benchServer {
 	return srv
 }
 
-var built struct {
-	once sync.Once
-	bin  string
-	err  error
-	out  []byte
-}
-
-// buildServer builds cmd/server once per test binary.
+// buildServer builds cmd/server into the benchmark's temporary folder
+// (Go's build cache makes every build after the first a link).
 func buildServer(b *testing.B) string {
 	b.Helper()
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "faultline-bench-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.bin = filepath.Join(dir, "faultline")
-		built.out, built.err = exec.Command("go", "build", "-o", built.bin, "github.com/faultline-dev/faultline/cmd/server").CombinedOutput()
-	})
-	if built.err != nil {
-		b.Fatalf("go build ./cmd/server: %v\n%s", built.err, built.out)
+	bin := filepath.Join(b.TempDir(), "faultline")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/faultline-dev/faultline/cmd/server").CombinedOutput(); err != nil {
+		b.Fatalf("go build ./cmd/server: %v\n%s", err, out)
 	}
-	return built.bin
+	return bin
 }
 
 // startServerFrom starts bin with a fresh database; stop ends it (SIGINT,
