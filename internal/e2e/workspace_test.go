@@ -177,6 +177,8 @@ func TestNoSidewaysScrollOnAPhone(t *testing.T) {
 		{"code problem", codeProblem, http.StatusOK},
 		{"timed-answer problem", "/problems/idempotent-create-client", http.StatusOK},
 		{"rapid-fire set", "/sets/applied-ai-rapid-fire", http.StatusOK},
+		{"rapid-fire run", "/sets/applied-ai-rapid-fire/rapid", http.StatusOK},
+		{"rapid-fire summary", "/sets/applied-ai-rapid-fire/rapid/summary", http.StatusOK},
 		{"screen", "/screens/applied-ai-tech-screen", http.StatusOK},
 		{"my practice", "/practice", http.StatusOK},
 		{"run page", codeProblem + "/runs/1", http.StatusOK},
@@ -341,6 +343,7 @@ func TestDarkMode(t *testing.T) {
 		{"catalogue", "/", http.StatusOK},
 		{"timed-answer problem", "/problems/idempotent-create-client", http.StatusOK},
 		{"rapid-fire set", "/sets/applied-ai-rapid-fire", http.StatusOK},
+		{"rapid-fire run", "/sets/applied-ai-rapid-fire/rapid", http.StatusOK},
 		{"screen", "/screens/applied-ai-tech-screen", http.StatusOK},
 		{"my practice", "/practice", http.StatusOK},
 		{"unknown page (404)", "/no/such/page", http.StatusNotFound},
@@ -374,4 +377,38 @@ func TestDarkMode(t *testing.T) {
 		checkAxe(t, ctx, codeProblem+" with a check's report and the comparison in dark mode")
 	})
 	requireNoPageExceptions(t, ctx)
+}
+
+// TestReferenceWaitsForPartTwo: before anything is written the harness
+// reference (which names the claim and the lease) is not among the tabs;
+// opening Part 2, or starting on the code, brings it, and it stays.
+func TestReferenceWaitsForPartTwo(t *testing.T) {
+	t.Parallel()
+	a := startApp(t)
+	visible := `(() => { const b = document.getElementById("ws-reference-tab"); return !!b && b.checkVisibility() })()`
+	for _, how := range []string{"part 2", "the code"} {
+		t.Run(how, func(t *testing.T) {
+			ctx := newBrowser(t, a)
+			setViewport(t, ctx, 1366, 900)
+			openWorkspace(t, ctx)
+			if evalJS[bool](t, ctx, visible) || evalJS[bool](t, ctx, `document.getElementById("ws-reference").checkVisibility()`) {
+				t.Fatal("the reference is shown before Part 2 or the code")
+			}
+			if how == "part 2" {
+				openTab(t, ctx, "part-2-tab")
+			} else {
+				evalJS[bool](t, ctx, `(document.getElementById("code-editor-textarea").faultlineEditor.focus(), true)`)
+			}
+			waitUntil(t, ctx, "the reference tab to appear", visible)
+			openTab(t, ctx, "ws-reference-tab")
+			if !strings.Contains(text(t, ctx, "#ws-reference"), "Claim(ctx, id, lease)") {
+				t.Error("the reference tab does not hold the harness's Claim")
+			}
+			openWorkspace(t, ctx)
+			if !evalJS[bool](t, ctx, visible) {
+				t.Error("after a reload the reference is held back again")
+			}
+			requireNoPageExceptions(t, ctx)
+		})
+	}
 }
