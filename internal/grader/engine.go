@@ -188,6 +188,9 @@ func seedWorld(env *refundkit.Env, sc *Scenario, learned map[string]sentParams) 
 	for _, f := range sc.Faults {
 		env.Provider().AddFault(f)
 	}
+	for _, f := range sc.LookupFaults {
+		env.Provider().AddLookupFault(f)
+	}
 	for _, p := range sc.Panics {
 		env.AddPanic(p)
 	}

@@ -20,8 +20,11 @@ type Scenario struct {
 	Charges     []ChargeSeed          `yaml:"charges,omitempty" json:"charges,omitempty"`
 	Faults      []refundkit.Fault     `yaml:"faults,omitempty" json:"faults,omitempty"`
 	Panics      []refundkit.PanicRule `yaml:"panics,omitempty" json:"panics,omitempty"`
-	Phases      []Phase               `yaml:"phases" json:"phases"`
-	Explore     Exploration           `yaml:"explore,omitempty" json:"explore,omitempty"`
+	// LookupFaults script the provider's ListRefunds answers (Request is
+	// the ordinal of the look-up in the run).
+	LookupFaults []refundkit.Fault `yaml:"lookup_faults,omitempty" json:"lookup_faults,omitempty"`
+	Phases       []Phase           `yaml:"phases" json:"phases"`
+	Explore      Exploration       `yaml:"explore,omitempty" json:"explore,omitempty"`
 	// Invariants to check; empty means all of them.
 	Invariants []string `yaml:"invariants,omitempty" json:"invariants,omitempty"`
 	// Defects maps an invariant to the seed defect its violation points to
@@ -138,6 +141,11 @@ func (s *Scenario) Validate() error {
 	}
 	for _, f := range s.Faults {
 		if err := f.Validate(); err != nil {
+			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)
+		}
+	}
+	for _, f := range s.LookupFaults {
+		if err := refundkit.ValidateLookupFault(f); err != nil {
 			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)
 		}
 	}

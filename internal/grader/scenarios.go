@@ -302,6 +302,20 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors, InvExpectedEndState: DefectBlindResend, InvNoDoubleRefund: DefectBlindResend},
 		},
 		{
+			Name:   "lookup-fails",
+			Expect: expectEnd(1, rk.StatusNeedsCheck),
+			Title:  "The look-up fails",
+			Description: "A week ago an earlier run of this code sent r1's refund; the provider applied it, the reply was lost, and r1 was left needs_check. " +
+				"The key has expired since. Now the first ListRefunds takes 30 s (the client gives up after 10 s) and every later one fails with 500. " +
+				"A failed look-up is not \"nothing found\": resending refunds twice. Without an answer from the provider, r1 stays needs_check.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
+			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 7 * 24 * time.Hour, ForRequest: suiteRequest, BySubmission: true}),
+			LookupFaults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: 30 * time.Second},
+				{Kind: rk.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend, InvExpectedEndState: DefectBlindResend},
+		},
+		{
 			Name:  "crash-and-rerun",
 			Title: "A crash, then a second run",
 			Description: "The first run's process dies at a store or provider call: before it, then after it, at every call in turn " +

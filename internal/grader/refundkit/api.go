@@ -79,6 +79,9 @@ type ProviderRefund struct {
 	Reference string
 	Status    string // "succeeded"
 	Created   time.Time
+	// Replayed: this success was saved under the request's idempotency key
+	// and returned for a repeat, not made by it (Idempotent-Replayed).
+	Replayed bool
 }
 
 // ErrNotFound is returned by GetRecord when there is no record for the id.

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// MaxKeyLength is the longest idempotency key the provider accepts, as
+// Stripe's API v1 documents it.
+const MaxKeyLength = 255
+
 // Fault kinds a scenario scripts for a provider request.
 const (
 	FaultConnection    = "connection-error"    // the request never leaves the client
@@ -162,15 +166,20 @@ type keyEntry struct {
 // Provider is the fake payment provider: charges, refunds, an idempotency
 // layer as Stripe's API v1 documents it, and a network with scripted faults.
 type Provider struct {
-	env      *Env
-	charges  map[string]*charge
-	keys     map[string]*keyEntry
-	faults   []Fault
-	ledger   []Applied
-	requests []*Request
-	lookups  []Lookup
-	refundN  int
-	keyN     int
+	env     *Env
+	charges map[string]*charge
+	keys    map[string]*keyEntry
+	faults  []Fault
+	// lookupFaults script ListRefunds calls, by their ordinal in the run
+	// (Fault.Request; 0 for every call no other fault names): a
+	// connection error, an http-error, or a slow answer (Processing).
+	lookupFaults []Fault
+	lookupN      int
+	ledger       []Applied
+	requests     []*Request
+	lookups      []Lookup
+	refundN      int
+	keyN         int
 	// faultBase is how many requests were made before the current fault
 	// script began: its ordinals count from there.
 	faultBase int
@@ -204,6 +213,27 @@ func (p *Provider) AddRefund(chargeID string, amount int64, reference, key strin
 
 // AddFault scripts a fault.
 func (p *Provider) AddFault(f Fault) { p.faults = append(p.faults, f) }
+
+// AddLookupFault scripts a fault of ListRefunds calls.
+func (p *Provider) AddLookupFault(f Fault) { p.lookupFaults = append(p.lookupFaults, f) }
+
+// ValidateLookupFault reports a look-up fault that cannot be run.
+func ValidateLookupFault(f Fault) error {
+	switch f.Kind {
+	case FaultConnection:
+	case FaultHTTPError:
+		if f.Status < 400 || f.Status > 599 {
+			return fmt.Errorf("refundkit: look-up fault %q needs an HTTP error status (400-599), got %d", f.Kind, f.Status)
+		}
+	case FaultSlow:
+		if f.Processing <= 0 || f.Then != nil {
+			return fmt.Errorf("refundkit: a slow look-up needs a processing time and no then")
+		}
+	default:
+		return fmt.Errorf("refundkit: look-up fault kind %q (want %s, %s or %s)", f.Kind, FaultConnection, FaultHTTPError, FaultSlow)
+	}
+	return nil
+}
 
 // ScriptFaults replaces the fault script from the next request on, its
 // ordinals counting from there (request 1 is the next request): a later
@@ -260,7 +290,11 @@ func (r reply) String() string {
 	if r.err != nil {
 		return describeAPIError(r.err)
 	}
-	return fmt.Sprintf("200 refund %s of %d", r.refund.ID, r.refund.Amount)
+	s := fmt.Sprintf("200 refund %s of %d", r.refund.ID, r.refund.Amount)
+	if r.refund.Replayed {
+		s += " [replayed]"
+	}
+	return s
 }
 
 func describeAPIError(e *APIError) string {
@@ -406,6 +440,19 @@ func (p *Provider) answer(req *Request, status int, typ, code, param, msg string
 func (p *Provider) arrive(req *Request, f Fault, params RefundParams) (reply, bool) {
 	e := p.env
 	now := time.Now()
+	if len(req.Key) > MaxKeyLength {
+		// Checked before anything else looks at the key: nothing is saved.
+		r := p.answer(req, 400, "invalid_request_error", "", "idempotency_key", fmt.Sprintf("idempotency keys are at most %d characters; this one has %d", MaxKeyLength, len(req.Key)))
+		e.Record("provider", KindState, "request #%d: rejected (%s): the key is longer than %d characters, nothing saved", req.N, r, MaxKeyLength)
+		return r, false
+	}
+	if f.Kind == FaultHTTPError && f.Status == 401 {
+		// Authentication runs before the idempotency layer: nothing saved,
+		// and a retry with the same key runs afresh.
+		r := reply{err: &APIError{Status: 401, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "invalid API key")}}
+		e.Record("provider", KindState, "request #%d: not authenticated (%s), nothing saved under the key", req.N, r)
+		return r, false
+	}
 	if f.Kind == FaultHTTPError && f.Status == 429 {
 		// The rate limiter runs before the idempotency layer: nothing saved.
 		r := reply{err: &APIError{Status: 429, Type: orDefault(f.Type, "rate_limit_error"), Code: f.Code, Message: orDefault(f.Message, "too many requests"), RetryAfter: f.RetryAfter}}
@@ -440,6 +487,7 @@ func (p *Provider) arrive(req *Request, f Fault, params RefundParams) (reply, bo
 				r.err = &c
 			} else {
 				c := *k.refund
+				c.Replayed = true
 				r.refund = &c
 			}
 			e.Record("provider", KindState, "request #%d: replays the answer saved under key %s: %s", req.N, req.Key, r)
@@ -510,9 +558,39 @@ func (p *Provider) complete(req *Request, f Fault, params RefundParams) reply {
 
 func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) ([]ProviderRefund, error) {
 	e := p.env
+	p.lookupN++
+	var f Fault
+	for _, lf := range p.lookupFaults {
+		if lf.Request == p.lookupN {
+			f = lf
+			break
+		}
+		if lf.Request == 0 {
+			f = lf
+		}
+	}
 	e.Record(w.ID, KindCall, "ListRefunds(%s)", chargeID)
-	time.Sleep(2 * e.net.Latency)
+	if f.Kind == FaultConnection {
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
+		return nil, &ConnectionError{Cause: defaultConnFailure}
+	}
+	took := 2 * e.net.Latency
+	if f.Kind == FaultSlow {
+		took += f.Processing
+	}
+	if took > e.net.ClientTimeout {
+		time.Sleep(e.net.ClientTimeout)
+		w.Pass()
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, FormatDuration(e.net.ClientTimeout))
+		return nil, &TimeoutError{After: e.net.ClientTimeout, Cause: "read timeout"}
+	}
+	time.Sleep(took)
 	w.Pass()
+	if f.Kind == FaultHTTPError {
+		err := &APIError{Status: f.Status, Type: orDefault(f.Type, "api_error"), Code: f.Code, Message: orDefault(f.Message, "the provider failed")}
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
+		return nil, err
+	}
 	ch := p.charges[chargeID]
 	if ch == nil {
 		err := &APIError{Status: 404, Type: "invalid_request_error", Code: "resource_missing", Param: "charge", Message: "no such charge: " + chargeID}
