@@ -443,18 +443,52 @@
     navigator.sendBeacon(this.base + "/timer/draft", body);
   };
 
-  // setUpDictation offers the browser's speech recognition, where it exists,
-  // since the answer is meant to be said out loud. Words are appended.
+  // dictationRefused is the plain sentence for a speech recognition error,
+  // or "" when there is nothing to say (the user stopped it).
+  function dictationRefused(code) {
+    switch (code) {
+      case "not-allowed":
+      case "service-not-allowed":
+        return "Dictation is off: this browser did not allow the microphone for this site. You can allow it in the site's settings, or type your answer.";
+      case "audio-capture":
+        return "Dictation is off: no microphone was found. Type your answer instead.";
+      case "network":
+        return "Dictation stopped: this browser's speech service could not be reached. Type your answer instead.";
+      case "no-speech":
+        return "Dictation stopped: no speech was heard. Press Dictate to try again.";
+      case "language-not-supported":
+        return "Dictation is off: this browser cannot recognise English speech. Type your answer instead.";
+      case "aborted":
+        return "";
+    }
+    return "Dictation stopped: the browser's speech recognition failed. Type your answer instead.";
+  }
+
+  // setUpDictation offers the browser's speech recognition, since the
+  // answer is meant to be said out loud. Words are appended. The button
+  // shows only where recognition can work: the browser has it, the page is
+  // a secure context (browsers refuse the microphone elsewhere) and the
+  // microphone is not already denied to this site.
   Box.prototype.setUpDictation = function () {
     var Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
     var button = this.root.querySelector("[data-dictate]");
-    if (!Recognition || !button) { return; }
+    if (!Recognition || !button || !window.isSecureContext) { return; }
     var self = this;
     var rec = null;
-    button.hidden = false;
+    var refused = false;
+    function show(state) { button.hidden = state === "denied"; }
+    if (navigator.permissions && navigator.permissions.query) {
+      navigator.permissions.query({ name: "microphone" }).then(function (status) {
+        show(status.state);
+        status.onchange = function () { show(status.state); };
+      }).catch(function () { show("prompt"); });
+    } else {
+      show("prompt");
+    }
     button.addEventListener("click", function () {
       if (rec) { rec.stop(); return; }
       if (self.locked) { return; }
+      refused = false;
       rec = new Recognition();
       rec.continuous = true;
       rec.interimResults = false;
@@ -469,13 +503,23 @@
           self.text.dispatchEvent(new Event("input", { bubbles: true }));
         }
       };
-      rec.onerror = function (ev) { self.say("Dictation stopped: " + ev.error + "."); };
+      rec.onerror = function (ev) {
+        var message = dictationRefused(ev.error);
+        if (message) { refused = true; self.say(message); }
+      };
       rec.onend = function () {
         rec = null;
         button.setAttribute("aria-pressed", "false");
         button.textContent = "Dictate";
+        if (refused) { self.text.focus(); }
       };
-      rec.start();
+      try {
+        rec.start();
+      } catch (e) {
+        rec = null;
+        self.say(dictationRefused(""));
+        return;
+      }
       button.setAttribute("aria-pressed", "true");
       button.textContent = "Stop dictation";
     });
