@@ -1,0 +1,126 @@
+package grader
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestMutantsAreMade: the operators make mutants of every correct solution
+// in the corpus, and each mutant is Go source that parses.
+func TestMutantsAreMade(t *testing.T) {
+	byOp := map[string]int{}
+	files := corpusFiles(t, "correct")
+	if testing.Short() || serviceTestRace {
+		files = files[:3]
+	}
+	for _, f := range append(files, referenceFile) {
+		ms, err := Mutants(readSource(t, f))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if len(ms) == 0 {
+			t.Errorf("%s: no mutants", f)
+		}
+		for _, m := range ms {
+			byOp[m.Operator]++
+			if m.Source == "" || !strings.Contains(m.Source, "func RefundMoney") {
+				t.Errorf("%s %s: no source", f, m.ID)
+			}
+		}
+	}
+	for _, op := range MutationOps {
+		if byOp[op] == 0 {
+			t.Errorf("operator %s made no mutant of the corpus", op)
+		}
+	}
+	t.Logf("mutants per operator: %v", byOp)
+}
+
+// mutationVerdict grades a mutant: "killed" (some invariant violated),
+// "stillborn" (it does not compile or load) or "survived".
+func mutationVerdict(t *testing.T, m Mutant) (string, string) {
+	rep := grade(t, m.Source, 1)
+	switch rep.Status {
+	case StatusError:
+		return "stillborn", rep.Message
+	case StatusFail:
+		return "killed", rep.Message
+	}
+	return "survived", ""
+}
+
+// equivalentMutants are mutants of the reference that survive, each with
+// the reason: the change does not change what the code does to money or
+// records as the page judges them, or (marked "escape") a scenario is
+// still missing. A survivor not listed here fails TestMutationSample. The
+// ids carry the reference's line and column: a change to the reference
+// moves them, and the test says so.
+var equivalentMutants = map[string]string{
+	"drop-statement@64:2":  "escape: the load's error other than ErrNotFound is never produced; no scenario makes the store fail",
+	"drop-statement@157:2": "equivalent: connection errors read as ambiguous end needs_check where failed is also right; the page allows both, and needs_check never risks money",
+	"drop-statement@203:3": "equivalent: only the reason text recorded with the status changes",
+	"drop-statement@359:2": "equivalent: the cap on the wait is reached after 7 doublings; the reference makes at most 5 attempts",
+}
+
+// TestMutationSample grades a fixed sample of the reference's mutants (one
+// in mutationSampleStep): each must be killed, stillborn, or listed as
+// equivalent with its reason. The full run is TestMutationFull.
+func TestMutationSample(t *testing.T) {
+	const mutationSampleStep = 12
+	ms, err := Mutants(readSource(t, referenceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(ms); i += mutationSampleStep {
+		m := ms[i]
+		t.Run(m.ID, func(t *testing.T) {
+			v, _ := mutationVerdict(t, m)
+			if v == "survived" {
+				if why, ok := equivalentMutants[m.ID]; ok {
+					t.Skipf("equivalent: %s", why)
+				}
+				t.Fatalf("mutant %s survived every scenario", m.ID)
+			}
+		})
+	}
+}
+
+// TestMutationFull grades every mutant of the reference and of every correct
+// corpus solution and lists the survivors. It takes many minutes, so it
+// runs only when asked:
+//
+//	FAULTLINE_MUTATE=1 go test ./internal/grader -run TestMutationFull -v
+func TestMutationFull(t *testing.T) {
+	if os.Getenv("FAULTLINE_MUTATE") == "" {
+		t.Skip("set FAULTLINE_MUTATE=1 for the full mutation run")
+	}
+	counts := map[string]map[string]int{}
+	var survivors []string
+	for _, f := range append([]string{referenceFile}, corpusFiles(t, "correct")...) {
+		ms, err := Mutants(readSource(t, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			v, _ := mutationVerdict(t, m)
+			if counts[m.Operator] == nil {
+				counts[m.Operator] = map[string]int{}
+			}
+			counts[m.Operator][v]++
+			if v == "survived" {
+				survivors = append(survivors, filepath.Base(f)+" "+m.ID)
+			}
+		}
+	}
+	var lines []string
+	for _, op := range MutationOps {
+		c := counts[op]
+		lines = append(lines, fmt.Sprintf("%-18s killed %4d  stillborn %4d  survived %4d", op, c["killed"], c["stillborn"], c["survived"]))
+	}
+	sort.Strings(survivors)
+	t.Logf("mutation run:\n%s\nsurvivors (%d):\n%s", strings.Join(lines, "\n"), len(survivors), strings.Join(survivors, "\n"))
+}
