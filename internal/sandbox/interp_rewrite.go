@@ -65,6 +65,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	}
 	rw.joinCaseConditions()
 	rw.walk()
+	rw.methodValues()
 	rw.recovers()
 	if rw.refused != nil {
 		return "", rw.refused
@@ -376,6 +377,52 @@ func (rw *rewriter) isInterface(e ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// methodValues refuses a method value (f := x.M, not called at once) of a
+// method with a value receiver: Go copies x when the value is made, the
+// interpreter reads x when it is called, so later changes to x show.
+// Without types a name is all there is to go on: a method of the file
+// with a value receiver, and no struct field of that name.
+func (rw *rewriter) methodValues() {
+	valueMethods, fields := map[string]bool{}, map[string]bool{}
+	for _, d := range rw.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 {
+			if _, ptr := fd.Recv.List[0].Type.(*ast.StarExpr); !ptr {
+				valueMethods[fd.Name.Name] = true
+			}
+		}
+	}
+	called := map[*ast.SelectorExpr]bool{}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.StructType:
+			for _, f := range n.Fields.List {
+				for _, name := range f.Names {
+					fields[name.Name] = true
+				}
+			}
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				called[sel] = true
+			}
+		}
+		return true
+	})
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok || rw.refused != nil || called[sel] || !valueMethods[sel.Sel.Name] || fields[sel.Sel.Name] {
+			return rw.refused == nil
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Obj == nil && rw.imports[x.Name] != "" {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Obj != nil && x.Obj.Kind == ast.Typ {
+			return true // a method expression, refused on its own
+		}
+		rw.refuse(sel.Pos(), fmt.Sprintf("the method value %s is not supported by the interpreter: it reads the receiver when the value is called, where Go copies it when the value is made. Write a function literal instead (func() { ... %s() ... }) after copying the receiver if it may change", rw.src(sel), rw.src(sel)))
+		return false
+	})
 }
 
 // methodExpr refuses method expressions (T.M, (*T).M) of the file's types:
