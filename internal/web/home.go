@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -8,7 +10,92 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/storage"
 )
+
+// catalogueStore is what the catalogue reads to mark the user's progress;
+// *storage.Store has it.
+type catalogueStore interface {
+	CatalogueProgress(ctx context.Context, userID string) ([]storage.Progress, error)
+}
+
+// progressMark is how far the user got with one catalogue entry. State is
+// attempted, answered, graded or solved (the browser tests and the
+// stylesheet use these names); Text says it in words, with the latest
+// grade's figures for a code problem.
+type progressMark struct {
+	State, Text string
+}
+
+type progressKey struct {
+	kind storage.Kind
+	slug string
+}
+
+// userProgress is the user's marks by attempt; none for a visitor who has
+// not started anything.
+func (s *Server) userProgress(ctx context.Context) (map[progressKey]storage.Progress, error) {
+	id, ok := UserID(ctx)
+	if !ok {
+		return nil, nil
+	}
+	list, err := s.store.CatalogueProgress(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[progressKey]storage.Progress, len(list))
+	for _, p := range list {
+		out[progressKey{p.Kind, p.Slug}] = p
+	}
+	return out, nil
+}
+
+// problemMark marks a problem: solved once a grade passed (a code problem)
+// or an answer is in (one answered in writing), graded once the grader
+// finished a run, attempted once anything was started.
+func problemMark(p *problems.Problem, pr storage.Progress, ok bool) progressMark {
+	switch {
+	case !ok:
+		return progressMark{}
+	case p.Code != nil && pr.Graded:
+		state, text := "graded", "Graded"
+		if pr.Solved {
+			state, text = "solved", "Solved"
+		}
+		return progressMark{State: state, Text: text + " · latest grade: " + gradeFigures(pr.Latest)}
+	case p.Code == nil && pr.Answered > 0:
+		return progressMark{State: "solved", Text: "Answered"}
+	}
+	return progressMark{State: "attempted", Text: "Attempted"}
+}
+
+func gradeFigures(g storage.GradeSummary) string {
+	switch {
+	case g.Verdict == "error":
+		return "it did not run (a compile error or a limit)"
+	case g.ScenariosTotal > 0 && g.ScenariosPassed == g.ScenariosTotal:
+		return "all " + plural(g.ScenariosTotal, "scenario") + " passed"
+	}
+	text := fmt.Sprintf("%d of %s passed", g.ScenariosPassed, plural(g.ScenariosTotal, "scenario"))
+	if g.DefectsTotal > 0 {
+		text += fmt.Sprintf(", %d of %d defects fixed", g.DefectsFixed, g.DefectsTotal)
+	}
+	return text
+}
+
+// setMark marks a question set by how many of its questions have an answer.
+func setMark(qs *problems.QuestionSet, pr storage.Progress, ok bool) progressMark {
+	n := len(qs.Questions)
+	switch {
+	case !ok:
+		return progressMark{}
+	case pr.Answered >= n && n > 0:
+		return progressMark{State: "solved", Text: "Answered all " + plural(n, "question")}
+	case pr.Answered > 0:
+		return progressMark{State: "answered", Text: fmt.Sprintf("%d of %d answered", pr.Answered, n)}
+	}
+	return progressMark{State: "attempted", Text: "Attempted"}
+}
 
 // tagKinds are the catalogue filters, in display order, with their query
 // parameter names.
@@ -92,6 +179,7 @@ type catalogueEntry struct {
 	Minutes                         int
 	Detail                          string // e.g. "6 questions" or "3 steps"
 	Tags                            tagLinks
+	Progress                        progressMark
 }
 
 type homePage struct {
@@ -108,6 +196,10 @@ func (s *Server) home(c echo.Context) error {
 	f := filterFromQuery(c.QueryParams())
 	cat := s.content.catalog
 	page := homePage{Filtered: len(f) > 0}
+	progress, err := s.userProgress(c.Request().Context())
+	if err != nil {
+		return err
+	}
 	for _, k := range tagKinds {
 		g := filterGroup{Label: k.Label}
 		for _, v := range k.of(s.content.tags) {
@@ -121,14 +213,16 @@ func (s *Server) home(c echo.Context) error {
 		page.Total++
 		if f.matches(p.Tags) {
 			page.Problems = append(page.Problems, catalogueEntry{URL: "/problems/" + p.Slug, Title: p.Title,
-				Summary: p.Summary, Difficulty: p.Difficulty, Minutes: p.Minutes, Detail: partsDetail(p), Tags: f.links(p.Tags)})
+				Summary: p.Summary, Difficulty: p.Difficulty, Minutes: p.Minutes, Detail: partsDetail(p), Tags: f.links(p.Tags),
+				Progress: problemMark(p, progress[progressKey{storage.KindProblem, p.Slug}], hasKey(progress, storage.KindProblem, p.Slug))})
 		}
 	}
 	for _, qs := range cat.Sets {
 		page.Total++
 		if f.matches(qs.Tags) {
 			page.Sets = append(page.Sets, catalogueEntry{URL: "/sets/" + qs.Slug, Title: qs.Title,
-				Summary: qs.Summary, Minutes: qs.Minutes, Detail: plural(len(qs.Questions), "question"), Tags: f.links(qs.Tags)})
+				Summary: qs.Summary, Minutes: qs.Minutes, Detail: plural(len(qs.Questions), "question"), Tags: f.links(qs.Tags),
+				Progress: setMark(qs, progress[progressKey{storage.KindSet, qs.Slug}], hasKey(progress, storage.KindSet, qs.Slug))})
 		}
 	}
 	for _, sc := range cat.Screens {
@@ -147,4 +241,9 @@ func partsDetail(p *problems.Problem) string {
 		return ""
 	}
 	return plural(len(p.Parts), "part")
+}
+
+func hasKey(m map[progressKey]storage.Progress, kind storage.Kind, slug string) bool {
+	_, ok := m[progressKey{kind, slug}]
+	return ok
 }

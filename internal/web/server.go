@@ -32,6 +32,7 @@ type Store interface {
 	practiceStore
 	timedAnswerStore
 	codeStore
+	catalogueStore
 }
 
 // Config is what New needs.
