@@ -60,7 +60,6 @@ func mutationVerdict(t *testing.T, m Mutant) (string, string) {
 // ids carry the reference's line and column: a change to the reference
 // moves them, and the test says so.
 var equivalentMutants = map[string]string{
-	"drop-statement@64:2":  "escape: the load's error other than ErrNotFound is never produced; no scenario makes the store fail",
 	"drop-statement@157:2": "equivalent: connection errors read as ambiguous end needs_check where failed is also right; the page allows both, and needs_check never risks money",
 	"drop-statement@203:3": "equivalent: only the reason text recorded with the status changes",
 	"drop-statement@359:2": "equivalent: the cap on the wait is reached after 7 doublings; the reference makes at most 5 attempts",

@@ -144,6 +144,11 @@ func (s *Scenario) Validate() error {
 			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)
 		}
 	}
+	for _, r := range s.Panics {
+		if err := refundkit.ValidatePanicRule(r); err != nil {
+			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)
+		}
+	}
 	for _, f := range s.LookupFaults {
 		if err := refundkit.ValidateLookupFault(f); err != nil {
 			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)

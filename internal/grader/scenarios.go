@@ -197,6 +197,39 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
 		},
 		{
+			Name:   "mark-done-fails",
+			Expect: expectEnd(1, rk.StatusNeedsCheck, rk.StatusDone),
+			Title:  "The database write fails after the refund",
+			Description: "The refund goes through, then MarkDone fails with \"database write timed out\" and changes nothing. " +
+				"The record must not be left in processing: the refund happened, so it ends done (a retried write) or needs_check.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Panics:  []rk.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database write timed out", Error: true}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
+		},
+		{
+			Name:   "load-fails",
+			Expect: expectEnd(0, rk.StatusPending),
+			Title:  "The database fails on the first read",
+			Description: "GetRecord fails with \"connection to the database lost\" (not ErrNotFound). The function must return an error: " +
+				"no panic, no outcome, no call to the provider, the record untouched.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Panics:  []rk.PanicRule{{Call: "GetRecord", Nth: 1, Message: "connection to the database lost", Error: true}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectMissingRecord, InvExpectedEndState: DefectMissingRecord},
+		},
+		{
+			Name:   "claim-fails",
+			Expect: expectEnd(0, rk.StatusPending),
+			Title:  "The database fails on the claim",
+			Description: "Claim fails with \"deadlock detected, transaction rolled back\" and changes nothing. Nobody holds r1: " +
+				"the function must return an error, with no call to the provider and no outcome that claims another worker has it.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Panics:  []rk.PanicRule{{Call: "Claim", Nth: 1, Message: "deadlock detected, transaction rolled back", Error: true}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectSwallowedErrors, InvExpectedEndState: DefectSwallowedErrors},
+		},
+		{
 			Name:        "retry-failed",
 			Expect:      expectEnd(1, rk.StatusDone),
 			Title:       "Retrying a failed refund",

@@ -67,6 +67,30 @@ type PanicRule struct {
 	Call    string
 	Nth     int
 	Message string
+	// Error: the store call fails with a *StoreError saying Message and
+	// changes nothing, instead of panicking (a database that times out).
+	Error bool `yaml:"error,omitempty" json:"error,omitempty"`
+}
+
+// StoreError is a store call that failed: nothing was read or written.
+type StoreError struct {
+	Call    string
+	Message string
+}
+
+func (e *StoreError) Error() string {
+	return "refundkit: the database failed in " + e.Call + ": " + e.Message
+}
+
+// storeCalls are the calls a PanicRule with Error may fail.
+var storeCalls = map[string]bool{"GetRecord": true, "Claim": true, "MarkProcessing": true, "MarkDone": true, "MarkFailed": true, "MarkNeedsCheck": true}
+
+// ValidatePanicRule reports a rule that cannot be run.
+func ValidatePanicRule(r PanicRule) error {
+	if r.Error && !storeCalls[r.Call] {
+		return fmt.Errorf("refundkit: only a store call can fail with an error, not %q", r.Call)
+	}
+	return nil
 }
 
 // CrashPoint kills a worker's process before or after its Nth harness call
@@ -213,7 +237,7 @@ func (w *Worker) Pass() {
 
 // enter starts a store or provider call: it takes the gate, counts the
 // call and applies a crash scheduled before it, then a scripted panic.
-func (w *Worker) enter(name string) {
+func (w *Worker) enter(name string) error {
 	w.Pass()
 	w.calls++
 	if w.crash.Call == w.calls && w.crash.Before {
@@ -222,10 +246,15 @@ func (w *Worker) enter(name string) {
 	w.env.calls[name]++
 	for _, r := range w.env.panics {
 		if r.Call == name && r.Nth == w.env.calls[name] {
+			if r.Error {
+				w.env.Record(w.ID, KindReply, "%s fails: %s (nothing read or written)", name, r.Message)
+				return &StoreError{Call: name, Message: r.Message}
+			}
 			w.env.Record(w.ID, KindCrash, "%s panics: %s", name, r.Message)
 			panic(r.Message)
 		}
 	}
+	return nil
 }
 
 // leave ends a call: a crash scheduled after it happens now, once the call
@@ -265,56 +294,74 @@ func (w *Worker) After(d time.Duration) <-chan time.Time {
 
 // GetRecord loads the refund record. A missing record is ErrNotFound.
 func (w *Worker) GetRecord(ctx context.Context, requestID string) (*Record, error) {
-	w.enter("GetRecord")
+	if err := w.enter("GetRecord"); err != nil {
+		w.leave("GetRecord")
+		return nil, err
+	}
 	defer w.leave("GetRecord")
 	return w.env.store.get(w, requestID)
 }
 
 // Claim atomically takes the record (see the package function Claim).
 func (w *Worker) Claim(ctx context.Context, requestID string, lease time.Duration) (bool, error) {
-	w.enter("Claim")
+	if err := w.enter("Claim"); err != nil {
+		w.leave("Claim")
+		return false, err
+	}
 	defer w.leave("Claim")
 	return w.env.store.claim(w, requestID, lease)
 }
 
 // MarkProcessing writes processing with no check and no lease.
 func (w *Worker) MarkProcessing(ctx context.Context, requestID string) error {
-	w.enter("MarkProcessing")
+	if err := w.enter("MarkProcessing"); err != nil {
+		w.leave("MarkProcessing")
+		return err
+	}
 	defer w.leave("MarkProcessing")
 	return w.env.store.mark(w, "MarkProcessing", requestID, StatusProcessing, "")
 }
 
 // MarkDone sets the status to done.
 func (w *Worker) MarkDone(ctx context.Context, requestID string) error {
-	w.enter("MarkDone")
+	if err := w.enter("MarkDone"); err != nil {
+		w.leave("MarkDone")
+		return err
+	}
 	defer w.leave("MarkDone")
 	return w.env.store.mark(w, "MarkDone", requestID, StatusDone, "")
 }
 
 // MarkFailed sets the status to failed.
 func (w *Worker) MarkFailed(ctx context.Context, requestID, reason string) error {
-	w.enter("MarkFailed")
+	if err := w.enter("MarkFailed"); err != nil {
+		w.leave("MarkFailed")
+		return err
+	}
 	defer w.leave("MarkFailed")
 	return w.env.store.mark(w, "MarkFailed", requestID, StatusFailed, reason)
 }
 
 // MarkNeedsCheck sets the status to needs_check.
 func (w *Worker) MarkNeedsCheck(ctx context.Context, requestID, reason string) error {
-	w.enter("MarkNeedsCheck")
+	if err := w.enter("MarkNeedsCheck"); err != nil {
+		w.leave("MarkNeedsCheck")
+		return err
+	}
 	defer w.leave("MarkNeedsCheck")
 	return w.env.store.mark(w, "MarkNeedsCheck", requestID, StatusNeedsCheck, reason)
 }
 
 // CreateRefund sends a refund request to the provider (see RefundParams).
 func (w *Worker) CreateRefund(ctx context.Context, p RefundParams) (*ProviderRefund, error) {
-	w.enter("CreateRefund")
+	_ = w.enter("CreateRefund") // a rule with Error applies to store calls only
 	defer w.leave("CreateRefund")
 	return w.env.provider.createRefund(ctx, w, p)
 }
 
 // ListRefunds asks the provider for the refunds of a charge.
 func (w *Worker) ListRefunds(ctx context.Context, charge string) ([]ProviderRefund, error) {
-	w.enter("ListRefunds")
+	_ = w.enter("ListRefunds") // a rule with Error applies to store calls only
 	defer w.leave("ListRefunds")
 	return w.env.provider.listRefunds(ctx, w, charge)
 }
