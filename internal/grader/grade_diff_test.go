@@ -54,8 +54,11 @@ func TestInterpretedMatchesNative(t *testing.T) {
 	}
 	subs := diffCorpus(t)
 	if serviceTestRace || testing.Short() {
-		// The race detector makes the interpreter several times slower;
-		// the full comparison runs without it.
+		// The race detector makes the interpreter several times slower,
+		// and it reorders goroutines of one worker that act at the same
+		// virtual instant (goroutine_select's send and its time.After),
+		// which the trace then shows in another order. Under it, and with
+		// -short, a sample is compared; the whole corpus without.
 		var sample []diffSubmission
 		for _, s := range subs {
 			if s.name == "starter" || s.name == "reference" || strings.HasPrefix(s.name, "correct/state-") {

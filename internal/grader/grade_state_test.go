@@ -34,7 +34,13 @@ func stateFiles(t testing.TB) []string {
 // same, and the reuse must compile far fewer interpreters.
 func TestResetStateMatchesFreshInterpreters(t *testing.T) {
 	job := Job{Seed: 3, Scenarios: []string{"two-concurrent", "redelivery", "crash-and-rerun", "helper-panics", "all-attempts-fail"}}
-	for _, path := range stateFiles(t) {
+	files := stateFiles(t)
+	if serviceTestRace {
+		// A fresh interpreter per worker is what costs, several times more
+		// under the race detector: two of the variants then.
+		files = []string{filepath.Join("testdata", "corpus", "correct", "state-mutex.go"), filepath.Join("testdata", "corpus", "correct", "state-rand-source.go")}
+	}
+	for _, path := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".go"), func(t *testing.T) {
 			text := readSource(t, path)
 			plain, diags := sandbox.ParseSource("refund.go", text, []string{RefundkitPath})
