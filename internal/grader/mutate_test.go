@@ -1,12 +1,17 @@
 package grader
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // TestMutantsAreMade: the operators make mutants of every correct solution
@@ -89,23 +94,64 @@ func TestMutationSample(t *testing.T) {
 }
 
 // TestMutationFull grades every mutant of the reference and of every correct
-// corpus solution and lists the survivors. It takes many minutes, so it
-// runs only when asked:
+// corpus solution, each in a grading child, and lists the survivors. It
+// takes many minutes, so it runs only when asked (=reference: the
+// reference's mutants only):
 //
-//	FAULTLINE_MUTATE=1 go test ./internal/grader -run TestMutationFull -v
+//	FAULTLINE_MUTATE=1 go test ./internal/grader -run TestMutationFull -v -timeout 3h
 func TestMutationFull(t *testing.T) {
 	if os.Getenv("FAULTLINE_MUTATE") == "" {
 		t.Skip("set FAULTLINE_MUTATE=1 for the full mutation run")
 	}
+	// Each mutant is graded in a grading child, as a submission is: a
+	// mutant whose goroutine panics (a dropped WaitGroup.Add) ends its
+	// process, not the run.
+	svc := newTestService(t, sandbox.Limits{WallTime: 60 * time.Second, CPUTime: 20 * time.Second}, 2, 4)
 	counts := map[string]map[string]int{}
 	var survivors []string
-	for _, f := range append([]string{referenceFile}, corpusFiles(t, "correct")...) {
+	start := time.Now()
+	total := 0
+	files := []string{referenceFile}
+	if os.Getenv("FAULTLINE_MUTATE") != "reference" {
+		files = append(files, corpusFiles(t, "correct")...)
+	}
+	for _, f := range files {
 		ms, err := Mutants(readSource(t, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range ms {
-			v, _ := mutationVerdict(t, m)
+		type result struct {
+			m Mutant
+			v string
+		}
+		results := make([]result, len(ms))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 2)
+		for i, m := range ms {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(i int, m Mutant) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				rep, err := svc.Grade(context.Background(), Job{Source: m.Source, Seed: 1}, nil)
+				v := "survived"
+				switch {
+				case err != nil:
+					v = "grader-error"
+				case rep.Status == StatusFail:
+					v = "killed"
+				case rep.Status == StatusError && len(rep.Scenarios) > 0:
+					v = "killed" // stopped at a limit or a crash after some scenarios: caught
+				case rep.Status == StatusError:
+					v = "stillborn"
+				}
+				results[i] = result{m, v}
+			}(i, m)
+		}
+		wg.Wait()
+		total += len(ms)
+		for _, r := range results {
+			m, v := r.m, r.v
 			if counts[m.Operator] == nil {
 				counts[m.Operator] = map[string]int{}
 			}
@@ -118,8 +164,8 @@ func TestMutationFull(t *testing.T) {
 	var lines []string
 	for _, op := range MutationOps {
 		c := counts[op]
-		lines = append(lines, fmt.Sprintf("%-18s killed %4d  stillborn %4d  survived %4d", op, c["killed"], c["stillborn"], c["survived"]))
+		lines = append(lines, fmt.Sprintf("%-18s killed %4d  stillborn %4d  survived %4d  grader errors %d", op, c["killed"], c["stillborn"], c["survived"], c["grader-error"]))
 	}
 	sort.Strings(survivors)
-	t.Logf("mutation run:\n%s\nsurvivors (%d):\n%s", strings.Join(lines, "\n"), len(survivors), strings.Join(survivors, "\n"))
+	t.Logf("mutation run: %d mutants in %s\n%s\nsurvivors (%d):\n%s", total, time.Since(start).Round(time.Second), strings.Join(lines, "\n"), len(survivors), strings.Join(survivors, "\n"))
 }
