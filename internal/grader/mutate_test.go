@@ -65,9 +65,45 @@ func mutationVerdict(t *testing.T, m Mutant) (string, string) {
 // ids carry the reference's line and column: a change to the reference
 // moves them, and the test says so.
 var equivalentMutants = map[string]string{
-	"drop-statement@157:2": "equivalent: connection errors read as ambiguous end needs_check where failed is also right; the page allows both, and needs_check never risks money",
-	"drop-statement@203:3": "equivalent: only the reason text recorded with the status changes",
-	"drop-statement@359:2": "equivalent: the cap on the wait is reached after 7 doublings; the reference makes at most 5 attempts",
+	"drop-statement@107:2":    "escape: the re-read after a refused claim never fails in any scenario",
+	"negate-condition@107:5":  "escape: the re-read after a refused claim never fails in any scenario",
+	"drop-statement@157:2":    "equivalent: connection errors read as ambiguous end needs_check where failed is also right; the page allows both, and needs_check never risks money",
+	"drop-statement@164:3":    "equivalent: a replayed 5xx is resent under the same key until the attempts run out: more replays, within the 10-request bound, no money moved",
+	"drop-statement@226:3":    "equivalent: a replayed 5xx is resent under the same key until the attempts run out: more replays, within the 10-request bound, no money moved",
+	"drop-statement@198:3":    "equivalent: a success is taken as ambiguous and resent: every resend replays it, and the look-up at the end records done; wasteful, not judged",
+	"drop-statement@202:3":    "equivalent: a trace line only",
+	"drop-statement@203:3":    "equivalent: only the reason text recorded with the status changes",
+	"drop-statement@232:3":    "equivalent: one more wait after the last attempt before giving up",
+	"drop-statement@236:3":    "equivalent: a Retry-After longer than a minute is waited out; the scenarios ask for at most 5 s, as the page states",
+	"drop-statement@237:4":    "equivalent: only the reason text changes",
+	"drop-statement@245:4":    "escape: RefundMoney's context is never cancelled in any scenario",
+	"negate-condition@245:7":  "escape: RefundMoney's context is never cancelled in any scenario",
+	"drop-statement@256:2":    "equivalent: a run that never reached the provider ends needs_check instead of failed: conservative, allowed",
+	"drop-statement@263:2":    "equivalent: a refund found after the attempts is left needs_check instead of done: conservative, allowed",
+	"return-early@255:1":      "equivalent: needs_check at once when attempts run out, without the look-up: conservative, allowed",
+	"drop-statement@288:3":    "equivalent: a trace line only",
+	"drop-statement@289:3":    "equivalent: one more wait after the last look-up",
+	"negate-condition@289:6":  "escape: look-up retries without a wait: the page's backoff rule judges refund requests only",
+	"drop-statement@290:4":    "escape: look-up retries without a wait: the page's backoff rule judges refund requests only",
+	"drop-statement@331:2":    "equivalent: a trace line only",
+	"negate-condition@331:5":  "equivalent: a trace line only",
+	"drop-statement@332:3":    "equivalent: a trace line only",
+	"drop-statement@346:3":    "equivalent: a trace line only",
+	"drop-statement@349:2":    "equivalent: a trace line only",
+	"negate-condition@345:80": "equivalent: trace lines only: the needs_check write happens either way",
+	"drop-statement@359:2":    "equivalent: the cap on the wait is reached after 7 doublings; the reference makes at most 5 attempts",
+	"drop-statement@360:3":    "equivalent: the cap on the wait is reached after 7 doublings; the reference makes at most 5 attempts",
+	"drop-statement@51:2":     "equivalent: a missing record still ends as an error, from the generic load-error branch",
+	"drop-statement@57:2":     "equivalent: a done record is refused by the claim and reported done by the re-read",
+	"drop-statement@89:4":     "equivalent: a trace line only",
+	"drop-statement@83:3":     "escape: no scenario has a needs_check record whose look-up finds nothing and whose send is then refused",
+	"return-early@105:1":      "escape: no scenario refuses a claim because another run has just finished the record",
+	"swap-cases@111:2":        "escape: no scenario refuses a claim because another run has just finished the record",
+	"swap-cases@113:2":        "escape: no scenario refuses a claim because another run has just finished the record",
+	"zero-constant@196:17":    "equivalent: six attempts instead of five, within the page's bound of 10",
+	"zero-constant@276:13":    "equivalent: one more look-up attempt",
+	"zero-constant@356:11":    "equivalent: each wait's ceiling doubles once more: still exponential, with jitter",
+	"zero-constant@363:54":    "equivalent: the jitter's range shrinks by a nanosecond",
 }
 
 // TestMutationSample grades a fixed sample of the reference's mutants (one
@@ -157,7 +193,11 @@ func TestMutationFull(t *testing.T) {
 			}
 			counts[m.Operator][v]++
 			if v == "survived" {
-				survivors = append(survivors, filepath.Base(f)+" "+m.ID)
+				why := "UNEXPLAINED"
+				if f == referenceFile && equivalentMutants[m.ID] != "" {
+					why = equivalentMutants[m.ID]
+				}
+				survivors = append(survivors, filepath.Base(f)+" "+m.ID+": "+why)
 			}
 		}
 	}
