@@ -282,6 +282,19 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvNoDoubleRefund: DefectCheckThenAct, InvExpectedEndState: DefectCheckThenAct},
 		},
 		{
+			Name:   "finished-while-claiming",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "Another run finishes between the read and the claim",
+			Description: "worker-1 refunds r1 at once; the queue redelivers r1 to worker-2 at 200 ms, the instant worker-1's reply comes back. " +
+				"In some of the 50 schedules worker-2 reads processing, worker-1 records done, and worker-2's claim is refused: " +
+				"worker-2 must report what the record says now (done), not in_progress.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Phases: []Phase{{Name: "run", Invocations: []Invocation{
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", At: 200 * time.Millisecond, RequestID: suiteRequest}}}},
+			Explore: Exploration{Schedules: concurrencySchedules},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct},
+		},
+		{
 			Name:   "slow-run-redelivered",
 			Expect: expectEnd(1, rk.StatusDone, rk.StatusNeedsCheck),
 			Title:  "Redelivered while a slow run is still sending",
