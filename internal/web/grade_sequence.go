@@ -157,7 +157,7 @@ func newSequenceDiagram(id string, trace []grader.TraceEvent, truncated bool) *s
 		if label == "" {
 			label = text
 		}
-		label = strings.ReplaceAll(label, " -> ", " → ")
+		label = strings.ReplaceAll(eventWords(label), " -> ", " → ")
 		d.Rows = append(d.Rows, seqRow{Y: y, At: e.At, ShowAt: e.At != lastAt, Shape: shape, X1: x1, X2: x2,
 			Label: cut(label, seqLabelCh), Text: text, Actor: e.Actor})
 		lastAt = e.At
