@@ -243,8 +243,11 @@ func TestSubmitShowsModelAnswerAndKeyPoints(t *testing.T) {
 		t.Error("submitting loaded a new page; want the box replaced in place")
 	}
 	waitFor(t, ctx, "#answer-material")
-	if !pageTextContains(t, ctx, "Model answer") || !exists(t, ctx, "#model-h") {
-		t.Error("no model answer after submitting")
+	if !pageTextContains(t, ctx, "Model answer") || !exists(t, ctx, box+" [data-compare-model]") {
+		t.Error("no model answer beside the answer after submitting")
+	}
+	if exists(t, ctx, "#model-h") {
+		t.Error("the answer material repeats the model answer the box already shows")
 	}
 	if got := count(t, ctx, `form[data-self-assessment] input[name="covered"]`); got != len(points) {
 		t.Fatalf("the self-assessment has %d checkboxes; want one per key point (%d)", got, len(points))

@@ -330,7 +330,7 @@ func questionSection(page setPage, v questionView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if q.ModelAnswer.HTML != "" {
+			if q.ModelAnswer.HTML != "" && !v.Box.showsModel() {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<h3>Model answer</h3>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -118,6 +118,12 @@ type answerBoxState struct {
 	Assessment *storage.SelfAssessment // of Last, if saved
 }
 
+// showsModel reports whether the box sets the model answer beside the last
+// answer; the page's answer material then leaves it out, so it is read once.
+func (b answerBoxState) showsModel() bool {
+	return b.Last != nil && b.Model.HTML != ""
+}
+
 // phaseSubmitted is the box's data-state once an answer is stored; the
 // other states are timer.Phase names.
 const phaseSubmitted = "submitted"

@@ -520,3 +520,55 @@ func TestAnswerBesideModelAnswer(t *testing.T) {
 		t.Error("the unanswered question's box shows the comparison or its model answer")
 	}
 }
+
+// TestModelAnswerShownOnce: once an answer is in, the box sets the model
+// answer beside it, and the page's own answer material leaves it out while
+// keeping the rest (the rubric, the key points); the reader meets it once,
+// with the script's timed submit and with a plain form alike.
+func TestModelAnswerShownOnce(t *testing.T) {
+	cases := []struct {
+		name, base, page, model string
+		keep                    []string // the material that must stay
+		timed                   bool
+	}{
+		{"problem, timed", problemBase, problemBase, "MODEL-ANSWER-MARKER", []string{`id="answer-material"`, "RUBRIC-1-MARKER", "PITFALL-MARKER", "GUIDANCE-MARKER"}, true},
+		{"problem, without script", problemBase, problemBase, "MODEL-ANSWER-MARKER", []string{`id="answer-material"`, "RUBRIC-1-MARKER", "PITFALL-MARKER"}, false},
+		{"set question, timed", questionBase, "/sets/rapid", "Q1-MODEL-MARKER", []string{"Key points to check your answer against", "Q1-KEY-MARKER"}, true},
+		{"set question, without script", questionBase, "/sets/rapid", "Q1-MODEL-MARKER", []string{"Key points to check your answer against"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, clock := newTimedServer(t)
+			b := ts.newBrowser(t)
+			if tc.timed {
+				session, _ := b.start(tc.base, "timed")
+				clock.Advance(20 * time.Second)
+				if status, got := b.submitTimed(tc.base, session, "MY-ANSWER-MARKER"); status != http.StatusOK {
+					t.Fatalf("submit = %d %v", status, got)
+				}
+			} else if p := b.post(tc.base+"/answer", url.Values{"answer": {"MY-ANSWER-MARKER"}, "session": {""}}); p.status != http.StatusOK {
+				t.Fatalf("plain submit: status %d", p.status)
+			}
+			body := b.get(tc.page).body
+			if n := strings.Count(body, tc.model); n != 1 {
+				t.Errorf("the model answer %q appears %d times; want once", tc.model, n)
+			}
+			if i, j := strings.Index(body, "data-compare-model"), strings.Index(body, tc.model); i < 0 || j < i {
+				t.Errorf("the model answer is not in the box's comparison (compare at %d, model at %d)", i, j)
+			}
+			for _, w := range tc.keep {
+				if !strings.Contains(body, w) {
+					t.Errorf("the answer material lost %q", w)
+				}
+			}
+		})
+	}
+	// Revealed without answering, the box has no comparison: the material
+	// still carries the model answer.
+	ts, _ := newTimedServer(t)
+	b := ts.newBrowser(t)
+	b.post(problemBase+"/reveal", nil)
+	if n := strings.Count(b.get(problemBase).body, "MODEL-ANSWER-MARKER"); n != 1 {
+		t.Errorf("revealed without an answer, the model answer appears %d times; want once", n)
+	}
+}
