@@ -136,7 +136,7 @@ func TestRunnerEndings(t *testing.T) {
 		resultLine string // substring of some result line
 	}{
 		{mode: "echo", ending: EndNormal, describe: "finished", results: 2, resultLine: `"echo":"job-input"`},
-		{mode: "spin", limits: Limits{WallTime: 10 * time.Second, CPUTime: time.Second}, ending: EndCPUTime, describe: "CPU time limit of 1s", results: 0},
+		{mode: "spin", limits: Limits{WallTime: 60 * time.Second, CPUTime: time.Second}, ending: EndCPUTime, describe: "CPU time limit of 1s", results: 0},
 		{mode: "sleep", limits: Limits{WallTime: 500 * time.Millisecond}, ending: EndWallTime, describe: "wall-clock time limit of 500ms", results: 0},
 		{mode: "alloc-huge", ending: EndMemory, describe: "memory limit reached (address space 2 GiB)", results: 0},
 		{mode: "alloc-grow", limits: Limits{WallTime: 20 * time.Second, CPUTime: 15 * time.Second, AddressSpace: 1 << 30, MemoryLimit: 256 << 20}, ending: EndMemory, describe: "memory limit reached (address space 1 GiB)", results: 0},
