@@ -31,6 +31,7 @@ type Store interface {
 	AnswerReveals(ctx context.Context, attemptID int64) ([]storage.AnswerReveal, error)
 	practiceStore
 	timedAnswerStore
+	runClockStore
 	codeStore
 	catalogueStore
 }
@@ -121,6 +122,7 @@ func (s *Server) routes() {
 	e.GET("/sets/:slug", s.setShow)
 	e.GET("/sets/:slug/rapid", s.setRapidShow)
 	e.GET("/sets/:slug/rapid/summary", s.setRapidSummary)
+	e.POST("/sets/:slug/rapid/start", s.setRapidStart)
 	e.POST("/sets/:slug/questions/:id/answer", s.setAnswerSubmit)
 	e.POST("/sets/:slug/questions/:id/reveal", s.setAnswerReveal)
 	s.timedAnswerRoutes()

@@ -16,6 +16,8 @@ type rapidPage struct {
 	Set     setPage
 	Current questionView
 	Total   int
+	Clock   *runClock     // the whole set's clock; nil when not run as one timed sequence
+	Limit   time.Duration // the whole set's time, offered at the run's start
 }
 
 // Done: the question was answered (by submit or when its time ran out) or
@@ -32,6 +34,7 @@ type rapidSummary struct {
 	Answered  int
 	TimeUsed  time.Duration
 	TimeLimit time.Duration
+	Clock     *runClock
 }
 
 type rapidRow struct {
@@ -65,7 +68,11 @@ func (s *Server) setRapidShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions)}
+	clock, err := s.setRunClock(c.Request().Context(), page)
+	if err != nil {
+		return err
+	}
+	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions), Clock: clock, Limit: setLimit(qs)}
 	title := qs.Title + ": question " + strconv.Itoa(n) + " of " + strconv.Itoa(rp.Total)
 	return render(c, http.StatusOK, setRapidView(s.withRapidAssets(s.meta(title)), rp))
 }
@@ -80,13 +87,17 @@ func (s *Server) setRapidSummary(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, setRapidSummaryView(s.withRapidAssets(s.meta(qs.Title+": summary")), newRapidSummary(page)))
+	sum := newRapidSummary(page)
+	if sum.Clock, err = s.setRunClock(c.Request().Context(), page); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, setRapidSummaryView(s.withRapidAssets(s.meta(qs.Title+": summary")), sum))
 }
 
 func newRapidSummary(page setPage) rapidSummary {
 	sum := rapidSummary{Set: page}
 	for _, q := range page.Questions {
-		sum.TimeLimit += q.Question.TimeLimit
+		sum.TimeLimit += q.Box.Limit
 		row := rapidRow{Q: q, Answer: "Not answered", Assessed: "—"}
 		switch last := q.Box.Last; {
 		case last != nil:

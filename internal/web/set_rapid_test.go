@@ -1,11 +1,15 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // TestRapidFireRun walks the test set's two questions one at a time: each
@@ -62,5 +66,62 @@ func TestRapidFireRefusesAQuestionNumberNotInTheSet(t *testing.T) {
 	}
 	if p := b.get("/sets/no-such-set/rapid"); p.status != http.StatusNotFound {
 		t.Errorf("an unknown set's run: status %d; want 404", p.status)
+	}
+}
+
+// TestRapidFireWholeSetClock runs the set as one timed sequence: the start
+// offers it with the sum of the limits, the server's clock (stored, not
+// kept in memory) counts across the questions, the summary keeps the time
+// the run took, running it again restarts the clock, and the clock stops at
+// the whole limit.
+func TestRapidFireWholeSetClock(t *testing.T) {
+	ts, clock := newTimedServer(t)
+	b := ts.newBrowser(t)
+	t0 := clock.Now()
+
+	first := b.get("/sets/rapid/rapid?q=1")
+	first.mustContain(t, "data-run-whole", `action="/sets/rapid/rapid/start"`, "Run the whole set as one timed sequence (4:00 in all)")
+	first.mustNotContain(t, "data-run-clock")
+	b.get("/sets/rapid/rapid?q=2").mustNotContain(t, "data-run-whole", "data-run-clock")
+
+	started := b.post("/sets/rapid/rapid/start", nil)
+	if started.status != http.StatusOK {
+		t.Fatalf("start the whole set: status %d", started.status)
+	}
+	started.mustContain(t, "Question 1 of 2", "Whole set as one timed sequence: 0:00 of 4:00 used.")
+	started.mustNotContain(t, "data-run-whole")
+	a, err := ts.store.Attempt(context.Background(), cookieUser(t, b), storage.KindSet, "rapid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc, err := ts.store.RunClock(context.Background(), a.ID); err != nil || !rc.StartedAt.Equal(t0) || rc.Limit != 4*time.Minute {
+		t.Fatalf("stored clock = %+v, %v; want 4m from %v", rc, err, t0)
+	}
+
+	clock.Advance(30 * time.Second)
+	session, _ := b.start(questionBase, "timed")
+	clock.Advance(20 * time.Second)
+	if status, got := b.submitTimed(questionBase, session, "Retrieval, then generation."); status != http.StatusOK {
+		t.Fatalf("submit: %d %v", status, got)
+	}
+	clock.Advance(10 * time.Second)
+	b.get("/sets/rapid/rapid?q=2").mustContain(t, "Whole set as one timed sequence: 1:00 of 4:00 used.")
+	b.post("/sets/rapid/questions/a-project-you-led/reveal", nil)
+
+	// Every question done, the run's time is its last answer's, read later.
+	clock.Advance(10 * time.Minute)
+	sum := b.get("/sets/rapid/rapid/summary")
+	sum.mustContain(t, "Whole set as one timed sequence: 0:50 of 4:00 used.", "Run it again as one timed sequence (4:00 in all)")
+	sum.mustNotContain(t, "time is up")
+
+	// Again: the old answers predate the new start, so the clock runs, and
+	// it stops at the limit.
+	b.post("/sets/rapid/rapid/start", nil).mustContain(t, "0:00 of 4:00 used.")
+	clock.Advance(5 * time.Minute)
+	b.get("/sets/rapid/rapid?q=1").mustContain(t, "4:00 of 4:00 used.", "The whole set's time is up.")
+	b.get("/sets/rapid/rapid/summary").mustContain(t, "4:00 of 4:00 used.")
+
+	if p := b.post("/sets/no-such-set/rapid/start", nil); p.status != http.StatusNotFound {
+		t.Errorf("starting an unknown set: status %d; want 404", p.status)
 	}
 }

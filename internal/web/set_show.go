@@ -25,6 +25,7 @@ type setPage struct {
 	Set       *problems.QuestionSet
 	Tags      tagLinks
 	Questions []questionView
+	AttemptID int64 // 0: the user has not started the set
 }
 
 func (s *Server) setShow(c echo.Context) error {
@@ -44,7 +45,7 @@ func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, err
 	if err != nil {
 		return setPage{}, err
 	}
-	page := setPage{Set: qs, Tags: tagFilter{}.links(qs.Tags)}
+	page := setPage{Set: qs, Tags: tagFilter{}.links(qs.Tags), AttemptID: st.attemptID}
 	boxes, err := s.questionBoxes(c.Request().Context(), st, qs)
 	if err != nil {
 		return setPage{}, err
