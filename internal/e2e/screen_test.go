@@ -59,8 +59,8 @@ func TestPractiseAScreen(t *testing.T) {
 		t.Errorf("a step of the screen scrolls %.0f px sideways at 390 px", over)
 	}
 	clickAndLoad(t, ctx, "[data-screen-done]")
-	if path := evalJS[string](t, ctx, `location.pathname`); path != screen {
-		t.Errorf("the last step led to %s; want %s", path, screen)
+	if path := evalJS[string](t, ctx, `location.pathname`); path != screen+"/practice/summary" {
+		t.Errorf("the last step led to %s; want %s", path, screen+"/practice/summary")
 	}
 	requireNoPageExceptions(t, ctx)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // screenStep is one step of a screen, resolved to the page it links to.
@@ -117,4 +118,45 @@ func (s *Server) screenSteps(sc *problems.Screen) ([]screenStep, error) {
 		steps = append(steps, step)
 	}
 	return steps, nil
+}
+
+// screenSummaryRow is one step of the screen as the summary shows it: its
+// mark (attempted, answered, graded with the latest result) from storage.
+type screenSummaryRow struct {
+	Number int
+	Step   screenStep
+	Mark   progressMark
+}
+
+// screenSummary is GET /screens/:slug/practice/summary: the end of
+// practising a screen, each step with what the user did in it.
+func (s *Server) screenSummary(c echo.Context) error {
+	sc, ok := s.content.catalog.Screen(c.Param("slug"))
+	if !ok {
+		return notFound("There is no screen called " + c.Param("slug") + ".")
+	}
+	steps, err := s.screenSteps(sc)
+	if err != nil {
+		return err
+	}
+	marks, err := s.userProgress(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	rows := make([]screenSummaryRow, 0, len(steps))
+	for i, it := range sc.Items {
+		row := screenSummaryRow{Number: i + 1, Step: steps[i]}
+		if p, ok := s.content.catalog.Problem(it.Problem); ok && it.Problem != "" {
+			pr, has := marks[progressKey{storage.KindProblem, p.Slug}]
+			row.Mark = problemMark(p, pr, has)
+		} else if qs, ok := s.content.catalog.Set(it.Questions); ok && it.Questions != "" {
+			pr, has := marks[progressKey{storage.KindSet, qs.Slug}]
+			row.Mark = setMark(qs, pr, has)
+		}
+		if row.Mark.State == "" {
+			row.Mark = progressMark{State: "not-started", Text: "Not started"}
+		}
+		rows = append(rows, row)
+	}
+	return render(c, http.StatusOK, screenSummaryView(s.meta(sc.Title+": summary"), sc, rows))
 }

@@ -129,6 +129,7 @@ func (s *Server) routes() {
 
 	e.GET("/screens/:slug", s.screenShow)
 	e.GET("/screens/:slug/practice/:step", s.screenPractice)
+	e.GET("/screens/:slug/practice/summary", s.screenSummary)
 
 	e.GET("/practice", s.practiceShow)
 	e.POST("/practice/name", s.practiceName)
