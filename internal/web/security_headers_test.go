@@ -1,19 +1,14 @@
 package web
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/clientaddr"
-	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 var (
@@ -171,15 +166,7 @@ func TestHSTSAndSecureCookieOnlyOverTLS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { store.Close() })
-			app, err := New(Config{Catalog: testCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Proxies: proxies})
-			if err != nil {
-				t.Fatal(err)
-			}
+			app, _ := newTestApp(t, Config{Catalog: testCatalog(), Proxies: proxies})
 			req := httptest.NewRequest(http.MethodGet, tt.target, nil)
 			if tt.proto != "" {
 				req.Header.Set("X-Forwarded-Proto", tt.proto)

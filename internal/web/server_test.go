@@ -97,17 +97,28 @@ type testServer struct {
 	store *storage.Store
 }
 
-func newTestServer(t *testing.T, cat *problems.Catalog) *testServer {
+// newTestApp builds the application from cfg over a fresh SQLite store
+// in a temporary folder and a silent logger; cfg names the catalogue and
+// whatever else a test varies (proxies, a grader).
+func newTestApp(t *testing.T, cfg Config) (*Server, *storage.Store) {
 	t.Helper()
 	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	app, err := New(Config{Catalog: cat, Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	cfg.Store = store
+	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	app, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return app, store
+}
+
+func newTestServer(t *testing.T, cat *problems.Catalog) *testServer {
+	t.Helper()
+	app, store := newTestApp(t, Config{Catalog: cat})
 	ts := httptest.NewServer(app)
 	t.Cleanup(ts.Close)
 	return &testServer{Server: ts, app: app, store: store}
@@ -482,15 +493,7 @@ func TestIdentityCookieBehindProxy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { store.Close() })
-			app, err := New(Config{Catalog: testCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Proxies: proxies})
-			if err != nil {
-				t.Fatal(err)
-			}
+			app, _ := newTestApp(t, Config{Catalog: testCatalog(), Proxies: proxies})
 			req := httptest.NewRequest(http.MethodGet, "http://faultline.test/", nil)
 			req.Header.Set("X-Forwarded-Proto", tt.proto)
 			req.Header.Set("X-Forwarded-For", "198.51.100.7")

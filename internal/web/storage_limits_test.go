@@ -29,15 +29,7 @@ func newBudgetApp(t *testing.T, trusted string, burst float64) (*Server, *storag
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	app, err := New(Config{Catalog: gradingCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Proxies: proxies})
-	if err != nil {
-		t.Fatal(err)
-	}
+	app, store := newTestApp(t, Config{Catalog: gradingCatalog(), Proxies: proxies})
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	app.writeRate = ratelimit.Rate{Burst: burst, PerSecond: 1 << 10}
 	app.writes = ratelimit.New(app.writeRate, func() time.Time { return now })
