@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,6 +66,28 @@ func TestOpenFreshAndReopen(t *testing.T) {
 	}
 	if err := s.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
 		t.Errorf("foreign_keys = %d, %v; want 1", fk, err)
+	}
+}
+
+// TestOpenPathsWithURISyntax: a database path is a file name, not a URI. A
+// "%", "?" or "#" in it once opened another file or cut the name short.
+func TestOpenPathsWithURISyntax(t *testing.T) {
+	for _, name := range []string{"a%20b.db", "100%.db", "why?.db", "no#1.db", "with space.db"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Open(context.Background(), filepath.Join(dir, name))
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			s.Close()
+			got, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == 0 || got[0].Name() != name {
+				t.Fatalf("files in the directory = %v; want %q first", got, name)
+			}
+		})
 	}
 }
 
