@@ -23,8 +23,25 @@ func CheckDisplayName(raw string) (name, problem string) {
 		return "", fmt.Sprintf("The name is %d characters long; at most %d fit.", utf8.RuneCountInString(name), MaxDisplayNameRunes)
 	case strings.IndexFunc(name, unicode.IsControl) >= 0:
 		return "", "The name contains a control character (a tab or a line break); use plain text on one line."
+	case strings.IndexFunc(name, isBidiControl) >= 0:
+		return "", "The name contains a character that reorders the text around it (a bidirectional control, U+202A to U+202E or U+2066 to U+2069); remove it."
+	case name != "" && strings.IndexFunc(name, isVisible) < 0:
+		return "", "The name has no visible character (only spaces or invisible formatting characters); type a name or leave the field empty."
 	}
 	return name, ""
+}
+
+// isBidiControl reports the embedding, override and isolate controls: shown
+// to an interviewer, they could make a name display as other text.
+func isBidiControl(r rune) bool {
+	return (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// isVisible reports a rune that draws something by itself: a letter, a
+// digit, punctuation or a symbol (not a space, a combining mark alone or a
+// zero-width formatting character).
+func isVisible(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S)
 }
 
 // SetDisplayName names the user, creating the user if needed; an empty name

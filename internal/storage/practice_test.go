@@ -17,6 +17,13 @@ func TestCheckDisplayName(t *testing.T) {
 		{strings.Repeat("é", 61), "", "61 characters long"},
 		{"a\nb", "", "control character"},
 		{"\xff", "", "not valid UTF-8"},
+		{"\u200b\u2060\ufeff", "", "no visible character"},
+		{"\u3000\u00a0", "", ""}, // Unicode spaces only: trimmed to nothing, which clears
+		{"\u0301\u0301", "", "no visible character"},
+		{"Ada\u202e", "", "reorders the text"},
+		{"\u2067Ada\u2069", "", "reorders the text"},
+		{"李\u200d", "李\u200d", ""},
+		{"👩‍💻", "👩‍💻", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
