@@ -38,10 +38,10 @@ func (s *Server) loadState(ctx context.Context, kind storage.Kind, slug string) 
 	if err != nil {
 		return st, err
 	}
+	// An overdue timed session is not closed here: a read never writes.
+	// Its box shows it locked (the stored start says so) and the next
+	// write to the attempt stores it (startAttempt).
 	st.attemptID = a.ID
-	if err := s.closeOverdueSessions(ctx, a.ID); err != nil {
-		return st, err
-	}
 	hints, err := s.store.HintReveals(ctx, a.ID)
 	if err != nil {
 		return st, err
@@ -62,7 +62,10 @@ func (s *Server) loadState(ctx context.Context, kind storage.Kind, slug string) 
 	return st, nil
 }
 
-// startAttempt returns the user's attempt, creating it on their first action.
+// startAttempt returns the user's attempt, creating it on their first
+// action. Every write goes through here, so it is where a timed session
+// that ran out while the user was away is stored with its last on-time
+// draft, before the write itself.
 func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (storage.Attempt, error) {
 	userID, err := requireUser(c)
 	if err != nil {
@@ -71,7 +74,15 @@ func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (s
 	if err := s.admitIdentity(c, userID); err != nil {
 		return storage.Attempt{}, err
 	}
-	return s.store.StartAttempt(c.Request().Context(), userID, kind, slug)
+	ctx := c.Request().Context()
+	a, err := s.store.StartAttempt(ctx, userID, kind, slug)
+	if err != nil {
+		return storage.Attempt{}, err
+	}
+	if err := s.timed().CloseOverdue(ctx, a.ID); err != nil {
+		return storage.Attempt{}, err
+	}
+	return a, nil
 }
 
 func redirectSeeOther(c echo.Context, url string) error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/timer"
@@ -126,44 +127,10 @@ func (b answerBoxState) showsModel() bool {
 
 // phaseSubmitted is the box's data-state once an answer is stored; the
 // other states are timer.Phase names.
-const phaseSubmitted = "submitted"
+const phaseSubmitted = practice.PhaseSubmitted
 
-// timerSession is a stored session as internal/timer sees it.
-func timerSession(t storage.TimedSession) timer.Session {
-	return timer.Session{Mode: timer.Mode(t.Mode), Limit: t.Limit, StartedAt: t.StartedAt}
-}
-
-// closeOverdueSessions closes every open session of an attempt whose limit
-// and grace have passed, storing its last on-time draft as the answer: the
-// user left (closed the tab, lost the connection) without submitting, and
-// expiry still stores what they wrote. It runs whenever the user is next
-// seen, before the page reads the answers.
-func (s *Server) closeOverdueSessions(ctx context.Context, attemptID int64) error {
-	open, err := s.store.OpenTimedSessions(ctx, attemptID)
-	if err != nil {
-		return err
-	}
-	now := s.now()
-	for _, t := range open {
-		if !timerSession(t).Overdue(now) {
-			continue
-		}
-		if _, err := s.expireSession(ctx, t, now); err != nil && !errors.Is(err, storage.ErrSessionClosed) {
-			return err
-		}
-	}
-	return nil
-}
-
-// expireSession stores an overdue session's on-time draft as its answer,
-// with any late text beside it.
-func (s *Server) expireSession(ctx context.Context, t storage.TimedSession, now time.Time) (storage.TimedAnswer, error) {
-	end := timerSession(t).Expire()
-	body, late := answerBody(t.Draft), answerBody(t.LateText)
-	timing := storage.AnswerTiming{Mode: t.Mode, Limit: t.Limit, StartedAt: t.StartedAt, TimeUsed: end.TimeUsed,
-		HowEnded: string(end.HowEnded), Late: late != "", LateBody: late, WordCount: timer.WordCount(body)}
-	return s.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, body, t.ID, timing, now)
-}
+// timed is the timed answer's use cases on the server's store and clock.
+func (s *Server) timed() *practice.Answers { return practice.NewAnswers(s.store, s.now) }
 
 // answerBoxes loads the boxes of targets for the attempt in st (none yet:
 // every box is idle). The latest answers come with st.
@@ -195,7 +162,7 @@ func (s *Server) answerBoxes(ctx context.Context, st attemptState, targets []tim
 			}
 		}
 		if t, ok := open[tg.scope]; ok {
-			st := timerSession(t).State(now)
+			st := practice.TimerSession(t).State(now)
 			box.SessionID, box.Mode, box.Draft, box.DraftSeq = t.ID, timer.Mode(t.Mode), t.Draft, t.DraftSeq
 			box.Limit, box.Phase, box.Remaining = t.Limit, string(st.Phase), st.Remaining
 		}
@@ -302,15 +269,6 @@ func draftText(c echo.Context, name string) (string, error) {
 		return "", badRequest("The answer is not valid UTF-8 text, so it was not saved.")
 	}
 	return text, nil
-}
-
-// boxState names a session's phase for the JSON answers.
-func boxState(t storage.TimedSession, now time.Time) (string, time.Duration) {
-	if !t.Open() {
-		return phaseSubmitted, 0
-	}
-	st := timerSession(t).State(now)
-	return string(st.Phase), st.Remaining
 }
 
 // clockFunc is the server's clock for the timer; nil means time.Now.

@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/storage"
-	"github.com/faultline-dev/faultline/internal/timer"
 )
 
 // timerDraftReply is what the box's script gets back from an autosave.
@@ -51,9 +50,7 @@ func (s *Server) timedAnswerDraft(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now := s.now()
-	late := timerSession(t).Classify(now) == timer.Late
-	stored, saved, err := s.store.SaveDraft(c.Request().Context(), t.ID, seq, text, late, now)
+	d, err := s.timed().SaveDraft(c.Request().Context(), t, seq, text)
 	if errors.Is(err, storage.ErrSessionClosed) {
 		return echo.NewHTTPError(http.StatusConflict,
 			"This answer was already submitted, so the draft was not saved. Reload the page to answer again; copy your text first.")
@@ -61,15 +58,14 @@ func (s *Server) timedAnswerDraft(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	state, remaining := boxState(stored, now)
-	savedAt := stored.DraftSavedAt
-	if late {
-		savedAt = stored.LateSavedAt
+	savedAt := d.Session.DraftSavedAt
+	if d.Late {
+		savedAt = d.Session.LateSavedAt
 	}
-	reply := timerDraftReply{SavedAt: unixMillis(savedAt), RemainingMS: remaining.Milliseconds(),
-		State: state, Late: late, Stale: !saved}
-	if !saved {
-		reply.Seq, reply.Text = stored.DraftSeq, newestText(stored)
+	reply := timerDraftReply{SavedAt: unixMillis(savedAt), RemainingMS: d.Remaining.Milliseconds(),
+		State: d.Phase, Late: d.Late, Stale: !d.Saved}
+	if !d.Saved {
+		reply.Seq, reply.Text = d.Session.DraftSeq, newestText(d.Session)
 	}
 	return c.JSON(http.StatusOK, reply)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/textclip"
 	"github.com/faultline-dev/faultline/internal/timer"
 )
@@ -41,20 +42,13 @@ func (s *Server) timedAnswerStart(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	// An overdue session still open (the tab was closed) is stored first, so
-	// the new keystroke starts a fresh answer instead of landing late.
-	if err := s.closeOverdueSessions(ctx, a.ID); err != nil {
-		return err
-	}
-	now := s.now()
-	t, created, err := s.store.StartTimedSession(ctx, a.ID, tg.scope, string(mode), tg.limit, now)
+	st, err := s.timed().Start(c.Request().Context(), practice.Start{AttemptID: a.ID, Scope: tg.scope, Mode: mode, Limit: tg.limit})
 	if err != nil {
 		return err
 	}
-	state, remaining := boxState(t, now)
-	return c.JSON(http.StatusOK, timerStartReply{Session: t.ID, RemainingMS: remaining.Milliseconds(),
-		LimitMS: t.Limit.Milliseconds(), Mode: t.Mode, State: state, Created: created, DraftSeq: t.DraftSeq})
+	t := st.Session
+	return c.JSON(http.StatusOK, timerStartReply{Session: t.ID, RemainingMS: st.Remaining.Milliseconds(),
+		LimitMS: t.Limit.Milliseconds(), Mode: t.Mode, State: st.Phase, Created: st.Created, DraftSeq: t.DraftSeq})
 }
 
 // quoteForUser quotes a short user value for a message, cut to a sane

@@ -8,8 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/storage"
-	"github.com/faultline-dev/faultline/internal/timer"
 )
 
 // timedSubmitReply is what the box's script gets back from a submit; it then
@@ -75,36 +75,22 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 		}
 		t, hasSession = open[tg.scope]
 	}
-	now := s.now()
 	if hasSession && !t.Open() {
 		return s.keepTextAfterClose(c, tg, t, raw, rawSeq)
 	}
-
-	text, problem := answerText(raw)
-	var ans storage.TimedAnswer
-	if !hasSession {
-		if problem != "" {
-			return reject(problem)
-		}
-		ans, err = s.store.SubmitTimedAnswer(ctx, a.ID, tg.scope, text, 0, storage.AnswerTiming{WordCount: timer.WordCount(text)}, now)
-	} else {
-		end := timerSession(t).Submit(now)
-		// A box that locked with nothing in it still ends: the answer is empty.
-		if problem != "" && !(end.HowEnded == timer.Expired && answerBody(raw) == "") {
-			return reject(problem)
-		}
-		body, lateBody := text, ""
-		if end.Late {
-			// Only the text saved in time is the timed answer; what came
-			// after is kept beside it.
-			body = answerBody(t.Draft)
-			if text != body {
-				lateBody = text
-			}
-		}
-		timing := storage.AnswerTiming{Mode: t.Mode, Limit: t.Limit, StartedAt: t.StartedAt, TimeUsed: end.TimeUsed,
-			HowEnded: string(end.HowEnded), Late: lateBody != "", LateBody: lateBody, WordCount: timer.WordCount(body)}
-		ans, err = s.store.SubmitTimedAnswer(ctx, a.ID, tg.scope, body, t.ID, timing, now)
+	// Too long or not UTF-8 is refused whatever the clock says; empty is
+	// the use case's to judge, since a box that locked empty still ends.
+	_, problem := answerText(raw)
+	if problem != "" && answerBody(raw) != "" {
+		return reject(problem)
+	}
+	sub := practice.Submission{AttemptID: a.ID, Scope: tg.scope, Text: raw}
+	if hasSession {
+		sub.SessionID = t.ID
+	}
+	ans, err := s.timed().Submit(ctx, sub)
+	if errors.Is(err, practice.ErrEmptyAnswer) {
+		return reject(problem)
 	}
 	if errors.Is(err, storage.ErrSessionClosed) {
 		return echo.NewHTTPError(http.StatusConflict, "This answer was already submitted. Reload the page to see it.")
@@ -141,22 +127,13 @@ func (s *Server) keepTextAfterClose(c echo.Context, tg timedTarget, t storage.Ti
 	if err != nil {
 		return err
 	}
-	text := answerBody(raw)
-	if ans.Timing.HowEnded == storage.EndedExpired && text != "" && text != ans.Body && text != ans.Timing.LateBody {
-		if len(text) > maxAnswerBytes {
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-				fmt.Sprintf("The answer is longer than %d KiB, so it was not saved. Shorten it; your text is still in the box.", maxAnswerBytes>>10))
-		}
-		// This text must be kept whatever the tab numbered it, so it is
-		// numbered after the newest save, within the bound.
-		seq, _ := strconv.ParseInt(rawSeq, 10, 64)
-		seq = min(max(seq, t.DraftSeq+1), storage.MaxDraftSeq)
-		if _, _, err := s.store.SaveDraft(ctx, t.ID, seq, text, true, s.now()); err != nil {
-			return err
-		}
-		if ans, err = s.store.TimedAnswer(ctx, t.AnswerID); err != nil {
-			return err
-		}
+	if ans.Timing.HowEnded == storage.EndedExpired && len(raw) > maxAnswerBytes {
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("The answer is longer than %d KiB, so it was not saved. Shorten it; your text is still in the box.", maxAnswerBytes>>10))
+	}
+	seq, _ := strconv.ParseInt(rawSeq, 10, 64)
+	if ans, err = s.timed().KeepAfterClose(ctx, t, raw, seq); err != nil {
+		return err
 	}
 	if !wantsJSON(c) {
 		return redirectSeeOther(c, tg.anchor)

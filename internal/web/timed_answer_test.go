@@ -254,8 +254,10 @@ func mustInt(t *testing.T, s string) float64 {
 }
 
 // The user typed, then closed the tab. When they come back after the limit
-// the answer was stored at expiry with the last on-time draft; text the tab
-// sends afterwards is kept too, marked late.
+// the page shows the box locked with the last on-time draft, and reading it
+// stores nothing (a GET never writes); the next write to the attempt stores
+// that draft as the answer, expired. Text the old tab sends afterwards is
+// kept too, marked late.
 func TestTimedExpiryWhileAwayStoresTheAnswer(t *testing.T) {
 	ts, clock := newTimedServer(t)
 	b := ts.newBrowser(t)
@@ -263,9 +265,22 @@ func TestTimedExpiryWhileAwayStoresTheAnswer(t *testing.T) {
 	clock.Advance(30 * time.Second)
 	b.draft(problemBase, session, 1, "Keep one key per operation")
 	clock.Advance(10 * time.Minute)
+	for range 2 {
+		p := b.get(problemBase)
+		if got := boxStates(p.body); len(got) != 1 || got[0] != "locked" {
+			t.Fatalf("box state after expiry while away = %v; want locked until a write stores it", got)
+		}
+		p.mustContain(t, ">Keep one key per operation</textarea>", `name="session" value="`+session+`"`)
+	}
+	st, err := ts.store.TimedSession(context.Background(), num(mustInt(t, session)))
+	if err != nil || !st.Open() {
+		t.Fatalf("after two reads the session is %+v, %v; want still open: a GET must not write", st, err)
+	}
+	// Any write to the attempt stores it: here, revealing a hint.
+	b.post(problemBase+"/hints", url.Values{"part": {"1"}, "hint": {"1"}})
 	p := b.get(problemBase)
 	if got := boxStates(p.body); len(got) != 1 || got[0] != "submitted" {
-		t.Fatalf("box state after expiry while away = %v; want submitted", got)
+		t.Fatalf("box state after the next write = %v; want submitted", got)
 	}
 	p.mustContain(t, "Keep one key per operation", "Timed: time ran out at 2:00 · 5 words",
 		"MODEL-ANSWER-MARKER", "STRONG-MARKER", "Shown because you submitted an answer.", "data-self-assessment")
