@@ -1,0 +1,119 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ScreenRun is one user's practice of a screen as a whole: its overall
+// clock and the time used on each step. internal/practice holds the rules
+// that move it; this package only keeps it. All times are the server's.
+type ScreenRun struct {
+	UserID     string
+	Screen     string
+	Limit      time.Duration // 0: the clock counts up
+	StartedAt  time.Time
+	Step       int             // the step the clock counts, from 1
+	StepSince  time.Time       // when Step became the current one
+	StepUsed   []time.Duration // time used on step i+1 before StepSince
+	FinishedAt time.Time       // zero while the run goes on
+}
+
+// StartScreenRun starts the user's run of a screen at at, on step 1,
+// replacing any run there was: practising again starts from nothing.
+func (s *Store) StartScreenRun(ctx context.Context, userID, screen string, limit time.Duration, at time.Time) (ScreenRun, error) {
+	if limit < 0 {
+		return ScreenRun{}, fmt.Errorf("storage: start screen run %s: limit %v is negative", screen, limit)
+	}
+	if _, err := s.EnsureUser(ctx, userID); err != nil {
+		return ScreenRun{}, err
+	}
+	if _, err := s.db.ExecContext(ctx,
+		`INSERT INTO screen_runs (user_id, screen, limit_ms, started_at, step, step_since, step_ms, finished_at)
+		 VALUES (?, ?, ?, ?, 1, ?, '[]', NULL)
+		 ON CONFLICT (user_id, screen) DO UPDATE SET limit_ms = excluded.limit_ms, started_at = excluded.started_at,
+		   step = 1, step_since = excluded.step_since, step_ms = '[]', finished_at = NULL`,
+		userID, screen, limit.Milliseconds(), millis(at), millis(at)); err != nil {
+		return ScreenRun{}, fmt.Errorf("storage: start screen run %s: %w", screen, err)
+	}
+	return s.ScreenRun(ctx, userID, screen)
+}
+
+// ScreenRun returns the user's run of a screen, or ErrNotFound.
+func (s *Store) ScreenRun(ctx context.Context, userID, screen string) (ScreenRun, error) {
+	return screenRun(ctx, s.db, userID, screen)
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func screenRun(ctx context.Context, db queryRower, userID, screen string) (ScreenRun, error) {
+	var (
+		r                     = ScreenRun{UserID: userID, Screen: screen}
+		limit, started, since int64
+		steps                 string
+		finished              sql.NullInt64
+	)
+	err := db.QueryRowContext(ctx,
+		`SELECT limit_ms, started_at, step, step_since, step_ms, finished_at FROM screen_runs WHERE user_id = ? AND screen = ?`,
+		userID, screen).Scan(&limit, &started, &r.Step, &since, &steps, &finished)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ScreenRun{}, ErrNotFound
+	}
+	if err != nil {
+		return ScreenRun{}, fmt.Errorf("storage: screen run %s: %w", screen, err)
+	}
+	var ms []int64
+	if err := json.Unmarshal([]byte(steps), &ms); err != nil {
+		return ScreenRun{}, fmt.Errorf("storage: screen run %s: step times %q: %w", screen, steps, err)
+	}
+	for _, m := range ms {
+		r.StepUsed = append(r.StepUsed, time.Duration(m)*time.Millisecond)
+	}
+	r.Limit = time.Duration(limit) * time.Millisecond
+	r.StartedAt, r.StepSince, r.FinishedAt = fromMillis(started), fromMillis(since), fromNullMillis(finished)
+	return r, nil
+}
+
+// UpdateScreenRun runs change on the user's run of a screen and stores the
+// step, its start, the step times and the finish it returns, in one
+// transaction, so two tabs moving at once cannot lose a step's time. No
+// run is ErrNotFound; an error from change stores nothing.
+func (s *Store) UpdateScreenRun(ctx context.Context, userID, screen string, change func(ScreenRun) (ScreenRun, error)) (ScreenRun, error) {
+	var out ScreenRun
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		r, err := screenRun(ctx, tx, userID, screen)
+		if err != nil {
+			return err
+		}
+		if out, err = change(r); err != nil {
+			return err
+		}
+		if out.Step < 1 {
+			return fmt.Errorf("storage: update screen run %s: step %d is not a step", screen, out.Step)
+		}
+		ms := make([]int64, len(out.StepUsed))
+		for i, d := range out.StepUsed {
+			ms[i] = d.Milliseconds()
+		}
+		steps, err := json.Marshal(ms)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE screen_runs SET step = ?, step_since = ?, step_ms = ?, finished_at = ? WHERE user_id = ? AND screen = ?`,
+			out.Step, millis(out.StepSince), string(steps), nullMillis(out.FinishedAt), userID, screen); err != nil {
+			return fmt.Errorf("storage: update screen run %s: %w", screen, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return ScreenRun{}, err
+	}
+	return out, nil
+}
