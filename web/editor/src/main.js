@@ -63,6 +63,7 @@ import { StyleModule } from "style-mod";
 
 import { faultlineTheme, faultlineHighlighting } from "./theme.js";
 import { diagnosticsToRanges } from "./diagnostics.js";
+import { collabExtensions, startCollab } from "./collab.js";
 
 const isMac =
   typeof navigator !== "undefined" &&
@@ -173,16 +174,27 @@ function labelIdFor(textarea) {
  *
  * @param {HTMLTextAreaElement} textarea the form field the code lives in;
  *   it is hidden and kept equal to the editor's text on every change.
- * @param {{onChange?: (text: string) => void, describedBy?: string, nonce?: string}} [opts]
+ * @param {{onChange?: (text: string) => void, describedBy?: string, nonce?: string, collab?: object}} [opts]
  *   describedBy defaults to the textarea's own aria-describedby; nonce
  *   (for CodeMirror's <style> elements) to the nonce of the bundle's own
- *   <script> tag.
+ *   <script> tag. collab makes it a shared editor (see collab.js and
+ *   README.md): {startVersion, clientID, name, colour, transport,
+ *   onSelection}; the textarea must then hold the text at startVersion.
  */
 function mount(textarea, opts = {}) {
   if (!textarea || textarea.tagName !== "TEXTAREA") {
     throw new Error("FaultlineEditor.mount: expected a <textarea> element");
   }
   const onChange = typeof opts.onChange === "function" ? opts.onChange : null;
+  const shared = opts.collab || null;
+  if (shared) {
+    const t = shared.transport;
+    if (!t || typeof t.push !== "function" || typeof t.pull !== "function" || typeof t.onUpdates !== "function") {
+      throw new Error("FaultlineEditor.mount: collab needs a transport with push, pull and onUpdates");
+    }
+    if (!shared.clientID) throw new Error("FaultlineEditor.mount: collab needs a clientID");
+  }
+  let sync = null; // the shared editor's controller, once the view exists
 
   // tabindex=0 changes nothing for the browser (contenteditable is already
   // in the tab order) but lets axe-core see that the scrolling region holds
@@ -240,7 +252,11 @@ function mount(textarea, opts = {}) {
     EditorView.contentAttributes.of(contentAttrs),
     EditorView.editorAttributes.of({ "data-editor": "go" }),
     faultlineTheme,
+    shared
+      ? collabExtensions({ startVersion: Number(shared.startVersion) || 0, clientID: String(shared.clientID) })
+      : [],
     EditorView.updateListener.of((update) => {
+      if (sync) sync.update(update);
       if (!update.docChanged) return;
       const text = update.state.doc.toString();
       textarea.value = text;
@@ -253,6 +269,7 @@ function mount(textarea, opts = {}) {
   });
   textarea.insertAdjacentElement("afterend", view.dom);
   textarea.hidden = true;
+  if (shared) sync = startCollab(view, { ...shared, clientID: String(shared.clientID) });
 
   // A click on the label would focus the hidden textarea; send it to the
   // editor instead.
@@ -266,6 +283,9 @@ function mount(textarea, opts = {}) {
   return {
     view,
     textarea,
+    // collab, for a shared editor: setPeer(report), removePeer(clientID),
+    // peers(), version(), pending(), pull(); null otherwise.
+    collab: sync,
     getValue: () => view.state.doc.toString(),
     setValue(value) {
       const text = value == null ? "" : String(value);
@@ -307,6 +327,7 @@ function mount(textarea, opts = {}) {
     // destroy removes the editor and shows the textarea again, holding the
     // editor's last text.
     destroy() {
+      if (sync) sync.destroy();
       textarea.value = view.state.doc.toString();
       view.destroy();
       if (label) label.removeEventListener("click", focusFromLabel);

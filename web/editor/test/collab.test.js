@@ -1,0 +1,215 @@
+// The shared editor's sync and peer cursors (src/collab.js), on editor
+// states without a DOM: two or three editors and an in-memory authority
+// that behaves as internal/collab's (accept on the latest version, else
+// conflict), with the network's delays drawn at random.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { EditorState, EditorSelection, Transaction, ChangeSet, Text } from "@codemirror/state";
+import { collabExtensions, startCollab } from "../src/collab.js";
+
+function rng(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class Server {
+  constructor(text, random) {
+    this.doc = Text.of(text.split("\n"));
+    this.updates = [];
+    this.listeners = [];
+    this.random = random;
+  }
+  delay() {
+    return sleep(Math.floor(this.random() * 4));
+  }
+  transport() {
+    let listener = null;
+    let delivered = Promise.resolve();
+    const t = {
+      push: async (version, ups) => {
+        await this.delay();
+        if (version !== this.updates.length) return { conflict: true };
+        for (const u of ups) {
+          const cs = ChangeSet.fromJSON(u.changes);
+          this.doc = cs.apply(this.doc); // throws on a wrong length, as the Go authority refuses
+          this.updates.push(u);
+        }
+        const at = this.updates.length;
+        for (const l of this.listeners) l(ups, at);
+        await this.delay();
+        return { ok: true };
+      },
+      pull: async (since) => {
+        await this.delay();
+        return this.updates.slice(since);
+      },
+      onUpdates: (cb) => {
+        listener = cb;
+      },
+    };
+    // The stream: in order, each event after a random delay.
+    this.listeners.push((ups, at) => {
+      delivered = delivered.then(() => this.delay()).then(() => listener && listener(JSON.parse(JSON.stringify(ups)), at));
+    });
+    return t;
+  }
+}
+
+// fakeView is the part of EditorView startCollab uses.
+function fakeView(doc, version, clientID, transport, extra = {}) {
+  const view = {
+    state: EditorState.create({ doc, extensions: collabExtensions({ startVersion: version, clientID }) }),
+    dispatch(x) {
+      const tr = x instanceof Transaction ? x : view.state.update(x);
+      view.state = tr.state;
+      if (view.sync) view.sync.update({ state: tr.state, docChanged: tr.docChanged, selectionSet: !!tr.selection });
+    },
+  };
+  view.sync = startCollab(view, { clientID, name: clientID, colour: 1, transport, ...extra });
+  return view;
+}
+
+async function settle(server, views) {
+  for (let i = 0; i < 400; i++) {
+    await sleep(5);
+    const done = views.every(
+      (v) => v.sync.pending() === 0 && v.sync.version() === server.updates.length,
+    );
+    if (done) return;
+  }
+  assert.fail(
+    "editors did not settle: " +
+      views.map((v) => `v${v.sync.version()} pending ${v.sync.pending()}`).join(", ") +
+      `; server at ${server.updates.length}`,
+  );
+}
+
+test("editors typing at once converge on the server's text", async () => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    const random = rng(seed);
+    const start = "package main\n\n😀 func f() {}\n";
+    const server = new Server(start, random);
+    const views = ["a", "b", "c"].map((id) => fakeView(start, 0, id, server.transport()));
+    const alphabet = ["x", "y", "\n", "é", "𝔘", ""];
+    for (let step = 0; step < 60; step++) {
+      const v = views[Math.floor(random() * views.length)];
+      const len = v.state.doc.length;
+      let from = Math.floor(random() * (len + 1));
+      let to = Math.min(len, from + Math.floor(random() * 3));
+      // Keep astral characters whole, as the editor's own commands do.
+      const s = v.state.doc.toString();
+      const inside = (p) => p > 0 && p < s.length && s.charCodeAt(p) >= 0xdc00 && s.charCodeAt(p) <= 0xdfff;
+      if (inside(from)) from--;
+      if (inside(to)) to++;
+      const insert = alphabet[Math.floor(random() * alphabet.length)];
+      v.dispatch({ changes: { from, to, insert } });
+      if (random() < 0.3) await sleep(Math.floor(random() * 3));
+    }
+    await settle(server, views);
+    const want = server.doc.toString();
+    for (const v of views) assert.equal(v.state.doc.toString(), want, `seed ${seed}: an editor differs from the server`);
+  }
+});
+
+test("a gap in the stream is filled by a pull", async () => {
+  const server = new Server("abc", rng(9));
+  const t = server.transport();
+  let stream = null;
+  const quiet = { ...t, onUpdates: (cb) => (stream = cb) };
+  const view = fakeView("abc", 0, "me", quiet);
+  // Versions 1 and 2 happen while this editor hears nothing, then 3
+  // arrives: it must fetch 1 and 2 first.
+  const other = server.transport();
+  await other.push(0, [{ clientID: "o", changes: [3, [0, "1"]] }]);
+  await other.push(1, [{ clientID: "o", changes: [4, [0, "2"]] }]);
+  await other.push(2, [{ clientID: "o", changes: [5, [0, "3"]] }]);
+  stream([{ clientID: "o", changes: [5, [0, "3"]] }], 3);
+  await settle(server, [view]);
+  assert.equal(view.state.doc.toString(), "abc123");
+  // A repeat of what it has is ignored.
+  stream([{ clientID: "o", changes: [5, [0, "3"]] }], 3);
+  await sleep(10);
+  assert.equal(view.state.doc.toString(), "abc123");
+});
+
+test("a peer's cursor follows remote and local changes", async () => {
+  const server = new Server("hello world", rng(3));
+  const reports = [];
+  const a = fakeView("hello world", 0, "a", server.transport(), { name: "Ada", colour: 2, onSelection: (r) => reports.push(r) });
+  const b = fakeView("hello world", 0, "b", server.transport());
+
+  // Ada selects "world".
+  a.dispatch({ selection: EditorSelection.range(6, 11) });
+  await sleep(200);
+  const report = reports.at(-1);
+  assert.deepEqual(
+    { name: report.name, colour: report.colour, version: report.version, anchor: report.anchor, head: report.head },
+    { name: "Ada", colour: 2, version: 0, anchor: 6, head: 11 },
+  );
+
+  // B has typed two characters at the start it has not pushed yet when
+  // the report arrives: the selection moves right by two.
+  b.sync.destroy(); // stop B pushing, to hold its change unconfirmed
+  const held = fakeView("hello world", 0, "b2", { push: () => new Promise(() => {}), pull: async () => [], onUpdates() {} });
+  held.dispatch({ changes: { from: 0, insert: ">>" } });
+  held.sync.setPeer(report);
+  let [peer] = held.sync.peers();
+  assert.deepEqual([peer.name, peer.colour, peer.anchor, peer.head], ["Ada", 2, 8, 13]);
+  // And it keeps following local edits before it.
+  held.dispatch({ changes: { from: 0, insert: "!" } });
+  [peer] = held.sync.peers();
+  assert.deepEqual([peer.anchor, peer.head], [9, 14]);
+
+  // A report made at a version this editor has not reached waits for it.
+  const c = fakeView("hello world", 0, "c", { ...server.transport(), onUpdates() {} });
+  await a.sync.pull();
+  a.dispatch({ changes: { from: 0, insert: "¡" }, selection: EditorSelection.cursor(1) });
+  await settle(server, [a]);
+  await sleep(200);
+  const later = reports.at(-1);
+  assert.equal(later.version, 1);
+  c.sync.setPeer(later);
+  assert.equal(c.sync.peers().length, 0, "placed before its version arrived");
+  await sleep(50);
+  assert.equal(c.state.doc.toString(), "¡hello world");
+  assert.deepEqual(c.sync.peers().map((p) => p.head), [1]);
+
+  // A report made before later updates moves through them.
+  const d = fakeView("hello world", 0, "d", server.transport());
+  await d.sync.pull();
+  d.sync.setPeer({ ...report, clientID: "old" }); // made at version 0, "world" selected
+  const old = d.sync.peers().find((p) => p.clientID === "old");
+  assert.deepEqual([old.anchor, old.head], [7, 12]);
+
+  // Its own reports are not drawn.
+  d.sync.setPeer({ ...report, clientID: "d" });
+  assert.equal(d.sync.peers().some((p) => p.clientID === "d"), false);
+  d.sync.removePeer("old");
+  assert.equal(d.sync.peers().length, 0);
+  for (const v of [a, b, c, d, held]) v.sync.destroy();
+});
+
+test("the local selection is reported in the server's coordinates", async () => {
+  const reports = [];
+  const view = fakeView("abc", 0, "me", { push: () => new Promise(() => {}), pull: async () => [], onUpdates() {} }, {
+    onSelection: (r) => reports.push(r),
+  });
+  // Typed but not confirmed: the cursor after "XYabc" is at 3 of the
+  // server's "abc" (version 0); inside the unconfirmed insertion it maps
+  // to where the insertion is.
+  view.dispatch({ changes: { from: 0, insert: "XY" }, selection: EditorSelection.cursor(5) });
+  await sleep(200);
+  assert.deepEqual([reports.at(-1).version, reports.at(-1).head], [0, 3]);
+  view.dispatch({ selection: EditorSelection.cursor(1) });
+  await sleep(200);
+  assert.equal(reports.at(-1).head, 0);
+  assert.equal(reports.length, 2, "reports are debounced: one a settled selection");
+  view.sync.destroy();
+});
