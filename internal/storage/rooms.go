@@ -1,0 +1,344 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrRoomClosed is returned when something is appended to a room that has
+// ended or expired: its log is closed for good.
+var ErrRoomClosed = errors.New("storage: the room has ended or expired")
+
+// ErrVersionConflict is returned when shared-editor updates are sent from
+// a version the document has already moved past; the sender pulls the
+// updates it missed and rebases.
+var ErrVersionConflict = errors.New("storage: the document has moved past that version")
+
+// Room sources, actors and visibilities, as the migration's CHECKs spell them.
+const (
+	RoomFromScreen  = "screen"
+	RoomFromProblem = "problem"
+
+	ActorInterviewer = "interviewer"
+	ActorCandidate   = "candidate"
+	ActorSystem      = "system"
+
+	VisibleToEveryone    = "everyone"
+	VisibleToInterviewer = "interviewer"
+)
+
+// Room is one live screen. The hashes are SHA-256 of the links' secrets;
+// the secrets themselves are never stored.
+type Room struct {
+	ID              string
+	SourceKind      string // RoomFromScreen or RoomFromProblem
+	SourceSlug      string
+	InterviewerHash []byte
+	CandidateHash   []byte
+	CreatedAt       time.Time
+	ExpiresAt       time.Time
+	EndedAt         time.Time // zero while the room is open
+	LastSeq         int64     // the newest event's seq
+}
+
+// Open reports whether events may still be appended at t.
+func (r Room) Open(t time.Time) bool { return r.EndedAt.IsZero() && t.Before(r.ExpiresAt) }
+
+// NewRoomEvent is an event to append: the store gives it its seq and time.
+type NewRoomEvent struct {
+	Actor      string // ActorInterviewer, ActorCandidate or ActorSystem
+	Kind       string
+	Visibility string // VisibleToEveryone or VisibleToInterviewer
+	Payload    json.RawMessage
+}
+
+// RoomEvent is one stored event of a room's log.
+type RoomEvent struct {
+	RoomID     string
+	Seq        int64
+	At         time.Time
+	Actor      string
+	Kind       string
+	Visibility string
+	Doc        string // the shared document an editor update belongs to; "" otherwise
+	DocVersion int64  // the document's version after this update; 0 otherwise
+	Payload    json.RawMessage
+}
+
+// maxRoomEventsRead bounds one read of a log, so a stream catching up on
+// a long room reads it in pages rather than all at once.
+const maxRoomEventsRead = 1000
+
+// CreateRoom stores a new room and its first event (seq 1).
+func (s *Store) CreateRoom(ctx context.Context, r Room, first NewRoomEvent) (Room, RoomEvent, error) {
+	if err := checkNewEvent(first); err != nil {
+		return Room{}, RoomEvent{}, err
+	}
+	r.LastSeq = 1
+	r.EndedAt = time.Time{}
+	ev := RoomEvent{RoomID: r.ID, Seq: 1, At: r.CreatedAt, Actor: first.Actor, Kind: first.Kind,
+		Visibility: first.Visibility, Payload: first.Payload}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, 1)`,
+			r.ID, r.SourceKind, r.SourceSlug, r.InterviewerHash, r.CandidateHash, millis(r.CreatedAt), millis(r.ExpiresAt)); err != nil {
+			return fmt.Errorf("storage: create room: %w", err)
+		}
+		return insertRoomEvent(ctx, tx, ev)
+	})
+	if err != nil {
+		return Room{}, RoomEvent{}, err
+	}
+	return r, ev, nil
+}
+
+// Room returns the room with id, or ErrNotFound.
+func (s *Store) Room(ctx context.Context, id string) (Room, error) {
+	var r Room
+	var created, expires int64
+	var ended sql.NullInt64
+	err := s.db.QueryRowContext(ctx,
+		`SELECT id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, ended_at, last_seq
+		 FROM rooms WHERE id = ?`, id).
+		Scan(&r.ID, &r.SourceKind, &r.SourceSlug, &r.InterviewerHash, &r.CandidateHash, &created, &expires, &ended, &r.LastSeq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Room{}, ErrNotFound
+	}
+	if err != nil {
+		return Room{}, fmt.Errorf("storage: room %s: %w", id, err)
+	}
+	r.CreatedAt, r.ExpiresAt = fromMillis(created), fromMillis(expires)
+	if ended.Valid {
+		r.EndedAt = fromMillis(ended.Int64)
+	}
+	return r, nil
+}
+
+// AppendRoomEvents appends evs to the room's log at time at, in order, and
+// returns them with their seqs. It fails with ErrRoomClosed when the room
+// has ended or expired by at, ErrNotFound when there is no such room.
+func (s *Store) AppendRoomEvents(ctx context.Context, roomID string, at time.Time, evs ...NewRoomEvent) ([]RoomEvent, error) {
+	return s.appendRoomEvents(ctx, roomID, at, false, evs)
+}
+
+// EndRoom appends ev, the room's last event, and marks the room ended at
+// at, in one step: nothing can be appended after it. A room already ended
+// or expired gives ErrRoomClosed.
+func (s *Store) EndRoom(ctx context.Context, roomID string, at time.Time, ev NewRoomEvent) (RoomEvent, error) {
+	out, err := s.appendRoomEvents(ctx, roomID, at, true, []NewRoomEvent{ev})
+	if err != nil {
+		return RoomEvent{}, err
+	}
+	return out[0], nil
+}
+
+func (s *Store) appendRoomEvents(ctx context.Context, roomID string, at time.Time, end bool, evs []NewRoomEvent) ([]RoomEvent, error) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	for _, ev := range evs {
+		if err := checkNewEvent(ev); err != nil {
+			return nil, err
+		}
+	}
+	var out []RoomEvent
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		last, err := claimSeqs(ctx, tx, roomID, at, len(evs), end)
+		if err != nil {
+			return err
+		}
+		out = make([]RoomEvent, len(evs))
+		for i, ev := range evs {
+			out[i] = RoomEvent{RoomID: roomID, Seq: last - int64(len(evs)-1-i), At: at, Actor: ev.Actor, Kind: ev.Kind,
+				Visibility: ev.Visibility, Payload: ev.Payload}
+			if err := insertRoomEvent(ctx, tx, out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AppendDocUpdates appends shared-editor updates to document doc of the
+// room, one event each (visible to everyone), if the document is at version
+// base: the first update makes it base+1. When another writer got there
+// first the result is ErrVersionConflict and nothing is stored.
+func (s *Store) AppendDocUpdates(ctx context.Context, roomID, doc string, base int64, at time.Time, actor, kind string, updates []json.RawMessage) ([]RoomEvent, error) {
+	if len(updates) == 0 {
+		return nil, nil
+	}
+	if doc == "" {
+		return nil, errors.New("storage: append document updates: the document has no name")
+	}
+	var out []RoomEvent
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		last, err := claimSeqs(ctx, tx, roomID, at, len(updates), false)
+		if err != nil {
+			return err
+		}
+		// Read after claimSeqs: its row lock is held until commit, so no
+		// other append to this room can move the version between this
+		// read and the inserts, even under READ COMMITTED.
+		v, err := docVersion(ctx, tx, roomID, doc)
+		if err != nil {
+			return err
+		}
+		if v != base {
+			return ErrVersionConflict
+		}
+		out = make([]RoomEvent, len(updates))
+		for i, u := range updates {
+			out[i] = RoomEvent{RoomID: roomID, Seq: last - int64(len(updates)-1-i), At: at, Actor: actor, Kind: kind,
+				Visibility: VisibleToEveryone, Doc: doc, DocVersion: base + int64(i) + 1, Payload: u}
+			if err := checkNewEvent(NewRoomEvent{Actor: actor, Kind: kind, Visibility: VisibleToEveryone, Payload: u}); err != nil {
+				return err
+			}
+			if err := insertRoomEvent(ctx, tx, out[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DocVersion is the version of the room's document doc: how many updates
+// it has had.
+func (s *Store) DocVersion(ctx context.Context, roomID, doc string) (int64, error) {
+	return docVersion(ctx, s.db, roomID, doc)
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func docVersion(ctx context.Context, q queryer, roomID, doc string) (int64, error) {
+	var v int64
+	if err := q.QueryRowContext(ctx,
+		`SELECT coalesce(max(doc_version), 0) FROM room_events WHERE room_id = ? AND doc = ?`, roomID, doc).Scan(&v); err != nil {
+		return 0, fmt.Errorf("storage: version of document %s in room %s: %w", doc, roomID, err)
+	}
+	return v, nil
+}
+
+// DocUpdatesSince returns the updates of document doc after version v, in
+// version order, at most maxRoomEventsRead of them.
+func (s *Store) DocUpdatesSince(ctx context.Context, roomID, doc string, v int64) ([]RoomEvent, error) {
+	return s.queryRoomEvents(ctx, `WHERE room_id = ? AND doc = ? AND doc_version > ? ORDER BY doc_version`, roomID, doc, v)
+}
+
+// RoomEvents returns the room's events after seq after, in order, at most
+// maxRoomEventsRead of them: every event, interviewer-only ones included.
+// Only what serves the interviewer may call it.
+func (s *Store) RoomEvents(ctx context.Context, roomID string, after int64) ([]RoomEvent, error) {
+	return s.queryRoomEvents(ctx, `WHERE room_id = ? AND seq > ? ORDER BY seq`, roomID, after)
+}
+
+// PublicRoomEvents is RoomEvents without the events only the interviewer
+// may see: the filter is in the query, so what serves the candidate never
+// holds an interviewer-only event at all.
+func (s *Store) PublicRoomEvents(ctx context.Context, roomID string, after int64) ([]RoomEvent, error) {
+	return s.queryRoomEvents(ctx, `WHERE room_id = ? AND seq > ? AND visibility = '`+VisibleToEveryone+`' ORDER BY seq`, roomID, after)
+}
+
+func (s *Store) queryRoomEvents(ctx context.Context, where string, args ...any) ([]RoomEvent, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT room_id, seq, at, actor, kind, visibility, doc, doc_version, payload FROM room_events `+where+
+			fmt.Sprintf(` LIMIT %d`, maxRoomEventsRead), args...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: read room events: %w", err)
+	}
+	defer rows.Close()
+	var out []RoomEvent
+	for rows.Next() {
+		var ev RoomEvent
+		var at int64
+		var doc sql.NullString
+		var version sql.NullInt64
+		var payload string
+		if err := rows.Scan(&ev.RoomID, &ev.Seq, &at, &ev.Actor, &ev.Kind, &ev.Visibility, &doc, &version, &payload); err != nil {
+			return nil, fmt.Errorf("storage: read room events: %w", err)
+		}
+		ev.At, ev.Doc, ev.DocVersion, ev.Payload = fromMillis(at), doc.String, version.Int64, json.RawMessage(payload)
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: read room events: %w", err)
+	}
+	return out, nil
+}
+
+// claimSeqs reserves n seqs in the room and returns the last one. The
+// conditional UPDATE is the whole concurrency story: it locks the room's
+// row until commit (so appends to one room are serialised on every
+// database, and commit order is seq order), and it matches no row once the
+// room has ended or expired. end marks the room ended in the same step.
+func claimSeqs(ctx context.Context, tx *sql.Tx, roomID string, at time.Time, n int, end bool) (int64, error) {
+	set := `last_seq = last_seq + ?`
+	args := []any{n}
+	if end {
+		set += `, ended_at = ?`
+		args = append(args, millis(at))
+	}
+	args = append(args, roomID, millis(at))
+	var last int64
+	err := tx.QueryRowContext(ctx,
+		`UPDATE rooms SET `+set+` WHERE id = ? AND ended_at IS NULL AND expires_at > ? RETURNING last_seq`, args...).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		var one int
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM rooms WHERE id = ?`, roomID).Scan(&one); {
+		case errors.Is(err, sql.ErrNoRows):
+			return 0, ErrNotFound
+		case err != nil:
+			return 0, fmt.Errorf("storage: append to room %s: %w", roomID, err)
+		}
+		return 0, ErrRoomClosed
+	}
+	if err != nil {
+		return 0, fmt.Errorf("storage: append to room %s: %w", roomID, err)
+	}
+	return last, nil
+}
+
+func insertRoomEvent(ctx context.Context, tx *sql.Tx, ev RoomEvent) error {
+	var doc, version any
+	if ev.Doc != "" {
+		doc, version = ev.Doc, ev.DocVersion
+	}
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO room_events (room_id, seq, at, actor, kind, visibility, doc, doc_version, payload)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ev.RoomID, ev.Seq, millis(ev.At), ev.Actor, ev.Kind, ev.Visibility, doc, version, string(ev.Payload)); err != nil {
+		return fmt.Errorf("storage: append %s event %d to room %s: %w", ev.Kind, ev.Seq, ev.RoomID, err)
+	}
+	return nil
+}
+
+// checkNewEvent refuses what the schema would, with a message that says
+// which field was wrong instead of a CHECK constraint's name.
+func checkNewEvent(ev NewRoomEvent) error {
+	switch {
+	case ev.Actor != ActorInterviewer && ev.Actor != ActorCandidate && ev.Actor != ActorSystem:
+		return fmt.Errorf("storage: room event %q: actor %q is not interviewer, candidate or system", ev.Kind, ev.Actor)
+	case ev.Visibility != VisibleToEveryone && ev.Visibility != VisibleToInterviewer:
+		return fmt.Errorf("storage: room event %q: visibility %q is not everyone or interviewer", ev.Kind, ev.Visibility)
+	case strings.TrimSpace(ev.Kind) == "":
+		return errors.New("storage: room event has no kind")
+	case !json.Valid(ev.Payload):
+		return fmt.Errorf("storage: room event %q: payload is not JSON", ev.Kind)
+	}
+	return nil
+}
