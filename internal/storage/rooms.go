@@ -70,9 +70,9 @@ type RoomEvent struct {
 	Payload    json.RawMessage
 }
 
-// maxRoomEventsRead bounds one read of a log, so a stream catching up on
+// MaxRoomEventsRead bounds one read of a log, so a stream catching up on
 // a long room reads it in pages rather than all at once.
-const maxRoomEventsRead = 1000
+const MaxRoomEventsRead = 1000
 
 // CreateRoom stores a new room and its first event (seq 1).
 func (s *Store) CreateRoom(ctx context.Context, r Room, first NewRoomEvent) (Room, RoomEvent, error) {
@@ -235,29 +235,33 @@ func docVersion(ctx context.Context, q queryer, roomID, doc string) (int64, erro
 }
 
 // DocUpdatesSince returns the updates of document doc after version v, in
-// version order, at most maxRoomEventsRead of them.
-func (s *Store) DocUpdatesSince(ctx context.Context, roomID, doc string, v int64) ([]RoomEvent, error) {
-	return s.queryRoomEvents(ctx, `WHERE room_id = ? AND doc = ? AND doc_version > ? ORDER BY doc_version`, roomID, doc, v)
+// version order, at most limit of them (MaxRoomEventsRead when limit is
+// out of 1..MaxRoomEventsRead).
+func (s *Store) DocUpdatesSince(ctx context.Context, roomID, doc string, v int64, limit int) ([]RoomEvent, error) {
+	return s.queryRoomEvents(ctx, limit, `WHERE room_id = ? AND doc = ? AND doc_version > ? ORDER BY doc_version`, roomID, doc, v)
 }
 
 // RoomEvents returns the room's events after seq after, in order, at most
-// maxRoomEventsRead of them: every event, interviewer-only ones included.
-// Only what serves the interviewer may call it.
-func (s *Store) RoomEvents(ctx context.Context, roomID string, after int64) ([]RoomEvent, error) {
-	return s.queryRoomEvents(ctx, `WHERE room_id = ? AND seq > ? ORDER BY seq`, roomID, after)
+// limit of them (as DocUpdatesSince): every event, interviewer-only ones
+// included. Only what serves the interviewer may call it.
+func (s *Store) RoomEvents(ctx context.Context, roomID string, after int64, limit int) ([]RoomEvent, error) {
+	return s.queryRoomEvents(ctx, limit, `WHERE room_id = ? AND seq > ? ORDER BY seq`, roomID, after)
 }
 
 // PublicRoomEvents is RoomEvents without the events only the interviewer
 // may see: the filter is in the query, so what serves the candidate never
 // holds an interviewer-only event at all.
-func (s *Store) PublicRoomEvents(ctx context.Context, roomID string, after int64) ([]RoomEvent, error) {
-	return s.queryRoomEvents(ctx, `WHERE room_id = ? AND seq > ? AND visibility = '`+VisibleToEveryone+`' ORDER BY seq`, roomID, after)
+func (s *Store) PublicRoomEvents(ctx context.Context, roomID string, after int64, limit int) ([]RoomEvent, error) {
+	return s.queryRoomEvents(ctx, limit, `WHERE room_id = ? AND seq > ? AND visibility = '`+VisibleToEveryone+`' ORDER BY seq`, roomID, after)
 }
 
-func (s *Store) queryRoomEvents(ctx context.Context, where string, args ...any) ([]RoomEvent, error) {
+func (s *Store) queryRoomEvents(ctx context.Context, limit int, where string, args ...any) ([]RoomEvent, error) {
+	if limit <= 0 || limit > MaxRoomEventsRead {
+		limit = MaxRoomEventsRead
+	}
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT room_id, seq, at, actor, kind, visibility, doc, doc_version, payload FROM room_events `+where+
-			fmt.Sprintf(` LIMIT %d`, maxRoomEventsRead), args...)
+		`SELECT room_id, seq, at, actor, kind, visibility, doc, doc_version, payload FROM room_events `+where+` LIMIT ?`,
+		append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: read room events: %w", err)
 	}

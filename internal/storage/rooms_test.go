@@ -65,11 +65,11 @@ func TestRoomAppendsAndVisibility(t *testing.T) {
 			t.Fatalf("appended event %d has seq %d; want %d", i, e.Seq, i+2)
 		}
 	}
-	all, err := s.RoomEvents(ctx, "r1", 0)
+	all, err := s.RoomEvents(ctx, "r1", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	public, err := s.PublicRoomEvents(ctx, "r1", 0)
+	public, err := s.PublicRoomEvents(ctx, "r1", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +86,13 @@ func TestRoomAppendsAndVisibility(t *testing.T) {
 	if got, want := kinds(public), "1:room.created 2:hint.released 5:item.changed "; got != want {
 		t.Errorf("PublicRoomEvents = %s; want %s", got, want)
 	}
-	after, err := s.PublicRoomEvents(ctx, "r1", 2)
+	after, err := s.PublicRoomEvents(ctx, "r1", 2, 0)
 	if err != nil || kinds(after) != "5:item.changed " {
 		t.Errorf("PublicRoomEvents after 2 = %s, %v; want 5:item.changed", kinds(after), err)
+	}
+	page, err := s.RoomEvents(ctx, "r1", 1, 2)
+	if err != nil || kinds(page) != "2:hint.released 3:note.saved " {
+		t.Errorf("RoomEvents after 1, limit 2 = %s, %v; want 2 and 3", kinds(page), err)
 	}
 	if string(all[2].Payload) != `{"text":"private"}` || all[2].Actor != ActorInterviewer || !all[2].At.Equal(t0.Add(time.Minute)) {
 		t.Errorf("note event read back as %+v", all[2])
@@ -138,7 +142,7 @@ func TestRoomAppendRefusals(t *testing.T) {
 	if err != nil || !r.EndedAt.Equal(t0.Add(time.Minute)) || r.LastSeq != 2 {
 		t.Fatalf("ended room = %+v, %v; want ended at the first End, last seq 2", r, err)
 	}
-	if evs, _ := s.RoomEvents(ctx, "open", 0); len(evs) != 1 {
+	if evs, _ := s.RoomEvents(ctx, "open", 0, 0); len(evs) != 1 {
 		t.Fatalf("refused appends left %d events in the open room; want only its first", len(evs))
 	}
 }
@@ -172,7 +176,7 @@ func TestRoomConcurrentAppends(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	evs, err := s.RoomEvents(ctx, "r1", 0)
+	evs, err := s.RoomEvents(ctx, "r1", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +231,7 @@ func TestDocUpdatesFromOneBase(t *testing.T) {
 	if v, err := s.DocVersion(ctx, "r1", "code"); err != nil || v != 2*rounds {
 		t.Fatalf("DocVersion = %d, %v; want %d", v, err, 2*rounds)
 	}
-	ups, err := s.DocUpdatesSince(ctx, "r1", "code", 3)
+	ups, err := s.DocUpdatesSince(ctx, "r1", "code", 3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
