@@ -1,0 +1,187 @@
+package rooms
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// Grader grades code; *grader.Service satisfies it, as for solo practice.
+type Grader interface {
+	Admit(key string) (*sandbox.Ticket, error)
+	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error)
+}
+
+const (
+	// gradeTimeout bounds one grading, waiting for a place included, as
+	// solo grading does.
+	gradeTimeout = 2 * time.Minute
+	// runLease is how long an unfinished run blocks the next one. Past it
+	// the run is taken for dead (its server stopped before recording its
+	// end), so a restart never leaves a room unable to grade, and no
+	// instance has to sweep another's runs.
+	runLease = gradeTimeout + 30*time.Second
+	// roomGradeSeed is fixed, so the same code gives the same report.
+	roomGradeSeed = 1
+	// finishTimeout bounds recording a run's end after its context ended.
+	finishTimeout = 10 * time.Second
+)
+
+// BusyError refuses a run while the grader is full or the room's previous
+// run is still going.
+type BusyError struct {
+	RetryAfter time.Duration
+	Message    string
+}
+
+func (e *BusyError) Error() string { return "rooms: " + e.Message }
+
+// Run starts the grader on the current item's code as the shared editor
+// holds it, in the background; the run's end is appended as run.finished
+// (interviewer only) when it comes. clientKey is the interviewer's client
+// address's limit key, charged as a solo Grade is.
+func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.RoomEvent, error) {
+	if err := a.mustBeInterviewer(); err != nil {
+		return storage.RoomEvent{}, err
+	}
+	if s.grader == nil {
+		return storage.RoomEvent{}, &BusyError{RetryAfter: time.Minute, Message: "grading is off on this server"}
+	}
+	f, err := s.foldAll(ctx, a)
+	if err != nil {
+		return storage.RoomEvent{}, err
+	}
+	it, _ := f.sh.item(f.sh.current)
+	if it.CodeDoc() == "" {
+		return storage.RoomEvent{}, inputErrorf("%q has no code to grade", it.Title())
+	}
+	if _, ok := grader.Suites[it.Problem.Slug]; !ok {
+		return storage.RoomEvent{}, inputErrorf("%q has no grader", it.Title())
+	}
+	now := s.now()
+	for _, r := range f.pv.runs {
+		if !r.Finished && now.Sub(r.Started) < runLease {
+			return storage.RoomEvent{}, &BusyError{RetryAfter: runLease - now.Sub(r.Started),
+				Message: "the previous run is still going; its report comes first"}
+		}
+	}
+	code, version, err := s.CodeText(ctx, a, it)
+	if err != nil {
+		return storage.RoomEvent{}, err
+	}
+	ticket, err := s.grader.Admit(clientKey)
+	if busy := (*sandbox.BusyError)(nil); errors.As(err, &busy) {
+		return storage.RoomEvent{}, &BusyError{RetryAfter: max(busy.RetryAfter, time.Second), Message: "the grader is busy"}
+	}
+	if err != nil {
+		return storage.RoomEvent{}, err
+	}
+	started, err := s.appendOne(ctx, a, KindRunStarted, RunStarted{Item: it.Index, DocVersion: version, Source: code})
+	if err != nil {
+		ticket.Release()
+		return storage.RoomEvent{}, err
+	}
+	job := grader.Job{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
+	s.runs.Add(1)
+	go s.grade(a, it.Index, started.Seq, job, ticket)
+	return started, nil
+}
+
+// grade runs in a context detached from the request: the interviewer's
+// tab closing does not stop it, and its end is always appended.
+func (s *Service) grade(a Access, item int, run int64, job grader.Job, ticket *sandbox.Ticket) {
+	defer s.runs.Done()
+	ctx, cancel := context.WithTimeout(s.runCtx, gradeTimeout)
+	defer cancel()
+	report, err := s.grader.GradeAdmitted(ctx, ticket, job, nil)
+	end := RunFinished{Item: item, Run: run}
+	switch {
+	case err == nil && report != nil:
+		data, merr := json.Marshal(report)
+		if merr != nil {
+			s.log.Error("rooms: encoding a grade report failed", slog.String("room", a.Room.ID), slog.Any("err", merr))
+			end.Status, end.Summary = "system-error", "The grader's report could not be kept."
+			break
+		}
+		end.Status, end.Verdict, end.Summary, end.Report = "done", report.Status, summaryOf(report), data
+	case errors.As(err, new(*sandbox.BusyError)) || errors.Is(err, sandbox.ErrBusy):
+		end.Status, end.Summary = "busy", "The grader was busy; run it again in a moment."
+	case s.runCtx.Err() != nil:
+		end.Status, end.Summary = "system-error", "The server stopped while grading; run it again."
+	default:
+		s.log.Error("rooms: grading failed", slog.String("room", a.Room.ID), slog.Any("err", err))
+		end.Status, end.Summary = "system-error", "The grader failed; that is the system's fault, not the code's. Run it again."
+	}
+	ev, err := newEvent(storage.ActorSystem, KindRunFinished, end)
+	if err == nil {
+		storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+		defer cancelStore()
+		var out []storage.RoomEvent
+		out, err = s.store.AppendRoomEvents(storeCtx, a.Room.ID, s.now(), ev)
+		if err == nil {
+			s.publish(storeCtx, a.Room.ID, out[0].Seq)
+		}
+	}
+	if err != nil {
+		// An ended room takes no more events; the run is lost with it.
+		s.log.Warn("rooms: recording the end of a run failed", slog.String("room", a.Room.ID), slog.Int64("run", run), slog.Any("err", err))
+	}
+}
+
+func summaryOf(r *grader.Report) string {
+	switch r.Status {
+	case grader.StatusPass:
+		return fmt.Sprintf("Every invariant held in all %d scenarios.", r.Summary.ScenariosTotal)
+	case grader.StatusFail:
+		return fmt.Sprintf("%d of %d scenarios passed.", r.Summary.ScenariosPassed, r.Summary.ScenariosTotal)
+	}
+	return "The code could not be graded: " + r.Message
+}
+
+// Share gives the candidate a finished run's report.
+func (s *Service) Share(ctx context.Context, a Access, run int64) (storage.RoomEvent, error) {
+	if err := a.mustBeInterviewer(); err != nil {
+		return storage.RoomEvent{}, err
+	}
+	f, err := s.foldAll(ctx, a)
+	if err != nil {
+		return storage.RoomEvent{}, err
+	}
+	r := f.pv.run(run)
+	if r == nil || !r.Finished {
+		return storage.RoomEvent{}, inputErrorf("run %d has not finished", run)
+	}
+	if r.Shared {
+		return storage.RoomEvent{}, inputErrorf("run %d is already shared", run)
+	}
+	return s.appendOne(ctx, a, KindRunShared, RunShared{Item: r.Item, Run: r.Run, Verdict: r.Verdict, Summary: r.Summary, Report: r.Report})
+}
+
+// invariantStatus finds an invariant's status in a stored report.
+func invariantStatus(report json.RawMessage, scenario, invariant string) (string, bool) {
+	if len(report) == 0 {
+		return "", false
+	}
+	var r grader.Report
+	if err := json.Unmarshal(report, &r); err != nil {
+		return "", false
+	}
+	for _, sc := range r.Scenarios {
+		if sc.Name != scenario {
+			continue
+		}
+		for _, inv := range sc.Invariants {
+			if inv.ID == invariant {
+				return inv.Status, true
+			}
+		}
+	}
+	return "", false
+}

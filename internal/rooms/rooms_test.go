@@ -1,0 +1,539 @@
+package rooms
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/ratelimit"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// fakeGrader reports what report says, after release is closed (when set).
+type fakeGrader struct {
+	report  *grader.Report
+	err     error
+	release chan struct{}
+	jobs    chan grader.Job
+}
+
+func (g *fakeGrader) Admit(string) (*sandbox.Ticket, error) { return nil, g.err }
+func (g *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job grader.Job, _ func(grader.ScenarioReport)) (*grader.Report, error) {
+	if g.jobs != nil {
+		g.jobs <- job
+	}
+	if g.release != nil {
+		<-g.release
+	}
+	return g.report, nil
+}
+
+var testCatalog = sync.OnceValues(func() (*problems.Catalog, error) { return problems.Load(content.FS) })
+
+type fixture struct {
+	svc   *Service
+	store *storage.Store
+	clock *fakeClock
+	g     *fakeGrader
+	cat   *problems.Catalog
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	cat, err := testCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "rooms.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clock := &fakeClock{t: time.UnixMilli(1_800_000_000_000).UTC()}
+	g := &fakeGrader{report: &grader.Report{Status: grader.StatusFail, Summary: grader.Summary{ScenariosPassed: 3, ScenariosTotal: 9},
+		Scenarios: []grader.ScenarioReport{{Name: "lost-reply", Invariants: []grader.InvariantResult{{ID: "no-double-refund", Status: grader.InvariantViolated}}}}}}
+	svc, err := New(Config{Store: st, Catalog: cat, Grader: g, Now: clock.Now, TTL: time.Hour,
+		Creates: ratelimit.New(ratelimit.Per(3, time.Hour), clock.Now)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close(context.Background()) })
+	return &fixture{svc: svc, store: st, clock: clock, g: g, cat: cat}
+}
+
+func (f *fixture) create(t *testing.T, kind, slug string) (Links, Access, Access) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := f.svc.Create(ctx, "addr-"+t.Name(), kind, slug)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	ia, err := f.svc.Authenticate(ctx, l.RoomID, l.InterviewerKey)
+	if err != nil || ia.Role != Interviewer {
+		t.Fatalf("interviewer link: %v, role %q", err, ia.Role)
+	}
+	ca, err := f.svc.Authenticate(ctx, l.RoomID, l.CandidateKey)
+	if err != nil || ca.Role != Candidate {
+		t.Fatalf("candidate link: %v, role %q", err, ca.Role)
+	}
+	return l, ia, ca
+}
+
+func TestLinksAndAuthentication(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	l, _, _ := f.create(t, storage.RoomFromScreen, "applied-ai-tech-screen")
+	other, _, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	for _, key := range []string{l.InterviewerKey, l.CandidateKey} {
+		raw, err := base64.RawURLEncoding.DecodeString(key)
+		if err != nil || len(raw) < 16 {
+			t.Fatalf("key %q: %d bytes, %v; want at least 128 random bits", key, len(raw), err)
+		}
+	}
+	r, err := f.store.Room(ctx, l.RoomID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stored := range [][]byte{r.InterviewerHash, r.CandidateHash} {
+		if strings.Contains(string(stored), l.InterviewerKey) || strings.Contains(string(stored), l.CandidateKey) {
+			t.Fatal("the store holds a key, not only its hash")
+		}
+	}
+	cases := []struct {
+		name, room, key string
+		want            error
+	}{
+		{"wrong key", l.RoomID, "x" + l.InterviewerKey[1:], ErrNotFound},
+		{"another room's interviewer key", l.RoomID, other.InterviewerKey, ErrNotFound},
+		{"another room's candidate key", l.RoomID, other.CandidateKey, ErrNotFound},
+		{"no key", l.RoomID, "", ErrNotFound},
+		{"no such room", "nope", l.InterviewerKey, ErrNotFound},
+		{"huge key", l.RoomID, strings.Repeat("a", 10_000), ErrNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := f.svc.Authenticate(ctx, tc.room, tc.key); !errors.Is(err, tc.want) {
+				t.Fatalf("Authenticate = %v; want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExpiredAndEndedRoomsRefuse(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	l, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	ended, endedIA, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	if _, err := f.svc.End(ctx, endedIA); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{ended.InterviewerKey, ended.CandidateKey} {
+		if _, err := f.svc.Authenticate(ctx, ended.RoomID, key); !errors.Is(err, ErrEnded) {
+			t.Fatalf("ended room: %v; want ErrEnded", err)
+		}
+	}
+	if _, err := f.svc.ReleaseNextHint(ctx, endedIA); !errors.Is(err, ErrEnded) {
+		t.Fatalf("a hint in an ended room, with access from before: %v; want ErrEnded", err)
+	}
+	f.clock.Add(time.Hour)
+	for _, key := range []string{l.InterviewerKey, l.CandidateKey} {
+		if _, err := f.svc.Authenticate(ctx, l.RoomID, key); !errors.Is(err, ErrExpired) {
+			t.Fatalf("expired room: %v; want ErrExpired", err)
+		}
+	}
+	if _, err := f.svc.ReleaseNextHint(ctx, ia); !errors.Is(err, ErrExpired) {
+		t.Fatalf("a hint in an expired room, with access from before: %v; want ErrExpired", err)
+	}
+}
+
+func TestCreateRefusals(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	var in *InputError
+	for _, tc := range []struct{ kind, slug string }{{"screen", "nope"}, {"problem", "nope"}, {"set", "applied-ai-rapid-fire"}} {
+		if _, err := f.svc.Create(ctx, "a", tc.kind, tc.slug); !errors.As(err, &in) {
+			t.Errorf("Create(%s, %s) = %v; want an InputError", tc.kind, tc.slug, err)
+		}
+	}
+	for i := range 3 {
+		if _, err := f.svc.Create(ctx, "busy", storage.RoomFromProblem, "async-refund"); err != nil {
+			t.Fatalf("room %d: %v", i+1, err)
+		}
+	}
+	var rl *RateLimitedError
+	if _, err := f.svc.Create(ctx, "busy", storage.RoomFromProblem, "async-refund"); !errors.As(err, &rl) || rl.RetryAfter <= 0 {
+		t.Fatalf("fourth room from one address: %v; want a RateLimitedError", err)
+	}
+	if _, err := f.svc.Create(ctx, "another", storage.RoomFromProblem, "async-refund"); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+}
+
+// TestInterviewerActionsRefuseTheCandidate: every interviewer action,
+// with the candidate's access.
+func TestInterviewerActionsRefuseTheCandidate(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, _, ca := f.create(t, storage.RoomFromScreen, "applied-ai-tech-screen")
+	actions := map[string]func() error{
+		"release hint": func() error { _, err := f.svc.ReleaseNextHint(ctx, ca); return err },
+		"next item":    func() error { _, err := f.svc.NextItem(ctx, ca); return err },
+		"timer":        func() error { _, err := f.svc.Timer(ctx, ca, TimerStart, 0); return err },
+		"run":          func() error { _, err := f.svc.Run(ctx, ca, "k"); return err },
+		"share":        func() error { _, err := f.svc.Share(ctx, ca, 1); return err },
+		"notes":        func() error { _, err := f.svc.SaveNotes(ctx, ca, "x"); return err },
+		"score":        func() error { _, err := f.svc.Score(ctx, ca, 1, 0, 2, nil, ""); return err },
+		"recommend":    func() error { _, err := f.svc.Recommend(ctx, ca, "yes"); return err },
+		"end":          func() error { _, err := f.svc.End(ctx, ca); return err },
+		"view":         func() error { _, err := f.svc.InterviewerView(ctx, ca); return err },
+	}
+	for name, act := range actions {
+		t.Run(name, func(t *testing.T) {
+			if err := act(); !errors.Is(err, ErrForbidden) {
+				t.Fatalf("%s as the candidate: %v; want ErrForbidden", name, err)
+			}
+		})
+	}
+	evs, err := f.store.RoomEvents(ctx, ca.Room.ID, 0, 0)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("the refused actions left %d events, %v; want only room.created", len(evs), err)
+	}
+}
+
+// TestCandidateViewHoldsNoInterviewerData walks a room through every kind
+// of interviewer-only event, then looks for any of it, and for the
+// content's interviewer material, in everything the candidate gets.
+func TestCandidateViewHoldsNoInterviewerData(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromScreen, "applied-ai-tech-screen")
+	must := func(_ storage.RoomEvent, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(f.svc.SaveNotes(ctx, ia, "NOTE-MARKER <script>alert(1)</script>"))
+	must(f.svc.Score(ctx, ia, 1, 0, 2, nil, "SCORE-NOTE-MARKER"))
+	must(f.svc.Recommend(ctx, ia, "strong_yes"))
+	must(f.svc.Signal(ctx, ca, SignalPasteCode, 4242))
+	must(f.svc.Signal(ctx, ca, SignalHidden, 0))
+	must(f.svc.Signal(ctx, ca, SignalVisible, 0))
+	close(f.g.releaseChan())
+	run, err := f.svc.Run(ctx, ia, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Close(ctx); err != nil { // waits for the run's end
+		t.Fatal(err)
+	}
+	iv, err := f.svc.InterviewerView(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(iv.Runs) != 1 || !iv.Runs[0].Finished || iv.Runs[0].Verdict != grader.StatusFail {
+		t.Fatalf("interviewer's runs = %+v; want the one finished run", iv.Runs)
+	}
+	if !strings.Contains(string(iv.NotesHTML), "NOTE-MARKER") || strings.Contains(string(iv.NotesHTML), "<script>") {
+		t.Fatalf("notes HTML = %q; want the text with its raw HTML not passed through", iv.NotesHTML)
+	}
+	if len(iv.Signals) != 3 || iv.Recommend != "strong_yes" || len(iv.Scores) != 1 {
+		t.Fatalf("interviewer view: %d signals, recommendation %q, %d scores", len(iv.Signals), iv.Recommend, len(iv.Scores))
+	}
+
+	secrets := []string{"NOTE-MARKER", "SCORE-NOTE-MARKER", "strong_yes", "4242", "lost-reply", "no-double-refund"}
+	p := ia.Items[0].Problem
+	for _, part := range p.Parts {
+		for _, r := range part.Rubric {
+			secrets = append(secrets, r.Text.Source)
+		}
+	}
+	for _, fu := range p.FollowUps {
+		secrets = append(secrets, fu.Text.Source)
+	}
+	secrets = append(secrets, firstLine(p.ModelAnswer.Source), ia.Items[0].Script[:60], firstLine(f.svc.Screen(ia).Intro.Source))
+	look := func(when string, evs PublicEvents, cv CandidateView) {
+		t.Helper()
+		blob, _ := json.Marshal(struct {
+			Events PublicEvents
+			View   CandidateView
+		}{evs, cv})
+		for _, s := range secrets {
+			if s != "" && strings.Contains(string(blob), s) {
+				t.Errorf("%s: the candidate's data holds %q", when, s)
+			}
+		}
+	}
+	evs, err := f.svc.ReadPublic(ctx, ca.Room.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv, err := f.svc.CandidateView(ctx, ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	look("before sharing", evs, cv)
+	if len(cv.Shared) != 0 {
+		t.Fatalf("an unshared run reached the candidate: %+v", cv.Shared)
+	}
+	must(f.svc.Share(ctx, ia, run.Seq))
+	cv, err = f.svc.CandidateView(ctx, ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cv.Shared) != 1 || cv.Shared[0].Verdict != grader.StatusFail {
+		t.Fatalf("after sharing, the candidate has %+v; want the run", cv.Shared)
+	}
+	// Once shared the report is the candidate's; the rest stays hidden.
+	secrets = secrets[:4]
+	evs, _ = f.svc.ReadPublic(ctx, ca.Room.ID)
+	look("after sharing", evs, cv)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func (g *fakeGrader) releaseChan() chan struct{} {
+	g.release = make(chan struct{})
+	return g.release
+}
+
+func TestHintsInOrderAndIdempotent(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	all := ia.Items[0].hints()
+	if len(all) < 2 {
+		t.Fatalf("async-refund has %d hints; the test needs two", len(all))
+	}
+	// Two tabs pressing "release next" at once both ask for the first
+	// hint; the fold keeps one.
+	ev, err := newEvent(storage.ActorInterviewer, KindHintReleased, HintReleased{Item: 0, Part: all[0].Part, Index: all[0].Index})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.AppendRoomEvents(ctx, ia.Room.ID, f.clock.Now(), ev, ev); err != nil {
+		t.Fatal(err)
+	}
+	cv, err := f.svc.CandidateView(ctx, ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cv.Current.Hints) != 1 || cv.Current.HintsLeft != len(all)-1 {
+		t.Fatalf("after a doubled first release: %d hints, %d left; want 1 and %d", len(cv.Current.Hints), cv.Current.HintsLeft, len(all)-1)
+	}
+	for range len(all) - 1 {
+		if _, err := f.svc.ReleaseNextHint(ctx, ia); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var in *InputError
+	if _, err := f.svc.ReleaseNextHint(ctx, ia); !errors.As(err, &in) {
+		t.Fatalf("releasing past the last hint: %v; want an InputError", err)
+	}
+	cv, _ = f.svc.CandidateView(ctx, ca)
+	for i, h := range cv.Current.Hints {
+		if h.Part != all[i].Part || h.Index != all[i].Index || h.HTML == "" {
+			t.Fatalf("hint %d = %+v; want %+v with its text", i, h, all[i])
+		}
+	}
+}
+
+func TestClock(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	limit := ia.Items[0].Limit
+	steps := []struct {
+		action  string
+		by      time.Duration
+		advance time.Duration
+		ok      bool
+		running bool
+		left    time.Duration
+	}{
+		{TimerPause, 0, 0, false, false, limit},
+		{TimerStart, 0, 10 * time.Minute, true, true, limit - 10*time.Minute},
+		{TimerStart, 0, 0, false, true, limit - 10*time.Minute},
+		{TimerPause, 0, 5 * time.Minute, true, false, limit - 10*time.Minute},
+		{TimerExtend, 5 * time.Minute, 0, true, false, limit - 5*time.Minute},
+		{TimerExtend, 2 * time.Hour, 0, false, false, limit - 5*time.Minute},
+		{TimerResume, 0, 2 * time.Minute, true, true, limit - 7*time.Minute},
+		{"stop", 0, 0, false, true, limit - 7*time.Minute},
+	}
+	for i, st := range steps {
+		_, err := f.svc.Timer(ctx, ia, st.action, st.by)
+		if (err == nil) != st.ok {
+			t.Fatalf("step %d (%s): err %v; want ok %v", i, st.action, err, st.ok)
+		}
+		f.clock.Add(st.advance)
+		cv, err := f.svc.CandidateView(ctx, ca)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cv.Clock.Running != st.running || cv.Clock.RemainingMS != st.left.Milliseconds() {
+			t.Fatalf("step %d (%s): clock %+v; want running %v, %v left", i, st.action, cv.Clock, st.running, st.left)
+		}
+	}
+}
+
+func TestNextItemWalksTheScreen(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromScreen, "applied-ai-tech-screen")
+	if len(ia.Items) < 3 || ia.Items[0].Problem == nil || ia.Items[1].Question == nil {
+		t.Fatalf("the screen's items: %d, the first a problem, the second a question", len(ia.Items))
+	}
+	if _, err := f.svc.SaveAnswer(ctx, ca, 0, "not a question"); err == nil {
+		t.Fatal("an answer to the problem step was kept")
+	}
+	for i := 1; i < len(ia.Items); i++ {
+		if _, err := f.svc.NextItem(ctx, ia); err != nil {
+			t.Fatalf("to item %d: %v", i, err)
+		}
+	}
+	if _, err := f.svc.NextItem(ctx, ia); err == nil {
+		t.Fatal("moved past the last item")
+	}
+	last := len(ia.Items) - 1
+	if _, err := f.svc.SaveAnswer(ctx, ca, last, "my answer"); err != nil {
+		t.Fatal(err)
+	}
+	cv, err := f.svc.CandidateView(ctx, ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cv.Current.Index != last || !cv.Current.IsQuestion || cv.Answer != "my answer" || cv.Current.Title != ia.Items[last].Question.Text {
+		t.Fatalf("candidate's current item = %+v, answer %q", cv.Current, cv.Answer)
+	}
+}
+
+func TestHiddenTimeByTheServersClock(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	if _, err := f.svc.Signal(ctx, ca, SignalHidden, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Add(42 * time.Second)
+	if _, err := f.svc.Signal(ctx, ca, SignalVisible, 999_999); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Signal(ctx, ia, SignalHidden, 0); err == nil {
+		t.Fatal("the interviewer sent a candidate's signal")
+	}
+	iv, err := f.svc.InterviewerView(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(iv.Signals) != 2 || iv.Signals[1].HiddenMS != 42_000 {
+		t.Fatalf("signals = %+v; want hidden then visible after 42 s", iv.Signals)
+	}
+}
+
+func TestScoresCiteTheRunsEvidence(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	run, err := f.svc.Run(ctx, ia, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var in *InputError
+	cases := []struct {
+		name  string
+		part  int
+		point int
+		score int
+		cite  *Cite
+		ok    bool
+	}{
+		{"plain", 1, 0, 2, nil, true},
+		{"score too high", 1, 0, MaxScore + 1, nil, false},
+		{"no such point", 1, 99, 1, nil, false},
+		{"no such part", 9, 0, 1, nil, false},
+		{"cites the run", 2, 0, 1, &Cite{Run: run.Seq, Scenario: "lost-reply", Invariant: "no-double-refund", Status: "held"}, true},
+		{"cites no run", 2, 0, 1, &Cite{Run: 999, Scenario: "lost-reply", Invariant: "no-double-refund"}, false},
+		{"cites no invariant", 2, 0, 1, &Cite{Run: run.Seq, Scenario: "lost-reply", Invariant: "nope"}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.svc.Score(ctx, ia, tc.part, tc.point, tc.score, tc.cite, "")
+			if tc.ok && err != nil || !tc.ok && !errors.As(err, &in) {
+				t.Fatalf("Score = %v; want ok %v", err, tc.ok)
+			}
+		})
+	}
+	iv, err := f.svc.InterviewerView(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := iv.Scores[ScoreKey{Item: 0, Part: 2, Point: 0}]
+	if got.Cite == nil || got.Cite.Status != grader.InvariantViolated {
+		t.Fatalf("the cited score = %+v; want the run's status (violated), not the form's", got)
+	}
+}
+
+func TestDocsRaceFromOneBase(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	doc := ia.Items[0].CodeDoc()
+	up := json.RawMessage(`{"clientID":"a","changes":[1]}`)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, a := range []Access{ia, ca} {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- f.svc.Docs(a).Append(ctx, doc, 0, []DocUpdate{up}) }()
+	}
+	wg.Wait()
+	close(errs)
+	var ok, conflict int
+	for err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case errors.Is(err, ErrConflict):
+			conflict++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if ok != 1 || conflict != 1 {
+		t.Fatalf("%d landed, %d conflicted; want one of each", ok, conflict)
+	}
+	if err := f.svc.Docs(ia).Append(ctx, "code/99", 0, []DocUpdate{up}); err == nil {
+		t.Fatal("an update to a document the room does not have was kept")
+	}
+	ups, err := f.svc.Docs(ca).Since(ctx, doc, 0)
+	if err != nil || len(ups) != 1 {
+		t.Fatalf("Since(0) = %d updates, %v; want 1", len(ups), err)
+	}
+}
