@@ -5,77 +5,117 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
+	"github.com/faultline-dev/faultline/internal/collab"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// DocUpdate is one shared-editor step as @codemirror/collab makes it
-// (collab.Update has the same JSON): stored whole as a code.update
-// event's payload.
-type DocUpdate = json.RawMessage
+// DocName is the collab document of item's code in a room: the room's id,
+// then the document's name within the room's log ("code/<item>").
+func DocName(roomID string, item int) string { return roomID + "/" + codeDoc(item) }
 
-// Docs is a room's shared documents seen by one participant, the shape
-// of store the collab authority asks for: its updates are events of the
-// room's log, so they are replayed with everything else, and an append
-// lands only from the document's latest version (storage.AppendDocUpdates)
-// however many writers race.
-type Docs struct {
-	s *Service
-	a Access
+func codeDoc(item int) string { return "code/" + strconv.Itoa(item) }
+
+// splitDoc is DocName's inverse.
+func splitDoc(doc string) (roomID, name string, err error) {
+	roomID, name, ok := strings.Cut(doc, "/")
+	if !ok || roomID == "" || name == "" {
+		return "", "", fmt.Errorf("rooms: %q is not a room's document", doc)
+	}
+	return roomID, name, nil
 }
 
-// Docs returns the room's documents as a's holder writes them.
-func (s *Service) Docs(a Access) Docs { return Docs{s: s, a: a} }
+// ClientID prefixes: the server gives each participant's editor a client
+// id starting with its role, and refuses a push whose updates claim
+// another, so the log's actor of a code.update is the role that typed it.
+const (
+	interviewerClient = "interviewer-"
+	candidateClient   = "candidate-"
+)
 
-// Append stores ups as versions base+1... of doc; ErrConflict when doc is
-// past base.
-func (d Docs) Append(ctx context.Context, doc string, base int, ups []DocUpdate) error {
-	if err := d.check(doc); err != nil {
+// ClientID is a fresh collab client id for a's editor.
+func ClientID(a Access) string { return string(a.Role) + "-" + randomToken(9) }
+
+func actorOfClient(id string) string {
+	switch {
+	case strings.HasPrefix(id, interviewerClient):
+		return storage.ActorInterviewer
+	case strings.HasPrefix(id, candidateClient):
+		return storage.ActorCandidate
+	}
+	return storage.ActorSystem
+}
+
+// DocStore is collab.Store over the rooms' event logs: each update is a
+// code.update event (visible to everyone) of the room the document name
+// starts with, so the editor's history is replayed with everything else,
+// and storage.AppendDocUpdates lands an append only from the document's
+// latest version however many writers (or server instances) race.
+type DocStore struct{ s *Service }
+
+// Append implements collab.Store.
+func (d DocStore) Append(ctx context.Context, doc string, base int, ups []collab.Update) error {
+	roomID, name, err := splitDoc(doc)
+	if err != nil {
 		return err
 	}
-	out, err := d.s.store.AppendDocUpdates(ctx, d.a.Room.ID, doc, int64(base), d.s.now(), d.a.actor(), KindCodeUpdate, ups)
+	if len(ups) == 0 {
+		return nil
+	}
+	payloads := make([][]byte, len(ups))
+	for i, u := range ups {
+		if payloads[i], err = jsonMarshal(u); err != nil {
+			return err
+		}
+	}
+	out, err := d.s.store.AppendDocUpdates(ctx, roomID, name, int64(base), d.s.now(), actorOfClient(ups[0].ClientID), KindCodeUpdate, rawAll(payloads))
 	switch {
 	case errors.Is(err, storage.ErrVersionConflict):
-		return ErrConflict
+		return collab.ErrConflict
 	case err != nil:
-		return d.s.closedErr(ctx, d.a.Room.ID, err)
+		return d.s.closedErr(ctx, roomID, err)
 	}
-	if len(out) > 0 {
-		d.s.publish(ctx, d.a.Room.ID, out[len(out)-1].Seq)
-	}
+	d.s.publish(ctx, roomID, out[len(out)-1].Seq)
 	return nil
 }
 
-// Since returns doc's updates after version, in order.
-func (d Docs) Since(ctx context.Context, doc string, version int) ([]DocUpdate, error) {
-	if err := d.check(doc); err != nil {
-		return nil, err
-	}
-	evs, err := d.s.docUpdates(ctx, d.a.Room.ID, doc, int64(version))
+// Since implements collab.Store.
+func (d DocStore) Since(ctx context.Context, doc string, version int) ([]collab.Update, error) {
+	roomID, name, err := splitDoc(doc)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]DocUpdate, len(evs))
+	if version < 0 {
+		return nil, fmt.Errorf("%w: %d", collab.ErrVersion, version)
+	}
+	evs, err := d.s.docUpdates(ctx, roomID, name, int64(version))
+	if err != nil {
+		return nil, err
+	}
+	if len(evs) == 0 && version > 0 {
+		latest, err := d.s.store.DocVersion(ctx, roomID, name)
+		if err != nil {
+			return nil, err
+		}
+		if int64(version) > latest {
+			return nil, fmt.Errorf("%w: %d (latest is %d)", collab.ErrVersion, version, latest)
+		}
+	}
+	out := make([]collab.Update, len(evs))
 	for i, ev := range evs {
-		out[i] = ev.Payload
+		if err := decode(ev, &out[i]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-// check allows only the documents of the room's items.
-func (d Docs) check(doc string) error {
-	for _, it := range d.a.Items {
-		if doc != "" && it.CodeDoc() == doc {
-			return nil
-		}
-	}
-	return inputErrorf("this room has no document %q", doc)
-}
-
-func (s *Service) docUpdates(ctx context.Context, roomID, doc string, after int64) ([]storage.RoomEvent, error) {
+func (s *Service) docUpdates(ctx context.Context, roomID, name string, after int64) ([]storage.RoomEvent, error) {
 	var out []storage.RoomEvent
 	for {
-		page, err := s.store.DocUpdatesSince(ctx, roomID, doc, after, storage.MaxRoomEventsRead)
+		page, err := s.store.DocUpdatesSince(ctx, roomID, name, after, storage.MaxRoomEventsRead)
 		if err != nil {
 			return nil, err
 		}
@@ -87,24 +127,85 @@ func (s *Service) docUpdates(ctx context.Context, roomID, doc string, after int6
 	}
 }
 
-// CodeText is the item's code as the shared editor holds it now, and its
-// version: the starter with every update applied.
-func (s *Service) CodeText(ctx context.Context, a Access, it Item) (string, int64, error) {
-	if it.CodeDoc() == "" {
-		return "", 0, nil
-	}
-	text := it.Problem.Code.Starter
-	evs, err := s.docUpdates(ctx, a.Room.ID, it.CodeDoc(), 0)
+// initialText is a document's version 0: the item's starter code.
+func (s *Service) initialText(ctx context.Context, doc string) (string, error) {
+	roomID, name, err := splitDoc(doc)
 	if err != nil {
-		return "", 0, err
+		return "", err
 	}
-	if s.apply == nil || len(evs) == 0 {
-		return text, int64(len(evs)), nil
+	r, err := s.store.Room(ctx, roomID)
+	if err != nil {
+		return "", err
 	}
-	for _, ev := range evs {
-		if text, err = s.apply(text, ev.Payload); err != nil {
-			return "", 0, fmt.Errorf("rooms: room %s document %s version %d: %w", a.Room.ID, ev.Doc, ev.DocVersion, err)
+	items, err := s.itemsOf(r.SourceKind, r.SourceSlug)
+	if err != nil {
+		return "", err
+	}
+	for _, it := range items {
+		if it.HasCode() && codeDoc(it.Index) == name {
+			return it.Problem.Code.Starter, nil
 		}
 	}
-	return text, int64(len(evs)), nil
+	return "", fmt.Errorf("rooms: room %s has no document %q", roomID, name)
+}
+
+// codeItem checks that item of a's room has code.
+func codeItem(a Access, item int) (Item, error) {
+	if item < 0 || item >= len(a.Items) || !a.Items[item].HasCode() {
+		return Item{}, inputErrorf("step %d has no shared code", item+1)
+	}
+	return a.Items[item], nil
+}
+
+// Push offers the shared editor's updates of item's code, made on version
+// base. The outcome (accepted, conflict, rejected) is data for the editor;
+// the error is the system's.
+func (s *Service) Push(ctx context.Context, a Access, item, base int, ups []collab.Update) (collab.PushResult, error) {
+	if _, err := codeItem(a, item); err != nil {
+		return collab.PushResult{}, err
+	}
+	for i, u := range ups {
+		if actorOfClient(u.ClientID) != a.actor() {
+			return collab.PushResult{}, inputErrorf("update %d comes from another participant's editor", i)
+		}
+	}
+	return s.docs.Push(ctx, DocName(a.Room.ID, item), base, ups)
+}
+
+// Pull returns item's code updates after version since.
+func (s *Service) Pull(ctx context.Context, a Access, item, since int) ([]collab.Update, error) {
+	if _, err := codeItem(a, item); err != nil {
+		return nil, err
+	}
+	ups, err := s.docs.Pull(ctx, DocName(a.Room.ID, item), since)
+	if errors.Is(err, collab.ErrVersion) {
+		return nil, inputErrorf("the code has no version %d", since)
+	}
+	return ups, err
+}
+
+// CodeText is the item's code as the shared editor holds it now, and its
+// version.
+func (s *Service) CodeText(ctx context.Context, a Access, it Item) (string, int64, error) {
+	if !it.HasCode() {
+		return "", 0, nil
+	}
+	text, v, err := s.docs.Text(ctx, DocName(a.Room.ID, it.Index))
+	return text, int64(v), err
+}
+
+func jsonMarshal(u collab.Update) ([]byte, error) {
+	data, err := json.Marshal(u)
+	if err != nil {
+		return nil, fmt.Errorf("rooms: encode an editor update: %w", err)
+	}
+	return data, nil
+}
+
+func rawAll(bs [][]byte) []json.RawMessage {
+	out := make([]json.RawMessage, len(bs))
+	for i, b := range bs {
+		out[i] = b
+	}
+	return out
 }

@@ -59,7 +59,7 @@ func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.
 		return storage.RoomEvent{}, err
 	}
 	it, _ := f.sh.item(f.sh.current)
-	if it.CodeDoc() == "" {
+	if !it.HasCode() {
 		return storage.RoomEvent{}, inputErrorf("%q has no code to grade", it.Title())
 	}
 	if _, ok := grader.Suites[it.Problem.Slug]; !ok {

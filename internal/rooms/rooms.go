@@ -38,6 +38,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/faultline-dev/faultline/internal/collab"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -53,6 +54,7 @@ type Store interface {
 	PublicRoomEvents(ctx context.Context, roomID string, after int64, limit int) ([]storage.RoomEvent, error)
 	AppendDocUpdates(ctx context.Context, roomID, doc string, base int64, at time.Time, actor, kind string, updates []json.RawMessage) ([]storage.RoomEvent, error)
 	DocUpdatesSince(ctx context.Context, roomID, doc string, v int64, limit int) ([]storage.RoomEvent, error)
+	DocVersion(ctx context.Context, roomID, doc string) (int64, error)
 }
 
 // Publisher announces that a room's log reached a seq; live.Broker
@@ -135,11 +137,7 @@ type Config struct {
 	// Creates, counted per client address, is spent by each new room;
 	// nil: no limit.
 	Creates ratelimit.Limiter
-	// Apply applies one shared-editor update's changes to a document's
-	// text (collab's server side); nil: the current code is the starter,
-	// as it is until collab is wired.
-	Apply func(text string, update []byte) (string, error)
-	Now   func() time.Time // nil: time.Now
+	Now     func() time.Time // nil: time.Now
 }
 
 // Service runs rooms. It is safe for concurrent use.
@@ -151,7 +149,7 @@ type Service struct {
 	log     *slog.Logger
 	ttl     time.Duration
 	creates ratelimit.Limiter
-	apply   func(text string, update []byte) (string, error)
+	docs    *collab.Authority
 	now     func() time.Time
 
 	runCtx  context.Context // ends when Close is called
@@ -165,7 +163,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("rooms: New needs a store and a catalogue")
 	}
 	s := &Service{store: cfg.Store, catalog: cfg.Catalog, pub: cfg.Publisher, grader: cfg.Grader, log: cfg.Log,
-		ttl: cfg.TTL, creates: cfg.Creates, apply: cfg.Apply, now: cfg.Now}
+		ttl: cfg.TTL, creates: cfg.Creates, now: cfg.Now}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -175,6 +173,7 @@ func New(cfg Config) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.docs = collab.NewAuthority(DocStore{s: s}, collab.Options{Initial: s.initialText})
 	s.runCtx, s.stopRun = context.WithCancel(context.Background())
 	return s, nil
 }
@@ -314,13 +313,8 @@ func (it Item) Title() string {
 	return it.Question.Text
 }
 
-// CodeDoc is the shared-editor document of the item, "" when it has no code.
-func (it Item) CodeDoc() string {
-	if it.Problem == nil || it.Problem.Code == nil {
-		return ""
-	}
-	return fmt.Sprintf("code/%d", it.Index)
-}
+// HasCode reports whether the item has code in the shared editor.
+func (it Item) HasCode() bool { return it.Problem != nil && it.Problem.Code != nil }
 
 // hints lists the item's hints in release order: part by part.
 func (it Item) hints() []HintRef {

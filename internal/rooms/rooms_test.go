@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/collab"
+	"github.com/faultline-dev/faultline/internal/collab/collabtest"
 	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
@@ -501,39 +504,63 @@ func TestScoresCiteTheRunsEvidence(t *testing.T) {
 	}
 }
 
-func TestDocsRaceFromOneBase(t *testing.T) {
+func TestSharedCode(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
-	doc := ia.Items[0].CodeDoc()
-	up := json.RawMessage(`{"clientID":"a","changes":[1]}`)
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	for _, a := range []Access{ia, ca} {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs <- f.svc.Docs(a).Append(ctx, doc, 0, []DocUpdate{up}) }()
+	starter := ia.Items[0].Problem.Code.Starter
+	n := collab.Length(collab.NormalizeNewlines(starter))
+	insert := func(client, text string) collab.Update {
+		return collab.Update{ClientID: client, Changes: json.RawMessage(fmt.Sprintf(`[[0,%q,""],%d]`, text, n))}
 	}
-	wg.Wait()
-	close(errs)
-	var ok, conflict int
-	for err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case errors.Is(err, ErrConflict):
-			conflict++
-		default:
-			t.Fatal(err)
-		}
+	icl, ccl := ClientID(ia), ClientID(ca)
+	res, err := f.svc.Push(ctx, ca, 0, 0, []collab.Update{insert(ccl, "// candidate")})
+	if err != nil || !res.Accepted() || res.Version != 1 {
+		t.Fatalf("candidate's push = %+v, %v; want accepted at version 1", res, err)
 	}
-	if ok != 1 || conflict != 1 {
-		t.Fatalf("%d landed, %d conflicted; want one of each", ok, conflict)
+	res, err = f.svc.Push(ctx, ia, 0, 0, []collab.Update{insert(icl, "// interviewer")})
+	if err != nil || !res.Conflict {
+		t.Fatalf("interviewer's push from version 0 = %+v, %v; want a conflict", res, err)
 	}
-	if err := f.svc.Docs(ia).Append(ctx, "code/99", 0, []DocUpdate{up}); err == nil {
-		t.Fatal("an update to a document the room does not have was kept")
+	if _, err := f.svc.Push(ctx, ca, 0, 1, []collab.Update{insert(icl, "x")}); err == nil {
+		t.Fatal("the candidate pushed an update in the interviewer's name")
 	}
-	ups, err := f.svc.Docs(ca).Since(ctx, doc, 0)
-	if err != nil || len(ups) != 1 {
-		t.Fatalf("Since(0) = %d updates, %v; want 1", len(ups), err)
+	if _, err := f.svc.Push(ctx, ca, 5, 0, []collab.Update{insert(ccl, "x")}); err == nil {
+		t.Fatal("a push to a step with no code was taken")
 	}
+	ups, err := f.svc.Pull(ctx, ia, 0, 0)
+	if err != nil || len(ups) != 1 || ups[0].ClientID != ccl {
+		t.Fatalf("Pull(0) = %v, %v; want the candidate's update", ups, err)
+	}
+	text, v, err := f.svc.CodeText(ctx, ia, ia.Items[0])
+	if err != nil || v != 1 || text != "// candidate\n"+collab.NormalizeNewlines(starter) {
+		t.Fatalf("CodeText = version %d, %v, text starting %q", v, err, text[:min(len(text), 30)])
+	}
+	evs, _ := f.store.RoomEvents(ctx, ia.Room.ID, 0, 0)
+	if last := evs[len(evs)-1]; last.Kind != KindCodeUpdate || last.Actor != storage.ActorCandidate || last.Visibility != storage.VisibleToEveryone {
+		t.Fatalf("the update's event = %+v; want a code.update by the candidate, for everyone", last)
+	}
+}
+
+// TestDocStoreConformance runs collab's store tests on the rooms' log.
+func TestDocStoreConformance(t *testing.T) {
+	collabtest.TestStore(t, func(t *testing.T) collab.Store {
+		f := newFixture(t)
+		l, _, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+		return prefixed{DocStore{s: f.svc}, l.RoomID + "/"}
+	})
+}
+
+// prefixed puts the conformance tests' documents in one room.
+type prefixed struct {
+	collab.Store
+	prefix string
+}
+
+func (p prefixed) Append(ctx context.Context, doc string, base int, ups []collab.Update) error {
+	return p.Store.Append(ctx, p.prefix+doc, base, ups)
+}
+
+func (p prefixed) Since(ctx context.Context, doc string, v int) ([]collab.Update, error) {
+	return p.Store.Since(ctx, p.prefix+doc, v)
 }

@@ -212,7 +212,7 @@ type CandidateItem struct {
 	Parts       []CandidatePart
 	Hints       []ReleasedHint
 	HintsLeft   int
-	CodeDoc     string // "" when the step has no code
+	HasCode     bool
 	Starter     string
 	IsQuestion  bool
 	QuestionSet string
@@ -304,7 +304,7 @@ func candidateViewOf(a Access, evs PublicEvents, now time.Time) (CandidateView, 
 }
 
 func candidateItem(it Item, released []HintRef) CandidateItem {
-	ci := CandidateItem{Index: it.Index, Title: it.Title(), CodeDoc: it.CodeDoc()}
+	ci := CandidateItem{Index: it.Index, Title: it.Title(), HasCode: it.HasCode()}
 	if it.Problem == nil {
 		ci.IsQuestion = true
 		ci.QuestionSet = it.Set.Title
