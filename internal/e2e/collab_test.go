@@ -1,0 +1,306 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/faultline-dev/faultline/internal/collab"
+)
+
+// collabDoc is the one document of the shared-editor tests.
+const collabDoc = "shared"
+
+// collabServer is a minimal server for the shared editor, without rooms:
+// internal/collab's Authority over a memory store, a page with the editor,
+// and a transport of POST /push, GET /pull and a stream of updates and
+// cursor reports (server-sent events).
+type collabServer struct {
+	authority *collab.Authority
+	mu        sync.Mutex
+	streams   map[chan []byte]bool
+	pushes    int // answered, for the log: how often the editors raced
+	conflicts int
+}
+
+func newCollabServer(t *testing.T, initial string) (*collabServer, *httptest.Server) {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &collabServer{streams: map[chan []byte]bool{}}
+	s.authority = collab.NewAuthority(collab.NewMemoryStore(), collab.Options{
+		Initial: func(context.Context, string) (string, error) { return initial, nil },
+		Advanced: func(_ string, version int, ups []collab.Update) {
+			b, _ := json.Marshal(map[string]any{"version": version, "updates": ups})
+			s.publish("updates", b)
+		},
+	})
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServer(http.Dir(filepath.Join(root, "web", "static")))))
+	mux.HandleFunc("GET /editor", s.page)
+	mux.HandleFunc("POST /push", s.push)
+	mux.HandleFunc("GET /pull", s.pull)
+	mux.HandleFunc("POST /selection", s.selection)
+	mux.HandleFunc("GET /events", s.events)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return s, srv
+}
+
+var collabPage = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Shared editor</title>
+<link rel="stylesheet" href="/static/site.css"></head>
+<body><main>
+<h1>Shared editor</h1>
+<label for="code">Code</label>
+<textarea id="code">{{.Text}}</textarea>
+</main>
+<script src="/static/editor.js"></script>
+<script>
+const me = {clientID: {{.ClientID}}, name: {{.Name}}, colour: {{.Colour}}};
+let deliver = null;
+const post = (path, body) => fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
+	.then(r => { if (!r.ok) throw new Error(path + ": " + r.status); return r.json(); });
+const transport = {
+	push: (version, updates) => post("/push", {version, updates}),
+	pull: (since) => fetch("/pull?since=" + since).then(r => { if (!r.ok) throw new Error("pull: " + r.status); return r.json(); }),
+	onUpdates: (cb) => { deliver = cb; },
+};
+window.ed = FaultlineEditor.mount(document.getElementById("code"), {
+	collab: {startVersion: {{.Version}}, ...me, transport,
+		onSelection: (report) => post("/selection", report).catch(() => {})},
+});
+const events = new EventSource("/events");
+events.addEventListener("updates", (e) => { const m = JSON.parse(e.data); deliver(m.updates, m.version); });
+events.addEventListener("selection", (e) => ed.collab.setPeer(JSON.parse(e.data)));
+// What happened between the page and the stream: pull once it is open.
+events.onopen = () => { ed.collab.pull(); window.streamOpen = true; };
+</script>
+</body></html>`))
+
+func (s *collabServer) page(w http.ResponseWriter, r *http.Request) {
+	text, version, err := s.authority.Text(r.Context(), collabDoc)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	colour, _ := strconv.Atoi(r.URL.Query().Get("colour"))
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	collabPage.Execute(w, map[string]any{
+		"Text": text, "Version": version, "Colour": colour,
+		"ClientID": r.URL.Query().Get("client"), "Name": r.URL.Query().Get("name"),
+	})
+}
+
+func (s *collabServer) push(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Version int             `json:"version"`
+		Updates []collab.Update `json:"updates"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, collab.MaxPushBytes+4096)).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	res, err := s.authority.Push(r.Context(), collabDoc, req.Version, req.Updates)
+	s.mu.Lock()
+	s.pushes++
+	if res.Conflict {
+		s.conflicts++
+	}
+	s.mu.Unlock()
+	switch {
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	case res.Rejected != "":
+		http.Error(w, res.Rejected, http.StatusBadRequest)
+	case res.Conflict:
+		writeJSON(w, map[string]bool{"conflict": true})
+	default:
+		writeJSON(w, map[string]bool{"ok": true})
+	}
+}
+
+func (s *collabServer) pull(w http.ResponseWriter, r *http.Request) {
+	since, err := strconv.Atoi(r.URL.Query().Get("since"))
+	if err != nil {
+		http.Error(w, "since: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	ups, err := s.authority.Pull(r.Context(), collabDoc, since)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, ups)
+}
+
+func (s *collabServer) selection(w http.ResponseWriter, r *http.Request) {
+	var report json.RawMessage
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&report); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.publish("selection", report)
+	writeJSON(w, map[string]bool{"ok": true})
+}
+
+// publish sends an event to every open stream. A stream too far behind
+// loses it; its editor fills the gap by a pull when the next update comes.
+func (s *collabServer) publish(event string, data []byte) {
+	msg := []byte(fmt.Sprintf("event: %s\ndata: %s\n\n", event, data))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.streams {
+		select {
+		case ch <- msg:
+		default:
+		}
+	}
+}
+
+func (s *collabServer) events(w http.ResponseWriter, r *http.Request) {
+	ch := make(chan []byte, 1024)
+	s.mu.Lock()
+	s.streams[ch] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.streams, ch)
+		s.mu.Unlock()
+	}()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	flusher := w.(http.Flusher)
+	flusher.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case msg := <-ch:
+			if _, err := w.Write(msg); err != nil {
+				return
+			}
+			flusher.Flush()
+		}
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+// openSharedEditor opens the editor page in a fresh browser context as one
+// participant, with keyboard focus emulated (two headless tabs cannot both
+// have the system's focus), and waits for the stream to be open.
+func openSharedEditor(t *testing.T, srv *httptest.Server, client, name string, colour int) context.Context {
+	t.Helper()
+	ctx := newBrowser(t, &app{URL: srv.URL}, withTimeout(2*defaultTestTimeout))
+	if _, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.Fatalf("e2e: emulate focus: %v", err)
+	}
+	visitOK(t, ctx, fmt.Sprintf("/editor?client=%s&name=%s&colour=%d", client, name, colour))
+	waitUntil(t, ctx, "the update stream to open", `window.streamOpen === true`)
+	return ctx
+}
+
+// TestSharedEditorInChromium has two participants type into one document at
+// once, each in its own browser context, through internal/collab's
+// Authority: both end with the Authority's text, holding every keystroke of
+// both, and each sees the other's cursor where the other's is.
+func TestSharedEditorInChromium(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	const initial = "package main\n\nfunc main() {\n}\n"
+	cs, srv := newCollabServer(t, initial)
+	ada := openSharedEditor(t, srv, "ada", "Ada", 0)
+	bea := openSharedEditor(t, srv, "bea", "Bea", 1)
+
+	// Ada types at the top, Bea inside main's body, both at once. (No
+	// Enter or Tab: the editor's auto-indent would make the text depend on
+	// timing within one side.)
+	const adaTypes = "// Ada é 😀."
+	const beaTypes = `println("Bea")`
+	evalJS[bool](t, ada, `(ed.focus(), ed.view.dispatch({selection: {anchor: 0}}), true)`)
+	evalJS[bool](t, bea, `(ed.focus(), ed.view.dispatch({selection: {anchor: ed.getValue().indexOf("{\n") + 2}}), true)`)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, p := range []struct {
+		ctx  context.Context
+		text string
+	}{{ada, adaTypes}, {bea, beaTypes}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, r := range p.text {
+				if err := chromedp.Do(p.ctx, chromedp.KeyEvent(string(r))); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("e2e: type: %v", err)
+		}
+	}
+
+	// Both settle on the Authority's text, which holds every keystroke.
+	settled := `ed.collab.pending() === 0`
+	waitUntil(t, ada, "Ada's updates to be confirmed", settled)
+	waitUntil(t, bea, "Bea's updates to be confirmed", settled)
+	want, version, err := cs.authority.Text(context.Background(), collabDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := fmt.Sprintf(`ed.getValue() === %s && ed.collab.version() === %d`, jsString(want), version)
+	waitUntil(t, ada, "Ada's editor to hold the Authority's text", same)
+	waitUntil(t, bea, "Bea's editor to hold the Authority's text", same)
+	if wantText := adaTypes + "package main\n\nfunc main() {\n" + beaTypes + "}\n"; want != wantText {
+		t.Errorf("the shared text is %q; want %q", want, wantText)
+	}
+	cs.mu.Lock()
+	t.Logf("%d keystrokes, %d versions, %d pushes of which %d conflicts", len([]rune(adaTypes+beaTypes)), version, cs.pushes, cs.conflicts)
+	cs.mu.Unlock()
+	if version < len([]rune(adaTypes+beaTypes))/2 {
+		t.Errorf("version %d after %d keystrokes: the keystrokes were not sent one by one", version, len([]rune(adaTypes+beaTypes)))
+	}
+
+	// Each sees the other's cursor: a caret named for the other, where the
+	// other's cursor is.
+	for _, p := range []struct {
+		name      string
+		ctx, peer context.Context
+		peerName  string
+	}{{"Ada", ada, bea, "Bea"}, {"Bea", bea, ada, "Ada"}} {
+		head := evalJS[int](t, p.peer, `ed.view.state.selection.main.head`)
+		waitUntil(t, p.ctx, p.name+" to see "+p.peerName+"'s cursor", fmt.Sprintf(
+			`ed.collab.peers().some(x => x.name === %s && x.head === %d) && document.querySelector(%s)`,
+			jsString(p.peerName), head, jsString(`.cm-faultline-peer-caret[aria-label="`+p.peerName+`'s cursor"]`)))
+	}
+
+	// A selection shows as a tint on the other side, and the page stays
+	// accessible with both, in both themes.
+	evalJS[bool](t, bea, `(ed.view.dispatch({selection: {anchor: 0, head: 7}}), true)`)
+	waitUntil(t, ada, "Bea's selection to show", `document.querySelector(".cm-faultline-peer-selection")`)
+	checkAxe(t, ada, "the shared editor with a peer's cursor and selection")
+	emulateDark(t, ada)
+	checkAxe(t, ada, "the shared editor, dark, with a peer's cursor and selection")
+	requireNoPageExceptions(t, ada)
+	requireNoPageExceptions(t, bea)
+}
