@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -65,12 +66,15 @@ const (
 var errGradingStopped = errors.New("web: grading has stopped: the server is shutting down")
 
 // gradingRuns runs gradings in the background and bridges them to the
-// pages: each running job's progress so far and a signal for its
-// subscribers. Finished runs are read from storage, not from here.
+// pages: each running job's progress so far is a live.MemoryLog whose
+// appends are announced on broker. Finished runs are read from storage,
+// not from here. A run's progress is per instance, as its registry is:
+// only the instance that grades a run can stream its progress.
 type gradingRuns struct {
 	grader  Grader
 	store   codeStore
 	log     *slog.Logger
+	broker  live.Broker
 	timeout time.Duration
 	started time.Time // a run stored as running from before this is abandoned
 
@@ -89,7 +93,7 @@ type gradingRuns struct {
 
 func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
 	ctx, stop := context.WithCancel(context.Background())
-	return &gradingRuns{grader: g, store: store, log: log, timeout: gradeTimeout, started: time.Now(),
+	return &gradingRuns{grader: g, store: store, log: log, broker: live.NewInProcess(), timeout: gradeTimeout, started: time.Now(),
 		perAddress: DefaultGradesPerAddress, ctx: ctx, stop: stop,
 		live: map[int64]*liveRun{}, byUser: map[string]*liveRun{}, byAddr: map[string]int{}}
 }
@@ -136,7 +140,7 @@ func (g *gradingRuns) claim(userID, addr string, total int) (claimed, existing *
 	if g.byAddr[addr] >= g.perAddress {
 		return nil, nil, errAddressBusy
 	}
-	r := &liveRun{userID: userID, addr: addr, total: total, changed: make(chan struct{})}
+	r := &liveRun{userID: userID, addr: addr, total: total}
 	g.byUser[userID] = r
 	g.byAddr[addr]++
 	return r, nil, nil
@@ -164,6 +168,7 @@ func (g *gradingRuns) unclaimLocked(r *liveRun) {
 func (g *gradingRuns) start(r *liveRun, id int64, job grader.Job, ticket *sandbox.Ticket) {
 	g.mu.Lock()
 	r.id = id
+	r.events = live.NewMemoryLog(runTopic(id), g.broker)
 	g.live[id] = r
 	g.wg.Add(1)
 	g.mu.Unlock()
@@ -300,19 +305,22 @@ func scenarioTotal(problem string) int {
 	return len(suite())
 }
 
-// liveRun is one grading in progress: what has finished so far, and a
-// channel closed (and replaced) at every change, which wakes its streams.
+// liveRun is one grading in progress: its events so far ("progress" per
+// finished scenario, then the final one) for the streams to follow, and
+// the latest progress for the pages.
 type liveRun struct {
-	id     int64 // set by start
+	id     int64           // set by start
+	events *live.MemoryLog // set by start
 	userID string
 	addr   string // the client address's limit key
 	total  int
 
 	mu       sync.Mutex
 	progress []progressData
-	final    *sseEvent
-	changed  chan struct{}
 }
+
+// runTopic names a run's events on the broker.
+func runTopic(id int64) string { return "grade-run/" + strconv.FormatInt(id, 10) }
 
 // progressData is the data of a progress event: one more scenario finished.
 type progressData struct {
@@ -334,34 +342,26 @@ func (r *liveRun) addProgress(sc grader.ScenarioReport) {
 	if sc.Status != grader.StatusPass {
 		failed++
 	}
-	r.progress = append(r.progress, progressData{Finished: len(r.progress) + 1, Total: r.total, Failed: failed,
-		Name: sc.Name, Title: sc.Title, Status: sc.Status})
-	r.signal()
+	p := progressData{Finished: len(r.progress) + 1, Total: r.total, Failed: failed,
+		Name: sc.Name, Title: sc.Title, Status: sc.Status}
+	r.progress = append(r.progress, p)
+	// Appended under mu, so the log's order is the progress's order.
+	r.append(newEvent("progress", p), false)
 }
 
-func (r *liveRun) finish(ev sseEvent) {
+// finish appends the run's final event, which ends its streams.
+func (r *liveRun) finish(ev live.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.final = &ev
-	r.signal()
+	r.append(ev, true)
 }
 
-// signal wakes every stream waiting on the run. Called with mu held.
-func (r *liveRun) signal() {
-	close(r.changed)
-	r.changed = make(chan struct{})
-}
-
-// since returns the progress after the first n events, the final event if
-// the run has ended, and a channel closed at the next change.
-func (r *liveRun) since(n int) ([]progressData, *sseEvent, <-chan struct{}) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []progressData
-	if n < len(r.progress) {
-		out = append(out, r.progress[n:]...)
+// append adds ev to the run's events. It cannot fail but by a bug: the
+// broker is in-process and nothing follows the final event.
+func (r *liveRun) append(ev live.Event, last bool) {
+	if _, err := r.events.Append(context.Background(), ev.Name, ev.Data, last); err != nil {
+		panic(fmt.Sprintf("web: run %d: %v", r.id, err))
 	}
-	return out, r.final, r.changed
 }
 
 // latest returns the last progress event, if any.
@@ -372,12 +372,6 @@ func (r *liveRun) latest() (progressData, bool) {
 		return progressData{Total: r.total}, false
 	}
 	return r.progress[len(r.progress)-1], true
-}
-
-// sseEvent is one server-sent event: a name and JSON data on one line.
-type sseEvent struct {
-	name string
-	data []byte
 }
 
 // reportData is the data of the final "report" event.
@@ -400,22 +394,25 @@ type messageData struct {
 	Message string `json:"message"`
 }
 
-func newEvent(name string, v any) sseEvent {
+// newEvent is a stream event with v as JSON data (one line: streams and
+// their tests read it whole); its sequence number is given where it is
+// appended.
+func newEvent(name string, v any) live.Event {
 	data, err := json.Marshal(v)
 	if err != nil {
 		// Only our own plain structs are encoded here; they always encode.
 		panic(fmt.Sprintf("web: encode %s event: %v", name, err))
 	}
-	return sseEvent{name: name, data: data}
+	return live.Event{Name: name, Data: data}
 }
 
-func systemErrorEvent(message string) sseEvent {
+func systemErrorEvent(message string) live.Event {
 	return newEvent("system-error", messageData{Message: message})
 }
 
 // finalEvent is the last event of a finished run, built from what storage
 // keeps, so a live stream and a late one send the same thing.
-func finalEvent(ctx context.Context, run storage.GradeRun) (sseEvent, error) {
+func finalEvent(ctx context.Context, run storage.GradeRun) (live.Event, error) {
 	switch run.Status {
 	case storage.GradeBusy:
 		return newEvent("busy", busyData{RetryAfterS: retrySeconds(run.RetryAfter), Message: run.Message}), nil
@@ -429,16 +426,16 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (sseEvent, error) {
 		}
 		report, err := decodeReport(run.ReportJSON)
 		if err != nil {
-			return sseEvent{}, err
+			return live.Event{}, err
 		}
 		var buf bytes.Buffer
 		if err := gradeReport(report, sourceHash(run.Source)).Render(ctx, &buf); err != nil {
-			return sseEvent{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
+			return live.Event{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
 		}
 		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),
 			HTML: buf.String(), Diagnostics: report.Diagnostics}), nil
 	}
-	return sseEvent{}, fmt.Errorf("web: run %d has not finished (%s)", run.ID, run.Status)
+	return live.Event{}, fmt.Errorf("web: run %d has not finished (%s)", run.ID, run.Status)
 }
 
 func decodeReport(data []byte) (*grader.Report, error) {

@@ -1,42 +1,53 @@
 package web
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"net/http"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-const (
-	// eventWriteWait is the write deadline of each event: the server's
-	// WriteTimeout would otherwise end every stream after 60 s.
-	eventWriteWait = 30 * time.Second
-	// keepAliveEvery sends a comment on a quiet stream so proxies and
-	// browsers do not drop it.
-	keepAliveEvery = 15 * time.Second
-	// reconnectAfterMS is how soon a browser reconnects a dropped stream.
-	reconnectAfterMS = 2000
-)
+// gradeEventOptions are the timings of a run's stream.
+var gradeEventOptions = live.WriterOptions{
+	// Each event's own deadline: serve's WriteTimeout (60 s) would
+	// otherwise end every stream, and a queued grading can take longer.
+	WriteWait: 30 * time.Second,
+	// A comment on a quiet stream (a grading waiting for its place) so
+	// proxies and browsers do not drop it.
+	KeepAlive:        15 * time.Second,
+	KeepAliveComment: "still grading",
+	// How soon a browser reconnects a dropped stream.
+	Retry: 2 * time.Second,
+}
 
 // gradeRunEvents streams a run as server-sent events: a "progress" event
-// per finished scenario (all of them so far first, so a late or
-// reconnecting subscriber catches up), then one final event: "report",
-// "busy" or "system-error". A finished run sends only its final event.
+// per finished scenario, then one final event: "report", "busy" or
+// "system-error". Each carries its number as the id, and a reconnecting
+// browser's Last-Event-ID resumes after it, so nothing is lost or shown
+// twice; a first connect (or a late subscriber) gets all of them. A
+// finished run sends only its final event, without an id.
 func (s *Server) gradeRunEvents(c echo.Context) error {
 	_, run, err := s.ownedRun(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	var live *liveRun
-	if run.Status == storage.GradeRunning && s.grading != nil {
-		live = s.grading.lookup(run.ID)
+	after, err := live.LastEventID(c.Request())
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, userMessage(err, "live: "))
 	}
-	if run.Status == storage.GradeRunning && live == nil {
+	ctx := c.Request().Context()
+	var running *liveRun
+	if run.Status == storage.GradeRunning && s.grading != nil {
+		running = s.grading.lookup(run.ID)
+	}
+	if run.Status == storage.GradeRunning && running == nil {
 		if run, err = s.abandonRun(ctx, run); err != nil {
 			return err
 		}
@@ -45,64 +56,35 @@ func (s *Server) gradeRunEvents(c echo.Context) error {
 		}
 	}
 
-	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not hold events back
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	send := func(format string, args ...any) error {
-		if err := rc.SetWriteDeadline(time.Now().Add(eventWriteWait)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, format, args...); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
-	sendEvent := func(ev sseEvent) error { return send("event: %s\ndata: %s\n\n", ev.name, ev.data) }
-	if err := send("retry: %d\n\n", reconnectAfterMS); err != nil {
+	w := live.NewWriter(c.Response(), gradeEventOptions)
+	if err := w.Start(); err != nil {
 		return nil // the client left; nothing to answer
 	}
-
-	if live == nil {
+	if running == nil {
 		ev, err := finalEvent(ctx, run)
 		if err != nil {
 			s.log.ErrorContext(ctx, "web: building a run's final event failed", "run", run.ID, "err", err)
 			ev = systemErrorEvent(messageGraderBroke)
 		}
-		sendEvent(ev)
+		w.Send(ev)
 		return nil
 	}
-	keepAlive := time.NewTicker(keepAliveEvery)
-	defer keepAlive.Stop()
-	sent := 0
-	for {
-		progress, final, changed := live.since(sent)
-		for _, p := range progress {
-			if err := sendEvent(newEvent("progress", p)); err != nil {
-				return nil
-			}
-			sent++
-		}
-		if final != nil {
-			sendEvent(*final)
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-keepAlive.C:
-			if err := send(": still grading\n\n"); err != nil {
-				return nil
-			}
-		case <-ctx.Done():
-			return nil
-		case <-s.grading.ctx.Done():
-			// Shutting down: the run's final event would come after the
-			// server stopped answering; the browser reconnects and reads
-			// the stored end from the next server.
-			return nil
-		}
+	// Shutting down ends the stream too: the run's final event would come
+	// after the server stopped answering; the browser reconnects and
+	// reads the stored end from the next server.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.grading.ctx, cancel)()
+	if err := live.Follow(ctx, w, s.grading.broker, runTopic(run.ID), running.events.EventsAfter, after); err != nil {
+		s.log.ErrorContext(ctx, "web: streaming a run's events failed", "run", run.ID, "err", err)
 	}
+	return nil
+}
+
+// userMessage is err's message for the page: without the package prefix
+// the log wants, as a sentence.
+func userMessage(err error, prefix string) string {
+	msg := strings.TrimPrefix(err.Error(), prefix)
+	r, n := utf8.DecodeRuneInString(msg)
+	return string(unicode.ToUpper(r)) + msg[n:] + "."
 }

@@ -198,6 +198,7 @@ func (b *browser) startGrade(code string) gradeStarted {
 }
 
 type event struct {
+	id   string // "" when the event has none
 	name string
 	data string
 }
@@ -211,9 +212,19 @@ type eventStream struct {
 
 func (b *browser) events(path string) *eventStream {
 	b.t.Helper()
+	return b.eventsAfter(path, "")
+}
+
+// eventsAfter reads a run's events as a reconnecting browser does, with
+// lastID as the Last-Event-ID header ("" sends none).
+func (b *browser) eventsAfter(path, lastID string) *eventStream {
+	b.t.Helper()
 	req, err := http.NewRequest(http.MethodGet, b.ts.URL+path, nil)
 	if err != nil {
 		b.t.Fatal(err)
+	}
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
 	}
 	resp, err := b.client.Do(req)
 	if err != nil {
@@ -240,6 +251,8 @@ func (b *browser) events(path string) *eventStream {
 					s.events <- ev
 				}
 				ev = event{}
+			case strings.HasPrefix(line, "id: "):
+				ev.id = strings.TrimPrefix(line, "id: ")
 			case strings.HasPrefix(line, "event: "):
 				ev.name = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: "):
@@ -374,6 +387,81 @@ func TestGradeStreamsProgressThenReport(t *testing.T) {
 			`id="grade-diagnostics-data"`)
 		b.get(started.RunURL).mustContain(t, "LOST-REPLY-EXPLANATION", "Grade run "+strconv.FormatInt(started.RunID, 10))
 	})
+}
+
+// TestGradeStreamResumes follows a run the way a browser whose
+// connection dropped does: each event has its number as the id, and a
+// stream opened with Last-Event-ID sends only what came after it, then
+// the report; a bad Last-Event-ID is refused saying what was wrong.
+func TestGradeStreamResumes(t *testing.T) {
+	g := &fakeGrader{report: failingReport(), gate: make(chan struct{})}
+	ts := newGradingTestServer(t, g)
+	b := ts.newBrowser(t)
+	started := b.startGrade("package refund\n// RESUMED\n")
+
+	first := b.events(started.EventsURL)
+	for k, want := range map[string]string{"Cache-Control": "private, no-store", "X-Accel-Buffering": "no"} {
+		if got := first.resp.Header.Get(k); got != want {
+			t.Errorf("the stream's %s = %q; want %q", k, got, want)
+		}
+	}
+	g.gate <- struct{}{}
+	g.gate <- struct{}{}
+	for i, want := range []string{"1", "2"} {
+		if ev := first.next(); ev.name != "progress" || ev.id != want {
+			t.Fatalf("event %d is %s with id %q; want progress with id %s", i+1, ev.name, ev.id, want)
+		}
+	}
+	first.resp.Body.Close() // the connection drops
+
+	tests := []struct {
+		name, lastID string
+		wantStatus   int
+		wantIDs      []string // the progress events resent
+		wantBody     string
+	}{
+		{"after the first", "1", http.StatusOK, []string{"2"}, ""},
+		{"after both", "2", http.StatusOK, nil, ""},
+		{"from the start", "0", http.StatusOK, []string{"1", "2"}, ""},
+		{"not a number", "two", http.StatusBadRequest, nil, "The Last-Event-ID header is &#34;two&#34;"},
+		{"negative", "-2", http.StatusBadRequest, nil, "whole number from 0 up"},
+	}
+	var resumed []*eventStream
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := b.eventsAfter(started.EventsURL, tt.lastID)
+			if s.resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d; want %d", s.resp.StatusCode, tt.wantStatus)
+			}
+			if tt.wantStatus != http.StatusOK {
+				body, _ := io.ReadAll(s.resp.Body)
+				if !strings.Contains(string(body), tt.wantBody) {
+					t.Errorf("the refusal %q lacks %q", body, tt.wantBody)
+				}
+				return
+			}
+			for _, id := range tt.wantIDs {
+				if ev := s.next(); ev.name != "progress" || ev.id != id {
+					t.Fatalf("resent %s with id %q; want progress %s", ev.name, ev.id, id)
+				}
+			}
+			resumed = append(resumed, s)
+		})
+	}
+	g.gate <- struct{}{}
+	for _, s := range resumed {
+		if ev := s.next(); ev.name != "report" || ev.id != "3" {
+			t.Errorf("after the progress came %s with id %q; want the report, id 3", ev.name, ev.id)
+		}
+		if !s.ended() {
+			t.Error("a resumed stream stays open after the report")
+		}
+	}
+	// Once the run has finished, a reconnect gets the stored end only.
+	late := b.eventsAfter(started.EventsURL, "1")
+	if ev := late.next(); ev.name != "report" || ev.id != "" {
+		t.Errorf("a finished run's stream sent %s with id %q; want the report without an id", ev.name, ev.id)
+	}
 }
 
 func TestGradeEndings(t *testing.T) {

@@ -418,8 +418,9 @@
       setProgress(d.message || "Grading failed on the server. Your code is saved: grade it again.", true);
     });
     es.addEventListener("error", function () {
-      // The browser reconnects by itself (the server replays the progress
-      // so far); a closed stream means the run cannot be followed here.
+      // The browser reconnects by itself (the server resumes after the
+      // Last-Event-ID it sends); a closed stream means the run cannot be
+      // followed here.
       if (ended || es.readyState !== EventSource.CLOSED) return;
       end();
       progressEl.textContent = "";
