@@ -262,6 +262,11 @@ func advance(doc string, at, n int) (int, bool) {
 		if at >= len(doc) {
 			return 0, false
 		}
+		if doc[at] < utf8.RuneSelf { // ASCII, most of any Go source
+			n--
+			at++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(doc[at:])
 		units := 1
 		if r >= 0x10000 {
