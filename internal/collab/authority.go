@@ -257,7 +257,9 @@ func (a *Authority) catchUp(ctx context.Context, doc string, st *docState) error
 }
 
 // TextAt returns the text at version v of a document that started as
-// initial and has the updates ups (version 1 first): for replay.
+// initial and has the updates ups (version 1 first): one moment of a
+// replay. It applies v updates; to visit many moments, Replay walks the
+// history once.
 func TextAt(initial string, ups []Update, v int) (string, error) {
 	if v < 0 || v > len(ups) {
 		return "", fmt.Errorf("%w: %d (the history has %d updates)", ErrVersion, v, len(ups))
@@ -270,4 +272,25 @@ func TextAt(initial string, ups []Update, v int) (string, error) {
 		}
 	}
 	return text, nil
+}
+
+// Replay walks a document's history once: visit sees the text at version
+// 0 (initial), then after each update, and stops the walk by returning
+// false. A replay's timeline asks for the text at every event; calling
+// TextAt for each would apply the history again and again.
+func Replay(initial string, ups []Update, visit func(version int, text string) bool) error {
+	text := NormalizeNewlines(initial)
+	if !visit(0, text) {
+		return nil
+	}
+	for i, u := range ups {
+		var err error
+		if text, err = ApplyChanges(text, u.Changes); err != nil {
+			return fmt.Errorf("collab: version %d: %w", i+1, err)
+		}
+		if !visit(i+1, text) {
+			return nil
+		}
+	}
+	return nil
 }

@@ -88,6 +88,26 @@ func TestTextAtMatchesCodeMirror(t *testing.T) {
 	if _, err := TextAt(chain.Initial, chain.Updates, len(chain.Updates)+1); err == nil {
 		t.Error("TextAt past the history: no error")
 	}
+
+	var seen []int
+	err := Replay(chain.Initial, chain.Updates, func(v int, text string) bool {
+		want := chain.Initial
+		if v > 0 {
+			want = chain.Texts[v-1]
+		}
+		if text != want {
+			t.Fatalf("Replay at %d: %q; CodeMirror has %q", v, text, want)
+		}
+		seen = append(seen, v)
+		return v < 10
+	})
+	if err != nil || len(seen) != 11 || seen[10] != 10 {
+		t.Fatalf("Replay visited %v (%v); want 0 to 10, then stop", seen, err)
+	}
+	bad := append(append([]Update(nil), chain.Updates[:3]...), Update{ClientID: "x", Changes: json.RawMessage(`[1]`)})
+	if err := Replay(chain.Initial, bad, func(int, string) bool { return true }); err == nil || !strings.Contains(err.Error(), "version 4") {
+		t.Errorf("Replay of a history whose 4th update does not apply: %v", err)
+	}
 }
 
 func TestApplyChanges(t *testing.T) {

@@ -30,7 +30,8 @@
 //     Pull(ctx, doc, since); Text(ctx, doc) the latest text and version;
 //     Forget(doc) drops a cached document. Options.Advanced is told of
 //     every accepted push, in version order, to publish it.
-//   - TextAt(initial, ups, v) is the text at any version, for replay.
+//   - TextAt(initial, ups, v) is the text at one version, for replay;
+//     Replay(initial, ups, visit) walks every version in one pass.
 //
 // The Authority caches each document's latest text but the Store is the
 // truth: a cache behind the store catches up on a push that conflicts or
