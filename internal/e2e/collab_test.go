@@ -124,7 +124,7 @@ func (s *collabServer) push(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	case res.Rejected != "":
-		http.Error(w, res.Rejected, http.StatusBadRequest)
+		writeJSON(w, map[string]string{"rejected": res.Rejected})
 	case res.Conflict:
 		writeJSON(w, map[string]bool{"conflict": true})
 	default:

@@ -193,7 +193,7 @@ export function collabExtensions(cfg) {
 
 /**
  * startCollab keeps view in step with the server through cfg.transport:
- *   push(version, updates) -> Promise<{ok: true} | {conflict: true}>
+ *   push(version, updates) -> Promise<{ok: true} | {conflict: true} | {rejected: why}>
  *   pull(since)            -> Promise<updates after version since>
  *   onUpdates(callback)    the page calls callback(updates, version) with
  *                          updates as they arrive, version being the
@@ -203,7 +203,9 @@ export function collabExtensions(cfg) {
  * cfg.onSelection(report), when given, hears the local selection after it
  * settles, as {clientID, name, colour, version, anchor, head}: positions in
  * the text at that version of the server's document, which is what any
- * peer can place (see setPeer).
+ * peer can place (see setPeer). cfg.onError(why), when given, hears that
+ * the server rejected this editor's updates for good: the editor stops
+ * pushing (it still receives), and the page should offer a reload.
  *
  * Returns {update(viewUpdate), setPeer(report), removePeer(clientID),
  * version(), pull(), destroy()}; mount wires update to the view.
@@ -213,6 +215,7 @@ export function startCollab(view, cfg) {
   const clientID = cfg.clientID;
   const me = { clientID, name: String(cfg.name || "You"), colour: colourIndex(cfg.colour) };
   let destroyed = false;
+  let stalled = ""; // why the server refused this editor's updates for good
   let pushing = false;
   let pulling = null; // the pull in flight
   let pullAgain = false;
@@ -284,14 +287,14 @@ export function startCollab(view, cfg) {
   }
 
   function schedulePush() {
-    if (!pushing && !destroyed && sendableUpdates(view.state).length > 0) {
+    if (!pushing && !destroyed && !stalled && sendableUpdates(view.state).length > 0) {
       // A microtask, so that one burst of transactions goes in one push.
       Promise.resolve().then(push);
     }
   }
 
   async function push() {
-    if (pushing || destroyed) return;
+    if (pushing || destroyed || stalled) return;
     const pending = sendableUpdates(view.state);
     if (pending.length === 0) return;
     pushing = true;
@@ -310,8 +313,15 @@ export function startCollab(view, cfg) {
         accept(base, batch);
       } else if (answer && answer.conflict) {
         await pull();
+      } else if (answer && answer.rejected) {
+        // The server will never take these updates (the document would
+        // pass its size limit, say): pushing them again would only repeat
+        // the refusal. The editor keeps receiving the others' changes; the
+        // page tells the participant and reloads when they choose.
+        stalled = String(answer.rejected);
+        if (typeof cfg.onError === "function") cfg.onError(stalled);
       } else {
-        throw new Error("the server refused the push: " + JSON.stringify(answer));
+        throw new Error("unexpected answer to a push: " + JSON.stringify(answer));
       }
     } catch (err) {
       console.warn("FaultlineEditor collab: push failed, retrying:", err);
@@ -403,6 +413,7 @@ export function startCollab(view, cfg) {
     peers: () => view.state.field(peersField).map((p) => ({ ...p })),
     version: () => getSyncedVersion(view.state),
     pending: () => sendableUpdates(view.state).length,
+    stalled: () => stalled,
     pull,
     destroy() {
       destroyed = true;

@@ -213,3 +213,43 @@ test("the local selection is reported in the server's coordinates", async () => 
   assert.equal(reports.length, 2, "reports are debounced: one a settled selection");
   view.sync.destroy();
 });
+
+test("a push that fails is retried, and a rejected one stops pushing", async () => {
+  const server = new Server("abc", rng(5));
+  const t = server.transport();
+  let failures = 2;
+  const flaky = {
+    ...t,
+    push: (version, ups) => (failures-- > 0 ? Promise.reject(new Error("offline")) : t.push(version, ups)),
+  };
+  const warn = console.warn;
+  console.warn = () => {};
+  try {
+    const view = fakeView("abc", 0, "me", flaky);
+    view.dispatch({ changes: { from: 3, insert: "d" } });
+    view.dispatch({ changes: { from: 4, insert: "e" } });
+    for (let i = 0; i < 100 && view.sync.pending() > 0; i++) await sleep(50);
+    assert.equal(view.sync.pending(), 0, "the updates were never confirmed after the network came back");
+    assert.equal(server.doc.toString(), "abcde");
+    view.sync.destroy();
+  } finally {
+    console.warn = warn;
+  }
+
+  const errors = [];
+  let pushes = 0;
+  const refusing = {
+    push: async () => (pushes++, { rejected: "update 0 makes the document too long" }),
+    pull: async () => [],
+    onUpdates() {},
+  };
+  const view = fakeView("abc", 0, "me", refusing, { onError: (why) => errors.push(why) });
+  view.dispatch({ changes: { from: 0, insert: "x" } });
+  await sleep(50);
+  view.dispatch({ changes: { from: 0, insert: "y" } });
+  await sleep(50);
+  assert.deepEqual(errors, ["update 0 makes the document too long"]);
+  assert.equal(pushes, 1, "pushed again after a rejection");
+  assert.equal(view.sync.stalled(), "update 0 makes the document too long");
+  view.sync.destroy();
+});
