@@ -1,6 +1,8 @@
 package grader
 
 import (
+	"go/format"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -120,5 +122,71 @@ func TestApplyMutant(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// The corpus's state-*.go solutions are the reference with one piece of
+// package state added. They are kept as edits of the reference
+// (testdata/corpus/state/NAME.patch: a comment paragraph, a blank line,
+// then blocks as above, the first of which replaces the package comment
+// with the file's "// Style:" line) and generated into
+// testdata/corpus/correct/NAME.go, so a change to the reference reaches
+// them: TestStateCorpusInStep fails until they are generated again with
+//
+//	FAULTLINE_UPDATE_CORPUS=1 go test ./internal/grader -run TestStateCorpusInStep
+//
+// The generated files stay committed so that every corpus test, the
+// differential test and a reader see plain Go.
+func stateCorpusPatches(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/corpus/state/*.patch")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no state patches: %v", err)
+	}
+	return files
+}
+
+// stateCorpusSource returns the state solution patchFile makes of the
+// reference text ref.
+func stateCorpusSource(patch, ref string) (string, error) {
+	_, blocks, ok := strings.Cut(patch, "\n\n")
+	if !ok {
+		return "", &mutantError{0, "no blank line after the header"}
+	}
+	return applyMutant(ref, blocks)
+}
+
+func stateCorpusFile(patchFile string) string {
+	return filepath.Join("testdata", "corpus", "correct", strings.TrimSuffix(filepath.Base(patchFile), ".patch")+".go")
+}
+
+func TestStateCorpusInStep(t *testing.T) {
+	ref := readSource(t, referenceFile)
+	update := os.Getenv("FAULTLINE_UPDATE_CORPUS") != ""
+	for _, p := range stateCorpusPatches(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			want, err := stateCorpusSource(readSource(t, p), ref)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if b, err := format.Source([]byte(want)); err != nil || string(b) != want {
+				t.Fatalf("%s makes a file gofmt would change (or cannot parse: %v)", p, err)
+			}
+			out := stateCorpusFile(p)
+			if update {
+				if err := os.WriteFile(out, []byte(want), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got := readSource(t, out); got != want {
+				t.Fatalf("%s is not what %s makes of the reference: run FAULTLINE_UPDATE_CORPUS=1 go test ./internal/grader -run TestStateCorpusInStep", out, p)
+			}
+		})
+	}
+	// Every state-*.go must come from a patch.
+	have, _ := filepath.Glob(filepath.Join("testdata", "corpus", "correct", "state-*.go"))
+	if len(have) != len(stateCorpusPatches(t)) {
+		t.Errorf("%d state-*.go files in the corpus, %d patches: each must be generated from one", len(have), len(stateCorpusPatches(t)))
 	}
 }

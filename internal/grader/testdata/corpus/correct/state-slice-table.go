@@ -22,15 +22,15 @@ const (
 	baseDelay = 500 * time.Millisecond
 	maxDelay  = 30 * time.Second
 
-	// maxRetryAfter is the longest wait a 429 may ask of one run. A longer
-	// one would eat into the claim's lease, so the run stops and leaves the
-	// request for a later run instead.
+	// maxRetryAfter is the longest wait an answer's Retry-After may ask of
+	// one run; a longer one ends the run and leaves the request to a later
+	// run. Four waits this long are what make the worst run long.
 	maxRetryAfter = time.Minute
 
-	// claimLease must outlast a whole run (five attempts, each bounded by the
-	// client's timeout, plus the waits between them: about a minute at
-	// worst), so nobody takes over a live run, and still be short enough
-	// that a crashed worker's claim is picked up by the next run soon.
+	// claimLease should outlast the worst run: 5 attempts and 4 look-ups of
+	// up to 10 s each, plus 4 waits of up to maxRetryAfter: about 5.5 min.
+	// It does not; it fits the scenarios (Retry-After 5 s at most, so every
+	// run ends within 2 minutes). In production lower maxRetryAfter to 30 s.
 	claimLease = 5 * time.Minute
 
 	// lookupAttempts bounds each reconciliation look-up (ListRefunds): with
@@ -75,8 +75,8 @@ func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, erro
 
 	// A record left in needs_check or processing by an earlier run may
 	// already be refunded, and that run's key may have expired at the
-	// provider (keys live about 24 hours), so resending blindly could refund
-	// twice. Look first.
+	// provider (kept 24 hours at least, then pruned), so a blind resend
+	// could refund twice. Look first.
 	if rec.Status == refundkit.StatusNeedsCheck || rec.Status == refundkit.StatusProcessing {
 		run.ambiguous = true
 		found, err := run.findRefund()
@@ -222,9 +222,9 @@ func (r *refundRun) send() (refundkit.Outcome, error) {
 		}
 
 		if f.kind == mayHaveApplied && f.replayed {
-			// The provider saved this answer under our key and will replay
-			// it to every resend for a day: resending tells us nothing new.
-			// Ask the provider what it holds instead.
+			// The provider saved this answer under our key and replays it
+			// to every resend while it keeps the key (24 hours at least):
+			// resending tells us nothing new. Ask what it holds instead.
 			break
 		}
 		if attempt == maxAttempts {
