@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"strings"
 )
 
 // Mutation operators: each makes one small change a stranger's bug might
@@ -19,10 +20,11 @@ const (
 	OpEmptyKey        = "empty-key"        // IdempotencyKey: x  ->  IdempotencyKey: ""
 	OpSwapCases       = "swap-cases"       // two neighbouring cases of a switch swap bodies
 	OpReturnEarly     = "return-early"     // a function body starts with its last return
+	OpMergeCases      = "merge-cases"      // two neighbouring cases of a switch become one, with either body
 )
 
 // MutationOps lists the operators in the order Mutants applies them.
-var MutationOps = []string{OpNegateCondition, OpDropStatement, OpZeroConstant, OpEmptyKey, OpSwapCases, OpReturnEarly}
+var MutationOps = []string{OpNegateCondition, OpDropStatement, OpZeroConstant, OpEmptyKey, OpSwapCases, OpMergeCases, OpReturnEarly}
 
 // Mutant is a source with one change.
 type Mutant struct {
@@ -30,6 +32,12 @@ type Mutant struct {
 	Operator string
 	Line     int
 	Source   string
+	// Before and After are the lines the change touches, as the formatted
+	// original and the mutant read: what a reviewer of a survivor needs.
+	Before, After string
+	// Equivalent names the rule (traceRule) that shows the change cannot
+	// alter what the code does to money or records; "" when none applies.
+	Equivalent string
 }
 
 // Mutants returns every mutant of src the operators make, in source order
@@ -37,36 +45,55 @@ type Mutant struct {
 // it reports the compile error (a stillborn mutant, not a survivor).
 func Mutants(src string) ([]Mutant, error) {
 	fset := token.NewFileSet()
-	if _, err := parser.ParseFile(fset, "refund.go", src, parser.ParseComments); err != nil {
+	f0, err := parser.ParseFile(fset, "refund.go", src, parser.ParseComments)
+	if err != nil {
+		return nil, fmt.Errorf("grader: mutate: %w", err)
+	}
+	var base bytes.Buffer
+	if err := format.Node(&base, fset, f0); err != nil {
 		return nil, fmt.Errorf("grader: mutate: %w", err)
 	}
 	var out []Mutant
+	seen := map[string]bool{}
 	for _, op := range MutationOps {
 		// Each mutant edits a fresh parse, found again by its index among
 		// the nodes the operator applies to.
 		for k := 0; ; k++ {
 			fset := token.NewFileSet()
 			f, _ := parser.ParseFile(fset, "refund.go", src, parser.ParseComments)
-			pos, ok := applyOp(op, f, k)
+			rules := newRuleFile(f)
+			pos, touched, ok := applyOp(op, f, k)
 			if !ok {
 				break
 			}
 			var b bytes.Buffer
-			if err := format.Node(&b, fset, f); err != nil {
+			if err := format.Node(&b, fset, f); err != nil || sameTokens(b.String(), base.String()) {
+				// Not Go the printer can write, or no change but in layout
+				// (a swap of two equal bodies): nothing to grade.
 				continue
 			}
 			p := fset.Position(pos)
-			out = append(out, Mutant{ID: fmt.Sprintf("%s@%d:%d", op, p.Line, p.Column), Operator: op, Line: p.Line, Source: b.String()})
+			id := fmt.Sprintf("%s@%d:%d", op, p.Line, p.Column)
+			// Two merges can start at one case: the second is id/2.
+			for n := 2; seen[id]; n++ {
+				id = fmt.Sprintf("%s@%d:%d/%d", op, p.Line, p.Column, n)
+			}
+			seen[id] = true
+			before, after := changedLines(base.String(), b.String())
+			out = append(out, Mutant{ID: id, Operator: op, Line: p.Line, Source: b.String(),
+				Before: before, After: after, Equivalent: rules.equivalent(op, touched)})
 		}
 	}
 	return out, nil
 }
 
-// applyOp applies the k-th instance of op to f and reports where, or false
-// when f has no k-th instance.
-func applyOp(op string, f *ast.File, k int) (token.Pos, bool) {
+// applyOp applies the k-th instance of op to f and reports where and the
+// node it changed (the statement dropped, the literal zeroed, the if
+// negated), or false when f has no k-th instance.
+func applyOp(op string, f *ast.File, k int) (token.Pos, ast.Node, bool) {
 	n := 0
 	var at token.Pos
+	var touched ast.Node
 	done := false
 	hit := func(pos token.Pos) bool {
 		if done {
@@ -84,6 +111,7 @@ func applyOp(op string, f *ast.File, k int) (token.Pos, bool) {
 		ast.Inspect(f, func(x ast.Node) bool {
 			if s, ok := x.(*ast.IfStmt); ok && hit(s.Cond.Pos()) {
 				s.Cond = &ast.UnaryExpr{Op: token.NOT, X: &ast.ParenExpr{X: s.Cond}}
+				touched = s
 			}
 			return !done
 		})
@@ -98,6 +126,7 @@ func applyOp(op string, f *ast.File, k int) (token.Pos, bool) {
 				case *ast.ExprStmt, *ast.AssignStmt, *ast.IfStmt, *ast.DeferStmt, *ast.IncDecStmt:
 					if hit(s.Pos()) {
 						b.List = append(b.List[:i:i], b.List[i+1:]...)
+						touched = s
 						return false
 					}
 				}
@@ -108,6 +137,7 @@ func applyOp(op string, f *ast.File, k int) (token.Pos, bool) {
 		ast.Inspect(f, func(x ast.Node) bool {
 			if l, ok := x.(*ast.BasicLit); ok && l.Kind == token.INT && l.Value != "0" && hit(l.Pos()) {
 				l.Value = "0"
+				touched = l
 			}
 			return !done
 		})
@@ -143,6 +173,32 @@ func applyOp(op string, f *ast.File, k int) (token.Pos, bool) {
 			}
 			return !done
 		})
+	case OpMergeCases:
+		// Two neighbouring cases become one clause in the first's place,
+		// with the first's body (the second's values now act like the
+		// first's) or the second's: an error classified as its neighbour.
+		ast.Inspect(f, func(x ast.Node) bool {
+			s, ok := x.(*ast.SwitchStmt)
+			if !ok {
+				return !done
+			}
+			for i := 0; i+1 < len(s.Body.List); i++ {
+				a, b := s.Body.List[i].(*ast.CaseClause), s.Body.List[i+1].(*ast.CaseClause)
+				if a.List == nil || b.List == nil || sameTokens(nodeText(a.Body), nodeText(b.Body)) {
+					// Merging cases with one body changes nothing.
+					continue
+				}
+				for _, body := range [][]ast.Stmt{a.Body, b.Body} {
+					if hit(a.Pos()) {
+						a.List = append(a.List[:len(a.List):len(a.List)], b.List...)
+						a.Body = body
+						s.Body.List = append(s.Body.List[:i+1:i+1], s.Body.List[i+2:]...)
+						return false
+					}
+				}
+			}
+			return !done
+		})
 	case OpReturnEarly:
 		ast.Inspect(f, func(x ast.Node) bool {
 			fn, ok := x.(*ast.FuncDecl)
@@ -156,5 +212,35 @@ func applyOp(op string, f *ast.File, k int) (token.Pos, bool) {
 			return !done
 		})
 	}
-	return at, done
+	return at, touched, done
+}
+
+// nodeText prints statements without their file: enough to compare them.
+func nodeText(list []ast.Stmt) string {
+	var b bytes.Buffer
+	for _, s := range list {
+		_ = format.Node(&b, token.NewFileSet(), s)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// sameTokens reports whether a and b differ at most in spacing.
+func sameTokens(a, b string) bool {
+	return strings.Join(strings.Fields(a), " ") == strings.Join(strings.Fields(b), " ")
+}
+
+// changedLines returns the lines of a and of b between their common first
+// and last lines.
+func changedLines(a, b string) (string, string) {
+	al, bl := strings.SplitAfter(a, "\n"), strings.SplitAfter(b, "\n")
+	i := 0
+	for i < len(al) && i < len(bl) && al[i] == bl[i] {
+		i++
+	}
+	j := 0
+	for j < len(al)-i && j < len(bl)-i && al[len(al)-1-j] == bl[len(bl)-1-j] {
+		j++
+	}
+	return strings.Join(al[i:len(al)-j], ""), strings.Join(bl[i:len(bl)-j], "")
 }
