@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -28,9 +29,17 @@ const collabDoc = "shared"
 type collabServer struct {
 	authority *collab.Authority
 	mu        sync.Mutex
-	streams   map[chan []byte]bool
-	pushes    int // answered, for the log: how often the editors raced
+	streams   map[chan []byte]*stream // each open stream
+	offline   map[string]bool         // clients whose connection is "dropped"
+	pushes    int                     // answered, for the log: how often the editors raced
 	conflicts int
+}
+
+// stream is one open event stream: the client it serves, and a channel
+// closed to end it.
+type stream struct {
+	client string
+	drop   chan struct{}
 }
 
 func newCollabServer(t *testing.T, initial string) (*collabServer, *httptest.Server) {
@@ -39,7 +48,7 @@ func newCollabServer(t *testing.T, initial string) (*collabServer, *httptest.Ser
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &collabServer{streams: map[chan []byte]bool{}}
+	s := &collabServer{streams: map[chan []byte]*stream{}, offline: map[string]bool{}}
 	s.authority = collab.NewAuthority(collab.NewMemoryStore(), collab.Options{
 		Initial: func(context.Context, string) (string, error) { return initial, nil },
 		Advanced: func(_ string, version int, ups []collab.Update) {
@@ -50,10 +59,10 @@ func newCollabServer(t *testing.T, initial string) (*collabServer, *httptest.Ser
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServer(http.Dir(filepath.Join(root, "web", "static")))))
 	mux.HandleFunc("GET /editor", s.page)
-	mux.HandleFunc("POST /push", s.push)
-	mux.HandleFunc("GET /pull", s.pull)
-	mux.HandleFunc("POST /selection", s.selection)
-	mux.HandleFunc("GET /events", s.events)
+	mux.HandleFunc("POST /push", s.reachable(s.push))
+	mux.HandleFunc("GET /pull", s.reachable(s.pull))
+	mux.HandleFunc("POST /selection", s.reachable(s.selection))
+	mux.HandleFunc("GET /events", s.reachable(s.events))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return s, srv
@@ -71,22 +80,32 @@ var collabPage = template.Must(template.New("page").Parse(`<!doctype html>
 <script>
 const me = {clientID: {{.ClientID}}, name: {{.Name}}, colour: {{.Colour}}};
 let deliver = null;
-const post = (path, body) => fetch(path, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
+const post = (path, body) => fetch(path + "?client=" + me.clientID, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)})
 	.then(r => { if (!r.ok) throw new Error(path + ": " + r.status); return r.json(); });
 const transport = {
 	push: (version, updates) => post("/push", {version, updates}),
-	pull: (since) => fetch("/pull?since=" + since).then(r => { if (!r.ok) throw new Error("pull: " + r.status); return r.json(); }),
+	pull: (since) => fetch("/pull?since=" + since + "&client=" + me.clientID).then(r => { if (!r.ok) throw new Error("pull: " + r.status); return r.json(); }),
 	onUpdates: (cb) => { deliver = cb; },
 };
 window.ed = FaultlineEditor.mount(document.getElementById("code"), {
 	collab: {startVersion: {{.Version}}, ...me, transport,
 		onSelection: (report) => post("/selection", report).catch(() => {})},
 });
-const events = new EventSource("/events");
-events.addEventListener("updates", (e) => { const m = JSON.parse(e.data); deliver(m.updates, m.version); });
-events.addEventListener("selection", (e) => ed.collab.setPeer(JSON.parse(e.data)));
-// What happened between the page and the stream: pull once it is open.
-events.onopen = () => { ed.collab.pull(); window.streamOpen = true; };
+// The stream, opened again whenever it fails (EventSource gives up on an
+// error status). What happened while it was closed comes by a pull once it
+// is open.
+function connect() {
+	const events = new EventSource("/events?client=" + me.clientID);
+	events.addEventListener("updates", (e) => { const m = JSON.parse(e.data); deliver(m.updates, m.version); });
+	events.addEventListener("selection", (e) => ed.collab.setPeer(JSON.parse(e.data)));
+	events.onopen = () => { ed.collab.pull(); window.streamOpen = true; };
+	events.onerror = () => {
+		window.streamOpen = false;
+		events.close();
+		setTimeout(connect, 300);
+	};
+}
+connect();
 </script>
 </body></html>`))
 
@@ -156,6 +175,36 @@ func (s *collabServer) selection(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]bool{"ok": true})
 }
 
+// reachable answers 503 to a client whose connection is dropped.
+func (s *collabServer) reachable(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		off := s.offline[r.URL.Query().Get("client")]
+		s.mu.Unlock()
+		if off {
+			http.Error(w, "offline", http.StatusServiceUnavailable)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// setOffline drops a client's connection (its stream ends, its requests
+// fail) or lets it back.
+func (s *collabServer) setOffline(client string, off bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offline[client] = off
+	if off {
+		for ch, st := range s.streams {
+			if st.client == client {
+				close(st.drop)
+				delete(s.streams, ch)
+			}
+		}
+	}
+}
+
 // publish sends an event to every open stream. A stream too far behind
 // loses it; its editor fills the gap by a pull when the next update comes.
 func (s *collabServer) publish(event string, data []byte) {
@@ -172,8 +221,9 @@ func (s *collabServer) publish(event string, data []byte) {
 
 func (s *collabServer) events(w http.ResponseWriter, r *http.Request) {
 	ch := make(chan []byte, 1024)
+	st := &stream{client: r.URL.Query().Get("client"), drop: make(chan struct{})}
 	s.mu.Lock()
-	s.streams[ch] = true
+	s.streams[ch] = st
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -188,6 +238,8 @@ func (s *collabServer) events(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-st.drop:
 			return
 		case msg := <-ch:
 			if _, err := w.Write(msg); err != nil {
@@ -292,6 +344,38 @@ func TestSharedEditorInChromium(t *testing.T) {
 		waitUntil(t, p.ctx, p.name+" to see "+p.peerName+"'s cursor", fmt.Sprintf(
 			`ed.collab.peers().some(x => x.name === %s && x.head === %d) && document.querySelector(%s)`,
 			jsString(p.peerName), head, jsString(`.cm-faultline-peer-caret[aria-label="`+p.peerName+`'s cursor"]`)))
+	}
+
+	// Bea's connection drops while both type: her editor keeps her
+	// keystrokes, and once back it pulls Ada's, rebases its own over them
+	// and pushes; nothing is lost or doubled.
+	cs.setOffline("bea", true)
+	waitUntil(t, bea, "Bea's stream to drop", `window.streamOpen === false`)
+	for _, p := range []struct {
+		ctx  context.Context
+		text string
+	}{{ada, "A1"}, {bea, "B2"}} {
+		for _, r := range p.text {
+			if err := chromedp.Do(p.ctx, chromedp.KeyEvent(string(r))); err != nil {
+				t.Fatalf("e2e: type: %v", err)
+			}
+		}
+	}
+	waitUntil(t, ada, "Ada's updates to be confirmed", settled)
+	if n := evalJS[int](t, bea, `ed.collab.pending()`); n == 0 {
+		t.Fatal("Bea's editor has no unconfirmed updates while offline: the drop did not happen")
+	}
+	cs.setOffline("bea", false)
+	waitUntil(t, bea, "Bea's updates to be confirmed after reconnecting", settled+` && window.streamOpen`, 30*time.Second)
+	want, version, err = cs.authority.Text(context.Background(), collabDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same = fmt.Sprintf(`ed.getValue() === %s && ed.collab.version() === %d`, jsString(want), version)
+	waitUntil(t, ada, "Ada's editor to hold the Authority's text after the reconnection", same)
+	waitUntil(t, bea, "Bea's editor to hold the Authority's text after the reconnection", same)
+	if wantText := adaTypes + "A1package main\n\nfunc main() {\n" + beaTypes + "B2}\n"; want != wantText {
+		t.Errorf("after the reconnection the shared text is %q; want %q", want, wantText)
 	}
 
 	// A selection shows as a tint on the other side, and the page stays
