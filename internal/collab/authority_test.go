@@ -322,3 +322,39 @@ func TestAuthorityDeterministic(t *testing.T) {
 		t.Fatalf("two runs differ (or the text is not 200 astral characters): %q vs %q", t1, t2)
 	}
 }
+
+// FuzzAuthorityPush: whatever two pushes hold, the Authority answers
+// without panicking, keeps nothing of a push it did not accept, and its
+// text is always the store's history replayed.
+func FuzzAuthorityPush(f *testing.F) {
+	f.Add("😀a", `[3,[0,"x"]]`, `[[4,"y"]]`, 1)
+	f.Add("", `[[0,"a","b"]]`, `[1,[0,"\ud83d"],2]`, 1)
+	f.Add("abc", `[1,[1],1]`, `[2]`, 0)
+	f.Fuzz(func(t *testing.T, initial, first, second string, base int) {
+		ctx := context.Background()
+		store := NewMemoryStore()
+		a := NewAuthority(store, Options{Initial: func(context.Context, string) (string, error) { return initial, nil }})
+		for _, p := range []struct {
+			base    int
+			changes string
+		}{{0, first}, {base, second}} {
+			before, _ := store.Since(ctx, "d", 0)
+			r, err := a.Push(ctx, "d", p.base, []Update{{ClientID: "c", Changes: ch(p.changes)}})
+			if err != nil {
+				t.Fatalf("Push over a memory store failed: %v", err)
+			}
+			after, _ := store.Since(ctx, "d", 0)
+			if r.Accepted() != (len(after) == len(before)+1) || (!r.Accepted() && len(after) != len(before)) {
+				t.Fatalf("Push answered %+v, and the store went from %d to %d updates", r, len(before), len(after))
+			}
+			text, v, err := a.Text(ctx, "d")
+			if err != nil {
+				t.Fatal(err)
+			}
+			replay, err := TextAt(initial, after, len(after))
+			if err != nil || replay != text || v != len(after) {
+				t.Fatalf("the Authority has %q at %d; the store replays to %q at %d (%v)", text, v, replay, len(after), err)
+			}
+		}
+	})
+}

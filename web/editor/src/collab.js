@@ -15,7 +15,7 @@ import {
   receiveUpdates,
   getSyncedVersion,
 } from "@codemirror/collab";
-import { ChangeSet, StateEffect, StateField } from "@codemirror/state";
+import { ChangeSet, StateEffect, StateField, Transaction } from "@codemirror/state";
 import { EditorView, Decoration, WidgetType } from "@codemirror/view";
 
 // maxPushUpdates is internal/collab.MaxPushUpdates: after a long
@@ -354,6 +354,7 @@ export function startCollab(view, cfg) {
   function reportSelection() {
     selectionTimer = 0;
     if (destroyed || typeof cfg.onSelection !== "function") return;
+    reportedPending = sendableUpdates(view.state).length > 0;
     const sel = view.state.selection.main;
     cfg.onSelection({
       ...me,
@@ -391,16 +392,26 @@ export function startCollab(view, cfg) {
     accept(Number(version) - n, updates);
   });
 
+  // A report made while some of this editor's updates were unconfirmed
+  // placed the cursor where they begin (the server's text did not have
+  // them yet); once the version moves it is reported again. The others'
+  // changes alone need no new report: each peer maps a report through them.
+  let reportedPending = false;
   let lastVersion = getSyncedVersion(view.state);
   return {
     // update is the view's update listener: push local changes, and
-    // report the selection when it or the version moved.
+    // report the selection when the participant moved it or typed.
     update(u) {
       if (destroyed) return;
       if (u.docChanged) schedulePush();
+      if (typeof cfg.onSelection !== "function") return;
       const v = getSyncedVersion(u.state);
-      if ((u.selectionSet || u.docChanged || v !== lastVersion) && typeof cfg.onSelection === "function") {
-        lastVersion = v;
+      const moved = v !== lastVersion && reportedPending;
+      lastVersion = v;
+      const local = u.transactions.some(
+        (tr) => !tr.annotation(Transaction.remote) && (tr.selection || tr.docChanged),
+      );
+      if (local || moved) {
         clearTimeout(selectionTimer);
         selectionTimer = setTimeout(reportSelection, selectionDelay);
       }

@@ -69,7 +69,7 @@ function fakeView(doc, version, clientID, transport, extra = {}) {
     dispatch(x) {
       const tr = x instanceof Transaction ? x : view.state.update(x);
       view.state = tr.state;
-      if (view.sync) view.sync.update({ state: tr.state, docChanged: tr.docChanged, selectionSet: !!tr.selection });
+      if (view.sync) view.sync.update({ state: tr.state, docChanged: tr.docChanged, transactions: [tr] });
     },
   };
   view.sync = startCollab(view, { clientID, name: clientID, colour: 1, transport, ...extra });
@@ -212,6 +212,38 @@ test("the local selection is reported in the server's coordinates", async () => 
   assert.equal(reports.at(-1).head, 0);
   assert.equal(reports.length, 2, "reports are debounced: one a settled selection");
   view.sync.destroy();
+});
+
+test("the others' changes alone bring no new report; confirming this editor's do", async () => {
+  const server = new Server("abc", rng(11));
+  const reports = [];
+  const view = fakeView("abc", 0, "me", server.transport(), { onSelection: (r) => reports.push(r) });
+  const other = server.transport();
+  view.dispatch({ selection: EditorSelection.cursor(3) });
+  await sleep(200);
+  assert.equal(reports.length, 1);
+  await other.push(0, [{ clientID: "o", changes: [[0, "xy"], 3] }]);
+  await sleep(200);
+  assert.equal(view.state.doc.toString(), "xyabc");
+  assert.equal(reports.length, 1, "reported again for a change a peer can map itself");
+
+  // Typed, and reported before the server confirmed: reported again
+  // once it has, now at the cursor's true place.
+  let release;
+  const slow = { ...server.transport(), onUpdates() {} };
+  const held = fakeView("abc", 0, "h", {
+    ...slow,
+    push: (v, ups) => new Promise((r) => (release = () => slow.push(v, ups).then(r))),
+  }, { onSelection: (r) => reports.push(r) });
+  await held.sync.pull();
+  held.dispatch({ changes: { from: 5, insert: "!" }, selection: EditorSelection.cursor(6) });
+  await sleep(200);
+  assert.deepEqual([reports.at(-1).version, reports.at(-1).head], [1, 5]);
+  release();
+  await sleep(200);
+  assert.deepEqual([reports.at(-1).version, reports.at(-1).head], [2, 6]);
+  view.sync.destroy();
+  held.sync.destroy();
 });
 
 test("a push that fails is retried, and a rejected one stops pushing", async () => {
