@@ -383,7 +383,18 @@ func TestSharedEditorInChromium(t *testing.T) {
 	evalJS[bool](t, bea, `(ed.view.dispatch({selection: {anchor: 0, head: 7}}), true)`)
 	waitUntil(t, ada, "Bea's selection to show", `document.querySelector(".cm-faultline-peer-selection")`)
 	checkAxe(t, ada, "the shared editor with a peer's cursor and selection")
+	// Bea's colour is 1, green: the caret and tint of the palette in
+	// web/editor/src/collab.js, whose contrast figures axe cannot check for
+	// the caret (a border, not text).
+	peerLook := `(() => { const c = document.querySelector(".cm-faultline-peer-caret"), s = document.querySelector(".cm-faultline-peer-selection");
+		return getComputedStyle(c).borderLeftColor + " " + getComputedStyle(s).backgroundColor })()`
+	if got, want := evalJS[string](t, ada, peerLook), "rgb(29, 107, 53) rgb(213, 238, 219)"; got != want {
+		t.Errorf("light theme: Bea's caret and selection are %s; want %s", got, want)
+	}
 	emulateDark(t, ada)
+	if got, want := evalJS[string](t, ada, peerLook), "rgb(107, 209, 122) rgb(23, 56, 31)"; got != want {
+		t.Errorf("dark theme: Bea's caret and selection are %s; want %s", got, want)
+	}
 	checkAxe(t, ada, "the shared editor, dark, with a peer's cursor and selection")
 	requireNoPageExceptions(t, ada)
 	requireNoPageExceptions(t, bea)
