@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -25,6 +27,7 @@ type screenPage struct {
 	Screen *problems.Screen
 	Tags   tagLinks
 	Steps  []screenStep
+	Run    *practice.ScreenView // the user's run of the whole screen; nil when none
 }
 
 // screenPracticePage is one step of practising a screen: the step and
@@ -32,8 +35,13 @@ type screenPage struct {
 type screenPracticePage struct {
 	Screen *problems.Screen
 	Steps  []screenStep
-	Number int // 1-based
+	Number int          // 1-based
+	Clock  *screenClock // the screen's clock; nil when it is practised without one
 }
+
+// Timed reports whether the screen is being practised against its clock:
+// moving between steps then tells the server, which counts each step.
+func (p screenPracticePage) Timed() bool { return p.Clock != nil && p.Clock.Running }
 
 func (p screenPracticePage) Step() screenStep { return p.Steps[p.Number-1] }
 
@@ -44,24 +52,27 @@ func screenPracticeURL(sc *problems.Screen, n int) string {
 // screenShow is the candidate's page of a screen: what it holds, in order,
 // and a way to practise it step by step.
 func (s *Server) screenShow(c echo.Context) error {
-	sc, ok := s.content.catalog.Screen(c.Param("slug"))
-	if !ok {
-		return notFound("There is no screen called " + c.Param("slug") + ".")
+	sc, err := s.findScreen(c)
+	if err != nil {
+		return err
 	}
 	steps, err := s.screenSteps(sc)
 	if err != nil {
 		return err
 	}
 	page := screenPage{Screen: sc, Tags: tagFilter{}.links(sc.Tags), Steps: steps}
+	if page.Run, err = s.screenRunOf(c.Request().Context(), sc); err != nil {
+		return err
+	}
 	return render(c, http.StatusOK, screenView(s.meta(sc.Title), page))
 }
 
 // screenPractice is GET /screens/:slug/practice/:step: one step of the
 // screen, with the steps around it and the link that starts it.
 func (s *Server) screenPractice(c echo.Context) error {
-	sc, ok := s.content.catalog.Screen(c.Param("slug"))
-	if !ok {
-		return notFound("There is no screen called " + c.Param("slug") + ".")
+	sc, err := s.findScreen(c)
+	if err != nil {
+		return err
 	}
 	steps, err := s.screenSteps(sc)
 	if err != nil {
@@ -76,9 +87,13 @@ func (s *Server) screenPractice(c echo.Context) error {
 		}
 		return notFound(fmt.Sprintf("The screen %s has no step %s; its steps are numbered 1 to %d.", sc.Title, name, len(steps)))
 	}
-	page := screenPracticePage{Screen: sc, Steps: steps, Number: n}
+	run, err := s.screenRunOf(c.Request().Context(), sc)
+	if err != nil {
+		return err
+	}
+	page := screenPracticePage{Screen: sc, Steps: steps, Number: n, Clock: screenClockOf(run)}
 	title := fmt.Sprintf("Step %d of %d: %s", n, len(steps), sc.Title)
-	return render(c, http.StatusOK, screenPracticeView(s.meta(title), page))
+	return render(c, http.StatusOK, screenPracticeView(s.withRunClock(s.meta(title)), page))
 }
 
 // screenSteps resolves a screen's items to the pages they link to.
@@ -126,16 +141,29 @@ type screenSummaryRow struct {
 	Number int
 	Step   screenStep
 	Mark   progressMark
+	Used   time.Duration // time on the step, by the server's clock; with a run only
+}
+
+// screenSummaryPage is the end of practising a screen.
+type screenSummaryPage struct {
+	Screen *problems.Screen
+	Rows   []screenSummaryRow
+	Run    *practice.ScreenView // nil: practised without the clock
+	Clock  *screenClock
 }
 
 // screenSummary is GET /screens/:slug/practice/summary: the end of
 // practising a screen, each step with what the user did in it.
 func (s *Server) screenSummary(c echo.Context) error {
-	sc, ok := s.content.catalog.Screen(c.Param("slug"))
-	if !ok {
-		return notFound("There is no screen called " + c.Param("slug") + ".")
+	sc, err := s.findScreen(c)
+	if err != nil {
+		return err
 	}
 	steps, err := s.screenSteps(sc)
+	if err != nil {
+		return err
+	}
+	run, err := s.screenRunOf(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}
@@ -156,7 +184,11 @@ func (s *Server) screenSummary(c echo.Context) error {
 		if row.Mark.State == "" {
 			row.Mark = progressMark{State: "not-started", Text: "Not started"}
 		}
+		if run != nil {
+			row.Used = run.StepUsed[i]
+		}
 		rows = append(rows, row)
 	}
-	return render(c, http.StatusOK, screenSummaryView(s.meta(sc.Title+": summary"), sc, rows))
+	page := screenSummaryPage{Screen: sc, Rows: rows, Run: run, Clock: screenClockOf(run)}
+	return render(c, http.StatusOK, screenSummaryView(s.withRunClock(s.meta(sc.Title+": summary")), page))
 }

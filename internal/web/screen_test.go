@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestScreenIsTheCandidates: the screen's page leaves out the interviewer's
@@ -70,5 +71,53 @@ func TestScreenPracticeSummary(t *testing.T) {
 	}
 	if p := b.get("/screens/nope/practice/summary"); p.status != http.StatusNotFound {
 		t.Errorf("an unknown screen's summary: status %d; want 404", p.status)
+	}
+}
+
+// TestScreenRunClock: practising the screen as a whole starts its clock
+// (45:00 from content) on the button, not on a page load; the step pages
+// draw it from the server's clock, a reload shows the same time, moving
+// on is a POST that counts each step's time, and the summary shows the
+// time per step. Once the time is up a move ends the run at the deadline.
+func TestScreenRunClock(t *testing.T) {
+	ts, clock := newTimedServer(t)
+	b := ts.newBrowser(t)
+	const base = "/screens/tech-screen"
+	b.get(base+"/practice/1").mustNotContain(t, "data-run-clock")
+	b.get(base).mustContain(t, `action="/screens/tech-screen/practice/start"`, "Practise this screen",
+		"A 45:00 clock starts when you press the button")
+
+	step1 := b.post(base+"/practice/start", nil)
+	step1.mustContain(t, "Step 1 of 2", "data-run-clock", `data-clock-dir="down"`, `data-clock-ms="2700000"`,
+		`data-clock-running="true"`, ">45:00</span>", "left of 45:00", `data-step-clock data-clock-ms="0"`,
+		`action="/screens/tech-screen/practice/2"`, "data-next-step", "run-clock.js?v=")
+	step1.mustNotContain(t, `rel="next"`)
+
+	clock.Advance(4*time.Minute + 30*time.Second)
+	for range 2 { // a reload keeps the time, and writes nothing
+		b.get(base+"/practice/1").mustContain(t, `data-clock-ms="2430000"`, ">40:30</span>", `data-step-clock data-clock-ms="270000"`, ">4:30</span>")
+	}
+	// Viewing step 2 does not move the clock; the page offers to.
+	b.get(base+"/practice/2").mustContain(t, "The clock is counting step 1: Find the refund bug.", "data-move-clock")
+	b.get(base).mustContain(t, "Continue practising: step 1 of 2", "4:30 used so far", "Practise it again from step 1")
+
+	step2 := b.post(base+"/practice/2", nil)
+	step2.mustContain(t, "Step 2 of 2", `data-step-clock data-clock-ms="0"`, `action="/screens/tech-screen/practice/finish"`, "data-screen-done")
+	clock.Advance(2 * time.Minute)
+	sum := b.post(base+"/practice/finish", nil)
+	sum.mustContain(t, "6:30 used of 45:00.", "Time on this step: 4:30", "(planned: about 30 minutes)", "Time on this step: 2:00")
+	sum.mustNotContain(t, "Finish now")
+	clock.Advance(time.Hour)
+	b.get(base+"/practice/summary").mustContain(t, "6:30 used of 45:00.")
+
+	// Again, and this time let the clock run out on step 1.
+	b.post(base+"/practice/start", nil).mustContain(t, ">45:00</span>")
+	clock.Advance(50 * time.Minute)
+	b.get(base+"/practice/1").mustContain(t, "The screen's time is up.", `data-clock-running="false"`, ">0:00</span>")
+	over := b.post(base+"/practice/2", nil)
+	over.mustContain(t, "<h1>Summary</h1>", "The screen's time ran out at 45:00.", "Time on this step: 45:00", "Time on this step: 0:00")
+
+	if p := b.post("/screens/tech-screen/practice/3", nil); p.status != http.StatusNotFound {
+		t.Errorf("a move to step 3 of 2: status %d; want 404", p.status)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/clientaddr"
+	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -32,6 +33,7 @@ type Store interface {
 	practiceStore
 	timedAnswerStore
 	runClockStore
+	practice.ScreenRunStore
 	codeStore
 	catalogueStore
 }
@@ -130,6 +132,9 @@ func (s *Server) routes() {
 	e.GET("/screens/:slug", s.screenShow)
 	e.GET("/screens/:slug/practice/:step", s.screenPractice)
 	e.GET("/screens/:slug/practice/summary", s.screenSummary)
+	e.POST("/screens/:slug/practice/start", s.screenRunStart)
+	e.POST("/screens/:slug/practice/finish", s.screenRunFinish)
+	e.POST("/screens/:slug/practice/:step", s.screenRunMove)
 
 	e.GET("/practice", s.practiceShow)
 	e.POST("/practice/name", s.practiceName)

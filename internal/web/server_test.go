@@ -217,7 +217,7 @@ func TestPages(t *testing.T) {
 		{"/sets/rapid", 200, []string{"SET-INTRO", "What is RAG?", "Tell me about a project you led.", "2:00",
 			`<label for="answer-what-is-rag"`}},
 		{"/screens/tech-screen", 200, []string{`href="/problems/refund-bug"`, `href="/sets/rapid"`,
-			"about 30 minutes", "about 12 minutes", `href="/screens/tech-screen/practice/1"`}},
+			"about 30 minutes", "about 12 minutes", `action="/screens/tech-screen/practice/start"`}},
 		{"/problems/nope", 404, []string{"Page not found", "There is no problem called nope."}},
 		{"/sets/nope", 404, []string{"Page not found"}},
 		{"/screens/nope", 404, []string{"Page not found"}},

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/timer"
 )
 
 // rapidPage is one step of a set's rapid-fire run: a single question, with
@@ -22,7 +23,10 @@ type rapidPage struct {
 
 // Done: the question was answered (by submit or when its time ran out) or
 // its model answer revealed, so the next question is offered.
-func (p rapidPage) Done() bool { return p.Current.Box.Last != nil || p.Current.Revealed }
+// Once the whole set's time is up, every question is done.
+func (p rapidPage) Done() bool {
+	return p.Current.Box.Last != nil || p.Current.Revealed || p.Clock != nil && p.Clock.Up
+}
 
 func (p rapidPage) Last() bool { return p.Current.Number == p.Total }
 
@@ -73,6 +77,11 @@ func (s *Server) setRapidShow(c echo.Context) error {
 		return err
 	}
 	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions), Clock: clock, Limit: setLimit(qs)}
+	if clock != nil && clock.Up && rp.Current.Box.SessionID == 0 && rp.Current.Box.Last == nil {
+		// The whole set's time ran out before this question was begun:
+		// its box is locked, and the start would be refused.
+		rp.Current.Box.Phase = string(timer.Locked)
+	}
 	title := qs.Title + ": question " + strconv.Itoa(n) + " of " + strconv.Itoa(rp.Total)
 	return render(c, http.StatusOK, setRapidView(s.withRapidAssets(s.meta(title)), rp))
 }
@@ -126,7 +135,5 @@ func assessmentWords(b answerBoxState) string {
 
 // withRapidAssets adds the timed box's assets and the run's stylesheet.
 func (s *Server) withRapidAssets(m pageMeta) pageMeta {
-	m = s.withTimedAnswerAssets(m)
-	m.CSS = append(m.CSS, s.assets.url("rapid-fire.css"))
-	return m
+	return s.withRunClock(s.withTimedAnswerAssets(m))
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -20,9 +21,28 @@ type runClockStore interface {
 
 // runClock is the whole set's clock as a page shows it.
 type runClock struct {
-	Limit time.Duration
-	Used  time.Duration // by the server's clock, at most Limit
-	Up    bool          // the whole limit is used
+	Limit    time.Duration
+	Used     time.Duration // by the server's clock, at most Limit
+	Up       bool          // the whole limit is used
+	Done     bool          // every question is done: the clock has stopped
+	Deadline time.Time     // when the whole set's time runs out
+}
+
+// Running reports whether the clock still counts: the browser ticks it on.
+func (rc *runClock) Running() bool { return !rc.Done && !rc.Up }
+
+// Bound is when an answer started now must end: the run's deadline while
+// the run goes on, none once it is over (answering again afterwards is
+// practice outside the run).
+func (rc *runClock) Bound() time.Time {
+	if rc == nil || rc.Done {
+		return time.Time{}
+	}
+	return rc.Deadline
+}
+
+func (rc *runClock) leftMS() string {
+	return strconv.FormatInt((rc.Limit - rc.Used).Milliseconds(), 10)
 }
 
 // setLimit is the whole set's time: the sum of its questions' limits, each
@@ -55,8 +75,8 @@ func (s *Server) setRapidStart(c echo.Context) error {
 
 // setRunClock reads the set's overall clock; nil when the set is not run as
 // one timed sequence. The clock stops at the last answer once every
-// question is done (answered since the start, or revealed unanswered), so the summary keeps the time
-// the run took however late it is read.
+// question is done (answered, or revealed unanswered, since the start), so
+// the summary keeps the time the run took however late it is read.
 func (s *Server) setRunClock(ctx context.Context, page setPage) (*runClock, error) {
 	if page.AttemptID == 0 {
 		return nil, nil
@@ -73,8 +93,9 @@ func (s *Server) setRunClock(ctx context.Context, page setPage) (*runClock, erro
 		switch last := q.Box.Last; {
 		case last != nil && !last.CreatedAt.Before(rc.StartedAt):
 			end = later(end, last.CreatedAt)
-		case last == nil && q.Revealed:
-			// looked at without answering: done, and no answer's time to add
+		case last == nil && q.Revealed && !q.Reveal.RevealedAt.Before(rc.StartedAt):
+			// looked at without answering in this run: done, and no
+			// answer's time to add
 		default: // unanswered, or answered only before this run started
 			done = false
 		}
@@ -83,7 +104,7 @@ func (s *Server) setRunClock(ctx context.Context, page setPage) (*runClock, erro
 		end = s.now()
 	}
 	used := min(max(end.Sub(rc.StartedAt), 0), rc.Limit)
-	return &runClock{Limit: rc.Limit, Used: used, Up: used >= rc.Limit}, nil
+	return &runClock{Limit: rc.Limit, Used: used, Up: used >= rc.Limit, Done: done, Deadline: rc.StartedAt.Add(rc.Limit)}, nil
 }
 
 func later(a, b time.Time) time.Time {

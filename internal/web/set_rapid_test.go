@@ -88,7 +88,7 @@ func TestRapidFireWholeSetClock(t *testing.T) {
 	if started.status != http.StatusOK {
 		t.Fatalf("start the whole set: status %d", started.status)
 	}
-	started.mustContain(t, "Question 1 of 2", "Whole set as one timed sequence: 0:00 of 4:00 used.")
+	started.mustContain(t, "Question 1 of 2", "Whole set as one timed sequence:", `data-clock-ms="240000" data-clock-running="true"`, ">4:00</span> left of 4:00.")
 	started.mustNotContain(t, "data-run-whole")
 	a, err := ts.store.Attempt(context.Background(), cookieUser(t, b), storage.KindSet, "rapid")
 	if err != nil {
@@ -105,23 +105,51 @@ func TestRapidFireWholeSetClock(t *testing.T) {
 		t.Fatalf("submit: %d %v", status, got)
 	}
 	clock.Advance(10 * time.Second)
-	b.get("/sets/rapid/rapid?q=2").mustContain(t, "Whole set as one timed sequence: 1:00 of 4:00 used.")
+	b.get("/sets/rapid/rapid?q=2").mustContain(t, `data-clock-ms="180000" data-clock-running="true"`, ">3:00</span> left of 4:00.")
 	b.post("/sets/rapid/questions/a-project-you-led/reveal", nil)
 
 	// Every question done, the run's time is its last answer's, read later.
 	clock.Advance(10 * time.Minute)
 	sum := b.get("/sets/rapid/rapid/summary")
-	sum.mustContain(t, "Whole set as one timed sequence: 0:50 of 4:00 used.", "Run it again as one timed sequence (4:00 in all)")
+	sum.mustContain(t, `data-clock-running="false"`, "0:50 of 4:00 used.", "Run it again as one timed sequence (4:00 in all)")
 	sum.mustNotContain(t, "time is up")
 
 	// Again: the old answers predate the new start, so the clock runs, and
 	// it stops at the limit.
-	b.post("/sets/rapid/rapid/start", nil).mustContain(t, "0:00 of 4:00 used.")
+	b.post("/sets/rapid/rapid/start", nil).mustContain(t, ">4:00</span> left of 4:00.")
 	clock.Advance(5 * time.Minute)
-	b.get("/sets/rapid/rapid?q=1").mustContain(t, "4:00 of 4:00 used.", "The whole set's time is up.")
+	b.get("/sets/rapid/rapid?q=1").mustContain(t, "4:00 of 4:00 used.", "The whole set's time is up.", `data-clock-running="false"`)
 	b.get("/sets/rapid/rapid/summary").mustContain(t, "4:00 of 4:00 used.")
 
 	if p := b.post("/sets/no-such-set/rapid/start", nil); p.status != http.StatusNotFound {
 		t.Errorf("starting an unknown set: status %d; want 404", p.status)
+	}
+}
+
+// TestRapidFireWholeSetBoundsAnswers: inside a run of the whole set an
+// answer ends when the run does, whatever its own limit; once the run's
+// time is up no answer starts, and the next question's box is locked with
+// the way on offered.
+func TestRapidFireWholeSetBoundsAnswers(t *testing.T) {
+	ts, clock := newTimedServer(t)
+	b := ts.newBrowser(t)
+	b.post("/sets/rapid/rapid/start", nil).mustContain(t, ">4:00</span> left of 4:00.")
+	// An answer begun with less of the run left than its own limit ends
+	// with the run.
+	clock.Advance(3*time.Minute + 30*time.Second)
+	if status, got := b.postJSON(questionBase+"/timer/start", url.Values{"mode": {"timed"}}); status != http.StatusOK || num(got["limit_ms"]) != 30000 || num(got["remaining_ms"]) != 30000 {
+		t.Fatalf("a start with 30 s of the run left = %d %v; want a 30 s limit", status, got)
+	}
+	clock.Advance(90 * time.Second)
+	// Once it is up no answer starts, and the question's box is locked
+	// with the way on offered.
+	if status, got := b.postJSON("/sets/rapid/questions/a-project-you-led/timer/start", url.Values{"mode": {"timed"}}); status != http.StatusConflict ||
+		!strings.Contains(fmt.Sprint(got["error"]), "The whole set's time is up") {
+		t.Fatalf("a start after the run's time = %d %v; want 409 saying the time is up", status, got)
+	}
+	q2 := b.get("/sets/rapid/rapid?q=2")
+	q2.mustContain(t, `data-state="locked"`, "data-rapid-next", "See the summary")
+	if got := boxStates(q2.body); len(got) != 1 || got[0] != "locked" {
+		t.Errorf("question 2's box after the run's time: %v; want locked", got)
 	}
 }

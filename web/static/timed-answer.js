@@ -61,7 +61,11 @@
     } catch (e) { /* storage full or blocked: the server copy still works */ }
   }
 
+  // Every box made, so an overall clock running out can lock them all.
+  var boxes = [];
+
   function Box(root) {
+    boxes.push(this);
     this.root = root;
     this.form = root.querySelector("form[data-timed-form]");
     this.text = this.form.querySelector("textarea");
@@ -360,6 +364,27 @@
     this.announce("Time is up. The box is locked and your answer is being submitted.");
     this.submit();
   };
+
+  // runOut is the overall clock (the whole set's) reaching zero: a box
+  // that is running locks and submits, as at its own zero (its limit was
+  // cut to end with the run, so the server agrees); one not begun locks
+  // empty, and the server's page, fetched again, offers the way on. A box
+  // with no limit is not bounded by the run.
+  Box.prototype.runOut = function () {
+    if (this.locked || this.submitting || !document.contains(this.root)) { return; }
+    if (this.mode === "untimed" && (this.session || this.starting)) { return; }
+    if (this.session || this.starting) { this.expire(); return; }
+    this.locked = true;
+    this.text.readOnly = true;
+    this.modes.disabled = true;
+    this.setState("locked");
+    this.say("The whole set's time is up.");
+    this.refresh();
+  };
+
+  document.addEventListener("faultline:run-clock-up", function () {
+    boxes.slice().forEach(function (box) { box.runOut(); });
+  });
 
   Box.prototype.submit = function () {
     var self = this;

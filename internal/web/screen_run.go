@@ -1,0 +1,190 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/practice"
+	"github.com/faultline-dev/faultline/internal/problems"
+)
+
+// The clock of a screen practised as a whole starts when the candidate
+// presses "Practise this screen", not at a first keystroke: a screen's
+// steps open other pages, and the candidate reads before typing anything,
+// which an interviewer's clock counts too. The page says so on the button.
+
+// screens is the screen use cases on the server's store and clock.
+func (s *Server) screens() *practice.Screens { return practice.NewScreens(s.store, s.now) }
+
+// screenLimit is the screen's overall time from content; 0: it counts up.
+func screenLimit(sc *problems.Screen) time.Duration { return time.Duration(sc.Minutes) * time.Minute }
+
+// findScreen is the screen named in the URL, or a 404.
+func (s *Server) findScreen(c echo.Context) (*problems.Screen, error) {
+	sc, ok := s.content.catalog.Screen(c.Param("slug"))
+	if !ok {
+		return nil, notFound("There is no screen called " + c.Param("slug") + ".")
+	}
+	return sc, nil
+}
+
+// screenRunOf reads the user's run of a screen for a page; nil when there
+// is none (or no identity yet: browsing creates no user).
+func (s *Server) screenRunOf(ctx context.Context, sc *problems.Screen) (*practice.ScreenView, error) {
+	userID, ok := UserID(ctx)
+	if !ok {
+		return nil, nil
+	}
+	v, err := s.screens().Read(ctx, userID, sc.Slug, len(sc.Items))
+	if errors.Is(err, practice.ErrNoScreenRun) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// screenRunUser is the user a screen-run POST is for, admitted as a new
+// identity if it is one.
+func (s *Server) screenRunUser(c echo.Context) (string, error) {
+	userID, err := requireUser(c)
+	if err != nil {
+		return "", err
+	}
+	return userID, s.admitIdentity(c, userID)
+}
+
+// screenRunStart is POST /screens/:slug/practice/start: the screen's clock
+// starts now, on step 1. Starting again starts from nothing.
+func (s *Server) screenRunStart(c echo.Context) error {
+	sc, err := s.findScreen(c)
+	if err != nil {
+		return err
+	}
+	if len(sc.Items) == 0 {
+		return notFound("The screen " + sc.Title + " has no steps to practise.")
+	}
+	userID, err := s.screenRunUser(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.screens().Start(c.Request().Context(), userID, sc.Slug, screenLimit(sc), len(sc.Items)); err != nil {
+		return err
+	}
+	return redirectSeeOther(c, screenPracticeURL(sc, 1))
+}
+
+// screenRunMove is POST /screens/:slug/practice/:step: the clock counts
+// that step from now. Once the screen's time is up the server ends the
+// run at its deadline and the candidate lands on the summary.
+func (s *Server) screenRunMove(c echo.Context) error {
+	sc, err := s.findScreen(c)
+	if err != nil {
+		return err
+	}
+	raw := c.Param("step")
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > len(sc.Items) {
+		return notFound(fmt.Sprintf("The screen %s has no step %s; its steps are numbered 1 to %d.", sc.Title, quoteForUser(raw), len(sc.Items)))
+	}
+	userID, err := s.screenRunUser(c)
+	if err != nil {
+		return err
+	}
+	v, err := s.screens().Move(c.Request().Context(), userID, sc.Slug, n, len(sc.Items))
+	if errors.Is(err, practice.ErrNoScreenRun) {
+		// Practising step by step without the clock: just go there.
+		return redirectSeeOther(c, screenPracticeURL(sc, n))
+	}
+	if err != nil {
+		return err
+	}
+	if v.Finished {
+		return redirectSeeOther(c, screenSummaryURL(sc))
+	}
+	return redirectSeeOther(c, screenPracticeURL(sc, n))
+}
+
+// screenRunFinish is POST /screens/:slug/practice/finish: the run ends now
+// and the summary shows its times.
+func (s *Server) screenRunFinish(c echo.Context) error {
+	sc, err := s.findScreen(c)
+	if err != nil {
+		return err
+	}
+	userID, err := s.screenRunUser(c)
+	if err != nil {
+		return err
+	}
+	if _, err := s.screens().Finish(c.Request().Context(), userID, sc.Slug, len(sc.Items)); err != nil && !errors.Is(err, practice.ErrNoScreenRun) {
+		return err
+	}
+	return redirectSeeOther(c, screenSummaryURL(sc))
+}
+
+func screenSummaryURL(sc *problems.Screen) string { return "/screens/" + sc.Slug + "/practice/summary" }
+
+// screenClock is the screen's overall clock as a page draws it, and as
+// run-clock.js ticks it on from there.
+type screenClock struct {
+	Down      bool          // counts down from Limit; else up
+	Limit     time.Duration // 0 when counting up
+	Shown     time.Duration // the time the page shows: left when counting down, used when up
+	Running   bool          // the run goes on: the browser ticks it
+	Up        bool          // the time ran out
+	StepShown time.Duration // time on the current step; only when Step is the page's step
+	Step      int           // the step the clock counts; 0 once over
+}
+
+func screenClockOf(v *practice.ScreenView) *screenClock {
+	if v == nil {
+		return nil
+	}
+	c := &screenClock{Down: v.Run.Limit > 0, Limit: v.Run.Limit, Running: !v.Finished, Up: v.Up, Step: v.Current}
+	c.Shown = v.Clock.Used
+	if c.Down {
+		c.Shown = v.Clock.Remaining
+	}
+	if v.Current > 0 {
+		c.StepShown = v.StepUsed[v.Current-1]
+	}
+	return c
+}
+
+func (c *screenClock) dir() string {
+	if c.Down {
+		return "down"
+	}
+	return "up"
+}
+
+func (c *screenClock) shownMS() string { return strconv.FormatInt(c.Shown.Milliseconds(), 10) }
+
+func (c *screenClock) stepMS() string { return strconv.FormatInt(c.StepShown.Milliseconds(), 10) }
+
+// text is the clock as drawn: a countdown shows the next whole second up,
+// so 0:00 only at the end; time used shows whole seconds passed.
+func (c *screenClock) text() string {
+	if c.Down {
+		return clock((c.Shown + time.Second - 1).Truncate(time.Second))
+	}
+	return clock(c.Shown.Truncate(time.Second))
+}
+
+func (c *screenClock) stepText() string { return clock(c.StepShown.Truncate(time.Second)) }
+
+// usedText says the time a step or a run used, in whole seconds.
+func usedText(d time.Duration) string { return clock(d.Truncate(time.Second)) }
+
+// withRunClock adds the overall clock's script and its styles to a page.
+func (s *Server) withRunClock(m pageMeta) pageMeta {
+	m.CSS = append(m.CSS, s.assets.url("rapid-fire.css"))
+	m.Scripts = append(m.Scripts, s.assets.url("run-clock.js"))
+	return m
+}
