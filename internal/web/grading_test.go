@@ -746,10 +746,20 @@ func TestAbandonedAndStoppedRuns(t *testing.T) {
 		ts := newGradingTestServer(t, g)
 		b := ts.newBrowser(t)
 		started := b.startGrade("package refund // STOPPED")
+		stream := b.events(started.EventsURL)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := ts.app.StopGrading(ctx); err != nil {
 			t.Fatal(err)
+		}
+		// The open stream ends, so the server's Shutdown is not held up.
+		for closed := false; !closed; {
+			select {
+			case _, ok := <-stream.events:
+				closed = !ok
+			case <-ctx.Done():
+				t.Fatal("a progress stream stayed open after StopGrading")
+			}
 		}
 		run, _ := ts.store.GradeRun(context.Background(), started.RunID)
 		if run.Status != storage.GradeSystemError || run.Message != messageStopped {
