@@ -43,6 +43,11 @@
 //	func (s *Subscription) Advanced(sent int64) bool // follower side: worth reading the store?
 //	func (s *Subscription) Done() <-chan struct{}    // closed by Close
 //
+// Subscribe must return only once a Publish will reach the subscription
+// (for LISTEN/NOTIFY: after LISTEN has taken effect), since Follow reads
+// the store right after it. Package livetest holds the tests every Broker
+// must pass; a new implementation runs livetest.Broker against itself.
+//
 // Subscribe's notifications stop, and the subscription is released, when
 // its ctx ends. Publish never waits for a subscriber: each subscription
 // keeps only the highest sequence it was told of and one pending wake-up,
