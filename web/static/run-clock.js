@@ -55,6 +55,13 @@
     window.setTimeout(function () { a.textContent = message; }, 50);
   };
 
+  // boxSpeaks reports whether a running answer box on the page will say
+  // the same moment itself: inside a whole-set run its limit ends with the
+  // run, and two voices saying "10 seconds left" at once is one too many.
+  Clock.prototype.boxSpeaks = function (s) {
+    return s <= 60 && !!document.querySelector('[data-timed-box][data-state="running"][data-mode="timed"]');
+  };
+
   Clock.prototype.tick = function () {
     if (this.over) { return; }
     var passed = performance.now() - this.from;
@@ -71,7 +78,7 @@
       var s = ANNOUNCE_AT_S[i];
       if (secs <= s && !this.announced[s]) {
         this.announced[s] = true;
-        if (secs > 0) { this.announce(spoken(s)); }
+        if (secs > 0 && !this.boxSpeaks(s)) { this.announce(spoken(s)); }
       }
     }
     if (left <= 0) { this.up(); }

@@ -195,6 +195,7 @@
     var self = this;
     var checked = this.root.querySelector("input[name=mode]:checked");
     this.mode = checked ? checked.value : "timed";
+    this.root.setAttribute("data-mode", this.mode); // run-clock.js reads it
     this.starting = true;
     this.modes.disabled = true;
     this.setState("running");
