@@ -67,22 +67,22 @@ func (s *Service) Timer(ctx context.Context, a Access, action string, by time.Du
 	c := f.sh.clocks[it.Index]
 	switch action {
 	case TimerStart:
-		if c.Started {
+		if c.Started() {
 			return storage.RoomEvent{}, inputErrorf("the clock of this step is already started")
 		}
 		return s.appendOne(ctx, a, KindTimerStarted, TimerStarted{Item: it.Index, LimitMS: it.Limit.Milliseconds()})
 	case TimerPause:
-		if !c.Running {
+		if !c.Running() {
 			return storage.RoomEvent{}, inputErrorf("the clock is not running")
 		}
 		return s.appendOne(ctx, a, KindTimerPaused, TimerPaused{Item: it.Index})
 	case TimerResume:
-		if !c.Started || c.Running {
+		if !c.Started() || c.Running() {
 			return storage.RoomEvent{}, inputErrorf("the clock is not paused")
 		}
 		return s.appendOne(ctx, a, KindTimerResumed, TimerResumed{Item: it.Index})
 	case TimerExtend:
-		if !c.Started {
+		if !c.Started() {
 			return storage.RoomEvent{}, inputErrorf("start the clock before extending it")
 		}
 		if by <= 0 || by > MaxExtend {

@@ -10,40 +10,21 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/timer"
 )
 
-// Clock is an item's timer as the interviewer drives it.
-type Clock struct {
-	Started bool
-	Running bool
-	Limit   time.Duration
-	Used    time.Duration // spent before Since
-	Since   time.Time     // when it last started running
-}
-
-// Spent is the time used by now.
-func (c Clock) Spent(now time.Time) time.Duration {
-	if c.Running {
-		return c.Used + max(now.Sub(c.Since), 0)
-	}
-	return c.Used
-}
-
-// Remaining is the time left by now; negative past the limit (the clock
-// runs over, it does not stop the candidate).
-func (c Clock) Remaining(now time.Time) time.Duration { return c.Limit - c.Spent(now) }
-
-// ClockAt is a clock read at one moment, for a page or an event.
+// ClockAt is an item's clock read at one moment, for a page or an event.
+// The rules are timer.Clock's, the same as a screen practised alone: the
+// log's timer events drive it.
 type ClockAt struct {
-	Started     bool  `json:"started"`
-	Running     bool  `json:"running"`
-	LimitMS     int64 `json:"limit_ms"`
-	RemainingMS int64 `json:"remaining_ms"`
+	Phase       timer.ClockPhase `json:"phase"`
+	LimitMS     int64            `json:"limit_ms"`
+	RemainingMS int64            `json:"remaining_ms"`
 }
 
-// At reads the clock at now.
-func (c Clock) At(now time.Time) ClockAt {
-	return ClockAt{Started: c.Started, Running: c.Running, LimitMS: c.Limit.Milliseconds(), RemainingMS: c.Remaining(now).Milliseconds()}
+func clockAt(c *timer.Clock, now time.Time) ClockAt {
+	st := c.State(now)
+	return ClockAt{Phase: st.Phase, LimitMS: c.Limit.Milliseconds(), RemainingMS: st.Remaining.Milliseconds()}
 }
 
 // shared is what both sides may know: the fold of the events visible to
@@ -53,7 +34,7 @@ type shared struct {
 	items    []Item
 	current  int
 	released map[int][]HintRef // by item, in release order
-	clocks   map[int]*Clock
+	clocks   map[int]*timer.Clock
 	answers  map[int]string
 	sharedRs []SharedRun
 	ended    bool
@@ -71,9 +52,9 @@ type SharedRun struct {
 }
 
 func newShared(items []Item) *shared {
-	st := &shared{items: items, released: map[int][]HintRef{}, clocks: map[int]*Clock{}, answers: map[int]string{}}
+	st := &shared{items: items, released: map[int][]HintRef{}, clocks: map[int]*timer.Clock{}, answers: map[int]string{}}
 	for _, it := range items {
-		st.clocks[it.Index] = &Clock{Limit: it.Limit}
+		st.clocks[it.Index] = &timer.Clock{Limit: it.Limit}
 	}
 	return st
 }
@@ -160,24 +141,29 @@ func (st *shared) applyClock(ev storage.RoomEvent) error {
 	if c == nil {
 		return nil
 	}
+	// A change that does not apply (a pause before the start) leaves the
+	// clock as it was: two tabs pressing at once do no harm.
+	var next timer.Clock
+	var err error
 	switch ev.Kind {
 	case KindTimerStarted:
-		if !c.Started && p.LimitMS > 0 {
-			*c = Clock{Started: true, Running: true, Limit: time.Duration(p.LimitMS) * time.Millisecond, Since: ev.At}
+		next = *c
+		if !c.Started() && p.LimitMS > 0 {
+			next.Limit = time.Duration(p.LimitMS) * time.Millisecond
 		}
+		next = next.Start(ev.At)
 	case KindTimerPaused:
-		if c.Running {
-			c.Used += max(ev.At.Sub(c.Since), 0)
-			c.Running = false
-		}
+		next, err = c.Pause(ev.At)
 	case KindTimerResumed:
-		if c.Started && !c.Running {
-			c.Running, c.Since = true, ev.At
-		}
+		next, err = c.Resume(ev.At)
 	case KindTimerExtended:
-		if c.Started && p.ByMS > 0 {
-			c.Limit += time.Duration(p.ByMS) * time.Millisecond
+		if !c.Started() {
+			return nil
 		}
+		next, err = c.Extend(ev.At, time.Duration(p.ByMS)*time.Millisecond)
+	}
+	if err == nil {
+		*c = next
 	}
 	return nil
 }
@@ -293,7 +279,7 @@ func candidateViewOf(a Access, evs PublicEvents, now time.Time) (CandidateView, 
 	}
 	it, _ := st.item(st.current)
 	v := CandidateView{RoomID: a.Room.ID, LastSeq: st.lastSeq, Ended: st.ended, Items: len(st.items),
-		Clock: st.clocks[it.Index].At(now), Answer: st.answers[it.Index]}
+		Clock: clockAt(st.clocks[it.Index], now), Answer: st.answers[it.Index]}
 	v.Current = candidateItem(it, st.released[it.Index])
 	for _, r := range st.sharedRs {
 		if r.Item == it.Index {
