@@ -260,3 +260,32 @@ func (s *Service) appendOne(ctx context.Context, a Access, kind string, p any) (
 	}
 	return out[0], nil
 }
+
+// MoveCursor records where a's editor cursor is in item's code.
+func (s *Service) MoveCursor(ctx context.Context, a Access, c Cursor) (storage.RoomEvent, error) {
+	if _, err := codeItem(a, c.Item); err != nil {
+		return storage.RoomEvent{}, err
+	}
+	if actorOfClient(c.ClientID) != a.actor() || len(c.ClientID) > 64 {
+		return storage.RoomEvent{}, inputErrorf("the cursor comes from another participant's editor")
+	}
+	if c.Version < 0 || c.Anchor < 0 || c.Head < 0 || c.Colour < 0 || c.Colour > 3 {
+		return storage.RoomEvent{}, inputErrorf("a cursor has no negative positions and a colour of 0 to 3")
+	}
+	// The name is the role's, whatever the page says.
+	c.Name = "Interviewer"
+	if a.Role == Candidate {
+		c.Name = "Candidate"
+	}
+	return s.appendOne(ctx, a, KindCursor, c)
+}
+
+// EventsAfter reads the room's log after seq as a's holder may see it:
+// the candidate's reads go through the store's public reader, so an
+// interviewer-only event never reaches the candidate's stream.
+func (s *Service) EventsAfter(ctx context.Context, a Access, after int64, limit int) ([]storage.RoomEvent, error) {
+	if a.Role == Interviewer {
+		return s.store.RoomEvents(ctx, a.Room.ID, after, limit)
+	}
+	return s.store.PublicRoomEvents(ctx, a.Room.ID, after, limit)
+}

@@ -21,6 +21,7 @@ import (
 //	timer.resumed        interviewer  everyone     TimerResumed
 //	timer.extended       interviewer  everyone     TimerExtended
 //	code.update          either       everyone     collab.Update: one shared-editor step (doc "code/<item>")
+//	cursor.moved         either       everyone     Cursor: a participant's cursor and selection in the code
 //	answer.text          candidate    everyone     AnswerText: the timed answer box's whole text
 //	run.started          interviewer  interviewer  RunStarted
 //	run.finished         system       interviewer  RunFinished: the grader's report, for the interviewer
@@ -45,6 +46,7 @@ const (
 	KindTimerResumed      = "timer.resumed"
 	KindTimerExtended     = "timer.extended"
 	KindCodeUpdate        = "code.update"
+	KindCursor            = "cursor.moved"
 	KindAnswerText        = "answer.text"
 	KindRunStarted        = "run.started"
 	KindRunFinished       = "run.finished"
@@ -69,6 +71,7 @@ var visibility = map[string]string{
 	KindTimerResumed:      storage.VisibleToEveryone,
 	KindTimerExtended:     storage.VisibleToEveryone,
 	KindCodeUpdate:        storage.VisibleToEveryone,
+	KindCursor:            storage.VisibleToEveryone,
 	KindAnswerText:        storage.VisibleToEveryone,
 	KindRunStarted:        storage.VisibleToInterviewer,
 	KindRunFinished:       storage.VisibleToInterviewer,
@@ -122,6 +125,19 @@ type TimerResumed struct {
 type TimerExtended struct {
 	Item int   `json:"item"`
 	ByMS int64 `json:"by_ms"`
+}
+
+// Cursor is a selection report of the shared editor (its JSON is the
+// editor's own: clientID, name, colour, version, anchor, head), for the
+// other participant's page to draw, and replay to show.
+type Cursor struct {
+	Item     int    `json:"item"`
+	ClientID string `json:"clientID"`
+	Name     string `json:"name"`
+	Colour   int    `json:"colour"`
+	Version  int    `json:"version"`
+	Anchor   int    `json:"anchor"`
+	Head     int    `json:"head"`
 }
 
 // AnswerText is the candidate's answer to a question item, whole: the

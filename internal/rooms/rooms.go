@@ -267,17 +267,19 @@ func (s *Service) Authenticate(ctx context.Context, roomID, key string) (Access,
 	default:
 		return Access{}, ErrNotFound
 	}
-	if !r.EndedAt.IsZero() {
-		return Access{Room: r, Role: role}, ErrEnded
-	}
-	if !s.now().Before(r.ExpiresAt) {
-		return Access{Room: r, Role: role}, ErrExpired
-	}
 	items, err := s.itemsOf(r.SourceKind, r.SourceSlug)
 	if err != nil {
 		// The content the room was made from is gone (a redeploy
 		// removed it): the system's problem, not the user's.
 		return Access{}, fmt.Errorf("rooms: room %s: %w", r.ID, err)
+	}
+	// Refused with the access filled in: what reads a closed room (the
+	// scorecard, replay) may still let its interviewer in.
+	if !r.EndedAt.IsZero() {
+		return Access{Room: r, Role: role, Items: items}, ErrEnded
+	}
+	if !s.now().Before(r.ExpiresAt) {
+		return Access{Room: r, Role: role, Items: items}, ErrExpired
 	}
 	return Access{Room: r, Role: role, Items: items}, nil
 }

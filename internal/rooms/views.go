@@ -384,7 +384,7 @@ type private struct {
 }
 
 func (pv *private) apply(ev storage.RoomEvent) error {
-	if ev.Kind != KindCodeUpdate && ev.Kind != KindAnswerText {
+	if ev.Kind != KindCodeUpdate && ev.Kind != KindAnswerText && ev.Kind != KindCursor {
 		pv.timeline = append(pv.timeline, TimelineEntry{Seq: ev.Seq, At: ev.At, Actor: ev.Actor, Kind: ev.Kind})
 	}
 	switch ev.Kind {
