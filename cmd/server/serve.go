@@ -17,8 +17,10 @@ import (
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
+	"github.com/faultline-dev/faultline/internal/rooms"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/web"
@@ -71,6 +73,8 @@ type serveConfig struct {
 	// WriteKiBPerSecond is the bytes, in KiB a second, one client address
 	// may send to be stored, with a burst of 12 s of it; 0: no limit.
 	WriteKiBPerSecond int
+	// RoomTTL is how long a live screen's room stays open.
+	RoomTTL time.Duration
 
 	// onListen, when set, is told the bound address (tests listen on :0).
 	onListen func(net.Addr)
@@ -118,6 +122,12 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		"KiB a second one client address may send to be stored, with a burst of 12 s of it; 0 turns the limit off (env FAULTLINE_WRITE_KIB_PER_SECOND)"); err != nil {
 		return cfg, err
 	}
+	ttl := env("FAULTLINE_ROOM_TTL", rooms.DefaultTTL.String())
+	defaultTTL, err := time.ParseDuration(ttl)
+	if err != nil || defaultTTL <= 0 {
+		return cfg, fmt.Errorf("serve: FAULTLINE_ROOM_TTL=%q: want a positive duration such as 4h", ttl)
+	}
+	flags.DurationVar(&cfg.RoomTTL, "room-ttl", defaultTTL, "how long a live screen's room stays open after it is made (env FAULTLINE_ROOM_TTL)")
 	flags.StringVar(&cfg.TrustedProxies, "trusted-proxies", env("FAULTLINE_TRUSTED_PROXIES", ""), "reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, as addresses or CIDR prefixes separated by commas; empty believes none (env FAULTLINE_TRUSTED_PROXIES)")
 	if err := flags.Parse(args); err != nil {
 		return cfg, err
@@ -235,6 +245,21 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		defer pool.Close()
 		webCfg.Grader = grader.NewService(pool, log)
 	}
+	// Live screens: their events are in the store; the broker only wakes
+	// the streams that follow a room. Closing it ends those streams, so
+	// Shutdown is not held up by them (clients reconnect and resume).
+	broker := live.NewInProcess()
+	defer broker.Close()
+	roomsCfg := rooms.Config{Store: store, Catalog: cat, Publisher: broker, Log: log, TTL: cfg.RoomTTL,
+		Creates: ratelimit.New(rooms.DefaultCreates, nil)}
+	if g, ok := webCfg.Grader.(rooms.Grader); ok {
+		roomsCfg.Grader = g
+	}
+	roomSvc, err := rooms.New(roomsCfg)
+	if err != nil {
+		return err
+	}
+	webCfg.Rooms, webCfg.Broker = roomSvc, broker
 	app, err := web.New(webCfg)
 	if err != nil {
 		return err
@@ -281,6 +306,10 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err := app.StopGrading(shutdownCtx); err != nil {
 		log.Warn("gradings did not all record their end", "err", err)
 	}
+	if err := roomSvc.Close(shutdownCtx); err != nil {
+		log.Warn("room gradings did not all record their end", "err", err)
+	}
+	broker.Close()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}

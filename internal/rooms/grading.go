@@ -43,6 +43,9 @@ type BusyError struct {
 
 func (e *BusyError) Error() string { return "rooms: " + e.Message }
 
+// Grading reports whether rooms can run the grader.
+func (s *Service) Grading() bool { return s.grader != nil }
+
 // Run starts the grader on the current item's code as the shared editor
 // holds it, in the background; the run's end is appended as run.finished
 // (interviewer only) when it comes. clientKey is the interviewer's client

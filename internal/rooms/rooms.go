@@ -80,6 +80,11 @@ const (
 // writing the notes up after.
 const DefaultTTL = 4 * time.Hour
 
+// DefaultCreates is how many rooms one client address may make: ten at
+// once (a panel setting up a morning's screens), then one every six
+// minutes, so an address cannot fill the store with rooms.
+var DefaultCreates = ratelimit.Per(10, time.Hour)
+
 // Limits on what one action may carry. They bound the log's growth per
 // event; the web layer's per-address write budget bounds the rate.
 const (

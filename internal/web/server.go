@@ -16,9 +16,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/clientaddr"
+	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
+	"github.com/faultline-dev/faultline/internal/rooms"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -56,6 +58,10 @@ type Config struct {
 	// WriteRate is the bytes one client address may send to be stored
 	// (DefaultWriteRate in serve); zero: no limit.
 	WriteRate ratelimit.Rate
+	// Rooms runs live screens, whose streams follow Broker; nil: no
+	// rooms (their routes are not there).
+	Rooms  *rooms.Service
+	Broker live.Broker
 }
 
 // Server is the web application: an Echo instance with every route.
@@ -74,6 +80,8 @@ type Server struct {
 	writeRate ratelimit.Rate
 	// newIdentities limits new users per address; nil: no limit.
 	newIdentities ratelimit.Limiter
+	rooms         *rooms.Service // nil: no rooms
+	broker        live.Broker
 }
 
 // maxAnswerBytes bounds one submitted answer; a screen answer is a few
@@ -95,7 +103,10 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
-		newIdentities: cfg.NewIdentities}
+		newIdentities: cfg.NewIdentities, rooms: cfg.Rooms, broker: cfg.Broker}
+	if s.rooms != nil && s.broker == nil {
+		return nil, errors.New("web: rooms need a broker for their streams")
+	}
 	if cfg.WriteRate.PerSecond > 0 {
 		s.writes, s.writeRate = ratelimit.New(cfg.WriteRate, nil), cfg.WriteRate
 	}
@@ -140,6 +151,7 @@ func (s *Server) routes() {
 	e.POST("/practice/name", s.practiceName)
 
 	s.codeRoutes()
+	s.roomRoutes()
 }
 
 // ServeHTTP makes the Server an http.Handler. Responses other than static

@@ -45,6 +45,9 @@ func maxBody(route string) int64 {
 	if n, ok := routeBodyLimit(route); ok {
 		return n
 	}
+	if n, ok := roomBodyLimit(route); ok {
+		return n
+	}
 	return maxAnswerBytes + 4<<10
 }
 

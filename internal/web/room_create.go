@@ -1,0 +1,107 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/rooms"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// roomSource is one thing a room can be made from, for the new-room page.
+type roomSource struct {
+	Value   string // "screen:slug" or "problem:slug", the form's value
+	Title   string
+	Summary string
+}
+
+type roomNewPage struct {
+	Screens  []roomSource
+	Problems []roomSource
+	Selected string
+}
+
+// roomNew shows the form that makes a room from a screen or a problem.
+func (s *Server) roomNew(c echo.Context) error {
+	page := roomNewPage{Selected: c.QueryParam("from")}
+	for _, sc := range s.content.catalog.Screens {
+		page.Screens = append(page.Screens, roomSource{Value: storage.RoomFromScreen + ":" + sc.Slug, Title: sc.Title, Summary: sc.Summary})
+	}
+	for _, p := range s.content.catalog.Problems {
+		page.Problems = append(page.Problems, roomSource{Value: storage.RoomFromProblem + ":" + p.Slug, Title: p.Title, Summary: p.Summary})
+	}
+	if page.Selected == "" && len(page.Screens) > 0 {
+		page.Selected = page.Screens[0].Value
+	}
+	return render(c, http.StatusOK, roomNewView(s.meta("New live screen"), page))
+}
+
+type roomCreatedPage struct {
+	InterviewerURL string
+	CandidateURL   string
+	Expires        string
+}
+
+// roomCreate makes the room and shows its two links, once: only their
+// hashes are kept, so this page cannot be shown again.
+func (s *Server) roomCreate(c echo.Context) error {
+	form, err := readForm(c)
+	if err != nil {
+		return err
+	}
+	kind, slug, ok := strings.Cut(form.Get("source"), ":")
+	if !ok {
+		return badRequest("Choose a screen or a problem to make the room from.")
+	}
+	ctx := c.Request().Context()
+	links, err := s.rooms.Create(ctx, clientOf(ctx).key, kind, slug)
+	if err != nil {
+		return s.roomError(c, err)
+	}
+	origin := siteOrigin(c)
+	page := roomCreatedPage{
+		InterviewerURL: origin + roomEnterURL(links.RoomID, links.InterviewerKey),
+		CandidateURL:   origin + roomEnterURL(links.RoomID, links.CandidateKey),
+		Expires:        links.ExpiresAt.UTC().Format("15:04 MST on 2 January"),
+	}
+	// The links carry the keys: no referrer may take this page's address
+	// anywhere, and nothing may keep the page.
+	c.Response().Header().Set("Referrer-Policy", "no-referrer")
+	return render(c, http.StatusCreated, roomCreatedView(s.meta("Room ready"), page))
+}
+
+func roomEnterURL(roomID, key string) string { return roomBase(roomID) + "/enter?key=" + key }
+
+// siteOrigin is the scheme and host the client used, for links to copy.
+func siteOrigin(c echo.Context) string {
+	scheme := "http"
+	if clientOf(c.Request().Context()).tls {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request().Host
+}
+
+// roomEnter opens a link: the key moves from the URL into the room's
+// cookie, and the browser goes on to the room's address, which holds no
+// key, so the key stays out of history, bookmarks and Referer headers.
+// The hop is a page that refreshes itself rather than a redirect: a
+// SameSite=Strict cookie set while following a link from another site (a
+// mail, a chat) is not sent on that navigation's redirects, but is on a
+// navigation the site's own page starts.
+func (s *Server) roomEnter(c echo.Context) error {
+	roomID, key := c.Param("room"), c.QueryParam("key")
+	c.Response().Header().Set("Referrer-Policy", "no-referrer")
+	a, err := s.rooms.Authenticate(c.Request().Context(), roomID, key)
+	if err != nil {
+		return s.roomError(c, err)
+	}
+	setRoomCookie(c, roomID, key, a.Room.ExpiresAt)
+	c.Response().Header().Set("Refresh", "0; url="+roomBase(roomID))
+	who := "the interviewer"
+	if a.Role == rooms.Candidate {
+		who = "the candidate"
+	}
+	return render(c, http.StatusOK, roomEnterView(s.meta("Entering the room"), roomBase(roomID), who))
+}

@@ -1,0 +1,141 @@
+package web
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/rooms"
+	"github.com/faultline-dev/faultline/internal/timer"
+)
+
+// clockAction is a button of the room's clock.
+type clockAction struct{ Action, Label string }
+
+// clockActions are the buttons that make sense for the clock now.
+func clockActions(c rooms.ClockAt) []clockAction {
+	switch c.Phase {
+	case timer.ClockIdle:
+		return []clockAction{{rooms.TimerStart, "Start the clock"}}
+	case timer.ClockRunning:
+		return []clockAction{{rooms.TimerPause, "Pause"}, {rooms.TimerExtend, "Add 5 minutes"}}
+	case timer.ClockPaused:
+		return []clockAction{{rooms.TimerResume, "Resume"}, {rooms.TimerExtend, "Add 5 minutes"}}
+	case timer.ClockUp:
+		return []clockAction{{rooms.TimerExtend, "Add 5 minutes"}}
+	}
+	return nil
+}
+
+func recommendationWord(r string) string {
+	switch r {
+	case "strong_no":
+		return "Strong no"
+	case "no":
+		return "No"
+	case "yes":
+		return "Yes"
+	case "strong_yes":
+		return "Strong yes"
+	}
+	return r
+}
+
+var scoreWords = [...]string{"Not covered", "Partly", "Covered", "Strongly covered"}
+
+func scoreWord(n int) string {
+	if n >= 0 && n < len(scoreWords) {
+		return strconv.Itoa(n) + " " + scoreWords[n]
+	}
+	return strconv.Itoa(n)
+}
+
+func scoreID(k rooms.ScoreKey) string {
+	return fmt.Sprintf("score-%d-%d-%d", k.Item, k.Part, k.Point)
+}
+
+func signalText(sg rooms.Signal) string {
+	switch sg.Kind {
+	case rooms.KindSignalPaste:
+		return fmt.Sprintf("pasted %s into the %s", plural(sg.Bytes, "byte"), sg.Where)
+	case rooms.KindSignalHidden:
+		return "the tab was hidden or lost focus"
+	case rooms.KindSignalVisible:
+		return fmt.Sprintf("the tab came back after %.1f s", float64(sg.HiddenMS)/1000)
+	}
+	return sg.Kind
+}
+
+// rubricGroup is one part's rubric, or a question's key points (Part 0).
+type rubricGroup struct {
+	Title  string
+	Part   int
+	Points []string // HTML
+}
+
+func rubricGroups(it rooms.Item) []rubricGroup {
+	if it.Problem == nil {
+		g := rubricGroup{Title: "Key points"}
+		for _, kp := range it.Question.KeyPoints {
+			g.Points = append(g.Points, kp.Text.HTML)
+		}
+		return []rubricGroup{g}
+	}
+	var out []rubricGroup
+	for _, p := range it.Problem.Parts {
+		g := rubricGroup{Title: fmt.Sprintf("Part %d: %s", p.Number, p.Title), Part: p.Number}
+		for _, r := range p.Rubric {
+			g.Points = append(g.Points, r.Text.HTML)
+		}
+		if len(g.Points) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// citeChoice is an invariant of the latest finished run, offered as a
+// score's evidence.
+type citeChoice struct{ Value, Label string }
+
+func citeChoices(page roomPage) []citeChoice {
+	runs := page.Interviewer.Runs
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		if !r.Finished || len(r.Report) == 0 {
+			continue
+		}
+		rep, err := decodeReport(r.Report)
+		if err != nil {
+			return nil
+		}
+		var out []citeChoice
+		for _, sc := range rep.Scenarios {
+			for _, inv := range sc.Invariants {
+				if inv.Status == grader.InvariantNotChecked {
+					continue
+				}
+				out = append(out, citeChoice{
+					Value: fmt.Sprintf("%d:%s:%s", r.Run, sc.Name, inv.ID),
+					Label: fmt.Sprintf("Run %d, %s: %s %s", r.Run, sc.Title, inv.Title, inv.Status),
+				})
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func citeValue(c *rooms.Cite) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d:%s:%s", c.Run, c.Scenario, c.Invariant)
+}
+
+func citeText(c *rooms.Cite) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(", citing run %d: %s in %s %s", c.Run, c.Invariant, c.Scenario, c.Status)
+}
