@@ -80,7 +80,7 @@
 // appended, with keep-alive comments on a quiet stream. It never sends an
 // event whose Seq is not above the last one it sent. It returns nil when
 // the stream ended normally: the Last event sent, ctx ended, the client
-// went away, or the broker closed the subscription (the client reconnects
+// went away, or the broker closed (the client reconnects
 // with Last-Event-ID, perhaps to another instance); an error only when
 // Subscribe or the Source failed, after the headers went out.
 //

@@ -15,8 +15,8 @@ const readBatch = 256
 
 // Follow streams topic's events after `after` to w: everything already in
 // the log, then each event as it is published, until the Last event, ctx
-// ending, the client leaving or the broker ending the subscription (all
-// nil: a normal end). An error means Subscribe or read failed; the
+// ending, the client leaving or the broker ending the subscription or
+// refusing it with ErrClosed (all nil: a normal end). An error means Subscribe or read failed; the
 // headers have gone out by then, so the caller can only log it (the
 // client reconnects and resumes).
 //
@@ -28,8 +28,8 @@ func Follow(ctx context.Context, w *Writer, b Broker, topic string, read Source,
 	defer cancel() // releases the subscription when Follow returns early
 	sub, err := b.Subscribe(ctx, topic)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
+		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			return nil // ended, or shutting down: the client reconnects elsewhere
 		}
 		return fmt.Errorf("live: subscribe to %s: %w", topic, err)
 	}

@@ -388,6 +388,10 @@ func TestFollowersLeaveNoGoroutines(t *testing.T) {
 	waitUntil(t, "20 followers subscribed", func() bool { return b.Subscribers("t") == 20 })
 	b.Close()
 	waiting.Wait()
+	// One that arrives after the broker closed ends at once, quietly.
+	if err := Follow(context.Background(), NewWriter(httptest.NewRecorder(), WriterOptions{}), b, "t", open.EventsAfter, 0); err != nil {
+		t.Errorf("Follow on a closed broker = %v; want nil, a normal end", err)
+	}
 	waitUntil(t, fmt.Sprintf("back to %d goroutines", baseline), func() bool { return runtime.NumGoroutine() <= baseline })
 }
 
