@@ -109,6 +109,7 @@ func TestScreenRunClock(t *testing.T) {
 	sum.mustNotContain(t, "Finish now")
 	clock.Advance(time.Hour)
 	b.get(base+"/practice/summary").mustContain(t, "6:30 used of 45:00.")
+	b.get(base).mustContain(t, "data-last-summary", "(6:30 used)", "Practise it again from step 1")
 
 	// Again, and this time let the clock run out on step 1.
 	b.post(base+"/practice/start", nil).mustContain(t, ">45:00</span>")

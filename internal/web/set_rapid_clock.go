@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -20,25 +21,18 @@ type runClockStore interface {
 }
 
 // runClock is the whole set's clock as a page shows it.
-type runClock struct {
-	Limit    time.Duration
-	Used     time.Duration // by the server's clock, at most Limit
-	Up       bool          // the whole limit is used
-	Done     bool          // every question is done: the clock has stopped
-	Deadline time.Time     // when the whole set's time runs out
-}
+type runClock struct{ practice.RunState }
 
 // Running reports whether the clock still counts: the browser ticks it on.
 func (rc *runClock) Running() bool { return !rc.Done && !rc.Up }
 
-// Bound is when an answer started now must end: the run's deadline while
-// the run goes on, none once it is over (answering again afterwards is
-// practice outside the run).
+// Bound is when an answer started now must end because of the run; none
+// without a run.
 func (rc *runClock) Bound() time.Time {
-	if rc == nil || rc.Done {
+	if rc == nil {
 		return time.Time{}
 	}
-	return rc.Deadline
+	return rc.RunState.Bound()
 }
 
 func (rc *runClock) leftMS() string {
@@ -73,10 +67,8 @@ func (s *Server) setRapidStart(c echo.Context) error {
 	return redirectSeeOther(c, rapidURL(qs, 1))
 }
 
-// setRunClock reads the set's overall clock; nil when the set is not run as
-// one timed sequence. The clock stops at the last answer once every
-// question is done (answered, or revealed unanswered, since the start), so
-// the summary keeps the time the run took however late it is read.
+// setRunClock reads the set's overall clock (practice.Run); nil when the
+// set is not run as one timed sequence.
 func (s *Server) setRunClock(ctx context.Context, page setPage) (*runClock, error) {
 	if page.AttemptID == 0 {
 		return nil, nil
@@ -88,28 +80,14 @@ func (s *Server) setRunClock(ctx context.Context, page setPage) (*runClock, erro
 	if err != nil {
 		return nil, err
 	}
-	end, done := rc.StartedAt, true
-	for _, q := range page.Questions {
-		switch last := q.Box.Last; {
-		case last != nil && !last.CreatedAt.Before(rc.StartedAt):
-			end = later(end, last.CreatedAt)
-		case last == nil && q.Revealed && !q.Reveal.RevealedAt.Before(rc.StartedAt):
-			// looked at without answering in this run: done, and no
-			// answer's time to add
-		default: // unanswered, or answered only before this run started
-			done = false
+	items := make([]practice.RunItem, len(page.Questions))
+	for i, q := range page.Questions {
+		if q.Box.Last != nil {
+			items[i].AnsweredAt = q.Box.Last.CreatedAt
+		}
+		if q.Revealed {
+			items[i].RevealedAt = q.Reveal.RevealedAt
 		}
 	}
-	if !done {
-		end = s.now()
-	}
-	used := min(max(end.Sub(rc.StartedAt), 0), rc.Limit)
-	return &runClock{Limit: rc.Limit, Used: used, Up: used >= rc.Limit, Done: done, Deadline: rc.StartedAt.Add(rc.Limit)}, nil
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
+	return &runClock{practice.Run(rc, items, s.now())}, nil
 }
