@@ -1,0 +1,431 @@
+package rooms
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/collab"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// Replay is a room's history for scrubbing, read from its log: every event
+// is a moment on its participant's track, and Frame answers what the room
+// looked like just after any of them. It is the interviewer's: the log it
+// reads holds the interviewer-only kinds.
+//
+// A moment is named by its event's seq; the frame at seq t folds the
+// events up to t and walks each shared document's updates once
+// (collab.Replay), so the code shown is exactly the document the editors
+// held at t. Building a Replay is one pass over the log; a frame is one
+// pass over the events before it, never one per update.
+type Replay struct {
+	RoomID     string       `json:"room_id"`
+	StartedAt  time.Time    `json:"started_at"`
+	EndedAt    *time.Time   `json:"ended_at,omitempty"`
+	DurationMS int64        `json:"duration_ms"` // from the first event to the last
+	Items      []ReplayItem `json:"items"`
+	Tracks     []string     `json:"tracks"` // the actors with a track, in the order shown
+	Moments    []Moment     `json:"moments"`
+
+	items  []Item
+	events []storage.RoomEvent
+}
+
+// ReplayItem is a step of the room, as the replay names it.
+type ReplayItem struct {
+	Index   int    `json:"index"`
+	Title   string `json:"title"`
+	HasCode bool   `json:"has_code"`
+}
+
+// Moment is one event on a track.
+type Moment struct {
+	Seq   int64  `json:"seq"`
+	AtMS  int64  `json:"at_ms"` // since the room was made
+	Track string `json:"track"` // the actor: interviewer, candidate, system
+	Class string `json:"class"` // one of MomentClasses
+	Kind  string `json:"kind"`  // the event's kind
+	Item  int    `json:"item"`  // the step it belongs to; -1 for none
+	Label string `json:"label"`
+}
+
+// Moment classes: what "jump to the next ..." jumps by.
+const (
+	ClassEdit   = "edit"   // a code update or a saved answer
+	ClassPaste  = "paste"  // a paste signal
+	ClassHint   = "hint"   // a hint released
+	ClassTimer  = "timer"  // the clock started, paused, resumed, extended
+	ClassRun    = "run"    // the grader started, finished, shared
+	ClassNote   = "note"   // the notes saved
+	ClassScore  = "score"  // a rubric score or the recommendation
+	ClassSignal = "signal" // the tab hidden or back
+	ClassStep   = "step"   // the room moved to another step
+	ClassRoom   = "room"   // the room made or ended
+)
+
+// MomentClasses lists the classes in the order the page offers them.
+var MomentClasses = []string{ClassEdit, ClassPaste, ClassHint, ClassTimer, ClassRun, ClassNote, ClassScore, ClassSignal, ClassStep, ClassRoom}
+
+// replayTracks is the order of the tracks; the grader's runs end on the
+// system's.
+var replayTracks = []string{storage.ActorCandidate, storage.ActorInterviewer, storage.ActorSystem}
+
+// Replay reads the room's log for scrubbing. Only the interviewer's
+// access reaches it; the room may have ended or expired.
+func (s *Service) Replay(ctx context.Context, a Access) (*Replay, error) {
+	if err := a.mustBeInterviewer(); err != nil {
+		return nil, err
+	}
+	evs, err := s.readAll(ctx, a.Room.ID)
+	if err != nil {
+		return nil, err
+	}
+	return buildReplay(a, evs)
+}
+
+func buildReplay(a Access, evs []storage.RoomEvent) (*Replay, error) {
+	r := &Replay{RoomID: a.Room.ID, StartedAt: a.Room.CreatedAt, Tracks: replayTracks, items: a.Items, events: evs,
+		Moments: make([]Moment, 0, len(evs))}
+	if end := endedAt(a.Room, evs); !end.IsZero() {
+		r.EndedAt = &end
+	}
+	for _, it := range a.Items {
+		r.Items = append(r.Items, ReplayItem{Index: it.Index, Title: it.Title(), HasCode: it.HasCode()})
+	}
+	for _, ev := range evs {
+		m, ok, err := r.moment(ev)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			r.Moments = append(r.Moments, m)
+		}
+	}
+	if n := len(evs); n > 0 {
+		r.DurationMS = max(evs[n-1].At.Sub(r.StartedAt), 0).Milliseconds()
+	}
+	return r, nil
+}
+
+// moment names one event. Kinds the replay does not show (a cursor move,
+// or one added after it was written) are no moment, so stepping never
+// lands on a frame that looks like the one before.
+func (r *Replay) moment(ev storage.RoomEvent) (Moment, bool, error) {
+	m := Moment{Seq: ev.Seq, AtMS: max(ev.At.Sub(r.StartedAt), 0).Milliseconds(), Track: ev.Actor, Kind: ev.Kind, Item: -1}
+	var p struct {
+		Item    *int   `json:"item"`
+		Part    int    `json:"part"`
+		Index   int    `json:"index"`
+		Point   int    `json:"point"`
+		Score   int    `json:"score"`
+		LimitMS int64  `json:"limit_ms"`
+		ByMS    int64  `json:"by_ms"`
+		Bytes   int    `json:"bytes"`
+		Where   string `json:"where"`
+		Summary string `json:"summary"`
+		Value   string `json:"value"`
+		Text    string `json:"text"`
+		Hidden  int64  `json:"hidden_ms"`
+	}
+	if ev.Kind != KindCodeUpdate {
+		if err := decode(ev, &p); err != nil {
+			return Moment{}, false, err
+		}
+		if p.Item != nil {
+			m.Item = *p.Item
+		}
+	}
+	switch ev.Kind {
+	case KindCreated:
+		m.Class, m.Label = ClassRoom, "Room opened"
+	case KindEnded:
+		m.Class, m.Label = ClassRoom, "Room ended"
+	case KindItemChanged:
+		m.Class, m.Label = ClassStep, "Step "+strconv.Itoa(m.Item+1)+": "+r.title(m.Item)
+	case KindHintReleased:
+		m.Class, m.Label = ClassHint, fmt.Sprintf("Hint %d of part %d released", p.Index+1, p.Part)
+	case KindTimerStarted:
+		m.Class, m.Label = ClassTimer, "Clock started ("+minutes(p.LimitMS)+")"
+	case KindTimerPaused:
+		m.Class, m.Label = ClassTimer, "Clock paused"
+	case KindTimerResumed:
+		m.Class, m.Label = ClassTimer, "Clock resumed"
+	case KindTimerExtended:
+		m.Class, m.Label = ClassTimer, "Clock extended by "+minutes(p.ByMS)
+	case KindCodeUpdate:
+		item, err := docItem(ev.Doc)
+		if err != nil {
+			return Moment{}, false, fmt.Errorf("rooms: room %s event %d: %w", ev.RoomID, ev.Seq, err)
+		}
+		var u collab.Update
+		if err := decode(ev, &u); err != nil {
+			return Moment{}, false, err
+		}
+		ch, err := collab.ParseChanges(u.Changes)
+		if err != nil {
+			return Moment{}, false, fmt.Errorf("rooms: room %s event %d: %w", ev.RoomID, ev.Seq, err)
+		}
+		m.Item = item
+		m.Class, m.Label = ClassEdit, "Code edited ("+signed(ch.NewLen()-ch.Len())+" characters)"
+	case KindAnswerText:
+		m.Class, m.Label = ClassEdit, fmt.Sprintf("Answer saved (%d characters)", len([]rune(p.Text)))
+	case KindRunStarted:
+		m.Class, m.Label = ClassRun, "Grader started"
+	case KindRunFinished:
+		m.Class, m.Label = ClassRun, "Grader finished: "+p.Summary
+	case KindRunShared:
+		m.Class, m.Label = ClassRun, "Report shared with the candidate"
+	case KindNoteSaved:
+		m.Class, m.Label = ClassNote, "Notes saved"
+	case KindRubricScored:
+		where := fmt.Sprintf("part %d, point %d", p.Part, p.Point+1)
+		if p.Part == 0 {
+			where = fmt.Sprintf("key point %d", p.Point+1)
+		}
+		m.Class, m.Label = ClassScore, fmt.Sprintf("Scored %s: %d of %d", where, p.Score, MaxScore)
+	case KindRecommendationSet:
+		m.Class, m.Label = ClassScore, "Recommendation: "+RecommendationLabel(p.Value)
+	case KindSignalPaste:
+		m.Class, m.Label = ClassPaste, fmt.Sprintf("Pasted %d bytes into the %s", p.Bytes, p.Where)
+	case KindSignalHidden:
+		m.Class, m.Label = ClassSignal, "Tab hidden"
+	case KindSignalVisible:
+		m.Class, m.Label = ClassSignal, "Tab back after "+seconds(p.Hidden)
+	default:
+		return Moment{}, false, nil
+	}
+	return m, true, nil
+}
+
+// endedAt is when the room ended: the log's room.ended says so even when
+// the access was checked before it.
+func endedAt(room storage.Room, evs []storage.RoomEvent) time.Time {
+	if n := len(evs); n > 0 && evs[n-1].Kind == KindEnded {
+		return evs[n-1].At.UTC()
+	}
+	return room.EndedAt
+}
+
+func (r *Replay) title(item int) string {
+	if item < 0 || item >= len(r.items) {
+		return "?"
+	}
+	return r.items[item].Title()
+}
+
+// docItem is the item of a code document's name ("code/<item>").
+func docItem(doc string) (int, error) {
+	n, err := strconv.Atoi(doc[min(len("code/"), len(doc)):])
+	if err != nil || codeDoc(n) != doc {
+		return 0, fmt.Errorf("%q is not a code document", doc)
+	}
+	return n, nil
+}
+
+func signed(n int) string {
+	if n > 0 {
+		return "+" + strconv.Itoa(n)
+	}
+	if n < 0 {
+		return "−" + strconv.Itoa(-n)
+	}
+	return "±0"
+}
+
+func minutes(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d%time.Minute == 0 {
+		return strconv.FormatInt(int64(d/time.Minute), 10) + " min"
+	}
+	return d.Round(time.Second).String()
+}
+
+func seconds(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+}
+
+// RecommendationLabel is a recommendation in words.
+func RecommendationLabel(v string) string {
+	switch v {
+	case "strong_no":
+		return "strong no"
+	case "no":
+		return "no"
+	case "yes":
+		return "yes"
+	case "strong_yes":
+		return "strong yes"
+	case "":
+		return "none"
+	}
+	return v
+}
+
+// Frame is the room just after the event Seq: what the replay shows at
+// that moment.
+type Frame struct {
+	Seq     int64         `json:"seq"`
+	AtMS    int64         `json:"at_ms"`
+	Moment  *Moment       `json:"moment,omitempty"` // the event at Seq, when it is a moment
+	Current int           `json:"current"`          // the step the room was on
+	Code    []FrameCode   `json:"code"`             // every code step's text
+	Answers []FrameAnswer `json:"answers"`          // every question step's answer so far
+	Clock   ClockAt       `json:"clock"`            // the current step's clock
+	Hints   int           `json:"hints_released"`   // of the current step
+	Notes   string        `json:"notes"`            // the interviewer's notes then, in Markdown
+	Nav     FrameNav      `json:"nav"`
+}
+
+// FrameCode is a code step's shared document at a moment.
+type FrameCode struct {
+	Item    int    `json:"item"`
+	Version int    `json:"version"`
+	Text    string `json:"text"`
+}
+
+// FrameAnswer is a question step's answer at a moment.
+type FrameAnswer struct {
+	Item int    `json:"item"`
+	Text string `json:"text"`
+}
+
+// FrameNav is where stepping goes from a frame: the moment before and
+// after, and the next and previous moment of each class (0: none).
+type FrameNav struct {
+	First   int64            `json:"first"`
+	Last    int64            `json:"last"`
+	Prev    int64            `json:"prev"`
+	Next    int64            `json:"next"`
+	NextOf  map[string]int64 `json:"next_of"`
+	PrevOf  map[string]int64 `json:"prev_of"`
+	Index   int              `json:"index"` // of the frame's moment (or the one before it) in Moments
+	Moments int              `json:"moments"`
+}
+
+// LastSeq is the seq of the log's last event.
+func (r *Replay) LastSeq() int64 {
+	if len(r.events) == 0 {
+		return 0
+	}
+	return r.events[len(r.events)-1].Seq
+}
+
+// Frame is the room just after the event seq; a seq past the log is its
+// end, and one before it its start.
+func (r *Replay) Frame(seq int64) (Frame, error) {
+	if len(r.events) == 0 {
+		return Frame{}, fmt.Errorf("rooms: room %s has no events", r.RoomID)
+	}
+	seq = min(max(seq, r.events[0].Seq), r.LastSeq())
+	n := sort.Search(len(r.events), func(i int) bool { return r.events[i].Seq > seq })
+	prefix := r.events[:n]
+	f, err := fold(r.items, prefix)
+	if err != nil {
+		return Frame{}, err
+	}
+	last := prefix[len(prefix)-1]
+	fr := Frame{Seq: last.Seq, AtMS: max(last.At.Sub(r.StartedAt), 0).Milliseconds(), Current: f.sh.current,
+		Notes: f.pv.notes, Code: []FrameCode{}, Answers: []FrameAnswer{}}
+	if it, ok := f.sh.item(f.sh.current); ok {
+		fr.Clock = clockAt(f.sh.clocks[it.Index], last.At)
+		fr.Hints = len(f.sh.released[it.Index])
+	}
+	if fr.Code, err = codeAt(r.items, prefix); err != nil {
+		return Frame{}, fmt.Errorf("rooms: room %s at %d: %w", r.RoomID, seq, err)
+	}
+	for _, it := range r.items {
+		if it.Question != nil {
+			fr.Answers = append(fr.Answers, FrameAnswer{Item: it.Index, Text: f.sh.answers[it.Index]})
+		}
+	}
+	fr.Nav = r.nav(last.Seq)
+	if i := fr.Nav.Index; i >= 0 && i < len(r.Moments) && r.Moments[i].Seq == last.Seq {
+		m := r.Moments[i]
+		fr.Moment = &m
+	}
+	return fr, nil
+}
+
+// codeAt is every code step's document after the events evs: each
+// document's updates gathered in one pass over evs, then walked once.
+func codeAt(items []Item, evs []storage.RoomEvent) ([]FrameCode, error) {
+	ups := map[string][]collab.Update{}
+	for _, ev := range evs {
+		if ev.Kind != KindCodeUpdate {
+			continue
+		}
+		var u collab.Update
+		if err := json.Unmarshal(ev.Payload, &u); err != nil {
+			return nil, fmt.Errorf("event %d: %w", ev.Seq, err)
+		}
+		ups[ev.Doc] = append(ups[ev.Doc], u)
+	}
+	out := []FrameCode{}
+	for _, it := range items {
+		if !it.HasCode() {
+			continue
+		}
+		doc := ups[codeDoc(it.Index)]
+		fc := FrameCode{Item: it.Index}
+		err := collab.Replay(it.Problem.Code.Starter, doc, func(v int, text string) bool {
+			if v == len(doc) {
+				fc.Version, fc.Text = v, text
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", it.Index+1, err)
+		}
+		out = append(out, fc)
+	}
+	return out, nil
+}
+
+// nav finds the moments around seq.
+func (r *Replay) nav(seq int64) FrameNav {
+	nav := FrameNav{NextOf: map[string]int64{}, PrevOf: map[string]int64{}, Moments: len(r.Moments), Index: -1}
+	if len(r.Moments) == 0 {
+		return nav
+	}
+	nav.First, nav.Last = r.Moments[0].Seq, r.Moments[len(r.Moments)-1].Seq
+	// i is the first moment after seq; the one before it is the frame's.
+	i := sort.Search(len(r.Moments), func(i int) bool { return r.Moments[i].Seq > seq })
+	nav.Index = i - 1
+	if i < len(r.Moments) {
+		nav.Next = r.Moments[i].Seq
+	}
+	if j := i - 1; j >= 0 {
+		if r.Moments[j].Seq == seq {
+			j--
+		}
+		if j >= 0 {
+			nav.Prev = r.Moments[j].Seq
+		}
+	}
+	for _, m := range r.Moments[i:] {
+		if _, ok := nav.NextOf[m.Class]; !ok {
+			nav.NextOf[m.Class] = m.Seq
+			if len(nav.NextOf) == len(MomentClasses) {
+				break
+			}
+		}
+	}
+	for j := i - 1; j >= 0; j-- {
+		m := r.Moments[j]
+		if m.Seq == seq {
+			continue
+		}
+		if _, ok := nav.PrevOf[m.Class]; !ok {
+			nav.PrevOf[m.Class] = m.Seq
+			if len(nav.PrevOf) == len(MomentClasses) {
+				break
+			}
+		}
+	}
+	return nav
+}
