@@ -3,7 +3,6 @@ package grader
 import (
 	"context"
 	"fmt"
-	"go/format"
 	"os"
 	"path/filepath"
 	"sort"
@@ -234,10 +233,16 @@ type mutationResult struct {
 	kind    string // a survivor's explanation kind, or "rule", or "" when unexplained
 }
 
+// tokensOf is src with its spacing collapsed: the printer lays a moved
+// node out by its old position, so twins can differ in blank lines.
+func tokensOf(src string) string {
+	return strings.Join(strings.Fields(src), " ")
+}
+
 // stateTwins maps each mutant of a state-*.go solution that lies in the
 // lines it shares with the reference to the reference's mutant making the
 // same change: the state file's patch applied to that mutant's source
-// gives this mutant's source exactly. A twin's survival is explained as
+// gives this mutant's source, up to spacing. A twin's survival is explained as
 // the reference's is, instead of eight more times.
 func stateTwins(t testing.TB, refMutants []Mutant) map[string]map[string]string {
 	t.Helper()
@@ -250,9 +255,7 @@ func stateTwins(t testing.TB, refMutants []Mutant) map[string]map[string]string 
 			if err != nil {
 				continue // the change touches the patched lines
 			}
-			if b, err := format.Source([]byte(src)); err == nil {
-				bySource[string(b)] = r.ID
-			}
+			bySource[tokensOf(src)] = r.ID
 		}
 		name := filepath.Base(stateCorpusFile(p))
 		ms, err := Mutants(readSource(t, stateCorpusFile(p)))
@@ -261,8 +264,8 @@ func stateTwins(t testing.TB, refMutants []Mutant) map[string]map[string]string 
 		}
 		out[name] = map[string]string{}
 		for _, m := range ms {
-			if b, err := format.Source([]byte(m.Source)); err == nil && bySource[string(b)] != "" {
-				out[name][m.ID] = bySource[string(b)]
+			if id := bySource[tokensOf(m.Source)]; id != "" {
+				out[name][m.ID] = id
 			}
 		}
 	}
@@ -357,11 +360,11 @@ func TestMutationFull(t *testing.T) {
 		}
 		if twin := twins[r.file][r.m.ID]; twin != "" {
 			tr := refResult[twin]
-			switch {
-			case tr == nil:
-			case (tr.verdict == "survived") != (r.verdict == "survived"):
-				problems = append(problems, fmt.Sprintf("%s: %s, but its reference twin %s is %s: package state changed what the grader sees", key, r.verdict, twin, tr.verdict))
-			case r.verdict == "survived" && r.kind == "" && tr.kind != "":
+			// Twins can differ: a change in the shared lines may meet the
+			// patched ones (the reference's loop handles backoff(0), a
+			// state table does not). Only a survivor whose twin survived
+			// too takes the twin's explanation.
+			if tr != nil && tr.verdict == "survived" && r.verdict == "survived" && r.kind == "" && tr.kind != "" {
 				r.kind, r.why = tr.kind, "as refund.go "+twin+": "+tr.why
 			}
 		}
