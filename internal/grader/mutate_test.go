@@ -244,10 +244,10 @@ func tokensOf(src string) string {
 // same change: the state file's patch applied to that mutant's source
 // gives this mutant's source, up to spacing. A twin's survival is explained as
 // the reference's is, instead of eight more times.
-func stateTwins(t testing.TB, refMutants []Mutant) map[string]map[string]string {
+func stateTwins(t testing.TB, refMutants []Mutant, patches []string) map[string]map[string]string {
 	t.Helper()
 	out := map[string]map[string]string{}
-	for _, p := range stateCorpusPatches(t) {
+	for _, p := range patches {
 		patch := readSource(t, p)
 		bySource := map[string]string{}
 		for _, r := range refMutants {
@@ -330,7 +330,7 @@ func TestMutationFull(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	twins := stateTwins(t, refMutants)
+	twins := stateTwins(t, refMutants, stateCorpusPatches(t))
 	refResult := map[string]*mutationResult{}
 	for _, r := range results {
 		if r.file == filepath.Base(referenceFile) {
@@ -544,6 +544,54 @@ func TestMergeCases(t *testing.T) {
 	for _, m := range ms {
 		if m.Operator == OpMergeCases && !strings.Contains(strings.Join(strings.Fields(m.Source), " "), "case 1, 2:") {
 			t.Errorf("%s: no merged case in\n%s", m.ID, m.Source)
+		}
+	}
+}
+
+// TestStateTwins: a state-* solution's mutants in the lines it shares with
+// the reference are matched to the reference's (most of them: the shared
+// lines are most of the file), each to one of the same operator, and a
+// mutant in the patched lines is matched to none.
+func TestStateTwins(t *testing.T) {
+	ref, err := Mutants(readSource(t, referenceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]Mutant{}
+	for _, m := range ref {
+		byID[m.ID] = m
+	}
+	patches := stateCorpusPatches(t)
+	if testing.Short() || serviceTestRace {
+		patches = []string{"testdata/corpus/state/state-slice-table.patch", "testdata/corpus/state/state-mutex.patch"}
+	}
+	twins := stateTwins(t, ref, patches)
+	for _, p := range patches {
+		name := filepath.Base(stateCorpusFile(p))
+		ms, err := Mutants(readSource(t, stateCorpusFile(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		matched := 0
+		for _, m := range ms {
+			tw, ok := twins[name][m.ID]
+			if !ok {
+				continue
+			}
+			matched++
+			if r := byID[tw]; r.Operator != m.Operator || firstChanged(r) != firstChanged(m) {
+				t.Errorf("%s %s (%s) is matched to refund.go %s (%s)", name, m.ID, firstChanged(m), tw, firstChanged(r))
+			}
+		}
+		if matched < len(ms)*8/10 {
+			t.Errorf("%s: %d of %d mutants have a reference twin, want most", name, matched, len(ms))
+		}
+	}
+	// state-slice-table replaces the loop of backoff: none of its mutants
+	// there may claim a reference twin.
+	for id, tw := range twins["state-slice-table.go"] {
+		if strings.Contains(firstChanged(byID[tw]), "for i := 1; i < attempt") {
+			t.Errorf("state-slice-table.go %s is matched to refund.go %s, in lines the patch replaced", id, tw)
 		}
 	}
 }
