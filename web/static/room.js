@@ -62,11 +62,17 @@
     }, 100);
   }
 
+  // A form's own address: form.action would be the clock form's field
+  // named "action" instead.
+  function actionOf(form) {
+    return new URL(form.getAttribute("action"), location.href).href;
+  }
+
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
     if (!form.hasAttribute("data-room-action")) return;
     ev.preventDefault();
-    post(form.action, new FormData(form))
+    post(actionOf(form), new FormData(form))
       .then(function () { say("Done."); refreshPanel(); })
       .catch(function (e) { say(e.message); });
   });
@@ -125,6 +131,8 @@
     });
   }
 
+  window.faultlineRoom = { editor: editor }; // for tests and the console
+
   // The room's stream: from the event this page was rendered at; on a
   // reconnection the browser sends Last-Event-ID itself.
   var kinds = ["room.created", "item.changed", "hint.released", "timer.started", "timer.paused", "timer.resumed",
@@ -144,9 +152,11 @@
         location.reload();
         return;
       case "room.ended":
+        // The room's pages are closed now: nothing to refresh.
         stream.close();
-        say("The room has ended.");
-        break;
+        say(role === "candidate" ? "The interviewer has ended the room. Thank you." : "You have ended the room.");
+        if (editor && editor.view) editor.view.contentDOM.setAttribute("contenteditable", "false");
+        return;
       case "answer.text":
         if (role === "candidate") return; // the candidate's own text
         break;
@@ -187,7 +197,7 @@
     var pending = null;
     var save = function () {
       pending = null;
-      post(form.action, new FormData(form))
+      post(actionOf(form), new FormData(form))
         .then(function () { if (status) status.textContent = "Saved."; })
         .catch(function (e) { if (status) status.textContent = e.message; });
     };
