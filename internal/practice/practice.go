@@ -14,9 +14,12 @@
 // Nothing here writes on behalf of a read. A session whose limit and grace
 // have passed is shown as locked by whoever reads it (timer.Session.State
 // says so from the stored start), and is stored as an answer by the next
-// write that touches its attempt (CloseOverdue), which every use case that
-// writes runs first. The reasons: a GET stays safe to repeat, prefetch and
-// cache; the draft is already stored, so nothing is lost while the session
-// waits; and a background sweep would add a goroutine and a scan of every
-// user's sessions to close answers nobody is looking at.
+// write that touches its attempt: CloseOverdue, which Start runs itself and
+// the web layer runs before every write. With the box's script the next
+// write comes at once, since a box that loads locked submits. The reasons:
+// a GET stays safe to repeat, prefetch and cache; the draft is already
+// stored, so nothing is lost while the session waits; and a background
+// sweep would add a goroutine to own and a scan of every user's sessions
+// to close answers nobody is looking at. The cost: until then, pages that
+// count answers (My practice, the catalogue's marks) do not count it.
 package practice
