@@ -152,6 +152,7 @@ func (s *Server) routes() {
 
 	s.codeRoutes()
 	s.roomRoutes()
+	s.roomRecordRoutes() // replay and scorecard: the interviewer's, open after the room too
 }
 
 // ServeHTTP makes the Server an http.Handler. Responses other than static
