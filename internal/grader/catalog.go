@@ -16,13 +16,14 @@ const (
 	InvOutcomeMatchesState = "outcome-matches-state"
 	InvExclusiveClaim      = "exclusive-claim"
 	InvExpectedEndState    = "expected-end-state"
+	InvStopsWhenCancelled  = "stops-when-cancelled"
 )
 
 // InvariantIDs lists the invariants in report order.
 var InvariantIDs = []string{
 	InvNoDoubleRefund, InvDoneMeansRefunded, InvRefundRecorded, InvNoStuckProcessing,
 	InvUnknownNotFailed, InvSameKey, InvPermanentNotRetried, InvBackoff, InvBoundedAttempts,
-	InvMissingRecordClear, InvOutcomeMatchesState, InvExclusiveClaim, InvExpectedEndState,
+	InvMissingRecordClear, InvOutcomeMatchesState, InvExclusiveClaim, InvStopsWhenCancelled, InvExpectedEndState,
 }
 
 var invariantTitles = map[string]string{
@@ -38,6 +39,7 @@ var invariantTitles = map[string]string{
 	InvMissingRecordClear:  "A missing record gives a clear error and no provider call",
 	InvOutcomeMatchesState: "The returned outcome matches the stored status",
 	InvExclusiveClaim:      "Only one worker works on a refund at a time",
+	InvStopsWhenCancelled:  "Once the caller's context ends, no more refund requests are sent",
 	InvExpectedEndState:    "The refund ends where it should: the status and the number of refunds the scenario leaves no choice about",
 }
 
@@ -55,6 +57,7 @@ var invariantWhy = map[string]string{
 	InvMissingRecordClear:  "A missing record is a bug upstream; it must surface as an error, not a panic, and must not move money.",
 	InvOutcomeMatchesState: "Callers act on the returned outcome; if it disagrees with the database, one of them is lying.",
 	InvExclusiveClaim:      "Two workers that both believe they own a refund will both send it, and both write its status.",
+	InvStopsWhenCancelled:  "A caller that cancelled, or whose deadline passed, has stopped waiting and may hand the request to another worker: a run that keeps sending then overlaps the next one.",
 	InvExpectedEndState:    "Being safe is not enough: a refund the customer is owed must actually be made and recorded, and a run that can settle a refund must not leave it for someone else.",
 }
 
@@ -73,6 +76,7 @@ var DefaultDefects = map[string]string{
 	InvMissingRecordClear:  DefectMissingRecord,
 	InvOutcomeMatchesState: DefectSwallowedErrors,
 	InvExclusiveClaim:      DefectCheckThenAct,
+	InvStopsWhenCancelled:  DefectSwallowedErrors,
 	InvExpectedEndState:    DefectSwallowedErrors,
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
@@ -30,12 +31,16 @@ type invocation struct {
 	endedAt   time.Duration
 	// endSeq is the length of the trace when the call returned, panicked
 	// or its process died: it orders ends that share a virtual instant.
-	endSeq   int
-	outcome  refundkit.Outcome
-	err      error
-	errText  string // err's text, read inside the run
-	panicMsg string
-	loadErr  string
+	endSeq int
+	// ctxEndsAt is when the call's context ends (since the run started),
+	// ctxEnds how ("cancelled", "past its deadline"); "" when it never does.
+	ctxEndsAt time.Duration
+	ctxEnds   string
+	outcome   refundkit.Outcome
+	err       error
+	errText   string // err's text, read inside the run
+	panicMsg  string
+	loadErr   string
 	// The record when the invocation returned (or panicked).
 	atEnd    refundkit.Record
 	hadAtEnd bool
@@ -174,12 +179,20 @@ func seedWorld(env *refundkit.Env, sc *Scenario, learned map[string]sentParams) 
 					key, ref = p.key, p.reference
 				}
 			}
-			if err := env.Provider().AddRefund(ch.ID, rf.Amount, ref, key, rf.Age, rf.ForRequest); err != nil {
-				return fmt.Errorf("grader: scenario %s: %w", sc.Name, err)
-			}
 			keyWords := "no key kept"
 			if key != "" {
 				keyWords = "key " + key
+			}
+			if rf.LandsIn > 0 {
+				if err := env.Provider().AddInFlight(ch.ID, rf.Amount, ref, key, rf.Age, rf.LandsIn, rf.ForRequest); err != nil {
+					return fmt.Errorf("grader: scenario %s: %w", sc.Name, err)
+				}
+				env.Record("provider", refundkit.KindState, "before the run: a request to refund %d on %s, sent %s ago, %s, reference %q (%s), is still being executed; it lands at %s",
+					rf.Amount, ch.ID, refundkit.FormatDuration(rf.Age), keyWords, ref, by, at(rf.LandsIn))
+				continue
+			}
+			if err := env.Provider().AddRefund(ch.ID, rf.Amount, ref, key, rf.Age, rf.ForRequest); err != nil {
+				return fmt.Errorf("grader: scenario %s: %w", sc.Name, err)
 			}
 			env.Record("provider", refundkit.KindState, "before the run: a refund of %d on %s, %s ago, %s, reference %q (%s)",
 				rf.Amount, ch.ID, refundkit.FormatDuration(rf.Age), keyWords, ref, by)
@@ -345,8 +358,10 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 	}()
 	w.Pass()
 	iv.startedAt = time.Since(env.Start())
-	env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts", iv.RequestID)
-	outcome, callErr, panicMsg, panicked := callEntry(entry, iv.RequestID, w)
+	ctx, stop := callerContext(env, iv)
+	defer stop()
+	outcome, callErr, panicMsg, panicked := callEntry(ctx, entry, iv.RequestID)
+	stop()
 	// The error's text is the submission's code (its Error method): read
 	// it here, inside the run, on the worker's own goroutine, where a
 	// method that never returns is a call that never ends, caught by the
@@ -370,7 +385,71 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 	}
 }
 
-func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.Outcome, err error, panicMsg string, panicked bool) {
+// callerContext is the context the invocation's caller passes: one that
+// ends when the scenario says the caller stops waiting (a cancel or a
+// deadline), marked in the trace. It writes the call's first trace line,
+// so call it holding the gate. stop says the call is over: a cancel due
+// later is not made.
+func callerContext(env *refundkit.Env, iv *invocation) (context.Context, func()) {
+	w := iv.worker
+	ctx := refundkit.WithWorker(context.Background(), w)
+	ends, how := iv.contextEnds()
+	if ends <= 0 {
+		env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts", iv.RequestID)
+		return ctx, func() {}
+	}
+	iv.ctxEndsAt, iv.ctxEnds = iv.startedAt+ends, how
+	var cancel context.CancelFunc
+	if how == "cancelled" {
+		ctx, cancel = context.WithCancel(ctx)
+		env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts; its caller will stop waiting and cancel the context at %s", iv.RequestID, at(iv.ctxEndsAt))
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, ends)
+		env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts, with a context deadline at %s", iv.RequestID, at(iv.ctxEndsAt))
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	actor := "caller/" + w.ID
+	env.Gate().Go(actor, func() {
+		t := time.NewTimer(ends)
+		select {
+		case <-done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if !env.Gate().Pass(actor) {
+			return
+		}
+		select {
+		case <-done:
+			return // the call returned at this very instant
+		default:
+		}
+		if how != "cancelled" {
+			// The context ends by itself; cancelling it here could
+			// beat its own timer and end it as cancelled instead.
+			if !w.Dead() {
+				env.Record(actor, refundkit.KindState, "the context of %s's call passes its deadline", w.ID)
+			}
+			return
+		}
+		if !w.Dead() {
+			env.Record(actor, refundkit.KindState, "the caller of %s stops waiting: it cancels the context", w.ID)
+		}
+		cancel()
+	})
+	// Once the call is over its caller cancels the context, as a caller's
+	// deferred cancel does.
+	return ctx, func() {
+		once.Do(func() {
+			close(done)
+			cancel()
+		})
+	}
+}
+
+func callEntry(ctx context.Context, entry Entry, id string) (outcome refundkit.Outcome, err error, panicMsg string, panicked bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			panicked = true
@@ -386,7 +465,7 @@ func callEntry(entry Entry, id string, w *refundkit.Worker) (outcome refundkit.O
 			panicMsg = textclip.Bytes(panicMsg, 300, "...")
 		}
 	}()
-	outcome, err = entry(refundkit.WithWorker(context.Background(), w), id)
+	outcome, err = entry(ctx, id)
 	return outcome, err, "", false
 }
 

@@ -35,6 +35,7 @@ type runFacts struct {
 	requests []refundkit.Request
 	refunds  []refundkit.Applied // refunds that belong to this request
 	changes  []refundkit.Change
+	reads    []refundkit.Read
 	lookups  []refundkit.Lookup
 }
 
@@ -98,6 +99,11 @@ func gather(sc *Scenario, r *run, id string) *runFacts {
 			f.changes = append(f.changes, c)
 		}
 	}
+	for _, rd := range r.env.Store().Reads() {
+		if rd.RequestID == id {
+			f.reads = append(f.reads, rd)
+		}
+	}
 	for _, l := range r.env.Provider().Lookups() {
 		if workers[l.Worker] && (chargeID == "" || l.Charge == chargeID) {
 			f.lookups = append(f.lookups, l)
@@ -154,10 +160,18 @@ var invariantChecks = map[string]func(*runFacts) string{
 	InvMissingRecordClear:  checkMissingRecordClear,
 	InvOutcomeMatchesState: checkOutcomeMatchesState,
 	InvExclusiveClaim:      checkExclusiveClaim,
+	InvStopsWhenCancelled:  checkStopsWhenCancelled,
 	InvExpectedEndState:    checkExpectedEndState,
 }
 
 func describeApplied(a refundkit.Applied, f *runFacts) string {
+	if a.Preexisting && !a.Refund.Created.Before(f.r.env.Start()) {
+		s := fmt.Sprintf("%s landed at %s from a request sent before this run", a.Refund.ID, at(a.Refund.Created.Sub(f.r.env.Start())))
+		if a.Key != "" {
+			s += " under key " + a.Key
+		}
+		return s
+	}
 	if a.Preexisting {
 		ago := f.r.env.Start().Sub(a.Refund.Created)
 		s := fmt.Sprintf("%s made %s before this run", a.Refund.ID, refundkit.FormatDuration(ago))
@@ -323,7 +337,7 @@ func checkUnknownNotFailed(f *runFacts) string {
 		}
 		looked := false
 		for _, l := range f.lookups {
-			if l.Worker == c.Worker && l.At >= last.AnsweredAt && l.At <= c.At {
+			if !l.Failed && l.Worker == c.Worker && l.At >= last.AnsweredAt && l.At <= c.At {
 				looked = true
 			}
 		}
@@ -406,7 +420,21 @@ func checkPermanentNotRetried(f *runFacts) string {
 // judged[k] is false when the caller sent the next request before the
 // answer came back (it gave up on the request itself, with a timeout of
 // its own, so the wait cannot be seen from here).
-func gaps(qs []refundkit.Request) (waits, retryAfter []time.Duration, judged []bool) {
+//
+// Requests sent once the caller's context had ended are not judged
+// either: the client refuses them before they leave, so they put no load
+// on the provider however soon they follow.
+func gaps(iv *invocation, qs []refundkit.Request) (waits, retryAfter []time.Duration, judged []bool) {
+	defer func() {
+		if iv.ctxEnds == "" {
+			return
+		}
+		for k := range judged {
+			if qs[k+1].SentAt >= iv.ctxEndsAt {
+				judged[k] = false
+			}
+		}
+	}()
 	for k := 0; k+1 < len(qs); k++ {
 		waits = append(waits, qs[k+1].SentAt-qs[k].AnsweredAt)
 		var ra time.Duration
@@ -425,7 +453,7 @@ func gaps(qs []refundkit.Request) (waits, retryAfter []time.Duration, judged []b
 func checkBackoff(f *runFacts) string {
 	for _, iv := range f.invs {
 		qs := f.requestsOf(iv.Worker)
-		waits, ras, judged := gaps(qs)
+		waits, ras, judged := gaps(iv, qs)
 		for k, w := range waits {
 			if !judged[k] {
 				continue
@@ -436,6 +464,26 @@ func checkBackoff(f *runFacts) string {
 			if ras[k] > 0 && w < ras[k] {
 				return fmt.Sprintf("%s waited %s after #%d got %s, which asked for Retry-After %s", iv.Worker, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]), refundkit.FormatDuration(ras[k]))
 			}
+		}
+	}
+	return checkLookupBackoff(f)
+}
+
+// checkLookupBackoff judges look-ups as checkBackoff judges refund
+// requests: a look-up that failed is asked again only after a wait.
+func checkLookupBackoff(f *runFacts) string {
+	for _, iv := range f.invs {
+		var prev *refundkit.Lookup
+		for k := range f.lookups {
+			l := &f.lookups[k]
+			if l.Worker != iv.Worker {
+				continue
+			}
+			ended := iv.ctxEnds != "" && l.SentAt >= iv.ctxEndsAt
+			if prev != nil && prev.Failed && !ended && l.SentAt == prev.At {
+				return fmt.Sprintf("%s asked ListRefunds again at %s, the instant the look-up before it failed: no wait at all", iv.Worker, at(l.SentAt))
+			}
+			prev = l
 		}
 	}
 	return ""
@@ -493,7 +541,7 @@ func envelopeCheck(runs []*run) string {
 					qs = append(qs, q)
 				}
 			}
-			waits, ras, judged := gaps(qs)
+			waits, ras, judged := gaps(iv, qs)
 			if len(waits) == 0 {
 				continue
 			}
@@ -621,14 +669,19 @@ func checkOutcomeMatchesState(f *runFacts) string {
 		if iv.hadAtEnd {
 			st = iv.atEnd.Status
 		}
+		// What the call last saw of the record, by its last read or write:
+		// another worker may claim the record between that and the
+		// return, and the outcome is then still the truth the call knew.
+		seen, hasSeen := f.lastSeen(iv.Worker)
+		is := func(want refundkit.Status) bool { return st == want || hasSeen && seen == want }
 		ok := false
 		switch iv.outcome {
 		case refundkit.OutcomeDone:
-			ok = st == refundkit.StatusDone
+			ok = is(refundkit.StatusDone)
 		case refundkit.OutcomeFailed:
-			ok = st == refundkit.StatusFailed
+			ok = is(refundkit.StatusFailed)
 		case refundkit.OutcomeUnknown:
-			ok = st == refundkit.StatusNeedsCheck
+			ok = is(refundkit.StatusNeedsCheck)
 		case refundkit.OutcomeInProgress:
 			ok = st == refundkit.StatusProcessing && iv.atEnd.Owner != iv.Worker && f.ownerAliveAt(iv.atEnd, iv.endedAt, iv.endSeq)
 			if st == refundkit.StatusProcessing && !ok {
@@ -642,6 +695,24 @@ func checkOutcomeMatchesState(f *runFacts) string {
 		}
 	}
 	return ""
+}
+
+// lastSeen is the record's status as worker's last store call left it:
+// the status it read, or the one it wrote.
+func (f *runFacts) lastSeen(worker string) (refundkit.Status, bool) {
+	var st refundkit.Status
+	seq := -1
+	for _, c := range f.changes {
+		if c.Worker == worker && c.Seq > seq {
+			st, seq = c.New, c.Seq
+		}
+	}
+	for _, rd := range f.reads {
+		if rd.Worker == worker && rd.Seq > seq {
+			st, seq = rd.Status, rd.Seq
+		}
+	}
+	return st, seq >= 0
 }
 
 // scripted reports whether a panic is one the scenario injected into a
@@ -752,22 +823,46 @@ func takenOverYetActing(f *runFacts) string {
 			if !claimed || c.At <= claimedAt || (iv.ended == endCrashed && iv.endedAt <= c.At) {
 				continue
 			}
-			takenAt, taker := c.At, c.Worker
+			if c.Old != refundkit.StatusProcessing {
+				// It took a record iv.Worker had settled (failed or
+				// needs_check): a claim of free work, not a takeover.
+				continue
+			}
+			takenAt, takenSeq, taker := c.At, c.Seq, c.Worker
 			leaseWords := "it held no lease"
 			if !lease.IsZero() {
 				leaseWords = "its lease had run out at " + at(lease.Sub(f.r.env.Start()))
 			}
 			for _, q := range f.requestsOf(iv.Worker) {
-				if q.SentAt >= takenAt {
+				if q.SentAt > takenAt || q.SentAt == takenAt && q.Seq > takenSeq {
 					return fmt.Sprintf("%s took over %s's claim on %s at %s while %s was still at work (%s), and %s went on to send request #%d at %s: the lease must outlast the longest run",
 						taker, iv.Worker, f.id, at(takenAt), iv.Worker, leaseWords, iv.Worker, q.N, at(q.SentAt))
 				}
 			}
 			for _, w := range f.changes {
-				if w.Worker == iv.Worker && w.At >= takenAt && w.Call != "Claim" {
+				if w.Worker == iv.Worker && w.Seq > takenSeq && w.Call != "Claim" {
 					return fmt.Sprintf("%s took over %s's claim on %s at %s while %s was still at work (%s), and %s went on to write %s at %s: the lease must outlast the longest run",
 						taker, iv.Worker, f.id, at(takenAt), iv.Worker, leaseWords, iv.Worker, w.New, at(w.At))
 				}
+			}
+		}
+	}
+	return ""
+}
+
+// checkStopsWhenCancelled finds a refund request that left after the
+// caller's context had ended. One sent with the caller's context, or a
+// context derived from it, cannot leave (the client refuses it, a
+// connection error); only a context cut loose from the caller's sends.
+func checkStopsWhenCancelled(f *runFacts) string {
+	for _, iv := range f.invs {
+		if iv.ctxEnds == "" {
+			continue
+		}
+		for _, q := range f.requestsOf(iv.Worker) {
+			if q.SentAt > iv.ctxEndsAt && q.Result != "connection" {
+				return fmt.Sprintf("%s sent request #%d at %s, after its caller's context was %s at %s: once the caller stops waiting, send nothing more",
+					iv.Worker, q.N, at(q.SentAt), iv.ctxEnds, at(iv.ctxEndsAt))
 			}
 		}
 	}

@@ -84,6 +84,10 @@ type RefundSeed struct {
 	Reference string        `yaml:"reference,omitempty" json:"reference,omitempty"`
 	Key       string        `yaml:"key,omitempty" json:"key,omitempty"`
 	Age       time.Duration `yaml:"age" json:"age"`
+	// LandsIn, when positive, makes this a request still in flight when
+	// the run starts (sent Age ago, by a worker that is gone): the provider
+	// applies it LandsIn into the run, and until then its key is in use.
+	LandsIn time.Duration `yaml:"lands_in,omitempty" json:"lands_in,omitempty"`
 	// ForRequest names the refund request this refund was made for, so the
 	// invariants count it (a second refund for it is a double refund).
 	ForRequest string `yaml:"for_request,omitempty" json:"for_request,omitempty"`
@@ -114,6 +118,23 @@ type Invocation struct {
 	Worker    string        `yaml:"worker" json:"worker"`
 	At        time.Duration `yaml:"at,omitempty" json:"at,omitempty"` // offset from the phase's start
 	RequestID string        `yaml:"request_id" json:"request_id"`
+	// The caller stops waiting: CancelAfter cancels the call's context
+	// that long after the call starts; Timeout gives it a deadline that
+	// long after. Zero: the context never ends.
+	CancelAfter time.Duration `yaml:"cancel_after,omitempty" json:"cancel_after,omitempty"`
+	Timeout     time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+}
+
+// contextEnds is when the invocation's context ends, since the call
+// started, and how; zero when it never does.
+func (inv Invocation) contextEnds() (time.Duration, string) {
+	switch {
+	case inv.CancelAfter > 0 && (inv.Timeout <= 0 || inv.CancelAfter <= inv.Timeout):
+		return inv.CancelAfter, "cancelled"
+	case inv.Timeout > 0:
+		return inv.Timeout, "past its deadline"
+	}
+	return 0, ""
 }
 
 // Exploration says how many runs a scenario gets.
@@ -169,6 +190,9 @@ func (s *Scenario) Validate() error {
 	}
 	for _, ch := range s.Charges {
 		for _, rf := range ch.Refunds {
+			if rf.LandsIn < 0 {
+				return fmt.Errorf("grader: scenario %s: a refund on %s lands %s into the run, before it starts", s.Name, ch.ID, rf.LandsIn)
+			}
 			if rf.BySubmission && rf.ForRequest == "" {
 				return fmt.Errorf("grader: scenario %s: a refund on %s made by the submission names no for_request", s.Name, ch.ID)
 			}
@@ -187,6 +211,9 @@ func (s *Scenario) Validate() error {
 		for _, inv := range p.Invocations {
 			if inv.Worker == "" || workers[inv.Worker] {
 				return fmt.Errorf("grader: scenario %s: each invocation needs its own worker id (%q)", s.Name, inv.Worker)
+			}
+			if inv.CancelAfter < 0 || inv.Timeout < 0 {
+				return fmt.Errorf("grader: scenario %s: %s's context ends before its call starts", s.Name, inv.Worker)
 			}
 			workers[inv.Worker] = true
 		}

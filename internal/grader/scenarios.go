@@ -295,6 +295,48 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct},
 		},
 		{
+			Name:   "failed-while-claiming",
+			Expect: expectEnd(0, rk.StatusFailed, rk.StatusNeedsCheck),
+			Title:  "Another run records failed between the read and the claim",
+			Description: "r1 asks for 20000 on a charge of 10000. worker-1 sends it at once and the provider refuses it (400 on the amount) at 200 ms, " +
+				"the instant the queue redelivers r1 to worker-2. In some of the 50 schedules worker-2 reads processing, worker-1 records failed, and worker-2's claim is refused: " +
+				"worker-2 must report what the record says now (failed).",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: 2 * chargeAmount, Currency: "usd", Status: rk.StatusPending}},
+			Charges: plainCharge(),
+			Phases: []Phase{{Name: "run", Invocations: []Invocation{
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", At: 200 * time.Millisecond, RequestID: suiteRequest}}}},
+			Explore: Exploration{Schedules: concurrencySchedules},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct},
+		},
+		{
+			Name:   "needs-check-while-claiming",
+			Expect: expectEnd(1, rk.StatusNeedsCheck),
+			Title:  "Another run records needs_check between the read and the claim",
+			Description: "An hour ago an earlier run of this code refunded 1000 for r1 under its key; the record now asks for 2500, so the provider refuses worker-1's request " +
+				"with 400 idempotency_error at 200 ms and worker-1 records needs_check. The queue redelivers r1 to worker-2 at 200 ms and to worker-3 at 300 ms. " +
+				"In some of the 30 schedules a redelivery reads processing, worker-1 records needs_check, and the redelivery's claim is refused: it must report unknown, as the record says.",
+			Records: []RecordSeed{pendingRecord()},
+			Charges: plainCharge(RefundSeed{Amount: 1000, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
+			Phases: []Phase{{Name: "run", Invocations: []Invocation{
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", At: 200 * time.Millisecond, RequestID: suiteRequest},
+				{Worker: "worker-3", At: 300 * time.Millisecond, RequestID: suiteRequest}}}},
+			Explore: Exploration{Schedules: 30},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct, InvUnknownNotFailed: DefectUnknownAsFailed},
+		},
+		{
+			Name:   "reread-fails",
+			Expect: expectEnd(0, rk.StatusProcessing),
+			Title:  "The re-read after a refused claim fails",
+			Description: "worker-9 holds a live claim on r1. This run's claim is refused, and the second GetRecord of the run (the one that asks what the record says now) " +
+				"fails with \"connection reset by peer\". Without a record there is nothing to report: return an error, do not panic, and do not call the provider.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusProcessing,
+				Owner: "worker-9", OwnerAlive: true, LeaseLeft: 5 * time.Minute}},
+			Charges: plainCharge(),
+			Panics:  []rk.PanicRule{{Call: "GetRecord", Nth: 2, Message: "connection reset by peer", Error: true}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectSwallowedErrors, InvExpectedEndState: DefectCheckThenAct},
+		},
+		{
 			Name:   "slow-run-redelivered",
 			Expect: expectEnd(1, rk.StatusDone, rk.StatusNeedsCheck),
 			Title:  "Redelivered while a slow run is still sending",
@@ -360,6 +402,53 @@ func AsyncRefundSuite() []Scenario {
 				{Kind: rk.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend, InvExpectedEndState: DefectBlindResend},
+		},
+		{
+			Name:   "in-flight-lands-before-refusal",
+			Expect: expectEnd(1, rk.StatusNeedsCheck, rk.StatusDone),
+			Title:  "An earlier run's request lands between the look-up and the send",
+			Description: "The charge of 10000 has 6000 refunded for other orders. 20 s ago an earlier run of this code sent r1's refund (its key and reference); the provider is still working on it, " +
+				"the run gave up and left r1 needs_check. This run's look-up finds nothing yet; the old request lands at 120 ms; this run's request is refused " +
+				"400 invalid_request_error (\"greater than what is left to refund (1500)\") by a front end that checks the amount before the idempotency layer. " +
+				"The refusal is not proof that nothing happened: the record was unknown to begin with, and here the earlier request is the very reason for the refusal. " +
+				"failed loses a refund that happened; needs_check is right, or done if a later look-up finds it.",
+			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
+			Charges: plainCharge(RefundSeed{Amount: 6000, Reference: "r0", Key: "refund-r0", Age: 72 * time.Hour},
+				RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 20 * time.Second, LandsIn: 120 * time.Millisecond, ForRequest: suiteRequest, BySubmission: true}),
+			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true,
+				Message: "refund amount 2500 is greater than what is left to refund (1500)"}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed},
+		},
+		{
+			Name:   "caller-cancels",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "The caller cancels mid-run, then a later run resumes",
+			Description: "Every reply from the provider is lost, though the first request applied the refund. At 15 s worker-1's caller stops waiting and cancels the context. " +
+				"From then on nothing more may be sent, and the record must be left so a later run can resume safely: not failed (a request may have landed), not processing. " +
+				"Ten minutes later, the outage over, worker-2 handles r1: one refund in all, done.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{lostReply(0)},
+			Phases: []Phase{
+				{Name: "run 1", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest, CancelAfter: 15 * time.Second}}},
+				{Name: "run 2", After: 10 * time.Minute, ResetFaults: true, Invocations: []Invocation{{Worker: "worker-2", RequestID: suiteRequest}}},
+			},
+			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed},
+		},
+		{
+			Name:   "caller-deadline",
+			Expect: expectEnd(1, rk.StatusDone),
+			Title:  "The caller's deadline passes mid-request, then a later run resumes",
+			Description: "worker-1's caller gives it a context deadline of 13 s. Every reply from the provider is lost, though the first request applied the refund: " +
+				"the first attempt times out at 10 s, and the deadline passes while the second is in flight. Nothing more may be sent, " +
+				"and the record must not say failed (a request landed) nor stay processing. Ten minutes later, the outage over, worker-2 handles r1: one refund in all, done.",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults: []rk.Fault{lostReply(0)},
+			Phases: []Phase{
+				{Name: "run 1", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest, Timeout: 13 * time.Second}}},
+				{Name: "run 2", After: 10 * time.Minute, ResetFaults: true, Invocations: []Invocation{{Worker: "worker-2", RequestID: suiteRequest}}},
+			},
+			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed},
 		},
 		{
 			Name:  "crash-and-rerun",

@@ -228,8 +228,19 @@ func (w *Worker) Crashed() <-chan struct{} { return w.crashed }
 
 // Pass takes the gate for this worker. A dead worker, or any worker once
 // the run is over, stops here: its goroutine exits as its process would.
-func (w *Worker) Pass() {
-	if w.dead.Load() || !w.env.gate.Pass(w.ID) || w.dead.Load() {
+func (w *Worker) Pass() { w.pass("") }
+
+// pass is Pass for a named step. Two goroutines of one worker can wait at
+// the gate at one virtual instant, in an order the Go runtime picks; the
+// step's name (after a NUL, so workers sort as before) puts them in an
+// order of their own: a goroutine's reply before its sibling's next call
+// whatever the runtime did, natively and interpreted alike.
+func (w *Worker) pass(step string) {
+	actor := w.ID
+	if step != "" {
+		actor += "\x00" + step
+	}
+	if w.dead.Load() || !w.env.gate.Pass(actor) || w.dead.Load() {
 		w.dead.Store(true)
 		runtime.Goexit()
 	}
@@ -238,7 +249,7 @@ func (w *Worker) Pass() {
 // enter starts a store or provider call: it takes the gate, counts the
 // call and applies a crash scheduled before it, then a scripted panic.
 func (w *Worker) enter(name string) error {
-	w.Pass()
+	w.pass(name)
 	w.calls++
 	if w.crash.Call == w.calls && w.crash.Before {
 		w.die("before " + name)
@@ -279,7 +290,7 @@ func (w *Worker) die(where string) {
 // Sleep is time.Sleep with a line in the trace. The grader gives it to the
 // submission in place of time.Sleep.
 func (w *Worker) Sleep(d time.Duration) {
-	w.Pass()
+	w.pass("Sleep")
 	w.env.Record(w.ID, KindSleep, "sleeps %s", FormatDuration(d))
 	time.Sleep(d)
 }
@@ -287,7 +298,7 @@ func (w *Worker) Sleep(d time.Duration) {
 // After is time.After with a line in the trace, so waits written as a
 // select on time.After show on the timeline too.
 func (w *Worker) After(d time.Duration) <-chan time.Time {
-	w.Pass()
+	w.pass("After")
 	w.env.Record(w.ID, KindSleep, "waits up to %s (time.After)", FormatDuration(d))
 	return time.After(d)
 }
@@ -368,7 +379,7 @@ func (w *Worker) ListRefunds(ctx context.Context, charge string) ([]ProviderRefu
 
 // Logf writes a line to the trace.
 func (w *Worker) Logf(ctx context.Context, format string, args ...any) {
-	w.Pass()
+	w.pass("Logf")
 	msg := textclip.Bytes(fmt.Sprintf(format, args...), 500, "...")
 	w.env.Record(w.ID, KindLog, "%s", msg)
 }

@@ -127,6 +127,7 @@ type Request struct {
 	KeyGenerated bool
 	Fault        string        // plain words, "" when none
 	SentAt       time.Duration // since the run started
+	Seq          int           // its place in the run's order of steps (see Change.Seq)
 	Seen         bool          // it reached the provider
 	Applied      bool
 	RefundID     string
@@ -141,9 +142,12 @@ type Request struct {
 
 // Lookup is one ListRefunds call.
 type Lookup struct {
-	Worker     string
-	At         time.Duration
-	Charge     string
+	Worker string
+	SentAt time.Duration // since the run started
+	At     time.Duration // when the answer (or the error) came back
+	Charge string
+	// Failed: the caller got an error, not a list (References is empty).
+	Failed     bool
 	References []string
 	RefundIDs  []string
 }
@@ -208,6 +212,49 @@ func (p *Provider) AddRefund(chargeID string, amount int64, reference, key strin
 		rc := r
 		p.keys[key] = &keyEntry{params: RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}, created: created, refund: &rc}
 	}
+	return nil
+}
+
+// AddInFlight records a refund request sent before the run, age ago, under
+// key, that the provider is still executing: it lands landsIn into the
+// run (a dead worker's slow request, for one). Until then its key is in
+// flight (a request under it gets 409); from then on it holds the refund.
+func (p *Provider) AddInFlight(chargeID string, amount int64, reference, key string, age, landsIn time.Duration, forRequest string) error {
+	ch := p.charges[chargeID]
+	if ch == nil {
+		return fmt.Errorf("refundkit: a request in flight before the run names unknown charge %q", chargeID)
+	}
+	if amount <= 0 || amount > ch.amount-ch.refunded || landsIn <= 0 {
+		return fmt.Errorf("refundkit: a request in flight of %d on %s must fit what is left (%d) and land after the run starts", amount, chargeID, ch.amount-ch.refunded)
+	}
+	params := RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}
+	var k *keyEntry
+	if key != "" {
+		k = &keyEntry{params: params, created: p.env.start.Add(-age), inFlight: true}
+		p.keys[key] = k
+	}
+	p.env.gate.Go("provider/in-flight", func() {
+		time.Sleep(landsIn)
+		if !p.env.gate.Pass("provider/in-flight") {
+			return
+		}
+		if amount > ch.amount-ch.refunded {
+			// Others refunded meanwhile: it fails as any request would.
+			if k != nil {
+				k.inFlight = false
+				k.err = &APIError{Status: 400, Type: "invalid_request_error", Param: "amount", Message: "refund amount is greater than what is left to refund"}
+			}
+			p.env.Record("provider", KindState, "the request sent before the run is refused: %d is more than what is left on %s", amount, chargeID)
+			return
+		}
+		r := p.apply(ch, amount, reference, time.Now())
+		p.ledger = append(p.ledger, Applied{Refund: r, Key: key, Preexisting: true, ForRequest: forRequest})
+		if k != nil {
+			rc := r
+			k.inFlight, k.refund = false, &rc
+		}
+		p.env.Record("provider", KindState, "the request sent before the run lands: refund %s of %d applied to %s (%d of %d now refunded)", r.ID, amount, chargeID, ch.refunded, ch.amount)
+	})
 	return nil
 }
 
@@ -338,6 +385,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 		ref = ", reference " + params.Reference
 	}
 	e.Record(w.ID, KindCall, "CreateRefund #%d(charge %s, amount %d, %s%s)", req.N, params.Charge, params.Amount, keyText, ref)
+	req.Seq = e.TraceLen()
 
 	if err := ctx.Err(); err != nil {
 		req.Result, req.AnsweredAt = "connection", req.SentAt
@@ -367,7 +415,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 		select {
 		case r := <-replies:
 			timer.Stop()
-			w.Pass()
+			w.pass("CreateRefund reply")
 			req.AnsweredAt = time.Since(e.start)
 			e.Record(w.ID, KindReply, "CreateRefund #%d -> %s", req.N, r)
 			if r.err != nil {
@@ -379,15 +427,41 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 			c := *r.refund
 			return &c, nil
 		case <-timer.C:
+		case <-ctx.Done():
+			if _, ok := ctx.Deadline(); !ok || ctx.Err() == context.Canceled {
+				timer.Stop()
+				return p.abandoned(ctx, w, req, now)
+			}
+			// A deadline: the timer, set to it, fires at the same instant.
+			<-timer.C
 		}
 	}
 	if f.Kind == FaultLostRequest {
-		time.Sleep(wait)
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			return p.abandoned(ctx, w, req, now)
+		}
 	}
-	w.Pass()
+	w.pass("CreateRefund reply")
 	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
 	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, FormatDuration(wait))
 	return nil, &TimeoutError{After: wait, Cause: cause}
+}
+
+// abandoned ends a request whose caller's context was cancelled while it
+// was in flight: the client stops waiting at once, as an HTTP client does,
+// and the request may still land at the provider (its reply, if one comes,
+// is dropped).
+func (p *Provider) abandoned(ctx context.Context, w *Worker, req *Request, sent time.Time) (*ProviderRefund, error) {
+	e := p.env
+	w.pass("CreateRefund reply")
+	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
+	waited := time.Since(sent).Round(time.Millisecond)
+	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: the caller's context ended after %s (%v); the request may still land", req.N, FormatDuration(waited), ctx.Err())
+	return nil, &TimeoutError{After: waited, Cause: ctx.Err().Error()}
 }
 
 // serve is the provider's side of one request, run as its own actor so it
@@ -570,35 +644,58 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 		}
 	}
 	e.Record(w.ID, KindCall, "ListRefunds(%s)", chargeID)
+	sent := time.Now()
+	failed := func(err error) ([]ProviderRefund, error) {
+		p.lookups = append(p.lookups, Lookup{Worker: w.ID, SentAt: sent.Sub(e.start), At: time.Since(e.start), Charge: chargeID, Failed: true})
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %v (never sent)", chargeID, err)
+		return failed(&ConnectionError{Cause: err.Error()})
+	}
 	if f.Kind == FaultConnection {
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
-		return nil, &ConnectionError{Cause: defaultConnFailure}
+		return failed(&ConnectionError{Cause: defaultConnFailure})
 	}
 	took := 2 * e.net.Latency
 	if f.Kind == FaultSlow {
 		took += f.Processing
 	}
-	if took > e.net.ClientTimeout {
-		time.Sleep(e.net.ClientTimeout)
-		w.Pass()
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, FormatDuration(e.net.ClientTimeout))
-		return nil, &TimeoutError{After: e.net.ClientTimeout, Cause: "read timeout"}
+	wait, cause := e.net.ClientTimeout, "read timeout"
+	if dl, ok := ctx.Deadline(); ok && dl.Sub(sent) < wait {
+		wait, cause = dl.Sub(sent), "context deadline exceeded"
 	}
-	time.Sleep(took)
-	w.Pass()
+	timer := time.NewTimer(min(took, wait))
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		timer.Stop()
+		if ctx.Err() == context.Canceled {
+			w.pass("ListRefunds reply")
+			e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: the caller's context ended (%v)", chargeID, ctx.Err())
+			return failed(&TimeoutError{After: time.Since(sent), Cause: ctx.Err().Error()})
+		}
+		// A deadline, which wait already counts: its instant is now.
+	}
+	if took > wait {
+		w.pass("ListRefunds reply")
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, FormatDuration(wait))
+		return failed(&TimeoutError{After: wait, Cause: cause})
+	}
+	w.pass("ListRefunds reply")
 	if f.Kind == FaultHTTPError {
 		err := &APIError{Status: f.Status, Type: orDefault(f.Type, "api_error"), Code: f.Code, Message: orDefault(f.Message, "the provider failed")}
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
-		return nil, err
+		return failed(err)
 	}
 	ch := p.charges[chargeID]
 	if ch == nil {
 		err := &APIError{Status: 404, Type: "invalid_request_error", Code: "resource_missing", Param: "charge", Message: "no such charge: " + chargeID}
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
-		return nil, err
+		return failed(err)
 	}
 	out := append([]ProviderRefund(nil), ch.refunds...)
-	l := Lookup{Worker: w.ID, At: time.Since(e.start), Charge: chargeID}
+	l := Lookup{Worker: w.ID, SentAt: sent.Sub(e.start), At: time.Since(e.start), Charge: chargeID}
 	var parts []string
 	for _, r := range out {
 		l.References = append(l.References, r.Reference)

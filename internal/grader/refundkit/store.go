@@ -12,6 +12,7 @@ type Store struct {
 	env     *Env
 	records map[string]*Record
 	changes []Change
+	reads   []Read
 }
 
 // Change is one write to a record, as the store's log keeps it.
@@ -23,6 +24,19 @@ type Change struct {
 	Old, New  Status
 	Owner     string
 	Lease     time.Time
+	// Seq is the write's place in the run's one order of steps (the
+	// trace's length after it): it orders writes and requests that share
+	// a virtual instant.
+	Seq int
+}
+
+// Read is one GetRecord that found the record, as the store's log keeps it.
+type Read struct {
+	At        time.Duration
+	Seq       int
+	Worker    string
+	RequestID string
+	Status    Status
 }
 
 // Put stores a record as it is before the run (the scenario's initial
@@ -44,6 +58,9 @@ func (s *Store) Lookup(requestID string) (Record, bool) {
 // Changes returns the log of writes.
 func (s *Store) Changes() []Change { return append([]Change(nil), s.changes...) }
 
+// Reads returns the log of reads that found a record.
+func (s *Store) Reads() []Read { return append([]Read(nil), s.reads...) }
+
 func (s *Store) get(w *Worker, id string) (*Record, error) {
 	r, ok := s.records[id]
 	if !ok {
@@ -51,6 +68,7 @@ func (s *Store) get(w *Worker, id string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	s.env.Record(w.ID, KindCall, "GetRecord(%s) -> %s", id, describeRecord(r))
+	s.reads = append(s.reads, Read{At: time.Since(s.env.start), Seq: s.env.TraceLen(), Worker: w.ID, RequestID: id, Status: r.Status})
 	c := *r
 	return &c, nil
 }
@@ -126,4 +144,5 @@ func (s *Store) write(w *Worker, call string, r *Record, st Status, owner string
 		text += ")"
 	}
 	s.env.Record("store", KindState, "%s", text)
+	s.changes[len(s.changes)-1].Seq = s.env.TraceLen()
 }
