@@ -64,7 +64,7 @@ type fixture struct {
 	cat   *problems.Catalog
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	cat, err := testCatalog()
 	if err != nil {
@@ -87,7 +87,7 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{svc: svc, store: st, clock: clock, g: g, cat: cat}
 }
 
-func (f *fixture) create(t *testing.T, kind, slug string) (Links, Access, Access) {
+func (f *fixture) create(t testing.TB, kind, slug string) (Links, Access, Access) {
 	t.Helper()
 	ctx := context.Background()
 	l, err := f.svc.Create(ctx, "addr-"+t.Name(), kind, slug)

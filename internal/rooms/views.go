@@ -223,11 +223,17 @@ type ReleasedHint struct {
 // storage.PublicRoomEvents.
 type PublicEvents []storage.RoomEvent
 
-// ReadPublic reads a room's events visible to everyone, all of them.
+// streamOnly are the kinds the views do not fold: the editor's steps and
+// cursors, which are most of a room's log. The streams and replay read
+// them; a view would only skip them after reading them.
+var streamOnly = []string{KindCodeUpdate, KindCursor}
+
+// ReadPublic reads a room's events visible to everyone, all but the
+// editor's steps and cursors.
 func (s *Service) ReadPublic(ctx context.Context, roomID string) (PublicEvents, error) {
 	var out PublicEvents
 	for after := int64(0); ; {
-		page, err := s.store.PublicRoomEvents(ctx, roomID, after, storage.MaxRoomEventsRead)
+		page, err := s.store.PublicRoomEvents(ctx, roomID, after, storage.MaxRoomEventsRead, streamOnly...)
 		if err != nil {
 			return nil, err
 		}
@@ -239,12 +245,22 @@ func (s *Service) ReadPublic(ctx context.Context, roomID string) (PublicEvents, 
 	}
 }
 
-// readAll reads every event of the room: for the interviewer and for the
-// use cases' own checks, never for the candidate's view.
+// readAll reads every event of the room, for the interviewer (replay,
+// the scorecard), never for the candidate.
 func (s *Service) readAll(ctx context.Context, roomID string) ([]storage.RoomEvent, error) {
+	return s.readLog(ctx, roomID)
+}
+
+// readState is readAll without the editor's steps and cursors: what the
+// views and the use cases' own checks fold.
+func (s *Service) readState(ctx context.Context, roomID string) ([]storage.RoomEvent, error) {
+	return s.readLog(ctx, roomID, streamOnly...)
+}
+
+func (s *Service) readLog(ctx context.Context, roomID string, skip ...string) ([]storage.RoomEvent, error) {
 	var out []storage.RoomEvent
 	for after := int64(0); ; {
-		page, err := s.store.RoomEvents(ctx, roomID, after, storage.MaxRoomEventsRead)
+		page, err := s.store.RoomEvents(ctx, roomID, after, storage.MaxRoomEventsRead, skip...)
 		if err != nil {
 			return nil, err
 		}
@@ -475,7 +491,7 @@ func fold(items []Item, evs []storage.RoomEvent) (folded, error) {
 }
 
 func (s *Service) foldAll(ctx context.Context, a Access) (folded, error) {
-	evs, err := s.readAll(ctx, a.Room.ID)
+	evs, err := s.readState(ctx, a.Room.ID)
 	if err != nil {
 		return folded{}, err
 	}
@@ -487,7 +503,7 @@ func (s *Service) InterviewerView(ctx context.Context, a Access) (InterviewerVie
 	if err := a.mustBeInterviewer(); err != nil {
 		return InterviewerView{}, err
 	}
-	evs, err := s.readAll(ctx, a.Room.ID)
+	evs, err := s.readState(ctx, a.Room.ID)
 	if err != nil {
 		return InterviewerView{}, err
 	}

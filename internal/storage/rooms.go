@@ -243,16 +243,31 @@ func (s *Store) DocUpdatesSince(ctx context.Context, roomID, doc string, v int64
 
 // RoomEvents returns the room's events after seq after, in order, at most
 // limit of them (as DocUpdatesSince): every event, interviewer-only ones
-// included. Only what serves the interviewer may call it.
-func (s *Store) RoomEvents(ctx context.Context, roomID string, after int64, limit int) ([]RoomEvent, error) {
-	return s.queryRoomEvents(ctx, limit, `WHERE room_id = ? AND seq > ? ORDER BY seq`, roomID, after)
+// included, except those of the kinds in skip (a view that has no use for
+// a room's thousands of keystrokes leaves them in the database). Only
+// what serves the interviewer may call it.
+func (s *Store) RoomEvents(ctx context.Context, roomID string, after int64, limit int, skip ...string) ([]RoomEvent, error) {
+	where, args := skipKinds(`WHERE room_id = ? AND seq > ?`, []any{roomID, after}, skip)
+	return s.queryRoomEvents(ctx, limit, where+` ORDER BY seq`, args...)
 }
 
 // PublicRoomEvents is RoomEvents without the events only the interviewer
 // may see: the filter is in the query, so what serves the candidate never
 // holds an interviewer-only event at all.
-func (s *Store) PublicRoomEvents(ctx context.Context, roomID string, after int64, limit int) ([]RoomEvent, error) {
-	return s.queryRoomEvents(ctx, limit, `WHERE room_id = ? AND seq > ? AND visibility = '`+VisibleToEveryone+`' ORDER BY seq`, roomID, after)
+func (s *Store) PublicRoomEvents(ctx context.Context, roomID string, after int64, limit int, skip ...string) ([]RoomEvent, error) {
+	where, args := skipKinds(`WHERE room_id = ? AND seq > ? AND visibility = '`+VisibleToEveryone+`'`, []any{roomID, after}, skip)
+	return s.queryRoomEvents(ctx, limit, where+` ORDER BY seq`, args...)
+}
+
+func skipKinds(where string, args []any, skip []string) (string, []any) {
+	if len(skip) == 0 {
+		return where, args
+	}
+	where += ` AND kind NOT IN (?` + strings.Repeat(`, ?`, len(skip)-1) + `)`
+	for _, k := range skip {
+		args = append(args, k)
+	}
+	return where, args
 }
 
 func (s *Store) queryRoomEvents(ctx context.Context, limit int, where string, args ...any) ([]RoomEvent, error) {

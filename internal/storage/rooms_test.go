@@ -90,6 +90,12 @@ func TestRoomAppendsAndVisibility(t *testing.T) {
 	if err != nil || kinds(after) != "5:item.changed " {
 		t.Errorf("PublicRoomEvents after 2 = %s, %v; want 5:item.changed", kinds(after), err)
 	}
+	if got, err := s.RoomEvents(ctx, "r1", 0, 0, "note.saved", "signal.paste"); err != nil || kinds(got) != "1:room.created 2:hint.released 5:item.changed " {
+		t.Errorf("RoomEvents skipping two kinds = %s, %v", kinds(got), err)
+	}
+	if got, err := s.PublicRoomEvents(ctx, "r1", 0, 0, "hint.released"); err != nil || kinds(got) != "1:room.created 5:item.changed " {
+		t.Errorf("PublicRoomEvents skipping hints = %s, %v", kinds(got), err)
+	}
 	page, err := s.RoomEvents(ctx, "r1", 1, 2)
 	if err != nil || kinds(page) != "2:hint.released 3:note.saved " {
 		t.Errorf("RoomEvents after 1, limit 2 = %s, %v; want 2 and 3", kinds(page), err)
