@@ -88,6 +88,18 @@ func TestScreenClock(t *testing.T) {
 	if got := readClock(t, ctx, "[data-step-clock]"); got > 2 {
 		t.Errorf("step 2's clock reads %d s just after moving there; want it counting from 0", got)
 	}
+	// The step opens the set's run, which shows the screen's clock too.
+	clickAndLoad(t, ctx, "[data-step-start]")
+	strip := readClock(t, ctx, "[data-screen-strip] [data-clock-text]")
+	if strip > after || strip < after-10 {
+		t.Errorf("the set's run shows the screen's clock at %d s; the step page showed %d s", strip, after)
+	}
+	t.Logf("on the set's run the screen's clock read %d s left", strip)
+	checkAxe(t, ctx, "a question of the set while practising the screen")
+	clickAndLoad(t, ctx, "[data-screen-strip] a")
+	if got := text(t, ctx, "[data-screen-progress]"); got != "Step 2 of 2" {
+		t.Fatalf("the screen's clock on the set led back to %q", got)
+	}
 	waitUntil(t, ctx, "a second on step 2", `document.querySelector("[data-step-clock]").textContent !== "0:00"`, 5*time.Second)
 	clickAndLoad(t, ctx, "[data-screen-done]")
 	if path := evalJS[string](t, ctx, `location.pathname`); path != screen+"/practice/summary" {
@@ -186,9 +198,8 @@ func TestWholeSetClockTicksAndRunsOut(t *testing.T) {
 	if !evalJS[bool](t, ctx, `document.querySelector("[data-timed-box] textarea").readOnly`) {
 		t.Error("after the whole set's time the box still takes text")
 	}
-	if got := text(t, ctx, "[data-run-clock] [data-clock-announce]"); got != "The whole set's time is up." {
-		t.Errorf("the clock's live region says %q", got)
-	}
+	waitUntil(t, ctx, "the clock's live region to say the time is up",
+		`document.querySelector("[data-run-clock] [data-clock-announce]").textContent === "The whole set's time is up."`, 2*time.Second)
 	if got := text(t, ctx, "[data-run-clock] [data-clock-text]"); got != "0:00" {
 		t.Errorf("the run-out clock reads %q", got)
 	}

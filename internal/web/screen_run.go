@@ -188,3 +188,35 @@ func (s *Server) withRunClock(m pageMeta) pageMeta {
 	m.Scripts = append(m.Scripts, s.assets.url("run-clock.js"))
 	return m
 }
+
+// screenStrip is the screen's clock on a page a step of it opened (the
+// set's one-at-a-time run), so the candidate sees the screen's time where
+// they spend it.
+type screenStrip struct {
+	Screen *problems.Screen
+	Step   int // the step this page is, from 1
+	Clock  *screenClock
+}
+
+// screenStripFor finds the screen whose run is counting a step that is
+// this set, if any: the candidate came here from practising it.
+func (s *Server) screenStripFor(ctx context.Context, setSlug string) (*screenStrip, error) {
+	for _, sc := range s.content.catalog.Screens {
+		holds := false
+		for _, it := range sc.Items {
+			holds = holds || it.Questions == setSlug
+		}
+		if !holds {
+			continue
+		}
+		run, err := s.screenRunOf(ctx, sc)
+		if err != nil {
+			return nil, err
+		}
+		if run == nil || run.Finished || sc.Items[run.Current-1].Questions != setSlug {
+			continue
+		}
+		return &screenStrip{Screen: sc, Step: run.Current, Clock: screenClockOf(run)}, nil
+	}
+	return nil, nil
+}

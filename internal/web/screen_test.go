@@ -101,12 +101,19 @@ func TestScreenRunClock(t *testing.T) {
 	b.get(base+"/practice/2").mustContain(t, "The clock is counting step 1: Find the refund bug.", "data-move-clock")
 	b.get(base).mustContain(t, "Continue practising: step 1 of 2", "4:30 used so far", "Practise it again from step 1")
 
+	b.get("/sets/rapid/rapid?q=1").mustNotContain(t, "data-screen-strip")
 	step2 := b.post(base+"/practice/2", nil)
 	step2.mustContain(t, "Step 2 of 2", `data-step-clock data-clock-ms="0"`, `action="/screens/tech-screen/practice/finish"`, "data-screen-done")
+	// The set this step opens shows the screen's clock, and leads back.
+	for _, path := range []string{"/sets/rapid/rapid?q=1", "/sets/rapid/rapid/summary"} {
+		b.get(path).mustContain(t, "data-screen-strip", `href="/screens/tech-screen/practice/2">Tech screen, step 2 of 2</a>`,
+			`data-clock-ms="2430000"`, ">40:30</span>", `data-clock-on-up="note"`)
+	}
 	clock.Advance(2 * time.Minute)
 	sum := b.post(base+"/practice/finish", nil)
 	sum.mustContain(t, "6:30 used of 45:00.", "Time on this step: 4:30", "(planned: about 30 minutes)", "Time on this step: 2:00")
 	sum.mustNotContain(t, "Finish now")
+	b.get("/sets/rapid/rapid?q=1").mustNotContain(t, "data-screen-strip")
 	clock.Advance(time.Hour)
 	b.get(base+"/practice/summary").mustContain(t, "6:30 used of 45:00.")
 	b.get(base).mustContain(t, "data-last-summary", "(6:30 used)", "Practise it again from step 1")

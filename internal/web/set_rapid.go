@@ -19,6 +19,7 @@ type rapidPage struct {
 	Total   int
 	Clock   *runClock     // the whole set's clock; nil when not run as one timed sequence
 	Limit   time.Duration // the whole set's time, offered at the run's start
+	Screen  *screenStrip  // the screen being practised with this set as its step; nil if none
 }
 
 // Done: the question was answered (by submit or when its time ran out) or
@@ -39,6 +40,7 @@ type rapidSummary struct {
 	TimeUsed  time.Duration
 	TimeLimit time.Duration
 	Clock     *runClock
+	Screen    *screenStrip // as on the questions
 }
 
 type rapidRow struct {
@@ -77,6 +79,9 @@ func (s *Server) setRapidShow(c echo.Context) error {
 		return err
 	}
 	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions), Clock: clock, Limit: setLimit(qs)}
+	if rp.Screen, err = s.screenStripFor(c.Request().Context(), qs.Slug); err != nil {
+		return err
+	}
 	if clock != nil && clock.Up && rp.Current.Box.SessionID == 0 && rp.Current.Box.Last == nil {
 		// The whole set's time ran out before this question was begun:
 		// its box is locked, and the start would be refused.
@@ -98,6 +103,9 @@ func (s *Server) setRapidSummary(c echo.Context) error {
 	}
 	sum := newRapidSummary(page)
 	if sum.Clock, err = s.setRunClock(c.Request().Context(), page); err != nil {
+		return err
+	}
+	if sum.Screen, err = s.screenStripFor(c.Request().Context(), qs.Slug); err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, setRapidSummaryView(s.withRapidAssets(s.meta(qs.Title+": summary")), sum))

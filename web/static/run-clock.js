@@ -96,7 +96,11 @@
     var note = this.root.querySelector("[data-clock-up-note]");
     if (note) { note.hidden = false; }
     this.announce(this.what + " time is up.");
-    document.dispatchEvent(new CustomEvent("faultline:run-clock-up", { detail: { clock: this.root } }));
+    // Only a clock that bounds answers (the whole set's) locks them; a
+    // screen's clock shown beside a step only says so.
+    if (this.root.getAttribute("data-clock-on-up") === "lock") {
+      document.dispatchEvent(new CustomEvent("faultline:run-clock-up", { detail: { clock: this.root } }));
+    }
   };
 
   function boot() {
