@@ -161,28 +161,34 @@ type roomEndpoint struct {
 	method, path, form string
 	interviewer        bool
 	candidate          bool
+	record             bool // the room's record (replay, scorecard): the interviewer's, after the room too
 }
 
 func roomEndpoints(runSeq int64) []roomEndpoint {
 	push := `{"version":0,"updates":[]}`
 	return []roomEndpoint{
-		{"GET", "", "", false, false},
-		{"GET", "/panel", "", false, false},
-		{"GET", "/events", "", false, false},
-		{"GET", "/code/0/pull?since=0", "", false, false},
-		{"POST", "/code/0/push", push, false, false},
-		{"POST", "/hints", "", true, false},
-		{"POST", "/timer", "action=start", true, false},
-		{"POST", "/run", "", true, false},
-		{"POST", "/share", fmt.Sprintf("run=%d", runSeq), true, false},
-		{"POST", "/notes", "notes=more", true, false},
-		{"POST", "/score", "part=1&point=0&score=1", true, false},
-		{"POST", "/recommendation", "recommendation=no", true, false},
-		{"POST", "/next", "", true, false},
-		{"POST", "/answer", "item=1&answer=x", false, true},
-		{"POST", "/signal", "signal=hidden", false, true},
-		{"POST", "/cursor", `cursor={"item":0,"clientID":"candidate-x","version":0,"anchor":0,"head":0}`, false, true},
-		{"POST", "/end", "", true, false},
+		{"GET", "", "", false, false, false},
+		{"GET", "/panel", "", false, false, false},
+		{"GET", "/events", "", false, false, false},
+		{"GET", "/code/0/pull?since=0", "", false, false, false},
+		{"POST", "/code/0/push", push, false, false, false},
+		{"POST", "/hints", "", true, false, false},
+		{"POST", "/timer", "action=start", true, false, false},
+		{"POST", "/run", "", true, false, false},
+		{"POST", "/share", fmt.Sprintf("run=%d", runSeq), true, false, false},
+		{"POST", "/notes", "notes=more", true, false, false},
+		{"POST", "/score", "part=1&point=0&score=1", true, false, false},
+		{"POST", "/recommendation", "recommendation=no", true, false, false},
+		{"POST", "/next", "", true, false, false},
+		{"POST", "/answer", "item=1&answer=x", false, true, false},
+		{"POST", "/signal", "signal=hidden", false, true, false},
+		{"POST", "/cursor", `cursor={"item":0,"clientID":"candidate-x","version":0,"anchor":0,"head":0}`, false, true, false},
+		{"GET", "/replay", "", true, false, true},
+		{"GET", "/replay/frame?at=1", "", true, false, true},
+		{"GET", "/scorecard", "", true, false, true},
+		{"GET", "/scorecard.json", "", true, false, true},
+		{"GET", "/scorecard.md", "", true, false, true},
+		{"POST", "/end", "", true, false, false},
 	}
 }
 
@@ -261,29 +267,42 @@ func TestRoomSecurityMatrix(t *testing.T) {
 		room string
 		key  string
 		want func(ep roomEndpoint) []int // the statuses allowed
+		// own: the interviewer's link of the room it is tried on, whose
+		// record (even closed) is theirs to read.
+		own bool
 	}
 	reached := func(ep roomEndpoint) []int { return []int{200, 400, 422} }
+	// A closed room refuses everything but its record to its interviewer.
+	closedRoom := func(ep roomEndpoint) []int {
+		if ep.record {
+			return []int{200}
+		}
+		return []int{410}
+	}
 	creds := []credential{
 		{"interviewer link", id, ikey, func(ep roomEndpoint) []int {
+			if ep.record {
+				return []int{200}
+			}
 			if ep.candidate {
 				return []int{400} // the candidate's actions are not the interviewer's
 			}
 			return reached(ep)
-		}},
+		}, true},
 		{"candidate link", id, ckey, func(ep roomEndpoint) []int {
 			if ep.interviewer {
 				return []int{403}
 			}
 			return reached(ep)
-		}},
-		{"another room's interviewer link", id, otherI, func(roomEndpoint) []int { return []int{404} }},
-		{"another room's candidate link", id, otherC, func(roomEndpoint) []int { return []int{404} }},
-		{"no link", id, "", func(roomEndpoint) []int { return []int{404} }},
-		{"a made-up key", id, strings.Repeat("A", 43), func(roomEndpoint) []int { return []int{404} }},
-		{"expired room, its interviewer link", expiredID, expiredI, func(roomEndpoint) []int { return []int{410} }},
-		{"expired room, its candidate link", expiredID, expiredC, func(roomEndpoint) []int { return []int{410} }},
-		{"ended room, its interviewer link", endedID, endedI, func(roomEndpoint) []int { return []int{410} }},
-		{"ended room, its candidate link", endedID, endedC, func(roomEndpoint) []int { return []int{410} }},
+		}, false},
+		{"another room's interviewer link", id, otherI, func(roomEndpoint) []int { return []int{404} }, false},
+		{"another room's candidate link", id, otherC, func(roomEndpoint) []int { return []int{404} }, false},
+		{"no link", id, "", func(roomEndpoint) []int { return []int{404} }, false},
+		{"a made-up key", id, strings.Repeat("A", 43), func(roomEndpoint) []int { return []int{404} }, false},
+		{"expired room, its interviewer link", expiredID, expiredI, closedRoom, true},
+		{"expired room, its candidate link", expiredID, expiredC, func(roomEndpoint) []int { return []int{410} }, false},
+		{"ended room, its interviewer link", endedID, endedI, closedRoom, true},
+		{"ended room, its candidate link", endedID, endedC, func(roomEndpoint) []int { return []int{410} }, false},
 	}
 	for _, cr := range creds {
 		t.Run(cr.name, func(t *testing.T) {
@@ -300,7 +319,7 @@ func TestRoomSecurityMatrix(t *testing.T) {
 				if !ok {
 					t.Errorf("%s %s: %d (%s); want one of %v", ep.method, ep.path, resp.status, firstN(resp.body, 200), allowed)
 				}
-				if cr.key == ikey {
+				if cr.own {
 					continue
 				}
 				for _, s := range secrets {
