@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -58,74 +57,6 @@ func (s *Server) screenRunUser(c echo.Context) (string, error) {
 		return "", err
 	}
 	return userID, s.admitIdentity(c, userID)
-}
-
-// screenRunStart is POST /screens/:slug/practice/start: the screen's clock
-// starts now, on step 1. Starting again starts from nothing.
-func (s *Server) screenRunStart(c echo.Context) error {
-	sc, err := s.findScreen(c)
-	if err != nil {
-		return err
-	}
-	if len(sc.Items) == 0 {
-		return notFound("The screen " + sc.Title + " has no steps to practise.")
-	}
-	userID, err := s.screenRunUser(c)
-	if err != nil {
-		return err
-	}
-	if _, err := s.screens().Start(c.Request().Context(), userID, sc.Slug, screenLimit(sc), len(sc.Items)); err != nil {
-		return err
-	}
-	return redirectSeeOther(c, screenPracticeURL(sc, 1))
-}
-
-// screenRunMove is POST /screens/:slug/practice/:step: the clock counts
-// that step from now. Once the screen's time is up the server ends the
-// run at its deadline and the candidate lands on the summary.
-func (s *Server) screenRunMove(c echo.Context) error {
-	sc, err := s.findScreen(c)
-	if err != nil {
-		return err
-	}
-	raw := c.Param("step")
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 || n > len(sc.Items) {
-		return notFound(fmt.Sprintf("The screen %s has no step %s; its steps are numbered 1 to %d.", sc.Title, quoteForUser(raw), len(sc.Items)))
-	}
-	userID, err := s.screenRunUser(c)
-	if err != nil {
-		return err
-	}
-	v, err := s.screens().Move(c.Request().Context(), userID, sc.Slug, n, len(sc.Items))
-	if errors.Is(err, practice.ErrNoScreenRun) {
-		// Practising step by step without the clock: just go there.
-		return redirectSeeOther(c, screenPracticeURL(sc, n))
-	}
-	if err != nil {
-		return err
-	}
-	if v.Finished {
-		return redirectSeeOther(c, screenSummaryURL(sc))
-	}
-	return redirectSeeOther(c, screenPracticeURL(sc, n))
-}
-
-// screenRunFinish is POST /screens/:slug/practice/finish: the run ends now
-// and the summary shows its times.
-func (s *Server) screenRunFinish(c echo.Context) error {
-	sc, err := s.findScreen(c)
-	if err != nil {
-		return err
-	}
-	userID, err := s.screenRunUser(c)
-	if err != nil {
-		return err
-	}
-	if _, err := s.screens().Finish(c.Request().Context(), userID, sc.Slug, len(sc.Items)); err != nil && !errors.Is(err, practice.ErrNoScreenRun) {
-		return err
-	}
-	return redirectSeeOther(c, screenSummaryURL(sc))
 }
 
 func screenSummaryURL(sc *problems.Screen) string { return "/screens/" + sc.Slug + "/practice/summary" }

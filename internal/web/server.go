@@ -143,9 +143,9 @@ func (s *Server) routes() {
 	e.GET("/screens/:slug", s.screenShow)
 	e.GET("/screens/:slug/practice/:step", s.screenPractice)
 	e.GET("/screens/:slug/practice/summary", s.screenSummary)
-	e.POST("/screens/:slug/practice/start", s.screenRunStart)
-	e.POST("/screens/:slug/practice/finish", s.screenRunFinish)
-	e.POST("/screens/:slug/practice/:step", s.screenRunMove)
+	e.POST("/screens/:slug/practice/start", s.screenPracticeStart)
+	e.POST("/screens/:slug/practice/finish", s.screenPracticeFinish)
+	e.POST("/screens/:slug/practice/:step", s.screenPracticeMove)
 
 	e.GET("/practice", s.practiceShow)
 	e.POST("/practice/name", s.practiceName)
