@@ -183,6 +183,13 @@ func (s *Service) End(ctx context.Context, a Access) (storage.RoomEvent, error) 
 		return storage.RoomEvent{}, s.closedErr(ctx, a.Room.ID, err)
 	}
 	s.publish(ctx, a.Room.ID, out.Seq)
+	// The authority's cached texts of the room are no use now; the store
+	// keeps the history for replay.
+	for _, it := range a.Items {
+		if it.HasCode() {
+			s.docs.Forget(DocName(a.Room.ID, it.Index))
+		}
+	}
 	return out, nil
 }
 

@@ -565,3 +565,30 @@ func (p prefixed) Append(ctx context.Context, doc string, base int, ups []collab
 func (p prefixed) Since(ctx context.Context, doc string, v int) ([]collab.Update, error) {
 	return p.Store.Since(ctx, p.prefix+doc, v)
 }
+
+// TestALostRunFreesTheGrader: a run whose server stopped before its end
+// blocks the next run only for its lease, and then shows as lost.
+func TestALostRunFreesTheGrader(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	ev, err := newEvent(storage.ActorInterviewer, KindRunStarted, RunStarted{Item: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.AppendRoomEvents(ctx, ia.Room.ID, f.clock.Now(), ev); err != nil {
+		t.Fatal(err)
+	}
+	var busy *BusyError
+	if _, err := f.svc.Run(ctx, ia, "k"); !errors.As(err, &busy) {
+		t.Fatalf("a run while one is going: %v; want a BusyError", err)
+	}
+	f.clock.Add(runLease)
+	iv, err := f.svc.InterviewerView(ctx, ia)
+	if err != nil || len(iv.Runs) != 1 || !iv.Runs[0].Lost {
+		t.Fatalf("runs past the lease = %+v, %v; want the one run, lost", iv.Runs, err)
+	}
+	if _, err := f.svc.Run(ctx, ia, "k"); err != nil {
+		t.Fatalf("a run after the lease: %v", err)
+	}
+}

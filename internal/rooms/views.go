@@ -369,6 +369,9 @@ type Run struct {
 	Summary  string
 	Report   json.RawMessage
 	Shared   bool
+	// Lost: unfinished past its lease, so the server grading it stopped
+	// before recording its end (it will never come).
+	Lost bool
 }
 
 // Signal is a fact about the candidate's session, not a verdict.
@@ -532,6 +535,7 @@ func (s *Service) InterviewerView(ctx context.Context, a Access) (InterviewerVie
 	}
 	for _, r := range f.pv.runs {
 		if r.Item == it.Index {
+			r.Lost = !r.Finished && now.Sub(r.Started) >= runLease
 			v.Runs = append(v.Runs, r)
 		}
 	}

@@ -88,7 +88,10 @@ func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 				return roomPage{}, err
 			}
 			rep.Shared = r.Shared
-			if !r.Finished {
+			switch {
+			case r.Lost:
+				rep.Status, rep.Summary = "lost", "The server stopped while grading; this run's report will not come. Run the grader again."
+			case !r.Finished:
 				rep.Status, rep.Summary = "running", "Grading..."
 			}
 			page.Reports = append(page.Reports, rep)
