@@ -183,10 +183,15 @@ func run(args []string) error {
 
 	// Join what was sent in the window with what the interviewers'
 	// streams delivered.
-	var fromPush, fromKey []time.Duration
+	var fromPush, fromKey, rtt []time.Duration
 	var sent, missing int
 	for _, r := range rooms {
 		r.mu.Lock()
+		for _, a := range r.answered {
+			if !a.at.Before(windowFrom) && a.at.Before(windowTo) {
+				rtt = append(rtt, a.d)
+			}
+		}
 		for v, sr := range r.sent {
 			if sr.key.Before(windowFrom) || !sr.key.Before(windowTo) {
 				continue
@@ -222,6 +227,8 @@ func run(args []string) error {
 		"max_ms=" + ms(percentile(fromPush, 100)),
 		"key_p50_ms=" + ms(percentile(fromKey, 50)),
 		"key_p99_ms=" + ms(percentile(fromKey, 99)),
+		"push_p50_ms=" + ms(percentile(rtt, 50)),
+		"push_p99_ms=" + ms(percentile(rtt, 99)),
 		"undelivered=" + strconv.Itoa(missing),
 		"push_errors=" + strconv.FormatInt(c.pushErrors.Load(), 10),
 		"conflicts=" + strconv.FormatInt(c.conflicts.Load(), 10),
@@ -424,6 +431,12 @@ func newParticipant(local net.IP, gzip bool) *participant {
 // the push carrying it was sent.
 type sentRec struct{ key, push time.Time }
 
+// pushRTT is one push's round trip, from sending it to its answer.
+type pushRTT struct {
+	at time.Time
+	d  time.Duration
+}
+
 // room is one room's two participants and what was measured in it.
 type room struct {
 	id, base    string
@@ -436,6 +449,7 @@ type room struct {
 
 	counters
 	mu        sync.Mutex
+	answered  []pushRTT         // each push's round trip
 	sent      map[int]sentRec   // version -> its keystroke
 	delivered map[int]time.Time // version -> when the interviewer's stream had it
 }
@@ -820,6 +834,9 @@ func (r *room) push(ctx context.Context, base, length int, keys []time.Time) (ok
 		r.mu.Unlock()
 	}
 	resp, err := r.candidate.client.Do(req)
+	r.mu.Lock()
+	r.answered = append(r.answered, pushRTT{at: sent, d: time.Since(sent)})
+	r.mu.Unlock()
 	var ans struct {
 		OK       bool   `json:"ok"`
 		Conflict bool   `json:"conflict"`
