@@ -161,6 +161,30 @@ func newCompressWriter(w http.ResponseWriter, r *http.Request) *compressWriter {
 	return &compressWriter{w: w, coding: negotiateCoding(r.Header.Get("Accept-Encoding"), dynamicOffers...)}
 }
 
+// sendUncompressed makes the response go out as it is, whatever the
+// client accepts. It is for a long stream of small events: a compressor
+// keeps its state (0.8 MB for gzip) for as long as the stream is open, a
+// room's for an hour, while each event is a few hundred bytes that flushing
+// one by one barely shrinks. With 50 rooms, two streams each, compressed
+// streams held 140 MB more of the server's memory and doubled the delay of
+// an edit reaching the other side (bench/rooms.sh). Call it before the
+// first write.
+func sendUncompressed(w http.ResponseWriter) {
+	for {
+		switch x := w.(type) {
+		case *compressWriter:
+			if !x.decided {
+				x.coding = codingIdentity
+			}
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
 func (cw *compressWriter) Header() http.Header { return cw.w.Header() }
 
 // Unwrap lets http.ResponseController reach the connection (write

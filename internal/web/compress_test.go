@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/andybalholm/brotli"
+	"github.com/labstack/echo/v4"
 )
 
 func TestNegotiateCoding(t *testing.T) {
@@ -375,5 +377,57 @@ func TestEventStreamThroughCompression(t *testing.T) {
 				t.Fatalf("last event = %q; want report", ev)
 			}
 		})
+	}
+}
+
+// TestSendUncompressed: a response that asks to go out as it is does,
+// through Echo's writer, whatever the client accepts; its flushes still
+// reach the client one by one.
+func TestSendUncompressed(t *testing.T) {
+	for _, accept := range []string{"gzip", "br", "gzip, br", ""} {
+		t.Run(strconv.Quote(accept), func(t *testing.T) {
+			var cw *compressWriter
+			handler := func(w http.ResponseWriter, r *http.Request) {
+				cw = newCompressWriter(w, r)
+				e := echo.New()
+				e.GET("/", func(c echo.Context) error {
+					sendUncompressed(c.Response())
+					c.Response().Header().Set("Content-Type", "text/event-stream")
+					c.Response().WriteHeader(http.StatusOK)
+					fmt.Fprint(c.Response(), "data: one\n\n")
+					c.Response().Flush()
+					fmt.Fprint(c.Response(), "data: "+strings.Repeat("two ", 1000)+"\n\n")
+					return nil
+				})
+				e.ServeHTTP(cw, r)
+				cw.Close()
+			}
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			req.Header.Set("Accept-Encoding", accept)
+			rec := httptest.NewRecorder()
+			handler(rec, req)
+			if got := rec.Header().Get("Content-Encoding"); got != "" {
+				t.Errorf("Content-Encoding = %q; want none", got)
+			}
+			if !strings.HasPrefix(rec.Body.String(), "data: one\n\ndata: two ") {
+				t.Errorf("body starts %.40q; want the events as written", rec.Body.String())
+			}
+			if !rec.Flushed {
+				t.Error("the flush did not reach the client")
+			}
+		})
+	}
+	// Without it, the same client gets the stream compressed: the test
+	// above would pass for a writer that never compresses.
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	rec := httptest.NewRecorder()
+	cw := newCompressWriter(rec, req)
+	cw.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(cw, "data: one\n\n")
+	cw.Flush()
+	cw.Close()
+	if got := rec.Header().Get("Content-Encoding"); got != codingGzip {
+		t.Errorf("a stream that does not ask: Content-Encoding = %q; want gzip", got)
 	}
 }

@@ -36,6 +36,9 @@ func (s *Server) roomEvents(c echo.Context) error {
 	if err != nil {
 		return badRequest("The Last-Event-ID of this stream is not a whole number.")
 	}
+	// Open for the room's life, with events of a few hundred bytes:
+	// compressing it would cost more memory than it saves bytes.
+	sendUncompressed(c.Response())
 	w := live.NewWriter(c.Response(), live.WriterOptions{})
 	if err := w.Start(); err != nil {
 		return nil // the client left
