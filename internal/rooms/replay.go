@@ -2,10 +2,11 @@ package rooms
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/collab"
@@ -33,6 +34,22 @@ type Replay struct {
 
 	items  []Item
 	events []storage.RoomEvent
+	docs   map[string]*replayDoc // by document name ("code/<item>")
+}
+
+// checkpointEvery is how many updates apart a replay keeps a document's
+// text: a frame applies at most this many past the one before it, so
+// answering a moment costs the same early or late in a long room. At
+// 10,000 keystrokes on the async-refund starter that is 79 texts, about
+// 1 MB.
+const checkpointEvery = 128
+
+// replayDoc is one shared document's history in a replay.
+type replayDoc struct {
+	seqs    []int64 // the event of each update: version i+1's is seqs[i]
+	ups     []collab.Update
+	moments []int    // each update's index in Replay.Moments
+	kept    []string // kept[k] is the text at version k*checkpointEvery
 }
 
 // ReplayItem is a step of the room, as the replay names it.
@@ -80,16 +97,85 @@ func (s *Service) Replay(ctx context.Context, a Access) (*Replay, error) {
 	if err := a.mustBeInterviewer(); err != nil {
 		return nil, err
 	}
+	// The room read again, not a.Room: an access kept from before the
+	// last events must not be answered from a replay without them.
+	room, err := s.store.Room(ctx, a.Room.ID)
+	if err != nil {
+		return nil, s.closedErr(ctx, a.Room.ID, err)
+	}
+	if r := s.replays.get(a.Room.ID, room.LastSeq); r != nil {
+		return r, nil
+	}
 	evs, err := s.readAll(ctx, a.Room.ID)
 	if err != nil {
 		return nil, err
 	}
-	return buildReplay(a, evs)
+	r, err := buildReplay(a, evs)
+	if err != nil {
+		return nil, err
+	}
+	s.replays.put(r)
+	return r, nil
+}
+
+// replayCache keeps the replays built last, so scrubbing a room reads
+// and walks its log once rather than once a moment. An entry is good
+// while the room's log has not grown past it (the store's last seq says
+// so; a closed room's never moves).
+// It only saves work: a miss rebuilds from the store, so several server
+// instances each keep their own without disagreeing.
+type replayCache struct {
+	mu    sync.Mutex
+	max   int
+	byID  map[string]*Replay
+	order []string // least recently used first
+}
+
+// replayCacheRooms bounds the cache: a handful of interviewers writing up
+// at once, each room's replay a few MB at 10,000 keystrokes.
+const replayCacheRooms = 8
+
+func newReplayCache(n int) *replayCache { return &replayCache{max: n, byID: map[string]*Replay{}} }
+
+func (c *replayCache) get(roomID string, lastSeq int64) *Replay {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.byID[roomID]
+	if r == nil || r.LastSeq() < lastSeq {
+		return nil
+	}
+	c.touch(roomID)
+	return r
+}
+
+func (c *replayCache) put(r *Replay) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.byID[r.RoomID]; old != nil && old.LastSeq() > r.LastSeq() {
+		return // a slower build of an older log
+	}
+	c.byID[r.RoomID] = r
+	c.touch(r.RoomID)
+	for len(c.order) > c.max {
+		delete(c.byID, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *replayCache) touch(roomID string) {
+	c.order = slices.DeleteFunc(c.order, func(id string) bool { return id == roomID })
+	c.order = append(c.order, roomID)
 }
 
 func buildReplay(a Access, evs []storage.RoomEvent) (*Replay, error) {
 	r := &Replay{RoomID: a.Room.ID, StartedAt: a.Room.CreatedAt, Tracks: replayTracks, items: a.Items, events: evs,
-		Moments: make([]Moment, 0, len(evs))}
+		Moments: make([]Moment, 0, len(evs)), docs: map[string]*replayDoc{}}
 	if end := endedAt(a.Room, evs); !end.IsZero() {
 		r.EndedAt = &end
 	}
@@ -101,14 +187,58 @@ func buildReplay(a Access, evs []storage.RoomEvent) (*Replay, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			r.Moments = append(r.Moments, m)
+		if !ok {
+			continue
 		}
+		if ev.Kind == KindCodeUpdate {
+			var u collab.Update
+			if err := decode(ev, &u); err != nil {
+				return nil, err
+			}
+			d := r.docs[ev.Doc]
+			if d == nil {
+				d = &replayDoc{}
+				r.docs[ev.Doc] = d
+			}
+			d.seqs, d.ups, d.moments = append(d.seqs, ev.Seq), append(d.ups, u), append(d.moments, len(r.Moments))
+		}
+		r.Moments = append(r.Moments, m)
+	}
+	if err := r.walkDocs(); err != nil {
+		return nil, err
 	}
 	if n := len(evs); n > 0 {
 		r.DurationMS = max(evs[n-1].At.Sub(r.StartedAt), 0).Milliseconds()
 	}
 	return r, nil
+}
+
+// walkDocs walks each document's history once (collab.Replay): it keeps
+// a text every checkpointEvery versions and labels each edit with how
+// much it changed the length.
+func (r *Replay) walkDocs() error {
+	for _, it := range r.items {
+		d := r.docs[codeDoc(it.Index)]
+		if !it.HasCode() || d == nil {
+			continue
+		}
+		prev := 0
+		err := collab.Replay(it.Problem.Code.Starter, d.ups, func(v int, text string) bool {
+			n := collab.Length(text)
+			if v > 0 {
+				r.Moments[d.moments[v-1]].Label = "Code edited (" + signed(n-prev) + " characters)"
+			}
+			if v%checkpointEvery == 0 {
+				d.kept = append(d.kept, text)
+			}
+			prev = n
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf("rooms: room %s, step %d: %w", r.RoomID, it.Index+1, err)
+		}
+	}
+	return nil
 }
 
 // moment names one event. Kinds the replay does not show (a cursor move,
@@ -161,16 +291,8 @@ func (r *Replay) moment(ev storage.RoomEvent) (Moment, bool, error) {
 		if err != nil {
 			return Moment{}, false, fmt.Errorf("rooms: room %s event %d: %w", ev.RoomID, ev.Seq, err)
 		}
-		var u collab.Update
-		if err := decode(ev, &u); err != nil {
-			return Moment{}, false, err
-		}
-		ch, err := collab.ParseChanges(u.Changes)
-		if err != nil {
-			return Moment{}, false, fmt.Errorf("rooms: room %s event %d: %w", ev.RoomID, ev.Seq, err)
-		}
 		m.Item = item
-		m.Class, m.Label = ClassEdit, "Code edited ("+signed(ch.NewLen()-ch.Len())+" characters)"
+		m.Class, m.Label = ClassEdit, "Code edited" // walkDocs adds the size
 	case KindAnswerText:
 		m.Class, m.Label = ClassEdit, fmt.Sprintf("Answer saved (%d characters)", len([]rune(p.Text)))
 	case KindRunStarted:
@@ -334,7 +456,7 @@ func (r *Replay) Frame(seq int64) (Frame, error) {
 		fr.Clock = clockAt(f.sh.clocks[it.Index], last.At)
 		fr.Hints = len(f.sh.released[it.Index])
 	}
-	if fr.Code, err = codeAt(r.items, prefix); err != nil {
+	if fr.Code, err = r.codeAt(seq); err != nil {
 		return Frame{}, fmt.Errorf("rooms: room %s at %d: %w", r.RoomID, seq, err)
 	}
 	for _, it := range r.items {
@@ -350,29 +472,25 @@ func (r *Replay) Frame(seq int64) (Frame, error) {
 	return fr, nil
 }
 
-// codeAt is every code step's document after the events evs: each
-// document's updates gathered in one pass over evs, then walked once.
-func codeAt(items []Item, evs []storage.RoomEvent) ([]FrameCode, error) {
-	ups := map[string][]collab.Update{}
-	for _, ev := range evs {
-		if ev.Kind != KindCodeUpdate {
-			continue
-		}
-		var u collab.Update
-		if err := json.Unmarshal(ev.Payload, &u); err != nil {
-			return nil, fmt.Errorf("event %d: %w", ev.Seq, err)
-		}
-		ups[ev.Doc] = append(ups[ev.Doc], u)
-	}
+// codeAt is every code step's document just after event seq: from the
+// last text kept before it, at most checkpointEvery updates walked.
+func (r *Replay) codeAt(seq int64) ([]FrameCode, error) {
 	out := []FrameCode{}
-	for _, it := range items {
+	for _, it := range r.items {
 		if !it.HasCode() {
 			continue
 		}
-		doc := ups[codeDoc(it.Index)]
-		fc := FrameCode{Item: it.Index}
-		err := collab.Replay(it.Problem.Code.Starter, doc, func(v int, text string) bool {
-			if v == len(doc) {
+		fc := FrameCode{Item: it.Index, Text: collab.NormalizeNewlines(it.Problem.Code.Starter)}
+		d := r.docs[codeDoc(it.Index)]
+		if d == nil {
+			out = append(out, fc)
+			continue
+		}
+		v := sort.Search(len(d.seqs), func(i int) bool { return d.seqs[i] > seq })
+		from := v / checkpointEvery * checkpointEvery
+		ups := d.ups[from:v]
+		err := collab.Replay(d.kept[from/checkpointEvery], ups, func(i int, text string) bool {
+			if i == len(ups) {
 				fc.Version, fc.Text = v, text
 				return false
 			}

@@ -343,3 +343,70 @@ func TestReplayAndScorecardAreTheInterviewers(t *testing.T) {
 		t.Fatalf("scorecard of an ended room: %v", err)
 	}
 }
+
+func TestReplayCache(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	first, err := f.svc.Replay(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.svc.Replay(ctx, ia)
+	if err != nil || again != first {
+		t.Fatalf("a second replay of an unchanged log was built again (%v)", err)
+	}
+	if _, err := f.svc.SaveNotes(ctx, ia, "later"); err != nil {
+		t.Fatal(err)
+	}
+	// ia is from before the note: the replay must still hold it.
+	after, err := f.svc.Replay(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == first || after.Moments[len(after.Moments)-1].Kind != KindNoteSaved {
+		t.Fatalf("the replay after a note ends with %+v", after.Moments[len(after.Moments)-1])
+	}
+	fr, err := after.Frame(after.LastSeq())
+	if err != nil || fr.Notes != "later" {
+		t.Fatalf("the last frame's notes = %q, %v", fr.Notes, err)
+	}
+	// The cache holds a bounded number of rooms.
+	c := newReplayCache(2)
+	for _, id := range []string{"a", "b", "c"} {
+		c.put(&Replay{RoomID: id})
+	}
+	if c.get("a", 0) != nil || c.get("b", 0) == nil || c.get("c", 0) == nil || len(c.byID) != 2 {
+		t.Fatalf("the cache of 2 after 3 rooms holds %v", c.order)
+	}
+}
+
+// TestReplayFramesPastCheckpoints types past several kept texts and
+// checks frames on either side of each against the document.
+func TestReplayFramesPastCheckpoints(t *testing.T) {
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	e := newEditor(f, ca, 0)
+	want := map[int64]string{}
+	for i := range 3*checkpointEvery + 5 {
+		// Every 10th key deletes the one before: the text does not only grow.
+		if i%10 == 9 {
+			want[e.replace(t, i%7, 1, "")] = e.text
+			continue
+		}
+		want[e.replace(t, i%7, 0, string(rune('a'+i%26)))] = e.text
+	}
+	r, err := f.svc.Replay(context.Background(), ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.docs[codeDoc(0)]; len(d.kept) != 4 {
+		t.Fatalf("%d texts kept for %d updates; want 4", len(d.kept), len(d.ups))
+	}
+	for seq, text := range want {
+		fr, err := r.Frame(seq)
+		if err != nil || fr.Code[0].Text != text {
+			t.Fatalf("Frame(%d): %v; the code differs from the document then", seq, err)
+		}
+	}
+}

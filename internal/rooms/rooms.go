@@ -155,6 +155,7 @@ type Service struct {
 	ttl     time.Duration
 	creates ratelimit.Limiter
 	docs    *collab.Authority
+	replays *replayCache // replay.go
 	now     func() time.Time
 
 	runCtx  context.Context // ends when Close is called
@@ -178,6 +179,7 @@ func New(cfg Config) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.replays = newReplayCache(replayCacheRooms)
 	s.docs = collab.NewAuthority(DocStore{s: s}, collab.Options{Initial: s.initialText})
 	s.runCtx, s.stopRun = context.WithCancel(context.Background())
 	return s, nil
