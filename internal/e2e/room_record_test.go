@@ -1,0 +1,111 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestRoomRecord is what an interviewer does after a screen: the room is
+// ended, then its replay is scrubbed with the keyboard (the slider's
+// keys, the "next edit" link) and its scorecard opened and exported.
+// axe-core checks both pages in both themes.
+func TestRoomRecord(t *testing.T) {
+	a := startApp(t)
+	iv := newBrowser(t, a, withTimeout(3*time.Minute))
+	visitOK(t, iv, "/rooms/new")
+	evalJS[bool](t, iv, `(document.querySelector('input[value="problem:async-refund"]').checked = true, true)`)
+	clickAndLoad(t, iv, `form.room-new button[type="submit"]`)
+	link := evalJS[string](t, iv, `document.querySelector("input.room-link").value`)
+	visit(t, iv, strings.TrimPrefix(link, a.URL))
+	deadline := time.Now().Add(defaultWaitTimeout)
+	for {
+		ok, err := chromedp.Run(iv, chromedp.Evaluate[bool](`!!document.querySelector("#room[data-role=interviewer] .cm-content")`))
+		if err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the interviewer's link did not lead to the room's editor: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	base := evalJS[string](t, iv, `location.pathname`)
+
+	evalJS[bool](t, iv, `(() => { const v = window.faultlineRoom.editor.view; v.focus(); v.dispatch({selection: {anchor: 0}}); return true })()`)
+	typeKeys(t, iv, "// replayed ")
+	// The keystrokes are in the log once the editor has no update left
+	// to push: the replay below reads the log.
+	waitUntil(t, iv, "the typing pushed", `fetch(`+jsString(base+"/code/0/pull?since=0")+`, {headers: {Accept: "application/json"}}).then(r => r.json()).then(b => JSON.stringify(b).includes("replayed"))`, 30*time.Second)
+	evalJS[bool](t, iv, `(document.getElementById("room-notes-text").value = "Calm under **pressure**", true)`)
+	evalJS[bool](t, iv, `(document.querySelector('form[action$="/notes"] button').click(), true)`)
+	waitUntil(t, iv, "the notes rendered", `document.querySelector(".room-notes-html strong")`, 30*time.Second)
+	if !exists(t, iv, `a[href="`+base+`/replay"]`) || !exists(t, iv, `a[href="`+base+`/scorecard"]`) {
+		t.Fatal("the interviewer's page does not link the replay and the scorecard")
+	}
+	evalJS[bool](t, iv, `(document.querySelector('form[action$="/end"] button').click(), true)`)
+	waitUntil(t, iv, "the room ended", `fetch(location.pathname).then(r => r.status === 410)`, 30*time.Second)
+
+	// The replay of the ended room.
+	visitOK(t, iv, base+"/replay")
+	code := func() string { return text(t, iv, `[data-code-item="0"]`) }
+	if !strings.Contains(code(), "// replayed") {
+		t.Fatalf("the replay's last moment lacks the typed text: %q", shorten(code()))
+	}
+	moment := func() string { return text(t, iv, "#replay-moment") }
+	if !strings.Contains(moment(), "Room ended") {
+		t.Fatalf("the last moment is %q; want the room's end", moment())
+	}
+	evalJS[bool](t, iv, `(document.getElementById("replay-at").focus(), true)`)
+	pressKey(t, iv, kb.Home)
+	waitUntil(t, iv, "the first moment", `document.getElementById("replay-moment").textContent.includes("Room opened")`)
+	if strings.Contains(code(), "replayed") {
+		t.Fatal("the first moment shows text typed later")
+	}
+	// The next edit, by its link, from the keyboard.
+	evalJS[bool](t, iv, `(document.querySelector('[data-nav="next-edit"]').focus(), true)`)
+	pressKey(t, iv, kb.Enter)
+	waitUntil(t, iv, "the first edit", `document.getElementById("replay-moment").textContent.includes("Code edited")`)
+	first := code()
+	if !strings.HasPrefix(first, "/") || strings.Contains(first, "replayed") {
+		t.Fatalf("after the first edit the code starts %q", shorten(first))
+	}
+	evalJS[bool](t, iv, `(document.getElementById("replay-at").focus(), true)`)
+	pressKey(t, iv, kb.ArrowRight)
+	waitUntil(t, iv, "one more keystroke", `document.querySelector('[data-code-item="0"]').textContent.startsWith("//")`)
+	if u := evalJS[string](t, iv, `location.search`); !strings.HasPrefix(u, "?at=") {
+		t.Fatalf("the address does not name the moment: %q", u)
+	}
+	for _, theme := range []string{"light", "dark"} {
+		if theme == "dark" {
+			emulateDark(t, iv)
+		} else {
+			lightTheme(t, iv)
+		}
+		checkAxe(t, iv, "the replay page, "+theme)
+	}
+
+	// The scorecard, and its exports.
+	visitOK(t, iv, base+"/scorecard")
+	if !exists(t, iv, ".scorecard-notes strong") {
+		t.Fatal("the scorecard does not show the notes rendered")
+	}
+	for _, theme := range []string{"light", "dark"} {
+		if theme == "dark" {
+			emulateDark(t, iv)
+		} else {
+			lightTheme(t, iv)
+		}
+		checkAxe(t, iv, "the scorecard page, "+theme)
+	}
+	if v := evalJS[float64](t, iv, `fetch(document.querySelector('a[href$="/scorecard.json"]').href).then(r => r.json()).then(s => s.version)`); v != 1 {
+		t.Fatalf("the JSON export's version = %v; want 1", v)
+	}
+	md := evalJS[string](t, iv, `fetch(document.querySelector('a[href$="/scorecard.md"]').href).then(r => r.text())`)
+	if !strings.HasPrefix(md, "# Scorecard: ") || !strings.Contains(md, "Calm under **pressure**") {
+		t.Fatalf("the Markdown export starts %q", shorten(md))
+	}
+	requireNoPageExceptions(t, iv)
+}
