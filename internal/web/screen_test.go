@@ -1,11 +1,18 @@
 package web
 
 import (
+	"context"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // TestScreenIsTheCandidates: the screen's page leaves out the interviewer's
@@ -128,4 +135,42 @@ func TestScreenRunClock(t *testing.T) {
 	if p := b.post("/screens/tech-screen/practice/3", nil); p.status != http.StatusNotFound {
 		t.Errorf("a move to step 3 of 2: status %d; want 404", p.status)
 	}
+}
+
+// TestScreenRunSurvivesARestart: the screen's clock and its step times are
+// in the database, not in the server's memory: a new server over the same
+// file carries on where the old one stopped.
+func TestScreenRunSurvivesARestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "web.db")
+	clock := &testClock{now: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+	open := func() (*Server, *storage.Store) {
+		store, err := storage.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		app, err := New(Config{Catalog: testCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		app.clock = clock.Now
+		return app, store
+	}
+	first, store := open()
+	srv := httptest.NewServer(first)
+	t.Cleanup(srv.Close)
+	b := (&testServer{Server: srv, app: first, store: store}).newBrowser(t)
+	const base = "/screens/tech-screen"
+	b.post(base+"/practice/start", nil)
+	clock.Advance(3 * time.Minute)
+	b.post(base+"/practice/2", nil)
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	second, store := open()
+	t.Cleanup(func() { store.Close() })
+	srv.Config.Handler = second // the restart
+	clock.Advance(time.Minute)
+	b.get(base+"/practice/2").mustContain(t, `data-clock-ms="2460000"`, ">41:00</span>", `data-step-clock data-clock-ms="60000"`)
+	b.post(base+"/practice/finish", nil).mustContain(t, "4:00 used of 45:00.", "Time on this step: 3:00", "Time on this step: 1:00")
 }
