@@ -32,6 +32,11 @@ const (
 	roomGradeSeed = 1
 	// finishTimeout bounds recording a run's end after its context ended.
 	finishTimeout = 10 * time.Second
+	// MaxReportBytes bounds a report kept in the log (twice once shared).
+	// The reference solution's is about 100 KiB of JSON; only code that
+	// logs at length in every scenario passes this, and its run keeps its
+	// summary alone, as solo grading trims such reports.
+	MaxReportBytes = 512 << 10
 )
 
 // BusyError refuses a run while the grader is full or the room's previous
@@ -113,7 +118,12 @@ func (s *Service) grade(a Access, item int, run int64, job grader.Job, ticket *s
 			end.Status, end.Summary = "system-error", "The grader's report could not be kept."
 			break
 		}
-		end.Status, end.Verdict, end.Summary, end.Report = "done", report.Status, summaryOf(report), data
+		end.Status, end.Verdict, end.Summary = "done", report.Status, summaryOf(report)
+		if len(data) <= MaxReportBytes {
+			end.Report = data
+		} else {
+			end.Summary += " The full report was too large to keep (the code's output is long); run it with less logging to see it."
+		}
 	case errors.As(err, new(*sandbox.BusyError)) || errors.Is(err, sandbox.ErrBusy):
 		end.Status, end.Summary = "busy", "The grader was busy; run it again in a moment."
 	case s.runCtx.Err() != nil:

@@ -592,3 +592,26 @@ func TestALostRunFreesTheGrader(t *testing.T) {
 		t.Fatalf("a run after the lease: %v", err)
 	}
 }
+
+// TestAHugeReportKeepsItsSummary: a report past MaxReportBytes is not put
+// in the log; its verdict and summary are.
+func TestAHugeReportKeepsItsSummary(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.g.report.Scenarios[0].Output = strings.Repeat("log line\n", MaxReportBytes/9+1)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	if _, err := f.svc.Run(ctx, ia, "k"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	iv, err := f.svc.InterviewerView(ctx, ia)
+	if err != nil || len(iv.Runs) != 1 {
+		t.Fatalf("runs = %+v, %v", iv.Runs, err)
+	}
+	r := iv.Runs[0]
+	if !r.Finished || r.Verdict != grader.StatusFail || len(r.Report) != 0 || !strings.Contains(r.Summary, "too large") {
+		t.Fatalf("the huge run = finished %v, verdict %q, %d bytes of report, summary %q", r.Finished, r.Verdict, len(r.Report), r.Summary)
+	}
+}
