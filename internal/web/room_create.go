@@ -94,6 +94,9 @@ func (s *Server) roomEnter(c echo.Context) error {
 	roomID, key := c.Param("room"), c.QueryParam("key")
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	a, err := s.rooms.Authenticate(c.Request().Context(), roomID, key)
+	if recordOnly(a, err) {
+		return s.roomEnterRecord(c, roomID, key) // room_replay.go
+	}
 	if err != nil {
 		return s.roomError(c, err)
 	}

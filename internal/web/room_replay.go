@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -44,9 +45,8 @@ func (s *Server) roomRecordAccess(next echo.HandlerFunc) echo.HandlerFunc {
 			key = ck.Value
 		}
 		a, err := s.rooms.Authenticate(c.Request().Context(), c.Param("room"), key)
-		closed := errors.Is(err, rooms.ErrEnded) || errors.Is(err, rooms.ErrExpired)
 		switch {
-		case err != nil && !(closed && a.Role == rooms.Interviewer):
+		case err != nil && !recordOnly(a, err):
 			return s.roomError(c, err)
 		case a.Role != rooms.Interviewer:
 			return s.roomError(c, rooms.ErrForbidden)
@@ -57,6 +57,27 @@ func (s *Server) roomRecordAccess(next echo.HandlerFunc) echo.HandlerFunc {
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), roomAccessKey{}, a)))
 		return next(c)
 	}
+}
+
+// recordOnly reports whether Authenticate's answer is a closed room's
+// interviewer, who may still read its record.
+func recordOnly(a rooms.Access, err error) bool {
+	return a.Role == rooms.Interviewer && (errors.Is(err, rooms.ErrEnded) || errors.Is(err, rooms.ErrExpired))
+}
+
+// roomRecordCookieTTL is how long a closed room's interviewer link keeps
+// its browser in the record: the live room's cookie ends with the room,
+// and the write-up may come days later. The link itself opens it again
+// after that.
+const roomRecordCookieTTL = 7 * 24 * time.Hour
+
+// roomEnterRecord opens a closed room's interviewer link: on to the
+// scorecard, the hop as roomEnter's.
+func (s *Server) roomEnterRecord(c echo.Context, roomID, key string) error {
+	setRoomCookie(c, roomID, key, time.Now().Add(roomRecordCookieTTL))
+	target := roomBase(roomID) + "/scorecard"
+	c.Response().Header().Set("Refresh", "0; url="+target)
+	return render(c, http.StatusOK, roomEnterView(s.meta("Opening the room's record"), target, "the interviewer"))
 }
 
 // replayPage is the replay at one moment.

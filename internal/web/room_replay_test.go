@@ -231,3 +231,39 @@ func TestRoomRecordAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestRoomRecordEnter opens a closed room's links: the interviewer's goes
+// on to the scorecard with a cookie that outlives the room, the
+// candidate's is refused.
+func TestRoomRecordEnter(t *testing.T) {
+	ts := newRoomTestServer(t)
+	ctx := context.Background()
+	id, ikey, ckey := ts.room(t, "problem:async-refund")
+	ia, err := ts.svc.Authenticate(ctx, id, ikey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.svc.End(ctx, ia); err != nil {
+		t.Fatal(err)
+	}
+	ts.clock.add(2 * time.Hour) // and past its expiry
+	resp := ts.do(t, "GET", "/rooms/"+id+"/enter?key="+ikey, "", "")
+	if resp.status != http.StatusOK || !strings.Contains(resp.header.Get("Refresh"), "/rooms/"+id+"/scorecard") {
+		t.Fatalf("the interviewer's link to a closed room: %d, Refresh %q", resp.status, resp.header.Get("Refresh"))
+	}
+	var cookie *http.Cookie
+	for _, ck := range (&http.Response{Header: resp.header}).Cookies() {
+		if ck.Name == roomCookie {
+			cookie = ck
+		}
+	}
+	if cookie == nil || cookie.Value != ikey || cookie.MaxAge < int(24*time.Hour/time.Second) || !cookie.HttpOnly || cookie.Path != "/rooms/"+id {
+		t.Fatalf("the record's cookie = %+v; want the key, HttpOnly, on the room's path, for days", cookie)
+	}
+	if resp := ts.do(t, "GET", "/rooms/"+id+"/enter?key="+ckey, "", ""); resp.status != http.StatusGone || strings.Contains(strings.Join(resp.header.Values("Set-Cookie"), ";"), roomCookie+"=") {
+		t.Fatalf("the candidate's link to a closed room: %d, cookies %q; want 410 and none", resp.status, resp.header.Values("Set-Cookie"))
+	}
+	if resp := ts.do(t, "GET", "/rooms/"+id, ikey, ""); resp.status != http.StatusGone {
+		t.Fatalf("the closed room's live page for its interviewer: %d; want 410", resp.status)
+	}
+}
