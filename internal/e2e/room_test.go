@@ -32,19 +32,8 @@ func TestLiveRoom(t *testing.T) {
 	open := func(ctx context.Context, link, role string) {
 		t.Helper()
 		visit(t, ctx, strings.TrimPrefix(link, a.URL))
-		// The hop page refreshes to the room: the page (and its script
-		// context) changes under the wait, so it is retried.
-		deadline := time.Now().Add(defaultWaitTimeout)
-		for {
-			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#room[data-role=`+role+`]")`))
-			if err == nil && ok {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the %s's link did not lead to the room: %v", role, err)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		// The hop page refreshes to the room.
+		waitUntilReloaded(t, ctx, `document.querySelector("#room[data-role=`+role+`]")`)
 		if u := evalJS[string](t, ctx, `location.href`); strings.Contains(u, "key=") {
 			t.Fatalf("the %s's address still holds the key: %s", role, u)
 		}
@@ -116,8 +105,40 @@ func TestLiveRoom(t *testing.T) {
 		}
 	}
 
+	// The next step, a question: both pages move to it; the candidate's
+	// answer reaches the interviewer as they type.
+	click(iv, `form[action$="/next"] button`)
+	for _, ctx := range []context.Context{iv, cand} {
+		waitUntilReloaded(t, ctx, `document.querySelector("#room[data-item='1']")`)
+	}
+	waitFor(t, cand, "#room-answer-text")
+	evalJS[bool](t, cand, `(document.getElementById("room-answer-text").focus(), true)`)
+	typeKeys(t, cand, "Idempotency keys make retries safe")
+	waitUntil(t, iv, "the candidate's answer on the interviewer's page",
+		`(document.querySelector(".room-cand-answer") || {}).textContent === "Idempotency keys make retries safe"`, 30*time.Second)
+	checkAxe(t, iv, "the interviewer's room page on a question")
+	checkAxe(t, cand, "the candidate's room page on a question")
+
 	click(iv, `form[action$="/end"] button`)
 	waitUntil(t, cand, "the end on the candidate's page", `document.body.innerText.includes("ended the room")`, 30*time.Second)
 	requireNoPageExceptions(t, iv)
 	requireNoPageExceptions(t, cand)
+}
+
+// waitUntilReloaded waits for expr across a navigation the page starts by
+// itself (a refresh, a reload), which ends the script context a plain
+// wait polls in; so each try is a fresh evaluation.
+func waitUntilReloaded(t *testing.T, ctx context.Context, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s after a navigation: %v", expr, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
