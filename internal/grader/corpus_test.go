@@ -3,11 +3,16 @@ package grader
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -161,16 +166,22 @@ func TestCorpusBrokenSolutionsAreCaught(t *testing.T) {
 }
 
 // TestCorpusCorrectEverySeed grades every correct solution over many seeds,
-// as TestReferencePassesEverySeed does the reference. It takes minutes, so
-// it runs only when FAULTLINE_CORPUS_SEEDS says how many seeds (200 for the
-// full run):
+// as TestReferencePassesEverySeed does the reference, interpreted; then
+// (unless FAULTLINE_CORPUS_NATIVE=0, or without a go tool) natively too,
+// and every interpreted report must be identical to its native twin once
+// timings are removed. It takes many minutes, so it runs only when
+// FAULTLINE_CORPUS_SEEDS says how many seeds (200 for the full run):
 //
-//	FAULTLINE_CORPUS_SEEDS=200 go test ./internal/grader -run TestCorpusCorrectEverySeed
+//	FAULTLINE_CORPUS_SEEDS=200 go test ./internal/grader -run TestCorpusCorrectEverySeed -timeout 3h
 func TestCorpusCorrectEverySeed(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("FAULTLINE_CORPUS_SEEDS"))
 	if n <= 0 {
 		t.Skip("set FAULTLINE_CORPUS_SEEDS=200 to grade the corpus over 200 seeds")
 	}
+	jobs := everySeedJobs(int64(n))
+	var subs []diffSubmission
+	interpreted := map[string]string{}
+	start := time.Now()
 	for _, f := range corpusFiles(t, "correct") {
 		name := filepath.Base(f)
 		t.Run(strings.TrimSuffix(name, ".go"), func(t *testing.T) {
@@ -180,22 +191,44 @@ func TestCorpusCorrectEverySeed(t *testing.T) {
 			if _, ok := corpusFalseAlarms[name]; ok {
 				skipKnown(t, name, nil)
 			}
-			passesEverySeed(t, readSource(t, f), int64(n))
+			src := readSource(t, f)
+			subs = append(subs, diffSubmission{name, src})
+			for k, h := range passesEverySeed(t, name, src, jobs) {
+				interpreted[k] = h
+			}
 		})
+	}
+	t.Logf("interpreted: %d files, %d jobs each, %d reports, in %s", len(subs), len(jobs), len(interpreted), time.Since(start).Round(time.Second))
+	if os.Getenv("FAULTLINE_CORPUS_NATIVE") == "0" {
+		return
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go tool to build the native side")
+	}
+	start = time.Now()
+	native := gradeNativelySweep(t, subs, jobs)
+	t.Logf("native: %d reports in %s", len(native), time.Since(start).Round(time.Second))
+	var differ []string
+	for k, h := range interpreted {
+		if native[k] != h {
+			differ = append(differ, k)
+		}
+	}
+	sort.Strings(differ)
+	if len(differ) > 0 {
+		if len(differ) > 20 {
+			differ = append(differ[:20], "...")
+		}
+		t.Errorf("%d interpreted reports differ from their native twins (submission, scenario, seed):\n%s", len(differ), strings.Join(differ, "\n"))
 	}
 }
 
-// passesEverySeed grades src over seeds 1..seeds: each single-run scenario
-// with every seed, each explored scenario with enough starting seeds that
-// its schedules cover them all.
-func passesEverySeed(t *testing.T, source string, seeds int64) {
-	t.Helper()
-	src, diags := sandbox.ParseSource("refund.go", source, []string{RefundkitPath})
-	if diags != nil {
-		t.Fatal(diags)
-	}
-	prog := newInterpretedProgram(src)
-	b := BubbleFromT(t)
+// everySeedJobs covers seeds 1..seeds for every scenario: each single-run
+// scenario with every seed, each explored scenario with enough starting
+// seeds that its schedules cover them all; crash exploration, whose runs
+// differ by seed only in the random jitter, up to seed 40.
+func everySeedJobs(seeds int64) []sweepJob {
+	var jobs []sweepJob
 	for _, sc := range AsyncRefundSuite() {
 		step := int64(1)
 		if sc.Explore.Schedules > 1 {
@@ -203,19 +236,42 @@ func passesEverySeed(t *testing.T, source string, seeds int64) {
 		}
 		limit := seeds
 		if sc.Explore.CrashPoints != "" && limit > 40 {
-			// Crash runs differ by seed only in the random jitter.
 			limit = 40
 		}
-		t.Run(sc.Name, func(t *testing.T) {
-			for seed := int64(1); seed <= limit; seed += step {
-				rep := newReport(Job{})
-				if err := GradeProgram(context.Background(), Job{Seed: seed, Scenarios: []string{sc.Name}}, prog, b, nil, rep); err != nil {
-					t.Fatal(err)
-				}
-				if rep.Status != StatusPass {
-					t.Fatalf("seed %d:\n%s", seed, reportText(rep))
-				}
-			}
-		})
+		for seed := int64(1); seed <= limit; seed += step {
+			jobs = append(jobs, sweepJob{sc.Name, seed})
+		}
 	}
+	return jobs
+}
+
+// passesEverySeed grades source on every job, interpreted, and fails on a
+// job it does not pass; it returns each report's SHA-256 by sweepKey.
+func passesEverySeed(t *testing.T, name, source string, jobs []sweepJob) map[string]string {
+	t.Helper()
+	src, diags := sandbox.ParseSource("refund.go", source, []string{RefundkitPath})
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	prog := newInterpretedProgram(src)
+	b := BubbleFromT(t)
+	hashes := map[string]string{}
+	failed := map[string]bool{}
+	for _, j := range jobs {
+		if failed[j.scenario] {
+			continue
+		}
+		job := Job{Seed: j.seed, Scenarios: []string{j.scenario}}
+		rep := newReport(job)
+		if err := GradeProgram(context.Background(), job, prog, b, nil, rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Status != StatusPass {
+			failed[j.scenario] = true
+			t.Errorf("%s, seed %d:\n%s", j.scenario, j.seed, reportText(rep))
+			continue
+		}
+		hashes[sweepKey(name, j)] = fmt.Sprintf("%x", sha256.Sum256(sanitizedJSON(t, rep)))
+	}
+	return hashes
 }

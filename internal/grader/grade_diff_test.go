@@ -249,13 +249,22 @@ func faultlineNativeFmtPrintf(format string, a ...any) (int, error) {
 func faultlineNativeFmtPrintln(a ...any) (int, error) { return fmt.Fprintln(faultlineSlot.Out(), a...) }
 `
 
+// nativeDiffDriver grades every submission once with seed 1, printing
+// each sanitised report; or, when FAULTLINE_NATIVE_SWEEP names a file of
+// "scenario seed" lines, grades each submission on each of those jobs and
+// prints one line per job: the submission, the scenario, the seed and the
+// SHA-256 of the sanitised report (a sweep's reports would be gigabytes).
 const nativeDiffDriver = `package main
 
 import (
+	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/faultline-dev/faultline/internal/grader"
 %s)
@@ -266,8 +275,47 @@ func main() {
 		copies []grader.NativeCopy
 	}{
 %s	}
+	type job struct {
+		scenario string
+		seed     int64
+	}
+	var jobs []job
+	if path := os.Getenv("FAULTLINE_NATIVE_SWEEP"); path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			name, seed, _ := strings.Cut(sc.Text(), " ")
+			n, err := strconv.ParseInt(seed, 10, 64)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "sweep:", sc.Text())
+				os.Exit(1)
+			}
+			jobs = append(jobs, job{name, n})
+		}
+		f.Close()
+	}
 	grader.RunInBubbleProcess(func(b grader.Bubble) {
 		for _, s := range subs {
+			if jobs != nil {
+				for _, j := range jobs {
+					rep, err := grader.GradeNative(context.Background(), grader.Job{Seed: j.seed, Scenarios: []string{j.scenario}}, &grader.NativeCopies{Copies: s.copies}, b)
+					if err != nil {
+						fmt.Fprintln(os.Stderr, s.name, err)
+						os.Exit(1)
+					}
+					out, err := json.MarshalIndent(rep.Sanitized(), "", "  ")
+					if err != nil {
+						fmt.Fprintln(os.Stderr, s.name, err)
+						os.Exit(1)
+					}
+					fmt.Printf("%%s %%s %%d %%x\n", s.name, j.scenario, j.seed, sha256.Sum256(append(out, '\n')))
+				}
+				continue
+			}
 			rep, err := grader.GradeNative(context.Background(), grader.Job{Seed: 1}, &grader.NativeCopies{Copies: s.copies}, b)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, s.name, err)
@@ -288,6 +336,47 @@ func main() {
 // submission and worker copy, in a temporary directory inside the module),
 // runs it, and returns each submission's sanitised report.
 func gradeNatively(t *testing.T, subs []diffSubmission) map[string][]byte {
+	out := runNative(t, subs, nil)
+	reports := map[string][]byte{}
+	for _, part := range strings.Split(string(out), "=== ")[1:] {
+		name, body, _ := strings.Cut(part, "\n")
+		body = strings.TrimSuffix(strings.TrimSpace(body), "PASS")
+		var check json.RawMessage
+		if err := json.Unmarshal([]byte(strings.TrimSpace(body)), &check); err != nil {
+			t.Fatalf("%s: native output is not a report: %v", name, err)
+		}
+		reports[name] = []byte(strings.TrimSpace(body) + "\n")
+	}
+	return reports
+}
+
+// sweepJob is one scenario graded with one seed.
+type sweepJob struct {
+	scenario string
+	seed     int64
+}
+
+// sweepKey names a job's report in a sweep's map.
+func sweepKey(sub string, j sweepJob) string { return fmt.Sprintf("%s %s %d", sub, j.scenario, j.seed) }
+
+// gradeNativelySweep grades every submission natively on every job and
+// returns, by sweepKey, the SHA-256 (hex) of each sanitised report.
+func gradeNativelySweep(t *testing.T, subs []diffSubmission, jobs []sweepJob) map[string]string {
+	out := runNative(t, subs, jobs)
+	hashes := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			continue // the testing framework's PASS
+		}
+		hashes[f[0]+" "+f[1]+" "+f[2]] = f[3]
+	}
+	return hashes
+}
+
+// runNative builds the native driver for subs and runs it, on jobs when
+// there are any, returning its standard output.
+func runNative(t *testing.T, subs []diffSubmission, jobs []sweepJob) []byte {
 	dir, err := os.MkdirTemp(".", "diffnative")
 	if err != nil {
 		t.Fatal(err)
@@ -335,19 +424,23 @@ func gradeNatively(t *testing.T, subs []diffSubmission) map[string][]byte {
 	var stderr bytes.Buffer
 	run := exec.Command(bin)
 	run.Stderr = &stderr
+	if jobs != nil {
+		var list strings.Builder
+		for _, j := range jobs {
+			fmt.Fprintf(&list, "%s %d\n", j.scenario, j.seed)
+		}
+		path, err := filepath.Abs(filepath.Join(dir, "jobs.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(list.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run.Env = append(os.Environ(), "FAULTLINE_NATIVE_SWEEP="+path)
+	}
 	out, err := run.Output()
 	if err != nil {
 		t.Fatalf("native grading: %v\n%s", err, stderr.String())
 	}
-	reports := map[string][]byte{}
-	for _, part := range strings.Split(string(out), "=== ")[1:] {
-		name, body, _ := strings.Cut(part, "\n")
-		body = strings.TrimSuffix(strings.TrimSpace(body), "PASS")
-		var check json.RawMessage
-		if err := json.Unmarshal([]byte(strings.TrimSpace(body)), &check); err != nil {
-			t.Fatalf("%s: native output is not a report: %v", name, err)
-		}
-		reports[name] = []byte(strings.TrimSpace(body) + "\n")
-	}
-	return reports
+	return out
 }
