@@ -287,11 +287,11 @@ func (r *Replay) moment(ev storage.RoomEvent) (Moment, bool, error) {
 	case KindTimerExtended:
 		m.Class, m.Label = ClassTimer, "Clock extended by "+minutes(p.ByMS)
 	case KindCodeUpdate:
-		item, err := docItem(ev.Doc)
-		if err != nil {
-			return Moment{}, false, fmt.Errorf("rooms: room %s event %d: %w", ev.RoomID, ev.Seq, err)
+		// A document that is no step's code (a kind of document added
+		// later) is still a moment, of no step.
+		if item, err := docItem(ev.Doc); err == nil {
+			m.Item = item
 		}
-		m.Item = item
 		m.Class, m.Label = ClassEdit, "Code edited" // walkDocs adds the size
 	case KindAnswerText:
 		m.Class, m.Label = ClassEdit, fmt.Sprintf("Answer saved (%d characters)", len([]rune(p.Text)))

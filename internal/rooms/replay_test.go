@@ -415,3 +415,31 @@ func TestReplayFramesPastCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOfLaterKinds: a log holding kinds the replay does not know
+// (a cursor move, one added later) and a document that is no step's code
+// still replays; they are simply no moments, or moments of no step.
+func TestReplayOfLaterKinds(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	if _, err := f.store.AppendRoomEvents(ctx, ia.Room.ID, f.clock.Now(),
+		storage.NewRoomEvent{Actor: storage.ActorSystem, Kind: "some.later.kind", Visibility: storage.VisibleToInterviewer, Payload: json.RawMessage(`{"x":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	up, _ := json.Marshal(collab.Update{ClientID: "candidate-x", Changes: json.RawMessage(`[[0,"a"]]`)})
+	if _, err := f.store.AppendDocUpdates(ctx, ia.Room.ID, "sketch/0", 0, f.clock.Now(), storage.ActorCandidate, KindCodeUpdate, []json.RawMessage{up}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.svc.Replay(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Moments) != 2 || r.Moments[1].Item != -1 || r.Moments[1].Class != ClassEdit {
+		t.Fatalf("moments = %+v; want the room's opening and an edit of no step", r.Moments)
+	}
+	fr, err := r.Frame(r.LastSeq())
+	if err != nil || fr.Code[0].Version != 0 {
+		t.Fatalf("the last frame: %+v, %v; want the step's code untouched", fr.Code, err)
+	}
+}
