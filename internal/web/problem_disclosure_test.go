@@ -44,5 +44,13 @@ func TestPartOneRubricWaitsForTheAnswer(t *testing.T) {
 			t.Errorf("Part 1's first hint names %q: a nudge should not", w)
 		}
 	}
+	// Part 2's prompt is on the page from the start, so it must set the
+	// task without listing what goes wrong: that is Part 1's answer.
+	prompt := strings.ToLower(p.Parts[1].Prompt.HTML)
+	for _, w := range []string{"retr", "two workers", "at once", "concurren", "overlap", "crash", "dying", "dies", "run again", "rerun", "lost"} {
+		if strings.Contains(prompt, w) {
+			t.Errorf("Part 2's prompt says %q, naming a duplicate-refund path before Part 1 is answered", w)
+		}
+	}
 	b.post(page+"/answer", url.Values{"answer": {"A lost reply, two workers, a crash before the write."}}).mustContain(t, rubric...)
 }
