@@ -289,10 +289,21 @@ func (s *Service) MoveCursor(ctx context.Context, a Access, c Cursor) (storage.R
 
 // EventsAfter reads the room's log after seq as a's holder may see it:
 // the candidate's reads go through the store's public reader, so an
-// interviewer-only event never reaches the candidate's stream.
+// interviewer-only event never reaches the candidate's stream, and after
+// is a public seq there (StreamSeq says which number a stream uses).
 func (s *Service) EventsAfter(ctx context.Context, a Access, after int64, limit int) ([]storage.RoomEvent, error) {
 	if a.Role == Interviewer {
 		return s.store.RoomEvents(ctx, a.Room.ID, after, limit)
 	}
 	return s.store.PublicRoomEvents(ctx, a.Room.ID, after, limit)
+}
+
+// StreamSeq is the number ev goes by in a's stream: its seq for the
+// interviewer, its public seq for the candidate, whose ids then have no
+// gaps that would count the interviewer's own events.
+func StreamSeq(a Access, ev storage.RoomEvent) int64 {
+	if a.Role == Interviewer {
+		return ev.Seq
+	}
+	return ev.PublicSeq
 }

@@ -39,6 +39,9 @@ type shared struct {
 	sharedRs []SharedRun
 	ended    bool
 	lastSeq  int64
+	// lastPublic is the last public seq folded: where the candidate's
+	// stream starts.
+	lastPublic int64
 }
 
 // SharedRun is a grader report shown to the candidate.
@@ -71,6 +74,9 @@ func (st *shared) item(i int) (Item, bool) {
 // ignored (see the package comment).
 func (st *shared) apply(ev storage.RoomEvent) (bool, error) {
 	st.lastSeq = ev.Seq
+	if ev.PublicSeq > 0 {
+		st.lastPublic = ev.PublicSeq
+	}
 	switch ev.Kind {
 	case KindCreated, KindCodeUpdate:
 	case KindItemChanged:
@@ -241,7 +247,7 @@ func (s *Service) ReadPublic(ctx context.Context, roomID string) (PublicEvents, 
 		if len(page) < storage.MaxRoomEventsRead {
 			return out, nil
 		}
-		after = page[len(page)-1].Seq
+		after = page[len(page)-1].PublicSeq
 	}
 }
 
@@ -294,7 +300,7 @@ func candidateViewOf(a Access, evs PublicEvents, now time.Time) (CandidateView, 
 		}
 	}
 	it, _ := st.item(st.current)
-	v := CandidateView{RoomID: a.Room.ID, LastSeq: st.lastSeq, Ended: st.ended, Items: len(st.items),
+	v := CandidateView{RoomID: a.Room.ID, LastSeq: st.lastPublic, Ended: st.ended, Items: len(st.items),
 		Clock: clockAt(st.clocks[it.Index], now), Answer: st.answers[it.Index]}
 	v.Current = candidateItem(it, st.released[it.Index])
 	for _, r := range st.sharedRs {
@@ -342,6 +348,7 @@ func releasedHints(p *problems.Problem, released []HintRef) []ReleasedHint {
 // candidate's view and the interviewer's material beside it.
 type InterviewerView struct {
 	Candidate CandidateView // what the candidate sees now
+	LastSeq   int64         // the seq of the last event folded: the interviewer's stream resumes after it
 	Item      Item          // the current step, whole (rubric, model answer...)
 	NextHint  *ReleasedHint // nil when every hint is out
 	Runs      []Run         // of the current item, newest last
@@ -526,7 +533,7 @@ func (s *Service) InterviewerView(ctx context.Context, a Access) (InterviewerVie
 		return InterviewerView{}, err
 	}
 	it, _ := f.sh.item(f.sh.current)
-	v := InterviewerView{Candidate: cv, Item: it, Notes: f.pv.notes, Scores: f.pv.scores, Recommend: f.pv.recommend,
+	v := InterviewerView{Candidate: cv, LastSeq: f.sh.lastSeq, Item: it, Notes: f.pv.notes, Scores: f.pv.scores, Recommend: f.pv.recommend,
 		Signals: f.pv.signals, Timeline: f.pv.timeline, Script: s.Screen(a), Answers: f.sh.answers}
 	if ref := f.sh.nextHint(it); ref.Part != 0 {
 		if hs := releasedHints(it.Problem, []HintRef{ref}); len(hs) == 1 {

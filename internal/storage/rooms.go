@@ -67,7 +67,11 @@ type RoomEvent struct {
 	Visibility string
 	Doc        string // the shared document an editor update belongs to; "" otherwise
 	DocVersion int64  // the document's version after this update; 0 otherwise
-	Payload    json.RawMessage
+	// PublicSeq counts the room's events visible to everyone, from 1; 0
+	// for an interviewer-only event. The candidate's stream is numbered
+	// by it, so its ids have no gaps that would count the others.
+	PublicSeq int64
+	Payload   json.RawMessage
 }
 
 // MaxRoomEventsRead bounds one read of a log, so a stream catching up on
@@ -83,11 +87,14 @@ func (s *Store) CreateRoom(ctx context.Context, r Room, first NewRoomEvent) (Roo
 	r.EndedAt = time.Time{}
 	ev := RoomEvent{RoomID: r.ID, Seq: 1, At: r.CreatedAt, Actor: first.Actor, Kind: first.Kind,
 		Visibility: first.Visibility, Payload: first.Payload}
+	if ev.Visibility == VisibleToEveryone {
+		ev.PublicSeq = 1
+	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, 1)`,
-			r.ID, r.SourceKind, r.SourceSlug, r.InterviewerHash, r.CandidateHash, millis(r.CreatedAt), millis(r.ExpiresAt)); err != nil {
+			`INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq, last_public_seq)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+			r.ID, r.SourceKind, r.SourceSlug, r.InterviewerHash, r.CandidateHash, millis(r.CreatedAt), millis(r.ExpiresAt), ev.PublicSeq); err != nil {
 			return fmt.Errorf("storage: create room: %w", err)
 		}
 		return insertRoomEvent(ctx, tx, ev)
@@ -147,16 +154,27 @@ func (s *Store) appendRoomEvents(ctx context.Context, roomID string, at time.Tim
 			return nil, err
 		}
 	}
+	public := 0
+	for _, ev := range evs {
+		if ev.Visibility == VisibleToEveryone {
+			public++
+		}
+	}
 	var out []RoomEvent
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		last, err := claimSeqs(ctx, tx, roomID, at, len(evs), end)
+		last, lastPublic, err := claimSeqs(ctx, tx, roomID, at, len(evs), public, end)
 		if err != nil {
 			return err
 		}
 		out = make([]RoomEvent, len(evs))
+		nextPublic := lastPublic - int64(public) + 1
 		for i, ev := range evs {
 			out[i] = RoomEvent{RoomID: roomID, Seq: last - int64(len(evs)-1-i), At: at, Actor: ev.Actor, Kind: ev.Kind,
 				Visibility: ev.Visibility, Payload: ev.Payload}
+			if ev.Visibility == VisibleToEveryone {
+				out[i].PublicSeq = nextPublic
+				nextPublic++
+			}
 			if err := insertRoomEvent(ctx, tx, out[i]); err != nil {
 				return err
 			}
@@ -182,7 +200,7 @@ func (s *Store) AppendDocUpdates(ctx context.Context, roomID, doc string, base i
 	}
 	var out []RoomEvent
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		last, err := claimSeqs(ctx, tx, roomID, at, len(updates), false)
+		last, lastPublic, err := claimSeqs(ctx, tx, roomID, at, len(updates), len(updates), false)
 		if err != nil {
 			return err
 		}
@@ -199,7 +217,8 @@ func (s *Store) AppendDocUpdates(ctx context.Context, roomID, doc string, base i
 		out = make([]RoomEvent, len(updates))
 		for i, u := range updates {
 			out[i] = RoomEvent{RoomID: roomID, Seq: last - int64(len(updates)-1-i), At: at, Actor: actor, Kind: kind,
-				Visibility: VisibleToEveryone, Doc: doc, DocVersion: base + int64(i) + 1, Payload: u}
+				Visibility: VisibleToEveryone, Doc: doc, DocVersion: base + int64(i) + 1, Payload: u,
+				PublicSeq: lastPublic - int64(len(updates)-1-i)}
 			if err := checkNewEvent(NewRoomEvent{Actor: actor, Kind: kind, Visibility: VisibleToEveryone, Payload: u}); err != nil {
 				return err
 			}
@@ -252,11 +271,12 @@ func (s *Store) RoomEvents(ctx context.Context, roomID string, after int64, limi
 }
 
 // PublicRoomEvents is RoomEvents without the events only the interviewer
-// may see: the filter is in the query, so what serves the candidate never
-// holds an interviewer-only event at all.
+// may see, after the public seq after (RoomEvent.PublicSeq): the filter is
+// in the query, so what serves the candidate never holds an
+// interviewer-only event at all.
 func (s *Store) PublicRoomEvents(ctx context.Context, roomID string, after int64, limit int, skip ...string) ([]RoomEvent, error) {
-	where, args := skipKinds(`WHERE room_id = ? AND seq > ? AND visibility = '`+VisibleToEveryone+`'`, []any{roomID, after}, skip)
-	return s.queryRoomEvents(ctx, limit, where+` ORDER BY seq`, args...)
+	where, args := skipKinds(`WHERE room_id = ? AND public_seq > ? AND visibility = '`+VisibleToEveryone+`'`, []any{roomID, after}, skip)
+	return s.queryRoomEvents(ctx, limit, where+` ORDER BY public_seq`, args...)
 }
 
 func skipKinds(where string, args []any, skip []string) (string, []any) {
@@ -275,7 +295,7 @@ func (s *Store) queryRoomEvents(ctx context.Context, limit int, where string, ar
 		limit = MaxRoomEventsRead
 	}
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT room_id, seq, at, actor, kind, visibility, doc, doc_version, payload FROM room_events `+where+` LIMIT ?`,
+		`SELECT room_id, seq, at, actor, kind, visibility, doc, doc_version, public_seq, payload FROM room_events `+where+` LIMIT ?`,
 		append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: read room events: %w", err)
@@ -286,12 +306,12 @@ func (s *Store) queryRoomEvents(ctx context.Context, limit int, where string, ar
 		var ev RoomEvent
 		var at int64
 		var doc sql.NullString
-		var version sql.NullInt64
+		var version, public sql.NullInt64
 		var payload string
-		if err := rows.Scan(&ev.RoomID, &ev.Seq, &at, &ev.Actor, &ev.Kind, &ev.Visibility, &doc, &version, &payload); err != nil {
+		if err := rows.Scan(&ev.RoomID, &ev.Seq, &at, &ev.Actor, &ev.Kind, &ev.Visibility, &doc, &version, &public, &payload); err != nil {
 			return nil, fmt.Errorf("storage: read room events: %w", err)
 		}
-		ev.At, ev.Doc, ev.DocVersion, ev.Payload = fromMillis(at), doc.String, version.Int64, json.RawMessage(payload)
+		ev.At, ev.Doc, ev.DocVersion, ev.PublicSeq, ev.Payload = fromMillis(at), doc.String, version.Int64, public.Int64, json.RawMessage(payload)
 		out = append(out, ev)
 	}
 	if err := rows.Err(); err != nil {
@@ -300,47 +320,51 @@ func (s *Store) queryRoomEvents(ctx context.Context, limit int, where string, ar
 	return out, nil
 }
 
-// claimSeqs reserves n seqs in the room and returns the last one. The
-// conditional UPDATE is the whole concurrency story: it locks the room's
-// row until commit (so appends to one room are serialised on every
-// database, and commit order is seq order), and it matches no row once the
-// room has ended or expired. end marks the room ended in the same step.
-func claimSeqs(ctx context.Context, tx *sql.Tx, roomID string, at time.Time, n int, end bool) (int64, error) {
-	set := `last_seq = last_seq + ?`
-	args := []any{n}
+// claimSeqs reserves n seqs in the room, public of them public seqs too,
+// and returns the last of each. The conditional UPDATE is the whole
+// concurrency story: it locks the room's row until commit (so appends to
+// one room are serialised on every database, and commit order is seq
+// order), and it matches no row once the room has ended or expired. end
+// marks the room ended in the same step.
+func claimSeqs(ctx context.Context, tx *sql.Tx, roomID string, at time.Time, n, public int, end bool) (last, lastPublic int64, err error) {
+	set := `last_seq = last_seq + ?, last_public_seq = last_public_seq + ?`
+	args := []any{n, public}
 	if end {
 		set += `, ended_at = ?`
 		args = append(args, millis(at))
 	}
 	args = append(args, roomID, millis(at))
-	var last int64
-	err := tx.QueryRowContext(ctx,
-		`UPDATE rooms SET `+set+` WHERE id = ? AND ended_at IS NULL AND expires_at > ? RETURNING last_seq`, args...).Scan(&last)
+	err = tx.QueryRowContext(ctx,
+		`UPDATE rooms SET `+set+` WHERE id = ? AND ended_at IS NULL AND expires_at > ? RETURNING last_seq, last_public_seq`, args...).
+		Scan(&last, &lastPublic)
 	if errors.Is(err, sql.ErrNoRows) {
 		var one int
 		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM rooms WHERE id = ?`, roomID).Scan(&one); {
 		case errors.Is(err, sql.ErrNoRows):
-			return 0, ErrNotFound
+			return 0, 0, ErrNotFound
 		case err != nil:
-			return 0, fmt.Errorf("storage: append to room %s: %w", roomID, err)
+			return 0, 0, fmt.Errorf("storage: append to room %s: %w", roomID, err)
 		}
-		return 0, ErrRoomClosed
+		return 0, 0, ErrRoomClosed
 	}
 	if err != nil {
-		return 0, fmt.Errorf("storage: append to room %s: %w", roomID, err)
+		return 0, 0, fmt.Errorf("storage: append to room %s: %w", roomID, err)
 	}
-	return last, nil
+	return last, lastPublic, nil
 }
 
 func insertRoomEvent(ctx context.Context, tx *sql.Tx, ev RoomEvent) error {
-	var doc, version any
+	var doc, version, public any
 	if ev.Doc != "" {
 		doc, version = ev.Doc, ev.DocVersion
 	}
+	if ev.PublicSeq > 0 {
+		public = ev.PublicSeq
+	}
 	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO room_events (room_id, seq, at, actor, kind, visibility, doc, doc_version, payload)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		ev.RoomID, ev.Seq, millis(ev.At), ev.Actor, ev.Kind, ev.Visibility, doc, version, string(ev.Payload)); err != nil {
+		`INSERT INTO room_events (room_id, seq, at, actor, kind, visibility, doc, doc_version, public_seq, payload)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ev.RoomID, ev.Seq, millis(ev.At), ev.Actor, ev.Kind, ev.Visibility, doc, version, public, string(ev.Payload)); err != nil {
 		return fmt.Errorf("storage: append %s event %d to room %s: %w", ev.Kind, ev.Seq, ev.RoomID, err)
 	}
 	return nil

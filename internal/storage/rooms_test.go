@@ -100,6 +100,16 @@ func TestRoomAppendsAndVisibility(t *testing.T) {
 	if err != nil || kinds(page) != "2:hint.released 3:note.saved " {
 		t.Errorf("RoomEvents after 1, limit 2 = %s, %v; want 2 and 3", kinds(page), err)
 	}
+	// The public events are numbered apart, with no gaps where the
+	// interviewer's own events are.
+	for i, e := range public {
+		if e.PublicSeq != int64(i+1) {
+			t.Errorf("public event %d (seq %d) has public seq %d; want %d", i, e.Seq, e.PublicSeq, i+1)
+		}
+	}
+	if all[2].PublicSeq != 0 || all[3].PublicSeq != 0 {
+		t.Errorf("interviewer-only events have public seqs %d and %d; want none", all[2].PublicSeq, all[3].PublicSeq)
+	}
 	if string(all[2].Payload) != `{"text":"private"}` || all[2].Actor != ActorInterviewer || !all[2].At.Equal(t0.Add(time.Minute)) {
 		t.Errorf("note event read back as %+v", all[2])
 	}
@@ -169,7 +179,11 @@ func TestRoomConcurrentAppends(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				if _, err := s.AppendRoomEvents(ctx, "r1", t0, ev(ActorCandidate, "answer.text", VisibleToEveryone,
+				vis := VisibleToEveryone
+				if i%3 == 0 {
+					vis = VisibleToInterviewer
+				}
+				if _, err := s.AppendRoomEvents(ctx, "r1", t0, ev(ActorCandidate, "answer.text", vis,
 					fmt.Sprintf(`{"w":%d,"i":%d}`, w, i))); err != nil {
 					errs <- err
 					return
@@ -193,6 +207,18 @@ func TestRoomConcurrentAppends(t *testing.T) {
 		if e.Seq != int64(i+1) {
 			t.Fatalf("event %d has seq %d: the seqs have a gap or a repeat", i, e.Seq)
 		}
+	}
+	public, err := s.PublicRoomEvents(ctx, "r1", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range public {
+		if e.PublicSeq != int64(i+1) {
+			t.Fatalf("public event %d has public seq %d: a gap or a repeat", i, e.PublicSeq)
+		}
+	}
+	if want := 1 + writers*(each-(each+2)/3); len(public) != want {
+		t.Fatalf("%d public events; want %d", len(public), want)
 	}
 }
 

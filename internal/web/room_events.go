@@ -50,7 +50,7 @@ func (s *Server) roomEvents(c echo.Context) error {
 		}
 		out := make([]live.Event, 0, len(evs))
 		for _, ev := range evs {
-			le, err := roomLiveEvent(ev)
+			le, err := roomLiveEvent(ev, rooms.StreamSeq(a, ev))
 			if err != nil {
 				return nil, err
 			}
@@ -64,8 +64,9 @@ func (s *Server) roomEvents(c echo.Context) error {
 	return nil
 }
 
-func roomLiveEvent(ev storage.RoomEvent) (live.Event, error) {
-	d := roomEventData{Seq: ev.Seq, Kind: ev.Kind, Actor: ev.Actor}
+// roomLiveEvent is ev as a stream sends it, numbered seq (rooms.StreamSeq).
+func roomLiveEvent(ev storage.RoomEvent, seq int64) (live.Event, error) {
+	d := roomEventData{Seq: seq, Kind: ev.Kind, Actor: ev.Actor}
 	switch ev.Kind {
 	case rooms.KindCodeUpdate:
 		item, err := codeItemOf(ev.Doc)
@@ -86,7 +87,7 @@ func roomLiveEvent(ev storage.RoomEvent) (live.Event, error) {
 	if err != nil {
 		return live.Event{}, fmt.Errorf("web: encode room event %d: %w", ev.Seq, err)
 	}
-	return live.Event{Seq: ev.Seq, Name: ev.Kind, Data: data, Last: ev.Kind == rooms.KindEnded}, nil
+	return live.Event{Seq: seq, Name: ev.Kind, Data: data, Last: ev.Kind == rooms.KindEnded}, nil
 }
 
 // codeItemOf reads the item from a code document's name ("code/3").

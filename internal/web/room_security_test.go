@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -341,6 +342,18 @@ func TestRoomSecurityMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	cstream := ts.stream(t, id, ckey, fmt.Sprintf("id: %d\n", cv.LastSeq))
+	// Its ids count only its own events: no gap tells how many of the
+	// interviewer's there were.
+	ids := regexp.MustCompile(`(?m)^id: (\d+)$`).FindAllStringSubmatch(cstream, -1)
+	for i, m := range ids {
+		if m[1] != strconv.Itoa(i+1) {
+			t.Errorf("the candidate's stream's event %d has id %s; want %d (no gaps)", i+1, m[1], i+1)
+			break
+		}
+	}
+	if len(ids) < 3 {
+		t.Errorf("the candidate's stream sent %d events; want the room's public ones", len(ids))
+	}
 	for _, s := range secrets {
 		if s != "" && strings.Contains(cstream, s) {
 			t.Errorf("the candidate's stream holds interviewer-only data: %q", s)

@@ -24,6 +24,7 @@ type roomPage struct {
 	View        rooms.CandidateView
 	Interviewer *rooms.InterviewerView
 	Reports     []roomReport // shared reports (candidate) or every run (interviewer), newest first
+	LastSeq     int64        // where this page's stream starts: a seq for the interviewer, a public seq for the candidate
 	Code        string       // the shared code at CodeVersion
 	CodeVersion int64
 	ClientID    string
@@ -80,7 +81,7 @@ func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 		if err != nil {
 			return roomPage{}, err
 		}
-		page.View, page.Interviewer = iv.Candidate, &iv
+		page.View, page.Interviewer, page.LastSeq = iv.Candidate, &iv, iv.LastSeq
 		for i := len(iv.Runs) - 1; i >= 0; i-- {
 			r := iv.Runs[i]
 			rep, err := reportOf(ctx, r.Run, r.Status, r.Summary, r.Report)
@@ -101,7 +102,7 @@ func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 		if err != nil {
 			return roomPage{}, err
 		}
-		page.View = cv
+		page.View, page.LastSeq = cv, cv.LastSeq
 		for i := len(cv.Shared) - 1; i >= 0; i-- {
 			r := cv.Shared[i]
 			rep, err := reportOf(ctx, r.Run, "done", r.Summary, r.Report)
