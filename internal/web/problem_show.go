@@ -22,6 +22,7 @@ type problemPage struct {
 	Box        answerBoxState
 	Code       codeWorkspaceState // the user's code and latest grade run
 	Workspace  workspaceView      // a code problem's layout
+	Screen     *screenStrip       // the screen being practised with this problem as its step; nil if none
 }
 
 func (s *Server) problemShow(c echo.Context) error {
@@ -33,7 +34,7 @@ func (s *Server) problemShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, problemView(s.problemMeta(p), page))
+	return render(c, http.StatusOK, problemView(s.problemMeta(p, page), page))
 }
 
 func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, error) {
@@ -54,6 +55,9 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), st.attemptID, p); err != nil {
 		return problemPage{}, err
 	}
+	if page.Screen, err = s.screenStripFor(c.Request().Context(), problems.ScreenItem{Problem: p.Slug}); err != nil {
+		return problemPage{}, err
+	}
 	if p.Code != nil {
 		page.Workspace = workspaceOf(p, page.HintsShown, page.Code)
 	}
@@ -61,9 +65,9 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 }
 
 // problemMeta is a problem page's frame, with the scripts and styles of
-// its timed answer box and code workspace when it has them.
-func (s *Server) problemMeta(p *problems.Problem) pageMeta {
-	return s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p)
+// its timed answer box, code workspace and screen's clock when it has them.
+func (s *Server) problemMeta(p *problems.Problem, page problemPage) pageMeta {
+	return s.withScreenStrip(s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p), page.Screen)
 }
 
 // findProblem is the problem named in the URL, or a 404.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -121,8 +122,8 @@ func (s *Server) withRunClock(m pageMeta) pageMeta {
 }
 
 // screenStrip is the screen's clock on a page a step of it opened (the
-// set's one-at-a-time run), so the candidate sees the screen's time where
-// they spend it.
+// step's problem, the set's one-at-a-time run), so the candidate sees the
+// screen's time where they spend it.
 type screenStrip struct {
 	Screen *problems.Screen
 	Step   int // the step this page is, from 1
@@ -130,24 +131,42 @@ type screenStrip struct {
 }
 
 // screenStripFor finds the screen whose run is counting a step that is
-// this set, if any: the candidate came here from practising it.
-func (s *Server) screenStripFor(ctx context.Context, setSlug string) (*screenStrip, error) {
+// this page's problem or set (step names one of them), if any: the
+// candidate came here from practising it. A run whose time ran out on
+// that step, and that no move or finish has closed since, still shows,
+// saying so: a reload after the deadline must not hide it.
+func (s *Server) screenStripFor(ctx context.Context, step problems.ScreenItem) (*screenStrip, error) {
+	isStep := func(it problems.ScreenItem) bool {
+		return it.Problem == step.Problem && it.Questions == step.Questions
+	}
 	for _, sc := range s.content.catalog.Screens {
-		holds := false
-		for _, it := range sc.Items {
-			holds = holds || it.Questions == setSlug
-		}
-		if !holds {
+		if !slices.ContainsFunc(sc.Items, isStep) {
 			continue
 		}
 		run, err := s.screenRunOf(ctx, sc)
 		if err != nil {
 			return nil, err
 		}
-		if run == nil || run.Finished || sc.Items[run.Current-1].Questions != setSlug {
+		if run == nil {
 			continue
 		}
-		return &screenStrip{Screen: sc, Step: run.Current, Clock: screenClockOf(run)}, nil
+		at := run.Current
+		if run.Up && run.Run.FinishedAt.IsZero() {
+			at = run.Run.Step
+		}
+		if at < 1 || at > len(sc.Items) || !isStep(sc.Items[at-1]) {
+			continue
+		}
+		return &screenStrip{Screen: sc, Step: at, Clock: screenClockOf(run)}, nil
 	}
 	return nil, nil
+}
+
+// withScreenStrip adds the clock's script and styles to a page that shows
+// a screen's clock.
+func (s *Server) withScreenStrip(m pageMeta, st *screenStrip) pageMeta {
+	if st == nil {
+		return m
+	}
+	return s.withRunClock(m)
 }

@@ -91,6 +91,7 @@ func TestScreenRunClock(t *testing.T) {
 	b := ts.newBrowser(t)
 	const base = "/screens/tech-screen"
 	b.get(base+"/practice/1").mustNotContain(t, "data-run-clock")
+	b.get("/problems/refund-bug").mustNotContain(t, "data-screen-strip", "run-clock.js")
 	b.get(base).mustContain(t, `action="/screens/tech-screen/practice/start"`, "Practise this screen",
 		"A 45:00 clock starts when you press the button")
 
@@ -104,6 +105,9 @@ func TestScreenRunClock(t *testing.T) {
 	for range 2 { // a reload keeps the time, and writes nothing
 		b.get(base+"/practice/1").mustContain(t, `data-clock-ms="2430000"`, ">40:30</span>", `data-step-clock data-clock-ms="270000"`, ">4:30</span>")
 	}
+	// The problem step 1 opens shows the screen's clock, and leads back.
+	b.get("/problems/refund-bug").mustContain(t, "data-screen-strip", `href="/screens/tech-screen/practice/1">Tech screen, step 1 of 2</a>`,
+		`data-clock-ms="2430000"`, ">40:30</span>", `data-clock-running="true"`, `data-clock-on-up="note"`, "data-clock-up-note hidden>", "run-clock.js?v=")
 	// Viewing step 2 does not move the clock; the page offers to.
 	b.get(base+"/practice/2").mustContain(t, "The clock is counting step 1: Find the refund bug.", "data-move-clock")
 	b.get(base).mustContain(t, "Continue practising: step 1 of 2", "4:30 used so far", "Practise it again from step 1")
@@ -111,6 +115,7 @@ func TestScreenRunClock(t *testing.T) {
 	b.get("/sets/rapid/rapid?q=1").mustNotContain(t, "data-screen-strip")
 	step2 := b.post(base+"/practice/2", nil)
 	step2.mustContain(t, "Step 2 of 2", `data-step-clock data-clock-ms="0"`, `action="/screens/tech-screen/practice/finish"`, "data-screen-done")
+	b.get("/problems/refund-bug").mustNotContain(t, "data-screen-strip")
 	// The set this step opens shows the screen's clock, and leads back.
 	for _, path := range []string{"/sets/rapid/rapid?q=1", "/sets/rapid/rapid/summary"} {
 		b.get(path).mustContain(t, "data-screen-strip", `href="/screens/tech-screen/practice/2">Tech screen, step 2 of 2</a>`,
@@ -129,8 +134,13 @@ func TestScreenRunClock(t *testing.T) {
 	b.post(base+"/practice/start", nil).mustContain(t, ">45:00</span>")
 	clock.Advance(50 * time.Minute)
 	b.get(base+"/practice/1").mustContain(t, "The screen's time is up.", `data-clock-running="false"`, ">0:00</span>")
+	// A reload of the problem after the deadline still says so, still
+	// stopped, until a move closes the run.
+	b.get("/problems/refund-bug").mustContain(t, "data-screen-strip", `data-clock-running="false"`, ">0:00</span>",
+		`data-clock-up-note>The screen's time is up. <a href="/screens/tech-screen/practice/summary">See the summary</a>`)
 	over := b.post(base+"/practice/2", nil)
 	over.mustContain(t, "<h1>Summary</h1>", "The screen's time ran out at 45:00.", "Time on this step: 45:00", "Time on this step: 0:00")
+	b.get("/problems/refund-bug").mustNotContain(t, "data-screen-strip")
 
 	if p := b.post("/screens/tech-screen/practice/3", nil); p.status != http.StatusNotFound {
 		t.Errorf("a move to step 3 of 2: status %d; want 404", p.status)

@@ -79,7 +79,7 @@ func (s *Server) setRapidShow(c echo.Context) error {
 		return err
 	}
 	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions), Clock: clock, Limit: setLimit(qs)}
-	if rp.Screen, err = s.screenStripFor(c.Request().Context(), qs.Slug); err != nil {
+	if rp.Screen, err = s.screenStripFor(c.Request().Context(), problems.ScreenItem{Questions: qs.Slug}); err != nil {
 		return err
 	}
 	if clock != nil && clock.Up && rp.Current.Box.SessionID == 0 && rp.Current.Box.Last == nil {
@@ -105,7 +105,7 @@ func (s *Server) setRapidSummary(c echo.Context) error {
 	if sum.Clock, err = s.setRunClock(c.Request().Context(), page); err != nil {
 		return err
 	}
-	if sum.Screen, err = s.screenStripFor(c.Request().Context(), qs.Slug); err != nil {
+	if sum.Screen, err = s.screenStripFor(c.Request().Context(), problems.ScreenItem{Questions: qs.Slug}); err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, setRapidSummaryView(s.withRapidAssets(s.meta(qs.Title+": summary")), sum))

@@ -291,7 +291,7 @@ func (s *Server) rejectedProblemAnswer(c echo.Context, p *problems.Problem) func
 			return err
 		}
 		page.Draft, page.FormError = raw, problem
-		return render(c, http.StatusUnprocessableEntity, problemView(s.problemMeta(p), page))
+		return render(c, http.StatusUnprocessableEntity, problemView(s.problemMeta(p, page), page))
 	}
 }
 
