@@ -417,7 +417,11 @@ type participant struct {
 func newParticipant(local net.IP, gzip bool) *participant {
 	jar, _ := cookiejar.New(nil)
 	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: local}, Timeout: 10 * time.Second}
-	tr := &http.Transport{DialContext: dialer.DialContext, MaxIdleConnsPerHost: 6, IdleConnTimeout: time.Minute, DisableCompression: !gzip}
+	// Six connections to the site at most, the stream's included, as a
+	// browser holds over HTTP/1.1: the cursor reports are not waited for
+	// by the page, so this is what bounds them when the server is slow.
+	tr := &http.Transport{DialContext: dialer.DialContext, MaxConnsPerHost: 6, MaxIdleConnsPerHost: 6,
+		IdleConnTimeout: time.Minute, DisableCompression: !gzip}
 	return &participant{
 		client: &http.Client{Jar: jar, Transport: tr, Timeout: 30 * time.Second,
 			// The enter page refreshes rather than redirects; creating a
