@@ -277,7 +277,8 @@ func stateTwins(t testing.TB, refMutants []Mutant, patches []string) map[string]
 // no rule, no entry of the survivors file and no reference twin explains;
 // on an entry that no longer matches a survivor; and on a mutant a rule
 // calls equivalent that a scenario kills. It takes minutes, so it runs
-// only when asked (=reference: the reference's mutants only;
+// only when asked (=reference: the reference's mutants only; =GLOB, such
+// as state-*: the reference's and those corpus files';
 // FAULTLINE_MUTATE_DRAFT=FILE also writes draft survivors-file entries for
 // the unexplained survivors to FILE):
 //
@@ -293,8 +294,17 @@ func TestMutationFull(t *testing.T) {
 	survivors := loadSurvivors(t)
 	start := time.Now()
 	files := []string{referenceFile}
-	if os.Getenv("FAULTLINE_MUTATE") != "reference" {
+	switch sel := os.Getenv("FAULTLINE_MUTATE"); sel {
+	case "reference":
+	case "1":
 		files = append(files, corpusFiles(t, "correct")...)
+	default:
+		// A glob of corpus file names ("state-*"): the reference and those.
+		for _, f := range corpusFiles(t, "correct") {
+			if ok, _ := filepath.Match(sel, filepath.Base(f)); ok {
+				files = append(files, f)
+			}
+		}
 	}
 	var results []*mutationResult
 	var refMutants []Mutant
