@@ -109,8 +109,8 @@ type Start struct {
 	Mode      timer.Mode
 	Limit     time.Duration // the box's own limit, from content
 	// Until bounds the answer by an overall clock (the whole set's, run as
-	// one timed sequence): the session's limit is cut to end there. Zero:
-	// no bound.
+	// one timed sequence): the session's limit is cut to end there, and an
+	// untimed answer becomes one timed to end there. Zero: no bound.
 	Until time.Time
 }
 
@@ -132,7 +132,8 @@ func (a *Answers) Start(ctx context.Context, st Start) (Started, error) {
 	}
 	now := a.now()
 	limit := st.Limit
-	if !st.Until.IsZero() && st.Mode == timer.Timed {
+	mode := st.Mode
+	if !st.Until.IsZero() {
 		// Rounded down to the millisecond the store keeps, so the session
 		// never outlasts the overall clock.
 		left := st.Until.Sub(now).Truncate(time.Millisecond)
@@ -148,8 +149,16 @@ func (a *Answers) Start(ctx context.Context, st Start) (Started, error) {
 			return Started{}, ErrOuterClockUp
 		}
 		limit = min(limit, left)
+		if mode == timer.Untimed {
+			// "No limit" in a run leaves off the question's own limit, not
+			// the run's: the run's clock still runs, and a candidate who ran
+			// the set as one timed sequence expects it to end every answer.
+			// Stored as timed to the run's end, so the server judges late
+			// text as it does for any box.
+			mode, limit = timer.Timed, left
+		}
 	}
-	t, created, err := a.store.StartTimedSession(ctx, st.AttemptID, st.Scope, string(st.Mode), limit, now)
+	t, created, err := a.store.StartTimedSession(ctx, st.AttemptID, st.Scope, string(mode), limit, now)
 	if err != nil {
 		return Started{}, err
 	}

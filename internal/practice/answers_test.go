@@ -167,8 +167,9 @@ func TestCloseOverdue(t *testing.T) {
 }
 
 // TestStartBoundedByAnOverallClock: inside a whole-set run the session
-// ends when the run does; once the run is over no answer starts, but one
-// already open is returned as it is.
+// ends when the run does, "no limit" too (the run's clock still runs);
+// once the run is over no answer starts, but one already open is returned
+// as it is.
 func TestStartBoundedByAnOverallClock(t *testing.T) {
 	ctx := context.Background()
 	ans, _, clock, attempt := newAnswers(t)
@@ -183,7 +184,7 @@ func TestStartBoundedByAnOverallClock(t *testing.T) {
 	}{
 		{"plenty of run left", 0, "question:a", timer.Timed, time.Minute, nil},
 		{"less run left than the limit", 70 * time.Second, "question:b", timer.Timed, 20 * time.Second, nil},
-		{"no limit is not cut", 70 * time.Second, "question:c", timer.Untimed, time.Minute, nil},
+		{"no limit still ends with the run", 70 * time.Second, "question:c", timer.Untimed, 20 * time.Second, nil},
 		{"the run is over", 90 * time.Second, "question:d", timer.Timed, 0, ErrOuterClockUp},
 		{"the run is over but the box is open", 90 * time.Second, "question:b", timer.Timed, 20 * time.Second, nil},
 	}
@@ -196,6 +197,9 @@ func TestStartBoundedByAnOverallClock(t *testing.T) {
 			}
 			if err == nil && st.Session.Limit != tt.wantLimit {
 				t.Errorf("the session's limit is %v; want %v", st.Session.Limit, tt.wantLimit)
+			}
+			if err == nil && st.Session.Mode != string(timer.Timed) {
+				t.Errorf("the session is %q inside the run; want it timed to the run's end", st.Session.Mode)
 			}
 		})
 	}

@@ -24,7 +24,7 @@ type runClockStore interface {
 type runClock struct{ practice.RunState }
 
 // Running reports whether the clock still counts: the browser ticks it on.
-func (rc *runClock) Running() bool { return !rc.Done && !rc.Up }
+func (rc *runClock) Running() bool { return rc != nil && !rc.Done && !rc.Up }
 
 // Bound is when an answer started now must end because of the run; none
 // without a run.

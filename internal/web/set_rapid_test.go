@@ -153,3 +153,31 @@ func TestRapidFireWholeSetBoundsAnswers(t *testing.T) {
 		t.Errorf("question 2's box after the run's time: %v; want locked", got)
 	}
 }
+
+// TestRapidFireWholeSetBoundsUntimedAnswers: "no limit" inside a run of
+// the whole set leaves off the question's own limit, not the run's: the
+// box says the set's clock still runs, the answer comes back timed to the
+// run's end, and once the run is up no untimed answer starts either.
+// Outside a run "no limit" is what it says.
+func TestRapidFireWholeSetBoundsUntimedAnswers(t *testing.T) {
+	ts, clock := newTimedServer(t)
+	b := ts.newBrowser(t)
+	const inRun = "No limit of its own: the whole set's clock still runs and ends this answer with the run"
+	before := b.get("/sets/rapid/rapid?q=1")
+	before.mustContain(t, "No limit, for reading and thinking")
+	before.mustNotContain(t, inRun)
+	started := b.post("/sets/rapid/rapid/start", nil)
+	started.mustContain(t, inRun)
+	started.mustNotContain(t, "No limit, for reading and thinking")
+	clock.Advance(3*time.Minute + 30*time.Second)
+	status, got := b.postJSON(questionBase+"/timer/start", url.Values{"mode": {"untimed"}})
+	if status != http.StatusOK || got["mode"] != "timed" || num(got["limit_ms"]) != 30000 || num(got["remaining_ms"]) != 30000 {
+		t.Fatalf("an untimed start with 30 s of the run left = %d %v; want it timed to the run's end, 30 s", status, got)
+	}
+	clock.Advance(90 * time.Second)
+	if status, got := b.postJSON("/sets/rapid/questions/a-project-you-led/timer/start", url.Values{"mode": {"untimed"}}); status != http.StatusConflict ||
+		!strings.Contains(fmt.Sprint(got["error"]), "The whole set's time is up") {
+		t.Fatalf("an untimed start after the run's time = %d %v; want 409 saying the time is up", status, got)
+	}
+	b.get("/sets/rapid/rapid?q=2").mustNotContain(t, inRun)
+}

@@ -117,6 +117,7 @@ type answerBoxState struct {
 	KeyPoints  []problems.Item
 	Model      problems.Markdown       // the model answer, set beside Last
 	Assessment *storage.SelfAssessment // of Last, if saved
+	InRun      bool                    // a whole-set run is going on: its clock ends this answer whatever the mode
 }
 
 // showsModel reports whether the box sets the model answer beside the last

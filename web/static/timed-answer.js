@@ -210,7 +210,9 @@
       self.say("");
       self.session = String(data.session);
       self.sessionInput.value = self.session;
+      // Inside a whole-set run "no limit" comes back timed to the run's end.
       self.mode = data.mode;
+      self.root.setAttribute("data-mode", self.mode);
       self.setState(data.state === "locked" ? "running" : data.state);
       self.seq = Math.max(self.seq, data.draft_seq || 0);
       if (data.mode === "timed") {
