@@ -82,7 +82,6 @@ func (s *Server) setRapidShow(c echo.Context) error {
 	if rp.Screen, err = s.screenStripFor(c.Request().Context(), problems.ScreenItem{Questions: qs.Slug}); err != nil {
 		return err
 	}
-	rp.Current.Box.InRun = clock.Running()
 	if clock != nil && clock.Up && rp.Current.Box.SessionID == 0 && rp.Current.Box.Last == nil {
 		// The whole set's time ran out before this question was begun:
 		// its box is locked, and the start would be refused.

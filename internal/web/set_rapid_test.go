@@ -169,6 +169,10 @@ func TestRapidFireWholeSetBoundsUntimedAnswers(t *testing.T) {
 	started := b.post("/sets/rapid/rapid/start", nil)
 	started.mustContain(t, inRun)
 	started.mustNotContain(t, "No limit, for reading and thinking")
+	// The set's own page answers the same questions, bounded the same way.
+	if n := strings.Count(b.get("/sets/rapid").body, inRun); n != 2 {
+		t.Errorf("the set's page says %d times that the run's clock ends the answer; want once per question, 2", n)
+	}
 	clock.Advance(3*time.Minute + 30*time.Second)
 	status, got := b.postJSON(questionBase+"/timer/start", url.Values{"mode": {"untimed"}})
 	if status != http.StatusOK || got["mode"] != "timed" || num(got["limit_ms"]) != 30000 || num(got["remaining_ms"]) != 30000 {
@@ -180,4 +184,5 @@ func TestRapidFireWholeSetBoundsUntimedAnswers(t *testing.T) {
 		t.Fatalf("an untimed start after the run's time = %d %v; want 409 saying the time is up", status, got)
 	}
 	b.get("/sets/rapid/rapid?q=2").mustNotContain(t, inRun)
+	b.get("/sets/rapid").mustNotContain(t, inRun)
 }

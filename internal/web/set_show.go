@@ -58,6 +58,15 @@ func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, err
 		v.Box = boxes[scope]
 		page.Questions = append(page.Questions, v)
 	}
+	// Every box of a set being run as one timed sequence ends with the
+	// run, wherever it is answered: each says so.
+	rc, err := s.setRunClock(c.Request().Context(), page)
+	if err != nil {
+		return setPage{}, err
+	}
+	for i := range page.Questions {
+		page.Questions[i].Box.InRun = rc.Running()
+	}
 	return page, nil
 }
 
