@@ -8,6 +8,11 @@ import (
 	"github.com/faultline-dev/faultline/internal/grader"
 )
 
+// failedListedOpen is how many failed scenarios the report lists unfolded;
+// past it the list is folded (a report of the starter fails 35, and would
+// otherwise fill a third screen), and "What broke" links into it.
+const failedListedOpen = 8
+
 // reportView is a grade report arranged to be read at a glance: a summary
 // strip, the broken invariants (each explained once, with the scenarios
 // where it broke), the held ones as a count, then the failed scenarios
