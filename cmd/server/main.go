@@ -24,7 +24,7 @@ type subcommand struct {
 
 // subcommands are the binary's modes; the first is the default.
 var subcommands = []subcommand{
-	{"serve", "run the web app (the default)", serveCommand},
+	{"serve", "run the web app (the default; with -content DIR -watch, it reloads DIR as it is edited)", serveCommand},
 	{"lint", "check content files and print every error with file and line", lintCommand},
 	{"grade", "grade a refund submission in a sandboxed child and print the report", gradeCommand},
 	{grader.ChildCommand, "", gradeChildCommand}, // hidden: the sandboxed grading child

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"time"
@@ -55,6 +56,9 @@ type serveConfig struct {
 	Addr    string // listen address
 	DB      string // SQLite file; its folder is created
 	Content string // content folder; empty means the content embedded in the binary
+	// Watch reloads Content when its files change, keeping the last good
+	// version while an edit has errors (shown in a banner on every page).
+	Watch bool
 	// Graders is how many grading children may run at once (twice as many
 	// jobs may wait for one); 0 turns grading off.
 	Graders int
@@ -76,6 +80,8 @@ type serveConfig struct {
 	// RoomTTL is how long a live screen's room stays open.
 	RoomTTL time.Duration
 
+	// watchInterval, when set, is how often Watch polls (tests poll fast).
+	watchInterval time.Duration
 	// onListen, when set, is told the bound address (tests listen on :0).
 	onListen func(net.Addr)
 	// wrap, when set, wraps the app's handler (tests add slow endpoints).
@@ -97,6 +103,12 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	flags.StringVar(&cfg.Addr, "addr", env("FAULTLINE_ADDR", "localhost:8080"), "listen address (env FAULTLINE_ADDR)")
 	flags.StringVar(&cfg.DB, "db", env("FAULTLINE_DB", "./data/faultline.db"), "SQLite database file, created with its folder if missing (env FAULTLINE_DB)")
 	flags.StringVar(&cfg.Content, "content", env("FAULTLINE_CONTENT", ""), "content folder to serve instead of the content built into the binary (env FAULTLINE_CONTENT)")
+	watch := env("FAULTLINE_WATCH", "false")
+	defaultWatch, err := strconv.ParseBool(watch)
+	if err != nil {
+		return cfg, fmt.Errorf("serve: FAULTLINE_WATCH=%q: want true or false", watch)
+	}
+	flags.BoolVar(&cfg.Watch, "watch", defaultWatch, "reload the -content folder when its files change; an edit with errors keeps the last good version served and shows the errors on every page (env FAULTLINE_WATCH)")
 	graders := env("FAULTLINE_GRADERS", strconv.Itoa(runtime.NumCPU()))
 	defaultGraders, err := strconv.Atoi(graders)
 	if err != nil || defaultGraders < 0 {
@@ -134,6 +146,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if _, err := clientaddr.Parse(cfg.TrustedProxies); err != nil {
 		return cfg, fmt.Errorf("serve: -trusted-proxies: %v", err)
+	}
+	if cfg.Watch && cfg.Content == "" {
+		return cfg, errors.New("serve: -watch needs -content DIR: the content built into the binary never changes")
 	}
 	if cfg.Graders < 0 {
 		return cfg, fmt.Errorf("serve: -graders %d: want 0 (grading off) or more", cfg.Graders)
@@ -205,7 +220,18 @@ func (e *invalidContentError) Error() string {
 // in-flight requests finish (up to shutdownTimeout).
 func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	started := time.Now()
-	cat, root, err := loadContent(cfg.Content, content.FS)
+	var (
+		watcher *problems.Watcher
+		cat     *problems.Catalog
+		root    = cfg.Content
+		err     error
+	)
+	if cfg.Watch {
+		watcher = problems.NewWatcher(cfg.Content, cfg.watchInterval)
+		cat, err = watcher.Load()
+	} else {
+		cat, root, err = loadContent(cfg.Content, content.FS)
+	}
 	if diags, ok := contentDiagnostics(err); ok {
 		return &invalidContentError{root: root, diags: diags}
 	}
@@ -223,7 +249,10 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("serve: -trusted-proxies: %w", err)
 	}
-	webCfg := web.Config{Catalog: cat, Store: store, Log: log, Proxies: proxies, GradesPerAddress: cfg.GradesPerAddress}
+	// The pages and the rooms read the content through one holder, which
+	// the watcher replaces whole on reload.
+	current := web.NewContent(cat)
+	webCfg := web.Config{Content: current, Store: store, Log: log, Proxies: proxies, GradesPerAddress: cfg.GradesPerAddress}
 	if cfg.WriteKiBPerSecond > 0 {
 		webCfg.WriteRate = web.WriteRate(cfg.WriteKiBPerSecond)
 	}
@@ -250,7 +279,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// Shutdown is not held up by them (clients reconnect and resume).
 	broker := live.NewInProcess()
 	defer broker.Close()
-	roomsCfg := rooms.Config{Store: store, Catalog: cat, Publisher: broker, Log: log, TTL: cfg.RoomTTL,
+	roomsCfg := rooms.Config{Store: store, Catalog: current, Publisher: broker, Log: log, TTL: cfg.RoomTTL,
 		Creates: ratelimit.New(rooms.DefaultCreates, nil)}
 	if g, ok := webCfg.Grader.(rooms.Grader); ok {
 		roomsCfg.Grader = g
@@ -288,6 +317,17 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		"content_load", loaded.Sub(started).Round(time.Millisecond),
 		"db_open", opened.Sub(loaded).Round(time.Millisecond),
 		"startup", time.Since(started).Round(time.Millisecond))
+	if watcher != nil {
+		// Stopped before run returns, after a reload under way finishes.
+		watchCtx, stopWatching := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		defer func() { stopWatching(); <-watched }()
+		go func() {
+			defer close(watched)
+			watcher.Run(watchCtx, func(cat *problems.Catalog, err error) { contentReloaded(current, root, cat, err, log) })
+		}()
+		log.Info("watching the content folder for changes", "content", root)
+	}
 	if cfg.onListen != nil {
 		cfg.onListen(ln.Addr())
 	}
@@ -318,4 +358,28 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// contentReloaded serves a reload's catalogue, or keeps the last good one
+// and shows why the new version was not taken: the diagnostics with their
+// files under root, as lint prints them, in the log and on every page.
+func contentReloaded(current *web.Content, root string, cat *problems.Catalog, err error, log *slog.Logger) {
+	if err == nil {
+		current.Replace(cat)
+		log.Info("content reloaded", "content", root,
+			"problems", len(cat.Problems), "sets", len(cat.Sets), "screens", len(cat.Screens))
+		return
+	}
+	diags, ok := contentDiagnostics(err)
+	if !ok {
+		diags = []problems.Diagnostic{{File: ".", Message: "the content could not be loaded: " + err.Error()}}
+	}
+	for i := range diags {
+		diags[i].File = filepath.Join(root, filepath.FromSlash(diags[i].File))
+	}
+	current.Reject(diags)
+	log.Warn("the edited content has errors: still serving the last version that loaded", "content", root, "errors", len(diags))
+	for _, d := range diags {
+		log.Warn("content error", "at", d.String())
+	}
 }

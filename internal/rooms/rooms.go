@@ -131,10 +131,18 @@ func (e *RateLimitedError) Error() string {
 	return fmt.Sprintf("rooms: too many rooms from this address; retry in %s", e.RetryAfter.Round(time.Second))
 }
 
+// Catalog is the content rooms are made from: a *problems.Catalog, or a
+// view that follows the content as it is reloaded.
+type Catalog interface {
+	Problem(slug string) (*problems.Problem, bool)
+	Set(slug string) (*problems.QuestionSet, bool)
+	Screen(slug string) (*problems.Screen, bool)
+}
+
 // Config is what New needs.
 type Config struct {
 	Store     Store
-	Catalog   *problems.Catalog
+	Catalog   Catalog
 	Publisher Publisher     // nil: nothing is woken (tests)
 	Grader    Grader        // nil: grading is off
 	Log       *slog.Logger  // nil: discard
@@ -148,7 +156,7 @@ type Config struct {
 // Service runs rooms. It is safe for concurrent use.
 type Service struct {
 	store   Store
-	catalog *problems.Catalog
+	catalog Catalog
 	pub     Publisher
 	grader  Grader
 	log     *slog.Logger

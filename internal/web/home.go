@@ -194,7 +194,8 @@ type homePage struct {
 // the tags in the query.
 func (s *Server) home(c echo.Context) error {
 	f := filterFromQuery(c.QueryParams())
-	cat := s.content.catalog
+	content := s.contentOf(c.Request().Context())
+	cat := content.catalog
 	page := homePage{Filtered: len(f) > 0}
 	progress, err := s.userProgress(c.Request().Context())
 	if err != nil {
@@ -202,7 +203,7 @@ func (s *Server) home(c echo.Context) error {
 	}
 	for _, k := range tagKinds {
 		g := filterGroup{Label: k.Label}
-		for _, v := range k.of(s.content.tags) {
+		for _, v := range k.of(content.tags) {
 			g.Links = append(g.Links, tagLink{Label: v, URL: f.toggle(k.Param, v), Active: f[k.Param] == v})
 		}
 		if len(g.Links) > 0 {

@@ -125,7 +125,7 @@ func (s *Server) practicePage(ctx context.Context) (practicePage, error) {
 
 func (s *Server) problemHistory(ctx context.Context, a storage.Attempt) (problemHistory, error) {
 	h := problemHistory{Slug: a.Slug, Title: a.Slug}
-	p, ok := s.content.catalog.Problem(a.Slug)
+	p, ok := s.catalog(ctx).Problem(a.Slug)
 	if ok {
 		h.Title = p.Title
 	} else {
@@ -189,7 +189,7 @@ func (s *Server) answerLines(ctx context.Context, attemptID int64) (map[string][
 
 func (s *Server) setHistory(ctx context.Context, a storage.Attempt) (setHistory, error) {
 	h := setHistory{Slug: a.Slug, Title: a.Slug}
-	qs, ok := s.content.catalog.Set(a.Slug)
+	qs, ok := s.catalog(ctx).Set(a.Slug)
 	if !ok {
 		h.Missing = true
 		return h, nil

@@ -72,7 +72,7 @@ func (s *Server) problemMeta(p *problems.Problem, page problemPage) pageMeta {
 
 // findProblem is the problem named in the URL, or a 404.
 func (s *Server) findProblem(c echo.Context) (*problems.Problem, error) {
-	p, ok := s.content.catalog.Problem(c.Param("slug"))
+	p, ok := s.catalog(c.Request().Context()).Problem(c.Param("slug"))
 	if !ok {
 		return nil, notFound("There is no problem called " + c.Param("slug") + ".")
 	}

@@ -26,10 +26,11 @@ type roomNewPage struct {
 // roomNew shows the form that makes a room from a screen or a problem.
 func (s *Server) roomNew(c echo.Context) error {
 	page := roomNewPage{Selected: c.QueryParam("from")}
-	for _, sc := range s.content.catalog.Screens {
+	cat := s.catalog(c.Request().Context())
+	for _, sc := range cat.Screens {
 		page.Screens = append(page.Screens, roomSource{Value: storage.RoomFromScreen + ":" + sc.Slug, Title: sc.Title, Summary: sc.Summary})
 	}
-	for _, p := range s.content.catalog.Problems {
+	for _, p := range cat.Problems {
 		page.Problems = append(page.Problems, roomSource{Value: storage.RoomFromProblem + ":" + p.Slug, Title: p.Title, Summary: p.Summary})
 	}
 	if page.Selected == "" && len(page.Screens) > 0 {

@@ -26,7 +26,7 @@ func screenLimit(sc *problems.Screen) time.Duration { return time.Duration(sc.Mi
 
 // findScreen is the screen named in the URL, or a 404.
 func (s *Server) findScreen(c echo.Context) (*problems.Screen, error) {
-	sc, ok := s.content.catalog.Screen(c.Param("slug"))
+	sc, ok := s.catalog(c.Request().Context()).Screen(c.Param("slug"))
 	if !ok {
 		return nil, notFound("There is no screen called " + c.Param("slug") + ".")
 	}
@@ -139,7 +139,7 @@ func (s *Server) screenStripFor(ctx context.Context, step problems.ScreenItem) (
 	isStep := func(it problems.ScreenItem) bool {
 		return it.Problem == step.Problem && it.Questions == step.Questions
 	}
-	for _, sc := range s.content.catalog.Screens {
+	for _, sc := range s.catalog(ctx).Screens {
 		if !slices.ContainsFunc(sc.Items, isStep) {
 			continue
 		}

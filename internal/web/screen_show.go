@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -56,7 +57,7 @@ func (s *Server) screenShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	steps, err := s.screenSteps(sc)
+	steps, err := s.screenSteps(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (s *Server) screenPractice(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	steps, err := s.screenSteps(sc)
+	steps, err := s.screenSteps(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}
@@ -97,13 +98,13 @@ func (s *Server) screenPractice(c echo.Context) error {
 }
 
 // screenSteps resolves a screen's items to the pages they link to.
-func (s *Server) screenSteps(sc *problems.Screen) ([]screenStep, error) {
+func (s *Server) screenSteps(ctx context.Context, sc *problems.Screen) ([]screenStep, error) {
 	var steps []screenStep
 	for _, it := range sc.Items {
 		step := screenStep{Minutes: it.Minutes, Note: it.Note}
 		switch {
 		case it.Problem != "":
-			p, ok := s.content.catalog.Problem(it.Problem)
+			p, ok := s.catalog(ctx).Problem(it.Problem)
 			if !ok {
 				// The loader rejects screens naming unknown content, so this
 				// is a catalogue built by hand, wrongly.
@@ -116,7 +117,7 @@ func (s *Server) screenSteps(sc *problems.Screen) ([]screenStep, error) {
 				step.Minutes = p.Minutes
 			}
 		case it.Questions != "":
-			qs, ok := s.content.catalog.Set(it.Questions)
+			qs, ok := s.catalog(ctx).Set(it.Questions)
 			if !ok {
 				return nil, echo.NewHTTPError(http.StatusInternalServerError).SetInternal(
 					errUnknownStep(sc.Slug, "question set", it.Questions))
@@ -159,7 +160,7 @@ func (s *Server) screenSummary(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	steps, err := s.screenSteps(sc)
+	steps, err := s.screenSteps(c.Request().Context(), sc)
 	if err != nil {
 		return err
 	}
@@ -174,10 +175,10 @@ func (s *Server) screenSummary(c echo.Context) error {
 	rows := make([]screenSummaryRow, 0, len(steps))
 	for i, it := range sc.Items {
 		row := screenSummaryRow{Number: i + 1, Step: steps[i]}
-		if p, ok := s.content.catalog.Problem(it.Problem); ok && it.Problem != "" {
+		if p, ok := s.catalog(c.Request().Context()).Problem(it.Problem); ok && it.Problem != "" {
 			pr, has := marks[progressKey{storage.KindProblem, p.Slug}]
 			row.Mark = problemMark(p, pr, has)
-		} else if qs, ok := s.content.catalog.Set(it.Questions); ok && it.Questions != "" {
+		} else if qs, ok := s.catalog(c.Request().Context()).Set(it.Questions); ok && it.Questions != "" {
 			pr, has := marks[progressKey{storage.KindSet, qs.Slug}]
 			row.Mark = setMark(qs, pr, has)
 		}

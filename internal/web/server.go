@@ -43,6 +43,9 @@ type Store interface {
 // Config is what New needs.
 type Config struct {
 	Catalog *problems.Catalog
+	// Content, when set, is what the pages serve instead of Catalog: the
+	// holder a content watcher replaces on reload.
+	Content *Content
 	Store   Store
 	Log     *slog.Logger
 	Grader  Grader // nil: grading is off, and the problem page says so
@@ -67,7 +70,7 @@ type Config struct {
 // Server is the web application: an Echo instance with every route.
 type Server struct {
 	echo    *echo.Echo
-	content *contentIndex
+	content *Content
 	store   Store
 	log     *slog.Logger
 	assets  *assetSet
@@ -91,10 +94,13 @@ const maxAnswerBytes = 64 << 10
 // New builds the application. It fails when it is missing a dependency or
 // its static assets cannot be read.
 func New(cfg Config) (*Server, error) {
-	if cfg.Catalog == nil || cfg.Store == nil || cfg.Log == nil {
+	if (cfg.Catalog == nil && cfg.Content == nil) || cfg.Store == nil || cfg.Log == nil {
 		return nil, errors.New("web: New needs a catalogue, a store and a logger")
 	}
-	content := newContentIndex(cfg.Catalog)
+	content := cfg.Content
+	if content == nil {
+		content = NewContent(cfg.Catalog)
+	}
 	assets, err := sharedAssets()
 	if err != nil {
 		return nil, err
@@ -161,11 +167,16 @@ func (s *Server) routes() {
 // while net/http, which still holds the HEAD original, drops the body.
 // Changing the method in place instead made net/http send a body the
 // client never asked for.
+//
+// The request takes the current content version here, before anything
+// else, and every handler and the layout read that one (contentOf).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := withContent(r.Context(), s.content.load())
 	if r.Method == http.MethodHead {
-		get := r.Clone(r.Context())
-		get.Method = http.MethodGet
-		r = get
+		r = r.Clone(ctx)
+		r.Method = http.MethodGet
+	} else {
+		r = r.WithContext(ctx)
 	}
 	if isStaticPath(r.URL.Path) {
 		s.echo.ServeHTTP(w, r) // compressed once at start-up, not here

@@ -71,7 +71,7 @@ func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, err
 }
 
 func (s *Server) findSet(c echo.Context) (*problems.QuestionSet, error) {
-	qs, ok := s.content.catalog.Set(c.Param("slug"))
+	qs, ok := s.catalog(c.Request().Context()).Set(c.Param("slug"))
 	if !ok {
 		return nil, notFound("There is no question set called " + c.Param("slug") + ".")
 	}
