@@ -185,6 +185,12 @@ type appOption func(*appSetup)
 
 type appSetup struct {
 	files map[string]string // content-relative path -> text
+	args  []string          // more serve flags
+}
+
+// withServeFlags adds flags to the server's command line.
+func withServeFlags(args ...string) appOption {
+	return func(s *appSetup) { s.args = append(s.args, args...) }
 }
 
 // withContentFile adds a file to the app's content folder, or replaces a
@@ -221,7 +227,7 @@ func startApp(t *testing.T, opts ...appOption) *app {
 		}
 	}
 	a := &app{DB: filepath.Join(dir, "data", "faultline.db"), Content: contentDir, log: newServerLog()}
-	cmd := exec.Command(serverBinary, "serve", "-addr", "127.0.0.1:0", "-db", a.DB, "-content", contentDir)
+	cmd := exec.Command(serverBinary, append([]string{"serve", "-addr", "127.0.0.1:0", "-db", a.DB, "-content", contentDir}, setup.args...)...)
 	cmd.Stdout = a.log
 	cmd.Stderr = a.log
 	// Its own process group, so the cleanup also ends grading children.

@@ -55,7 +55,7 @@ func contentErrorsBanner(errs []problems.Diagnostic) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, ".</strong> This site still serves the last version that loaded; it reloads by itself once they are fixed.</p><ul>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, ".</strong> This site still serves the last version that loaded, and reloads by itself when the content is fixed.</p><ul>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
