@@ -20,13 +20,9 @@ import (
 )
 
 // timedAnswerStore is what the timed answer box keeps; *storage.Store has it.
+// The answer's use cases need practice.AnswerStore; the page reads more.
 type timedAnswerStore interface {
-	StartTimedSession(ctx context.Context, attemptID int64, scope, mode string, limit time.Duration, at time.Time) (storage.TimedSession, bool, error)
-	TimedSession(ctx context.Context, id int64) (storage.TimedSession, error)
-	OpenTimedSessions(ctx context.Context, attemptID int64) (map[string]storage.TimedSession, error)
-	SaveDraft(ctx context.Context, sessionID, seq int64, text string, late bool, at time.Time) (storage.TimedSession, bool, error)
-	SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, body string, sessionID int64, timing storage.AnswerTiming, at time.Time) (storage.TimedAnswer, error)
-	TimedAnswer(ctx context.Context, id int64) (storage.TimedAnswer, error)
+	practice.AnswerStore
 	LatestTimedAnswers(ctx context.Context, attemptID int64) (map[string]storage.TimedAnswer, error)
 	SaveSelfAssessment(ctx context.Context, answerID int64, covered []int, of int, at time.Time) (storage.SelfAssessment, error)
 	SelfAssessments(ctx context.Context, attemptID int64) (map[int64]storage.SelfAssessment, error)
