@@ -180,6 +180,8 @@ func TestNoSidewaysScrollOnAPhone(t *testing.T) {
 		{"rapid-fire run", "/sets/applied-ai-rapid-fire/rapid", http.StatusOK},
 		{"rapid-fire summary", "/sets/applied-ai-rapid-fire/rapid/summary", http.StatusOK},
 		{"screen", "/screens/applied-ai-tech-screen", http.StatusOK},
+		{"screen step", "/screens/applied-ai-tech-screen/practice/1", http.StatusOK},
+		{"new live screen", "/rooms/new", http.StatusOK},
 		{"my practice", "/practice", http.StatusOK},
 		{"run page", codeProblem + "/runs/1", http.StatusOK},
 		{"unknown page (404)", "/no/such/page", http.StatusNotFound},
@@ -345,6 +347,8 @@ func TestDarkMode(t *testing.T) {
 		{"rapid-fire set", "/sets/applied-ai-rapid-fire", http.StatusOK},
 		{"rapid-fire run", "/sets/applied-ai-rapid-fire/rapid", http.StatusOK},
 		{"screen", "/screens/applied-ai-tech-screen", http.StatusOK},
+		{"screen step", "/screens/applied-ai-tech-screen/practice/1", http.StatusOK},
+		{"new live screen", "/rooms/new", http.StatusOK},
 		{"my practice", "/practice", http.StatusOK},
 		{"unknown page (404)", "/no/such/page", http.StatusNotFound},
 	}
