@@ -134,7 +134,9 @@ func (l *loader) loadAll() {
 	l.checkScreenItems()
 }
 
-// readDir lists a content folder in name order; a missing folder is empty.
+// readDir lists a content folder in name order, leaving out what editors
+// and tools put beside the files an author writes; a missing folder is
+// empty.
 func (l *loader) readDir(dir string) []fs.DirEntry {
 	entries, err := fs.ReadDir(l.fsys, dir)
 	if err != nil {
@@ -143,7 +145,22 @@ func (l *loader) readDir(dir string) []fs.DirEntry {
 		}
 		return nil
 	}
-	return entries
+	kept := entries[:0]
+	for _, e := range entries {
+		if !editorLitter(e.Name()) {
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}
+
+// editorLitter reports whether a name is not the author's content: hidden
+// files and folders (.git, Emacs's lock link .#x.md, Vim's .x.md.swp),
+// Emacs's autosave #x.md# and backup x.md~. Under -watch they come and go
+// while a file is being edited, and reading one as a set or a problem
+// would show the author an error about a file they never wrote.
+func editorLitter(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "#") || strings.HasSuffix(name, "~")
 }
 
 // open reads a content file, splits off its front matter and decodes it

@@ -476,3 +476,21 @@ func TestLoadConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// Editors leave lock links, autosaves, swap files and backups beside the
+// file being edited; under -watch the loader sees them mid-edit. None is
+// the author's content, so none may be loaded or reported.
+func TestEditorLitterIsIgnored(t *testing.T) {
+	garbage := []byte("not content at all")
+	for _, name := range []string{
+		"sets/.#quick.md", "sets/#quick.md#", "sets/quick.md~", "sets/.quick.md.swp",
+		"screens/.#demo-screen.md", "problems/.#notes.md", "problems/.git/HEAD",
+	} {
+		t.Run(name, func(t *testing.T) {
+			fsys := fixtureWith(map[string]*fstest.MapFile{name: {Data: garbage}})
+			if err := Lint(fsys); err != nil {
+				t.Errorf("Lint with %s beside the content = %v, want nil", name, err)
+			}
+		})
+	}
+}
