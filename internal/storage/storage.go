@@ -25,8 +25,10 @@ var ErrNotFound = errors.New("storage: not found")
 // ErrHintOrder is returned when a hint is revealed before the ones before it.
 var ErrHintOrder = errors.New("storage: hints are revealed in order")
 
-// errBusy is a write that waited busyTimeout for the others to finish.
-var errBusy = errors.New("storage: the database is busy")
+// ErrBusy is matched (errors.Is) by a write that waited busyTimeout for
+// the others to finish: the server is overloaded, nothing is broken, and
+// the same request may succeed a moment later.
+var ErrBusy = errors.New("storage: the database is busy")
 
 // busyTimeout is how long a writer waits for another writer's lock before
 // SQLite gives up with SQLITE_BUSY.
@@ -125,7 +127,7 @@ func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 	case s.writer <- struct{}{}:
 		wait.Stop()
 	case <-wait.C:
-		return fmt.Errorf("storage: begin: no write transaction free within %s: %w", busyTimeout, errBusy)
+		return fmt.Errorf("storage: begin: no write transaction free within %s: %w", busyTimeout, ErrBusy)
 	case <-ctx.Done():
 		wait.Stop()
 		return fmt.Errorf("storage: begin: %w", ctx.Err())

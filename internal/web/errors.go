@@ -5,13 +5,20 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // statusClientClosedRequest is nginx's status for a request whose client
 // closed the connection first; it is only ever logged.
 const statusClientClosedRequest = 499
+
+// storageBusyRetrySeconds is the Retry-After of a write refused because the
+// database's writers were queued for longer than storage's busy timeout.
+const storageBusyRetrySeconds = 5
 
 // handleError is the one place errors become responses. Client errors show
 // their message; anything else is logged and shown as a plain "something
@@ -34,6 +41,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	status := http.StatusInternalServerError
 	message := ""
+	if errors.Is(err, storage.ErrBusy) {
+		// Every write waited its turn for busyTimeout: overload, not a
+		// fault. Say so, and when to try again, rather than "something
+		// broke"; what the user had already saved is untouched.
+		s.log.WarnContext(req.Context(), "storage busy", slog.String("method", req.Method),
+			slog.String("path", req.URL.Path), slog.Any("err", err))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(storageBusyRetrySeconds))
+		err = echo.NewHTTPError(http.StatusServiceUnavailable,
+			"The server is too busy to save this right now. Nothing you saved before is lost: try again in a few seconds.")
+	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		status = he.Code
@@ -45,7 +62,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 				slog.Int("status", status), slog.Any("err", he.Internal))
 		}
 	}
-	if status >= 500 {
+	if status >= 500 && status != http.StatusServiceUnavailable {
+		// 503's messages are written for the user (busy, try again);
+		// any other server error's text may hold internals.
 		s.log.ErrorContext(req.Context(), "server error", slog.String("method", req.Method),
 			slog.String("path", req.URL.Path), slog.Any("err", err))
 		message = "" // never show internals
