@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/timer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
@@ -115,5 +116,98 @@ func TestMarkdownCells(t *testing.T) {
 		if got := cell(tc.in); got != tc.want {
 			t.Errorf("cell(%q) = %q; want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestClockUsedStopsWithTheStep: a step's clock counts only while the
+// room is on it. Before the fold held it at the move, a clock nobody
+// paused ran on to the room's end, and the scorecard said more clock time
+// was used than the room spent on the step.
+func TestClockUsedStopsWithTheStep(t *testing.T) {
+	type step struct {
+		action string // "start", "pause", "resume", "next", "end", "wait"
+		wait   time.Duration
+	}
+	w := func(d time.Duration) step { return step{action: "wait", wait: d} }
+	do := func(a string) step { return step{action: a} }
+	cases := []struct {
+		name      string
+		steps     []step
+		used      []time.Duration // clock used of steps 1 and 2
+		onStep    []time.Duration
+		lastPhase timer.ClockPhase // the current step's clock at the end, as a view reads it
+	}{
+		{"never paused, moved on, then ended",
+			[]step{do("start"), w(3 * time.Minute), do("next"), w(10 * time.Minute), do("end"), w(time.Minute)},
+			[]time.Duration{3 * time.Minute, 0}, []time.Duration{3 * time.Minute, 10 * time.Minute}, timer.ClockIdle},
+		{"paused a minute, moved on while running",
+			[]step{do("start"), w(time.Minute), do("pause"), w(time.Minute), do("resume"), w(time.Minute), do("next"), w(5 * time.Minute), do("end")},
+			[]time.Duration{2 * time.Minute, 0}, []time.Duration{3 * time.Minute, 5 * time.Minute}, timer.ClockIdle},
+		{"moved on while paused",
+			[]step{do("start"), w(time.Minute), do("pause"), w(time.Minute), do("next"), w(5 * time.Minute), do("end")},
+			[]time.Duration{time.Minute, 0}, []time.Duration{2 * time.Minute, 5 * time.Minute}, timer.ClockIdle},
+		{"both clocks run; the room ends on the second",
+			[]step{do("start"), w(2 * time.Minute), do("next"), do("start"), w(90 * time.Second), do("end"), w(time.Hour / 2)},
+			[]time.Duration{2 * time.Minute, 90 * time.Second}, []time.Duration{2 * time.Minute, 90 * time.Second}, timer.ClockPaused},
+		{"time up before the move: the limit (35 min), not more",
+			[]step{do("start"), w(50 * time.Minute), do("next"), w(time.Minute), do("end")},
+			[]time.Duration{35 * time.Minute, 0}, []time.Duration{50 * time.Minute, time.Minute}, timer.ClockIdle},
+		{"never started",
+			[]step{w(time.Minute), do("next"), w(time.Minute), do("end")},
+			[]time.Duration{0, 0}, []time.Duration{time.Minute, time.Minute}, timer.ClockIdle},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			f := newFixture(t)
+			_, ia, _ := f.create(t, storage.RoomFromScreen, "applied-ai-tech-screen")
+			var lastEvents []storage.RoomEvent
+			for _, st := range tc.steps {
+				var err error
+				switch st.action {
+				case "wait":
+					f.clock.Add(st.wait)
+				case "start":
+					_, err = f.svc.Timer(ctx, ia, TimerStart, 0)
+				case "pause":
+					_, err = f.svc.Timer(ctx, ia, TimerPause, 0)
+				case "resume":
+					_, err = f.svc.Timer(ctx, ia, TimerResume, 0)
+				case "next":
+					_, err = f.svc.NextItem(ctx, ia)
+				case "end":
+					_, err = f.svc.End(ctx, ia)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", st.action, err)
+				}
+			}
+			sc, err := f.svc.Scorecard(ctx, ia)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, want := range tc.used {
+				it := sc.Items[i]
+				if got := time.Duration(it.ClockUsedMS) * time.Millisecond; got != want {
+					t.Errorf("step %d: clock used %v; want %v", i+1, got, want)
+				}
+				if got := time.Duration(it.TimeOnStepMS) * time.Millisecond; got != tc.onStep[i] {
+					t.Errorf("step %d: time on the step %v; want %v", i+1, got, tc.onStep[i])
+				}
+				if it.ClockUsedMS > it.TimeOnStepMS {
+					t.Errorf("step %d: the clock used %d ms of %d ms on the step", i+1, it.ClockUsedMS, it.TimeOnStepMS)
+				}
+			}
+			if lastEvents, err = f.svc.readState(ctx, ia.Room.ID); err != nil {
+				t.Fatal(err)
+			}
+			fd, err := fold(ia.Items, lastEvents)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := clockAt(fd.sh.clocks[fd.sh.current], f.clock.Now()).Phase; got != tc.lastPhase {
+				t.Errorf("the current step's clock after the end: %s; want %s", got, tc.lastPhase)
+			}
+		})
 	}
 }

@@ -84,7 +84,8 @@ func (st *shared) apply(ev storage.RoomEvent) (bool, error) {
 		if err := decode(ev, &p); err != nil {
 			return true, err
 		}
-		if _, ok := st.item(p.Item); ok {
+		if _, ok := st.item(p.Item); ok && p.Item != st.current {
+			st.stopClock(st.current, ev.At)
 			st.current = p.Item
 		}
 	case KindHintReleased:
@@ -116,11 +117,22 @@ func (st *shared) apply(ev storage.RoomEvent) (bool, error) {
 		}
 		st.sharedRs = append(st.sharedRs, SharedRun{Item: p.Item, Run: p.Run, Verdict: p.Verdict, Summary: p.Summary, Report: p.Report, At: ev.At})
 	case KindEnded:
+		st.stopClock(st.current, ev.At)
 		st.ended = true
 	default:
 		return false, nil
 	}
 	return true, nil
+}
+
+// stopClock holds item's clock at at: the room has left the step (or
+// ended), so its time stops there. Nobody can press pause on a step the
+// room has left, and the scorecard's time used would otherwise run on to
+// the room's end.
+func (st *shared) stopClock(item int, at time.Time) {
+	if c := st.clocks[item]; c != nil && c.Running() {
+		*c, _ = c.Pause(at) // a running clock has started: Pause cannot fail
+	}
 }
 
 // nextHint is the hint to release next for it; the zero HintRef with
