@@ -1,0 +1,227 @@
+package faultsim_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+)
+
+func grade(t *testing.T, prog faultsim.Program, sc toyScenario, opt faultsim.Options) *faultsim.Report {
+	t.Helper()
+	rep, err := faultsim.Grade(context.Background(), toyKit{}, []faultsim.Scenario{sc}, prog, faultsim.TestBubble(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func interpreted(t *testing.T, src string) faultsim.Program {
+	t.Helper()
+	p, diags := faultsim.Interpret(toyKit{}, "bump.go", src)
+	if diags != nil {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	return p
+}
+
+func TestSchedulesFindTheLostUpdate(t *testing.T) {
+	two := toyScenario{name: "two", workers: 2}
+	tests := []struct {
+		name   string
+		prog   faultsim.Program
+		failed bool
+	}{
+		{"racy native", faultsim.Native{Entry: racyNative}, true},
+		{"cas native", faultsim.Native{Entry: casNative}, false},
+		{"racy interpreted", interpreted(t, racySource), true},
+		{"cas interpreted", interpreted(t, casSource), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := grade(t, tt.prog, two, faultsim.Options{Seeds: 30})
+			if got := rep.Status == faultsim.StatusFail; got != tt.failed {
+				t.Fatalf("failed = %v, want %v: %+v", got, tt.failed, rep.Failed())
+			}
+			if rep.Scenarios[0].Runs != 30 {
+				t.Errorf("runs = %d, want 30", rep.Scenarios[0].Runs)
+			}
+		})
+	}
+}
+
+func TestSameSeedSameRun(t *testing.T) {
+	sc := toyScenario{name: "three", workers: 3}
+	var reports []string
+	for _, seed := range []int64{7, 7, 8} {
+		rep := grade(t, faultsim.Native{Entry: casNative}, sc, faultsim.Options{FirstSeed: seed})
+		b, _ := json.Marshal(rep.Scenarios[0].Trace)
+		reports = append(reports, string(b))
+	}
+	if reports[0] != reports[1] {
+		t.Errorf("seed 7 twice gave two traces:\n%s\n%s", reports[0], reports[1])
+	}
+	// Different seeds differ for some pair; 7 and 8 were seen to.
+	if reports[0] == reports[2] {
+		t.Errorf("seeds 7 and 8 gave the same trace: the seed does not reach the scheduler")
+	}
+}
+
+func TestNativeAndInterpretedAgree(t *testing.T) {
+	sc := toyScenario{name: "crash", workers: 2, crash: true, restart: time.Second}
+	for _, pair := range []struct {
+		native any
+		src    string
+	}{{racyNative, racySource}, {casNative, casSource}} {
+		n := grade(t, faultsim.Native{Entry: pair.native}, sc, faultsim.Options{Seeds: 20})
+		i := grade(t, interpreted(t, pair.src), sc, faultsim.Options{Seeds: 20})
+		nb, _ := json.MarshalIndent(n, "", " ")
+		ib, _ := json.MarshalIndent(i, "", " ")
+		if string(nb) != string(ib) {
+			t.Errorf("native and interpreted reports differ:\nnative: %s\ninterpreted: %s", nb, ib)
+		}
+	}
+}
+
+func TestCrashPointsAndRestart(t *testing.T) {
+	sc := toyScenario{name: "crash", workers: 1, crash: true, restart: time.Second}
+	rep := grade(t, faultsim.Native{Entry: racyNative}, sc, faultsim.Options{})
+	// One plain run, then before and after each of the two calls.
+	if got := rep.Scenarios[0].Runs; got != 5 {
+		t.Fatalf("runs = %d, want 5", got)
+	}
+	if rep.Status != faultsim.StatusPass {
+		t.Fatalf("a restarted racy bump alone loses nothing, yet: %+v", rep.Failed())
+	}
+	// A kit that objects to every restart shows the first crash run: its
+	// worker died before its first call and ran again.
+	rep, err := faultsim.Grade(context.Background(), restartObjector{}, []faultsim.Scenario{sc}, faultsim.Native{Entry: racyNative},
+		faultsim.TestBubble(t), faultsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rep.Scenarios[0]
+	if got.Run != "seed 0, worker-1 crashes before its call 1" {
+		t.Fatalf("shown run = %q", got.Run)
+	}
+	if len(got.Calls) != 2 || got.Calls[0].Ended != faultsim.EndCrashed || !got.Calls[1].Restarted || got.Calls[1].Ended != faultsim.EndReturned {
+		t.Fatalf("calls = %+v, want a crashed call and its restart", got.Calls)
+	}
+	trace, _ := json.Marshal(got.Trace)
+	for _, want := range []string{"dies before its call 1 (Get)", "worker-1 restarts", "writes 1"} {
+		if !strings.Contains(string(trace), want) {
+			t.Errorf("trace lacks %q: %s", want, trace)
+		}
+	}
+}
+
+type restartObjector struct{ toyKit }
+
+func (restartObjector) Invariants() []faultsim.Invariant {
+	return []faultsim.Invariant{{ID: "no-restart", Title: "never restarts", Check: func(r *faultsim.Run) []string {
+		for _, iv := range r.Calls {
+			if iv.Restarted {
+				return []string{"restarted"}
+			}
+		}
+		return nil
+	}}}
+}
+
+func TestLimitsStopARun(t *testing.T) {
+	tests := []struct {
+		name, src, evidence string
+	}{
+		{"sleeps forever", `package tally
+import ("context"; "time"; "faultline.test/tally")
+func Bump(ctx context.Context, c tally.Counter) error { for { c.Get(ctx); time.Sleep(time.Second) } }
+`, "virtual time ran out"},
+		{"spins", `package tally
+import ("context"; "faultline.test/tally")
+func Bump(ctx context.Context, c tally.Counter) error { for { c.Get(ctx) } }
+`, "thousands of times"},
+		{"blocks forever", `package tally
+import ("context"; "faultline.test/tally")
+func Bump(ctx context.Context, c tally.Counter) error { c.Get(ctx); select {} }
+`, "blocked forever"},
+		{"panics", `package tally
+import ("context"; "faultline.test/tally")
+func Bump(ctx context.Context, c tally.Counter) error { var m map[string]int; m["x"] = 1; return nil }
+`, "panicked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := grade(t, interpreted(t, tt.src), toyScenario{name: "one", workers: 1}, faultsim.Options{Seeds: 3})
+			inv := rep.Scenarios[0].Invariants[0]
+			if inv.ID != faultsim.Returns || inv.Held {
+				t.Fatalf("want %s failed, got %+v", faultsim.Returns, inv)
+			}
+			if !strings.Contains(strings.Join(inv.Evidence, " "), tt.evidence) {
+				t.Errorf("evidence %q does not say %q", inv.Evidence, tt.evidence)
+			}
+		})
+	}
+}
+
+func TestSourceThatDoesNotLoad(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"syntax", "package tally\nfunc Bump(\n", "line 2"},
+		{"signature", "package tally\nfunc Bump() error { return nil }\n", "wrong signature"},
+		{"import", "package tally\nimport \"os\"\nfunc Bump() { os.Exit(1) }\n", `import "os" is not allowed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := faultsim.GradeSource(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 1}},
+				"bump.go", tt.src, faultsim.TestBubble(t), faultsim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Status != faultsim.StatusError || !strings.Contains(rep.Message, tt.want) {
+				t.Errorf("got %s %q, want error saying %q", rep.Status, rep.Message, tt.want)
+			}
+		})
+	}
+}
+
+func TestUnknownCheckIsAnError(t *testing.T) {
+	sc := checked{toyScenario{name: "x", workers: 1}}
+	_, err := faultsim.Grade(context.Background(), toyKit{}, []faultsim.Scenario{sc}, faultsim.Native{Entry: casNative}, faultsim.TestBubble(t), faultsim.Options{})
+	if err == nil || !strings.Contains(err.Error(), `"no-such"`) {
+		t.Fatalf("err = %v, want one naming the unknown check", err)
+	}
+}
+
+type checked struct{ toyScenario }
+
+func (c checked) Plan() faultsim.Plan {
+	p := c.toyScenario.Plan()
+	p.Checks = []string{"no-such"}
+	return p
+}
+
+// TestNoFamilyNames keeps the engine free of any problem family's words:
+// they belong in a kit.
+func TestNoFamilyNames(t *testing.T) {
+	banned := regexp.MustCompile(`(?i)refund|payment|charge|vendor|stripe|idempoten|createclient|refundkit`)
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := banned.FindString(line); m != "" {
+				t.Errorf("%s:%d names %q: a kit's word in the engine", f, i+1, m)
+			}
+		}
+	}
+}

@@ -1,0 +1,302 @@
+//go:build !nointerp
+
+package faultsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"io"
+	"math/rand"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// Interpreted is submitted source, checked once and evaluated in a yaegi
+// interpreter per worker, through internal/sandbox's allowlist: the kit's
+// harness, the allowed standard packages, and stand-ins that keep the
+// virtual clock honest (sync's locks) and runs reproducible (math/rand
+// seeded per worker).
+type Interpreted struct {
+	src     *sandbox.Source
+	kit     Kit
+	entryOf reflect.Type // set by the first load
+	// reusable: the source keeps no package state, so an interpreter can
+	// serve a later run exactly as a new one would; the slot is rebound.
+	reusable bool
+	mu       sync.Mutex
+	free     []*loadedCopy
+	byWorker map[*Worker]*loadedCopy
+	// Compiled counts interpreters built, for benchmarks.
+	Compiled int
+}
+
+type loadedCopy struct {
+	slot  *slot
+	entry any
+}
+
+// slot is what an interpreter's replaced symbols read: the current
+// worker's random source and output.
+type slot struct {
+	mu   sync.Mutex
+	seed int64
+	r    *rand.Rand
+	out  io.Writer
+}
+
+func (s *slot) bind(seed int64, out io.Writer) {
+	s.mu.Lock()
+	s.seed, s.r, s.out = seed, nil, out
+	s.mu.Unlock()
+}
+
+func (s *slot) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	w := s.out
+	s.mu.Unlock()
+	if w == nil {
+		return len(p), nil
+	}
+	return w.Write(p)
+}
+
+func draw[T any](s *slot, f func(r *rand.Rand) T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r == nil {
+		s.r = rand.New(rand.NewSource(s.seed))
+	}
+	return f(s.r)
+}
+
+// Interpret checks source for kit k: it parses, imports only what it may
+// and declares the kit's entry point with its signature. What is wrong is
+// diagnostics for the user.
+func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnostic) {
+	if !testing.Testing() && !inChild {
+		// Interpreted code can end its process: never in the server's.
+		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
+	}
+	h := k.Harness()
+	src, diags := sandbox.ParseSource(filename, source, []string{h.Path})
+	if diags != nil {
+		return nil, diags
+	}
+	e := k.Entry()
+	if d := src.CheckFunc(e.Name, e.Params, e.Results, e.Want); d != nil {
+		return nil, []sandbox.Diagnostic{*d}
+	}
+	return &Interpreted{src: src, kit: k, reusable: !hasPackageState(src.File), byWorker: map[*Worker]*loadedCopy{}}, nil
+}
+
+// inChild is set by MarkGradingChild.
+var inChild bool
+
+// MarkGradingChild tells the package it runs in the grading child, the
+// one process where submitted code may be interpreted.
+func MarkGradingChild() { inChild = true }
+
+// Load implements Program.
+func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		c := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		c.slot.bind(seed, out)
+		p.mu.Lock()
+		p.byWorker[w] = c
+		p.mu.Unlock()
+		return c.entry, nil
+	}
+	p.mu.Unlock()
+	s := &slot{}
+	s.bind(seed, out)
+	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: s, Stderr: s, Packages: p.packages(s)})
+	if err != nil {
+		return nil, err
+	}
+	if diags := sandbox.Eval(i, p.src); diags != nil {
+		return nil, &LoadError{diags}
+	}
+	name := p.kit.Entry().Name
+	v, err := i.Eval(p.src.Package + "." + name)
+	if err != nil {
+		return nil, &LoadError{sandbox.ErrorDiagnostics(err)}
+	}
+	if v.Kind() != reflect.Func {
+		return nil, &LoadError{[]sandbox.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
+	}
+	entry := v.Interface()
+	p.mu.Lock()
+	p.Compiled++
+	if p.reusable {
+		p.byWorker[w] = &loadedCopy{slot: s, entry: entry}
+	}
+	p.mu.Unlock()
+	return entry, nil
+}
+
+// Finished implements finisher: a copy whose call unwound normally goes
+// back to the pool; any other is dropped.
+func (p *Interpreted) Finished(w *Worker, clean bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.byWorker[w]
+	if c == nil {
+		return
+	}
+	delete(p.byWorker, w)
+	if !clean {
+		return
+	}
+	c.slot.bind(0, nil)
+	p.free = append(p.free, c)
+}
+
+func (p *Interpreted) packages(s *slot) interp.Exports {
+	h := p.kit.Harness()
+	out := interp.Exports{}
+	for k, v := range h.Symbols {
+		out[k] = v
+	}
+	syncSyms := sandbox.StdlibSymbols("sync")
+	syncSyms["Mutex"] = reflect.ValueOf((*Mutex)(nil))
+	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
+	syncSyms["Once"] = reflect.ValueOf((*Once)(nil))
+	out[sandbox.SymbolKey("sync")] = syncSyms
+
+	r := sandbox.StdlibSymbols("math/rand")
+	r["Int"] = reflect.ValueOf(func() int { return draw(s, (*rand.Rand).Int) })
+	r["Intn"] = reflect.ValueOf(func(n int) int { return draw(s, func(r *rand.Rand) int { return r.Intn(n) }) })
+	r["Int31"] = reflect.ValueOf(func() int32 { return draw(s, (*rand.Rand).Int31) })
+	r["Int31n"] = reflect.ValueOf(func(n int32) int32 { return draw(s, func(r *rand.Rand) int32 { return r.Int31n(n) }) })
+	r["Int63"] = reflect.ValueOf(func() int64 { return draw(s, (*rand.Rand).Int63) })
+	r["Int63n"] = reflect.ValueOf(func(n int64) int64 { return draw(s, func(r *rand.Rand) int64 { return r.Int63n(n) }) })
+	r["Uint32"] = reflect.ValueOf(func() uint32 { return draw(s, (*rand.Rand).Uint32) })
+	r["Uint64"] = reflect.ValueOf(func() uint64 { return draw(s, (*rand.Rand).Uint64) })
+	r["Float64"] = reflect.ValueOf(func() float64 { return draw(s, (*rand.Rand).Float64) })
+	r["Perm"] = reflect.ValueOf(func(n int) []int { return draw(s, func(r *rand.Rand) []int { return r.Perm(n) }) })
+	r["Read"] = reflect.ValueOf(func(b []byte) (int, error) {
+		return draw(s, func(r *rand.Rand) int { n, _ := r.Read(b); return n }), nil
+	})
+	r["Seed"] = reflect.ValueOf(func(seed int64) { draw(s, func(r *rand.Rand) int { r.Seed(seed ^ s.seed); return 0 }) })
+	// Shuffle's swap is interpreted code, which may draw numbers itself:
+	// it runs outside the slot's lock.
+	r["Shuffle"] = reflect.ValueOf(func(n int, swap func(i, j int)) {
+		if n < 0 {
+			panic("invalid argument to Shuffle")
+		}
+		for i := n - 1; i > 0; i-- {
+			swap(i, draw(s, func(r *rand.Rand) int { return r.Intn(i + 1) }))
+		}
+	})
+	out[sandbox.SymbolKey("math/rand")] = r
+	return out
+}
+
+// hasPackageState reports whether a file declares package variables or
+// init functions, state an interpreter would carry from run to run. A
+// sentinel error made by errors.New or fmt.Errorf of literals is let
+// through: reading it is all code does with it.
+func hasPackageState(f *ast.File) bool {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range d.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if len(vs.Values) != len(vs.Names) {
+					return true
+				}
+				for _, v := range vs.Values {
+					if !isSentinel(v) {
+						return true
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isSentinel(e ast.Expr) bool {
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf") {
+		return false
+	}
+	for _, a := range c.Args {
+		if _, ok := a.(*ast.BasicLit); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// GradeSource interprets source and grades it: a submission that does
+// not load is a report with status error and its diagnostics.
+func GradeSource(ctx context.Context, k Kit, scenarios []Scenario, filename, source string, b Bubble, opt Options) (*Report, error) {
+	prog, diags := Interpret(k, filename, source)
+	if diags == nil {
+		diags = trialLoad(b, prog)
+	}
+	if diags != nil {
+		return &Report{Kit: k.Name(), Status: StatusError, Diagnostics: diags, Scenarios: []ScenarioResult{},
+			Message: "The code could not be graded: " + diags[0].String()}, nil
+	}
+	return Grade(ctx, k, scenarios, prog, b, opt)
+}
+
+// trialLoad evaluates the submission once, in a bubble, so that compile
+// errors and panics of its initialisation are diagnostics before any
+// scenario runs.
+func trialLoad(b Bubble, prog *Interpreted) (diags []sandbox.Diagnostic) {
+	defer func() {
+		if v := recover(); v != nil {
+			diags = []sandbox.Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever"}}
+		}
+	}()
+	b(func() {
+		w := newWorker("load", openGate{}, NewTrace(time.Now()), CrashPoint{})
+		_, err := prog.Load(w, 0, nil)
+		var le *LoadError
+		switch {
+		case errors.As(err, &le):
+			diags = le.Diagnostics
+		case err != nil:
+			diags = []sandbox.Diagnostic{{Message: err.Error()}}
+		default:
+			prog.Finished(w, true)
+		}
+	})
+	return diags
+}
+
+// openGate lets every step through at once: for loading outside a run.
+type openGate struct{}
+
+func (openGate) Pass(string) bool      { return true }
+func (openGate) Go(_ string, f func()) { go f() }

@@ -1,0 +1,42 @@
+package faultsim
+
+import (
+	"io"
+	"strings"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// Program loads a submission for one worker. Each worker stands for a
+// process of its own, so a load gives it its own copy of the submission's
+// package state. The entry returned has the kit's entry type.
+type Program interface {
+	Load(w *Worker, seed int64, out io.Writer) (entry any, err error)
+}
+
+// finisher is told how a worker's call ended, so a program can reuse what
+// it loaded for a later run when nothing of the last one can leak.
+type finisher interface {
+	Finished(w *Worker, clean bool)
+}
+
+// Native is a natively compiled entry function, shared by every worker:
+// for differential tests against the interpreter, and for kits' own tests.
+// It gives workers no package state of their own, so use it only for code
+// that has none.
+type Native struct{ Entry any }
+
+// Load implements Program.
+func (n Native) Load(*Worker, int64, io.Writer) (any, error) { return n.Entry, nil }
+
+// LoadError is a submission that does not load: the user's failure, with
+// diagnostics to show.
+type LoadError struct{ Diagnostics []sandbox.Diagnostic }
+
+func (e *LoadError) Error() string {
+	var parts []string
+	for _, d := range e.Diagnostics {
+		parts = append(parts, d.String())
+	}
+	return "faultsim: the submission does not load: " + strings.Join(parts, "; ")
+}

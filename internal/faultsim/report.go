@@ -1,0 +1,70 @@
+package faultsim
+
+import "github.com/faultline-dev/faultline/internal/sandbox"
+
+// Report statuses.
+const (
+	StatusPass  = "pass"
+	StatusFail  = "fail"
+	StatusError = "error" // the code could not be graded (it does not load)
+)
+
+// Report is the data of a grade; the web layer renders it.
+type Report struct {
+	Kit         string               `json:"kit"`
+	Status      string               `json:"status"`
+	Message     string               `json:"message,omitempty"`
+	Diagnostics []sandbox.Diagnostic `json:"diagnostics,omitempty"`
+	Scenarios   []ScenarioResult     `json:"scenarios"`
+}
+
+// ScenarioResult is one scenario over every run explored: each invariant
+// held in all of them, or failed in the run named, with its evidence. The
+// calls, end state and trace are those of the first failing run (the first
+// run when all held).
+type ScenarioResult struct {
+	Name       string            `json:"name"`
+	Title      string            `json:"title,omitempty"`
+	Status     string            `json:"status"`
+	Runs       int               `json:"runs"`
+	Invariants []InvariantResult `json:"invariants"`
+	Run        string            `json:"run"`
+	Calls      []CallResult      `json:"calls"`
+	EndState   []string          `json:"end_state"`
+	Trace      []Event           `json:"trace"`
+}
+
+// InvariantResult is one invariant of a scenario.
+type InvariantResult struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Held     bool     `json:"held"`
+	Why      string   `json:"why,omitempty"`
+	Defect   string   `json:"defect,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	Run      string   `json:"run,omitempty"`
+}
+
+// CallResult is how one call of the entry point ended in the run shown.
+type CallResult struct {
+	Worker    string `json:"worker"`
+	Subject   string `json:"subject"`
+	Restarted bool   `json:"restarted,omitempty"`
+	Ended     string `json:"ended"`
+	Result    string `json:"result,omitempty"`
+	Panic     string `json:"panic,omitempty"`
+	Output    string `json:"output,omitempty"`
+}
+
+// Failed lists the ids of the invariants that failed, per scenario name.
+func (r *Report) Failed() map[string][]string {
+	out := map[string][]string{}
+	for _, sc := range r.Scenarios {
+		for _, inv := range sc.Invariants {
+			if !inv.Held {
+				out[sc.Name] = append(out[sc.Name], inv.ID)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,190 @@
+package faultsim
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing/synctest"
+	"time"
+)
+
+// Gate is the scheduler as the fakes see it. Every step that reads or
+// changes shared state passes the gate first, so one actor at a time acts
+// and the seed alone decides the order.
+type Gate interface {
+	// Pass parks the caller, acting for actor, until the scheduler picks
+	// it. False means the run is over: the caller must stop.
+	Pass(actor string) bool
+	// Go starts f as an actor the run waits for.
+	Go(actor string, f func())
+}
+
+// Why a run was stopped early.
+const (
+	StopNone  = ""
+	StopTime  = "time"  // the scenario's budget of virtual time ran out
+	StopSpin  = "spin"  // too many steps at one virtual instant
+	StopSteps = "steps" // too many steps in all
+)
+
+// Step limits. A loop that calls the harness without ever letting time
+// pass would never reach a time budget, so steps at one instant are
+// bounded; a loop that waits a millisecond between calls would take days
+// of virtual time, so all steps are bounded too. A correct run of any kit
+// so far takes under a hundred steps.
+const (
+	maxStepsAtInstant = 5000
+	maxSteps          = 50000
+)
+
+// Scheduler is the seeded scheduler of one run. It runs in the bubble's
+// root goroutine (Run); every actor parks in Pass, and once the whole
+// bubble is blocked (synctest.Wait) the scheduler wakes one parked actor,
+// chosen by its seeded source among them sorted by name and arrival. When
+// no one is parked it waits, which lets the clock jump to the next timer.
+type Scheduler struct {
+	mu        sync.Mutex
+	rng       *rand.Rand
+	parked    []*parked
+	wake      chan struct{}
+	live      int
+	over      bool
+	arrivals  int
+	steps     int
+	instant   time.Time
+	atInstant int
+}
+
+type parked struct {
+	actor   string
+	arrival int
+	resume  chan bool
+}
+
+// NewScheduler returns a scheduler whose choices come from seed alone.
+func NewScheduler(seed int64) *Scheduler {
+	return &Scheduler{rng: rand.New(rand.NewPCG(uint64(seed), 0x5851f42d4c957f2d)), wake: make(chan struct{}, 1)}
+}
+
+func (s *Scheduler) nudge() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Pass implements Gate.
+func (s *Scheduler) Pass(actor string) bool {
+	s.mu.Lock()
+	if s.over {
+		s.mu.Unlock()
+		return false
+	}
+	p := &parked{actor: actor, arrival: s.arrivals, resume: make(chan bool, 1)}
+	s.arrivals++
+	s.parked = append(s.parked, p)
+	s.mu.Unlock()
+	s.nudge()
+	return <-p.resume
+}
+
+// Go implements Gate.
+func (s *Scheduler) Go(actor string, f func()) { s.Start(f) }
+
+// Start runs f as an actor the run waits for, and returns release, which
+// stops waiting for it early: for an actor blocked where no step can reach
+// it (a goroutine of a process that died).
+func (s *Scheduler) Start(f func()) (release func()) {
+	s.mu.Lock()
+	s.live++
+	s.mu.Unlock()
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.live--
+			s.mu.Unlock()
+			s.nudge()
+		})
+	}
+	go func() {
+		defer release()
+		f()
+	}()
+	return release
+}
+
+// Steps is how many steps the scheduler has granted.
+func (s *Scheduler) Steps() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.steps
+}
+
+// Run schedules until every actor has finished or a limit is reached, and
+// says which limit (StopNone if none). Once it returns, Pass refuses
+// everyone.
+func (s *Scheduler) Run(budget time.Duration) string {
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	for {
+		synctest.Wait()
+		s.mu.Lock()
+		switch {
+		case s.atInstant >= maxStepsAtInstant:
+			s.mu.Unlock()
+			s.stop()
+			return StopSpin
+		case s.steps >= maxSteps:
+			s.mu.Unlock()
+			s.stop()
+			return StopSteps
+		}
+		if n := len(s.parked); n > 0 {
+			// The runtime decides the order in which goroutines reach the
+			// gate; sorting makes the choice depend on the seed alone.
+			slices.SortFunc(s.parked, func(a, b *parked) int {
+				return cmp.Or(cmp.Compare(a.actor, b.actor), cmp.Compare(a.arrival, b.arrival))
+			})
+			i := 0
+			if n > 1 {
+				i = s.rng.IntN(n)
+			}
+			p := s.parked[i]
+			s.parked = slices.Delete(s.parked, i, i+1)
+			s.steps++
+			if now := time.Now(); !now.Equal(s.instant) {
+				s.instant, s.atInstant = now, 0
+			}
+			s.atInstant++
+			s.mu.Unlock()
+			p.resume <- true
+			continue
+		}
+		if s.live == 0 {
+			s.mu.Unlock()
+			// Goroutines left asleep must not act once the run is over.
+			s.stop()
+			return StopNone
+		}
+		s.mu.Unlock()
+		select {
+		case <-s.wake:
+		case <-timer.C:
+			s.stop()
+			return StopTime
+		}
+	}
+}
+
+func (s *Scheduler) stop() {
+	s.mu.Lock()
+	s.over = true
+	refused := s.parked
+	s.parked = nil
+	s.mu.Unlock()
+	for _, p := range refused {
+		p.resume <- false
+	}
+}
