@@ -79,6 +79,9 @@ type serveConfig struct {
 	WriteKiBPerSecond int
 	// RoomTTL is how long a live screen's room stays open.
 	RoomTTL time.Duration
+	// RoomRetention is how long a room is kept after it expires, for its
+	// record; then it is deleted with its log.
+	RoomRetention time.Duration
 
 	// watchInterval, when set, is how often Watch polls (tests poll fast).
 	watchInterval time.Duration
@@ -140,6 +143,13 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return cfg, fmt.Errorf("serve: FAULTLINE_ROOM_TTL=%q: want a positive duration such as 4h", ttl)
 	}
 	flags.DurationVar(&cfg.RoomTTL, "room-ttl", defaultTTL, "how long a live screen's room stays open after it is made (env FAULTLINE_ROOM_TTL)")
+	retention := env("FAULTLINE_ROOM_RETENTION", rooms.DefaultRetention.String())
+	defaultRetention, err := time.ParseDuration(retention)
+	if err != nil || defaultRetention <= 0 {
+		return cfg, fmt.Errorf("serve: FAULTLINE_ROOM_RETENTION=%q: want a positive duration such as 720h", retention)
+	}
+	flags.DurationVar(&cfg.RoomRetention, "room-retention", defaultRetention,
+		"how long a room's record (scorecard, replay, its whole log) is kept after the room expires; then it is deleted (env FAULTLINE_ROOM_RETENTION)")
 	flags.StringVar(&cfg.TrustedProxies, "trusted-proxies", env("FAULTLINE_TRUSTED_PROXIES", ""), "reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, as addresses or CIDR prefixes separated by commas; empty believes none (env FAULTLINE_TRUSTED_PROXIES)")
 	if err := flags.Parse(args); err != nil {
 		return cfg, err
@@ -164,6 +174,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if cfg.NewIdentityEvery <= 0 {
 		return cfg, fmt.Errorf("serve: -new-identity-every %s: want a positive duration such as 20s", cfg.NewIdentityEvery)
+	}
+	if cfg.RoomRetention <= 0 {
+		return cfg, fmt.Errorf("serve: -room-retention %s: want a positive duration such as 720h", cfg.RoomRetention)
 	}
 	if flags.NArg() > 0 {
 		return cfg, fmt.Errorf("serve: unexpected argument %q", flags.Arg(0))
@@ -279,7 +292,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// Shutdown is not held up by them (clients reconnect and resume).
 	broker := live.NewInProcess()
 	defer broker.Close()
-	roomsCfg := rooms.Config{Store: store, Catalog: current, Publisher: broker, Log: log, TTL: cfg.RoomTTL,
+	roomsCfg := rooms.Config{Store: store, Catalog: current, Publisher: broker, Log: log, TTL: cfg.RoomTTL, Retention: cfg.RoomRetention,
 		Creates: ratelimit.New(rooms.DefaultCreates, nil)}
 	if g, ok := webCfg.Grader.(rooms.Grader); ok {
 		roomsCfg.Grader = g
@@ -289,6 +302,13 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		return err
 	}
 	webCfg.Rooms, webCfg.Broker = roomSvc, broker
+	// Rooms past their retention are deleted by every instance's sweep
+	// (the store's conditional delete makes that safe); stopped before
+	// the store is closed.
+	sweepCtx, stopSweeping := context.WithCancel(ctx)
+	swept := make(chan struct{})
+	defer func() { stopSweeping(); <-swept }()
+	go func() { defer close(swept); roomSvc.KeepClean(sweepCtx, rooms.DefaultSweepEvery) }()
 	app, err := web.New(webCfg)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -293,4 +294,16 @@ func Replay(initial string, ups []Update, visit func(version int, text string) b
 		}
 	}
 	return nil
+}
+
+// ForgetPrefix drops the cached text of every document whose name starts
+// with prefix (a deleted room's documents).
+func (a *Authority) ForgetPrefix(prefix string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for doc := range a.docs {
+		if strings.HasPrefix(doc, prefix) {
+			delete(a.docs, doc)
+		}
+	}
 }

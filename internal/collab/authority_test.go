@@ -358,3 +358,34 @@ func FuzzAuthorityPush(f *testing.F) {
 		}
 	})
 }
+
+// TestForgetPrefix: the documents named by the prefix are rebuilt from
+// the store on their next use; the others stay cached.
+func TestForgetPrefix(t *testing.T) {
+	ctx := context.Background()
+	loads := map[string]int{}
+	var mu sync.Mutex
+	a := NewAuthority(NewMemoryStore(), Options{Initial: func(_ context.Context, doc string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		loads[doc]++
+		return "", nil
+	}})
+	for _, doc := range []string{"r1/code/0", "r1/code/1", "r10/code/0"} {
+		if _, _, err := a.Text(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.ForgetPrefix("r1/")
+	for _, doc := range []string{"r1/code/0", "r1/code/1", "r10/code/0"} {
+		if _, _, err := a.Text(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]int{"r1/code/0": 2, "r1/code/1": 2, "r10/code/0": 1}
+	for doc, n := range want {
+		if loads[doc] != n {
+			t.Errorf("%s loaded %d times; want %d", doc, loads[doc], n)
+		}
+	}
+}

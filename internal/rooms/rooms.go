@@ -55,6 +55,7 @@ type Store interface {
 	AppendDocUpdates(ctx context.Context, roomID, doc string, base int64, at time.Time, actor, kind string, updates []json.RawMessage) ([]storage.RoomEvent, error)
 	DocUpdatesSince(ctx context.Context, roomID, doc string, v int64, limit int) ([]storage.RoomEvent, error)
 	DocVersion(ctx context.Context, roomID, doc string) (int64, error)
+	DeleteRoomsExpiredBy(ctx context.Context, cutoff time.Time, limit int) ([]string, error)
 }
 
 // Publisher announces that a room's log reached a seq; live.Broker
@@ -147,6 +148,9 @@ type Config struct {
 	Grader    Grader        // nil: grading is off
 	Log       *slog.Logger  // nil: discard
 	TTL       time.Duration // 0: DefaultTTL
+	// Retention is how long a room is kept after it expires, for its
+	// record; then Sweep deletes it. 0: DefaultRetention.
+	Retention time.Duration
 	// Creates, counted per client address, is spent by each new room;
 	// nil: no limit.
 	Creates ratelimit.Limiter
@@ -161,10 +165,12 @@ type Service struct {
 	grader  Grader
 	log     *slog.Logger
 	ttl     time.Duration
-	creates ratelimit.Limiter
-	docs    *collab.Authority
-	replays *replayCache // replay.go
-	now     func() time.Time
+	// retention: see Config.Retention (cleanup.go).
+	retention time.Duration
+	creates   ratelimit.Limiter
+	docs      *collab.Authority
+	replays   *replayCache // replay.go
+	now       func() time.Time
 
 	runCtx  context.Context // ends when Close is called
 	stopRun context.CancelFunc
@@ -177,12 +183,15 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("rooms: New needs a store and a catalogue")
 	}
 	s := &Service{store: cfg.Store, catalog: cfg.Catalog, pub: cfg.Publisher, grader: cfg.Grader, log: cfg.Log,
-		ttl: cfg.TTL, creates: cfg.Creates, now: cfg.Now}
+		ttl: cfg.TTL, retention: cfg.Retention, creates: cfg.Creates, now: cfg.Now}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultTTL
+	}
+	if s.retention <= 0 {
+		s.retention = DefaultRetention
 	}
 	if s.now == nil {
 		s.now = time.Now

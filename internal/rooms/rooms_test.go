@@ -615,3 +615,48 @@ func TestAHugeReportKeepsItsSummary(t *testing.T) {
 		t.Fatalf("the huge run = finished %v, verdict %q, %d bytes of report, summary %q", r.Finished, r.Verdict, len(r.Report), r.Summary)
 	}
 }
+
+// TestSweepDeletesRoomsPastTheirRetention: a room, open or ended, is kept
+// for the retention after it expires (its interviewer still reads the
+// record), then deleted with its log; a younger room stays.
+func TestSweepDeletesRoomsPastTheirRetention(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	old, oldIA, oldCA := f.create(t, storage.RoomFromProblem, "async-refund")
+	ended, endedIA, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	starter := collab.NormalizeNewlines(oldIA.Items[0].Problem.Code.Starter)
+	up := collab.Update{ClientID: ClientID(oldCA), Changes: json.RawMessage(fmt.Sprintf(`[[0,"// kept a while"],%d]`, collab.Length(starter)))}
+	if res, err := f.svc.Push(ctx, oldCA, 0, 0, []collab.Update{up}); err != nil || !res.Accepted() {
+		t.Fatalf("Push = %+v, %v", res, err)
+	}
+	if _, err := f.svc.End(ctx, endedIA); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Add(time.Hour + DefaultRetention - time.Millisecond) // the fixture's TTL is an hour
+	young, _, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	if n, err := f.svc.Sweep(ctx); err != nil || n != 0 {
+		t.Fatalf("Sweep a moment before the retention ends = %d, %v; want nothing deleted", n, err)
+	}
+	for _, l := range []Links{old, ended} {
+		if a, err := f.svc.Authenticate(ctx, l.RoomID, l.InterviewerKey); a.Role != Interviewer || !errors.Is(err, ErrExpired) && !errors.Is(err, ErrEnded) {
+			t.Fatalf("a closed room within its retention: role %q, %v; want its interviewer let in to the record", a.Role, err)
+		}
+	}
+	f.clock.Add(time.Millisecond)
+	if n, err := f.svc.Sweep(ctx); err != nil || n != 2 {
+		t.Fatalf("Sweep at the end of the retention = %d, %v; want the 2 old rooms deleted", n, err)
+	}
+	for _, l := range []Links{old, ended} {
+		for _, key := range []string{l.InterviewerKey, l.CandidateKey} {
+			if _, err := f.svc.Authenticate(ctx, l.RoomID, key); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("a deleted room's link: %v; want ErrNotFound", err)
+			}
+		}
+		if evs, err := f.store.RoomEvents(ctx, l.RoomID, 0, 0); err != nil || len(evs) != 0 {
+			t.Fatalf("a deleted room's log: %d events, %v; want none", len(evs), err)
+		}
+	}
+	if _, err := f.svc.Authenticate(ctx, young.RoomID, young.CandidateKey); err != nil {
+		t.Fatalf("the young room after the sweep: %v", err)
+	}
+}

@@ -385,3 +385,54 @@ func checkNewEvent(ev NewRoomEvent) error {
 	}
 	return nil
 }
+
+// DeleteRoomsExpiredBy deletes the rooms that expired at or before cutoff,
+// at most limit of them (the oldest first), each with its whole event log,
+// and returns their ids. Each room goes in its own transaction, so a
+// sweep holds the write lock for one room's log at a time, and by a
+// conditional DELETE (expires_at is checked again in the statement), so
+// several instances sweeping one database at once delete each room once
+// and never one that is still kept: the losers' statements match no row.
+// The log goes with the room through the foreign key's ON DELETE CASCADE.
+func (s *Store) DeleteRoomsExpiredBy(ctx context.Context, cutoff time.Time, limit int) ([]string, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT id FROM rooms WHERE expires_at <= ? ORDER BY expires_at, id LIMIT ?`, millis(cutoff), limit)
+	if err != nil {
+		return nil, fmt.Errorf("storage: find expired rooms: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("storage: find expired rooms: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: find expired rooms: %w", err)
+	}
+	var deleted []string
+	for _, id := range ids {
+		var n int64
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(ctx, `DELETE FROM rooms WHERE id = ? AND expires_at <= ?`, id, millis(cutoff))
+			if err != nil {
+				return fmt.Errorf("storage: delete room %s: %w", id, err)
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return deleted, err
+		}
+		if n == 1 {
+			deleted = append(deleted, id)
+		}
+	}
+	return deleted, nil
+}

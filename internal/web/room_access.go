@@ -35,7 +35,7 @@ func (s *Server) roomAccess(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		a, err := s.rooms.Authenticate(c.Request().Context(), c.Param("room"), key)
 		if err != nil {
-			return s.roomError(c, err)
+			return s.roomRefused(c, a, err)
 		}
 		req := c.Request()
 		c.SetRequest(req.WithContext(context.WithValue(req.Context(), roomAccessKey{}, a)))
@@ -49,6 +49,21 @@ func accessOf(c echo.Context) rooms.Access {
 	return a
 }
 
+// roomRefused answers Authenticate's refusal: a browser at a closed
+// room's page gets the closed page for its role (the interviewer's leads
+// on to the record); anything else is roomError's.
+func (s *Server) roomRefused(c echo.Context, a rooms.Access, err error) error {
+	ended, expired := errors.Is(err, rooms.ErrEnded), errors.Is(err, rooms.ErrExpired)
+	if (!ended && !expired) || fromScript(c) || a.Role == "" {
+		return s.roomError(c, err)
+	}
+	title := "This room has expired"
+	if ended {
+		title = "This room has ended"
+	}
+	return render(c, http.StatusGone, roomClosedView(s.meta(title), roomClosed{Base: roomBase(a.Room.ID), Role: a.Role, Ended: ended}))
+}
+
 // roomError answers a rooms error: as JSON to the page's script, as an
 // error page to a browser. Only the system's own failures become 500s.
 func (s *Server) roomError(c echo.Context, err error) error {
@@ -57,8 +72,11 @@ func (s *Server) roomError(c echo.Context, err error) error {
 	var busy *rooms.BusyError
 	switch {
 	case errors.Is(err, rooms.ErrNotFound):
-		return answered(codeError(c, http.StatusNotFound,
-			"There is no room here for this browser: the room does not exist, or its link was not opened in this browser. Open the link you were given."))
+		// A deleted room and a wrong key are the same answer, as in
+		// Authenticate: a guess learns nothing.
+		return answered(codeError(c, http.StatusNotFound, fmt.Sprintf(
+			"There is no room here for this browser: the room does not exist, its link was not opened in this browser, or it was deleted (a room and its record are deleted %s after its time runs out). Open the link you were given.",
+			retentionWords(s.rooms.Retention()))))
 	case errors.Is(err, rooms.ErrExpired):
 		return answered(codeError(c, http.StatusGone, "This room has expired; a room stays open for a few hours after it is made. Ask the interviewer for a new one."))
 	case errors.Is(err, rooms.ErrEnded):
@@ -113,4 +131,15 @@ func setRoomCookie(c echo.Context, roomID, key string, expires time.Time) {
 		Secure:   clientOf(c.Request().Context()).tls,
 		SameSite: http.SameSiteStrictMode,
 	})
+}
+
+// retentionWords says a retention for people: "30 days", "12 hours".
+func retentionWords(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return strconv.Itoa(int(d/(24*time.Hour))) + " days"
+	case d >= 2*time.Hour && d%time.Hour == 0:
+		return strconv.Itoa(int(d/time.Hour)) + " hours"
+	}
+	return d.String()
 }

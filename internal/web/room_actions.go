@@ -126,8 +126,22 @@ func (s *Server) roomRecommend(c echo.Context, a rooms.Access, f formValues) (st
 	return s.rooms.Recommend(c.Request().Context(), a, f.get("recommendation"))
 }
 
-func (s *Server) roomEnd(c echo.Context, a rooms.Access, _ formValues) (storage.RoomEvent, error) {
-	return s.rooms.End(c.Request().Context(), a)
+// roomEndAction ends the room. A plain form lands on the room's record
+// (its scorecard, which links the replay): the room's own page is closed
+// now, and would only say so.
+func (s *Server) roomEndAction(c echo.Context) error {
+	if _, err := readForm(c); err != nil {
+		return err
+	}
+	a := accessOf(c)
+	ev, err := s.rooms.End(c.Request().Context(), a)
+	if err != nil {
+		return s.roomError(c, err)
+	}
+	if fromScript(c) {
+		return c.JSON(http.StatusOK, map[string]int64{"seq": ev.Seq})
+	}
+	return c.Redirect(http.StatusSeeOther, roomBase(a.Room.ID)+"/scorecard")
 }
 
 func (s *Server) roomAnswer(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
@@ -249,7 +263,7 @@ func (s *Server) roomRoutes() {
 	g.POST("/notes", s.roomAction(s.roomNotes))
 	g.POST("/score", s.roomAction(s.roomScore))
 	g.POST("/recommendation", s.roomAction(s.roomRecommend))
-	g.POST("/end", s.roomAction(s.roomEnd))
+	g.POST("/end", s.roomEndAction)
 	g.POST("/answer", s.roomAction(s.roomAnswer))
 	g.POST("/signal", s.roomAction(s.roomSignal))
 	g.POST("/cursor", s.roomAction(s.roomCursor))

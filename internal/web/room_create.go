@@ -99,7 +99,7 @@ func (s *Server) roomEnter(c echo.Context) error {
 		return s.roomEnterRecord(c, roomID, key) // room_replay.go
 	}
 	if err != nil {
-		return s.roomError(c, err)
+		return s.roomRefused(c, a, err)
 	}
 	setRoomCookie(c, roomID, key, a.Room.ExpiresAt)
 	c.Response().Header().Set("Refresh", "0; url="+roomBase(roomID))

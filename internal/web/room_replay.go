@@ -47,7 +47,7 @@ func (s *Server) roomRecordAccess(next echo.HandlerFunc) echo.HandlerFunc {
 		a, err := s.rooms.Authenticate(c.Request().Context(), c.Param("room"), key)
 		switch {
 		case err != nil && !recordOnly(a, err):
-			return s.roomError(c, err)
+			return s.roomRefused(c, a, err)
 		case a.Role != rooms.Interviewer:
 			return s.roomError(c, rooms.ErrForbidden)
 		case len(a.Items) == 0:
