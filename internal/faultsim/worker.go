@@ -75,7 +75,7 @@ func (w *Worker) Enter(name string) {
 // Leave ends the harness call Enter began, once its effect is done: a
 // crash due after it strikes here, before the caller sees the result.
 func (w *Worker) Leave() {
-	if w.crash.Call == w.calls && !w.crash.Before && w.Died == "" {
+	if w.crash.Call == w.calls && !w.crash.Before && !w.dead.Load() {
 		w.die(fmt.Sprintf("after its call %d (%s)", w.calls, w.names[w.calls-1]))
 	}
 }

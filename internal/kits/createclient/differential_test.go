@@ -1,0 +1,23 @@
+package createclient_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/createclient"
+)
+
+// differ grades one solution natively and interpreted with the same seeds
+// and fails on any difference in the reports: the interpreter, the
+// harness symbols and the stand-ins for sync and math/rand must not change
+// what a run does.
+func differ(t *testing.T, entry createclient.Entry, file string, seeds int) {
+	t.Helper()
+	opt := faultsim.Options{Seeds: seeds}
+	n, _ := json.MarshalIndent(gradeNative(t, entry, opt), "", " ")
+	i, _ := json.MarshalIndent(gradeSource(t, file, opt), "", " ")
+	if string(n) != string(i) {
+		t.Errorf("%s: native and interpreted reports differ\nnative:\n%s\ninterpreted:\n%s", file, n, i)
+	}
+}

@@ -1,0 +1,48 @@
+package createclient_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/createclient"
+)
+
+const problemDir = "testdata/problem"
+
+func loadScenarios(t *testing.T) []faultsim.Scenario {
+	t.Helper()
+	path := problemDir + "/scenarios.yaml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := createclient.ParseScenarios(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return createclient.Scenarios(list)
+}
+
+func gradeNative(t *testing.T, entry createclient.Entry, opt faultsim.Options) *faultsim.Report {
+	t.Helper()
+	rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, loadScenarios(t), faultsim.Native{Entry: entry}, faultsim.TestBubble(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func gradeSource(t *testing.T, file string, opt faultsim.Options) *faultsim.Report {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := faultsim.GradeSource(context.Background(), createclient.Kit{}, loadScenarios(t), file, string(src), faultsim.TestBubble(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}

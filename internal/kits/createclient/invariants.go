@@ -1,0 +1,384 @@
+package createclient
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/createclient/createapi"
+)
+
+// Invariant ids, as scenarios' checks and the corpus's defect lines name
+// them.
+const (
+	InvNoDuplicate      = "no-duplicate"
+	InvUnknownNotFailed = "unknown-not-failed"
+	InvOneKey           = "one-key"
+	InvPlanBeforeSend   = "plan-before-send"
+	InvSameBody         = "same-body"
+	InvNoBlindResend    = "no-blind-resend"
+	InvSearchSettled    = "search-before-resend"
+	InvRetryAfter       = "retry-after"
+	InvStopOnRefusal    = "stop-on-refusal"
+	InvSettles          = "settles"
+)
+
+// catalogue is the family's invariants: each judges a property the
+// problem page states, never how the reference happens to reach it (its
+// key spelling, its backoff, its number of attempts).
+var catalogue = []faultsim.Invariant{
+	{ID: InvNoDuplicate, Title: "No operation is created twice",
+		Why:    "Two payments for one decision is money sent twice, and getting it back is a support case per customer.",
+		Defect: "a resend the vendor cannot recognise as a repeat: a new key per attempt, an expired key, a search that had not caught up, two workers without a claim",
+		Check:  checkNoDuplicate},
+	{ID: InvUnknownNotFailed, Title: "An ambiguous create is recorded unknown, never failed",
+		Why:    "Failed invites a rerun with a fresh key; if the lost attempt landed, that rerun is the duplicate.",
+		Defect: "marking the operation failed after a timeout, a 5xx, a 409, or a refusal that followed one of them",
+		Check:  checkUnknownNotFailed},
+	{ID: InvOneKey, Title: "One key per operation, the same on every attempt",
+		Why:    "The vendor recognises a repeat only by its key (or reference): a new one per attempt has the shape of idempotency and none of its effect.",
+		Defect: "generating the key inside the retry loop, after a restart, or from the payment's contents",
+		Check:  checkOneKey},
+	{ID: InvPlanBeforeSend, Title: "The key and the body are saved before the first send",
+		Why:    "A process that dies after sending must leave its successor the exact request it sent, or the successor cannot repeat it.",
+		Defect: "sending before saving the plan, or sending something other than the saved plan",
+		Check:  checkPlanBeforeSend},
+	{ID: InvSameBody, Title: "The same body for the same key",
+		Why:    "A vendor refuses a key reused with other parameters, and a body that drifts between attempts is a different payment.",
+		Defect: "rebuilding the body per attempt (an attempt number, a timestamp, a re-read amount)",
+		Check:  checkSameBody},
+	{ID: InvNoBlindResend, Title: "No resend of an ambiguous create to a vendor with neither key nor reference",
+		Why:    "Such a vendor cannot tell a repeat from a new payment, and nothing can show the first attempt did not land.",
+		Defect: "retrying a timed-out create at a vendor with neither keys nor references",
+		Check:  checkNoBlindResend},
+	{ID: InvSearchSettled, Title: "A resend by reference only after a search that has caught up",
+		Why:    "Without keys, an empty search proves absence only once the lost attempt could have landed and the index could show it.",
+		Defect: "searching straight after the timeout and creating on a miss",
+		Check:  checkSearchSettled},
+	{ID: InvRetryAfter, Title: "408 and 429 wait out Retry-After",
+		Why:    "Coming back sooner than the vendor asked is refused again and makes the overload worse.",
+		Defect: "a fixed short backoff that ignores Retry-After",
+		Check:  checkRetryAfter},
+	{ID: InvStopOnRefusal, Title: "A final 400 or 422 is not resent",
+		Why:    "The vendor read the request and said no; the same body gets the same no.",
+		Defect: "retrying every error alike",
+		Check:  checkStopOnRefusal},
+	{ID: InvSettles, Title: "The operation ends where the page says it should",
+		Why:    "The caller and the reconciliation job act on the recorded status: created must name the payment, and each situation has the outcomes a correct client can reach.",
+		Defect: "a status that does not match what happened: created with someone else's payment, failed or pending where it can be known",
+		Check:  checkSettles},
+}
+
+// InvariantIDs lists the catalogue's ids.
+func InvariantIDs() []string {
+	ids := []string{faultsim.Returns}
+	for _, inv := range catalogue {
+		ids = append(ids, inv.ID)
+	}
+	return ids
+}
+
+func worldOf(r *faultsim.Run) *world {
+	w, _ := r.World.(*world)
+	return w
+}
+
+func (rq *request) label() string {
+	if rq.n == 0 {
+		return "the earlier process's request"
+	}
+	return fmt.Sprintf("request %d (%s, %s)", rq.n, rq.worker, faultsim.FormatAt(rq.at))
+}
+
+// sentFor is the operation's requests that left the client, in order.
+func (w *world) sentFor(op string) []*request {
+	var out []*request
+	for _, rq := range w.requests {
+		if rq.op == op && rq.outcome != "connect" {
+			out = append(out, rq)
+		}
+	}
+	return out
+}
+
+func checkNoDuplicate(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for _, id := range w.order {
+		var made []string
+		for _, p := range w.payments {
+			if p.op != id {
+				continue
+			}
+			by := "before the run"
+			if p.request > 0 {
+				by = fmt.Sprintf("by request %d", p.request)
+			}
+			made = append(made, fmt.Sprintf("%s (%s, %s)", p.ID, by, faultsim.FormatAt(p.CreatedAt.Sub(w.start))))
+		}
+		if len(made) > 1 {
+			ev = append(ev, fmt.Sprintf("%s was created %d times: %s", id, len(made), strings.Join(made, ", ")))
+		}
+	}
+	return ev
+}
+
+func checkUnknownNotFailed(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for _, id := range w.order {
+		if w.ops[id].Status != createapi.Failed {
+			continue
+		}
+		for _, p := range w.payments {
+			if p.op == id {
+				ev = append(ev, fmt.Sprintf("%s is recorded failed, but the vendor holds %s for it", id, p.ID))
+			}
+		}
+		for _, rq := range w.sentFor(id) {
+			if rq.ambiguous {
+				ev = append(ev, fmt.Sprintf("%s is recorded failed, but %s got no answer that says what happened", id, rq.label()))
+				break
+			}
+		}
+	}
+	return ev
+}
+
+// identity is what the vendor recognises a repeat by: the key, or for a
+// vendor without keys the reference; "" for a vendor with neither.
+func (w *world) identity(req createapi.Request) (what, value string) {
+	switch {
+	case w.v.Keys:
+		return "key", req.IdempotencyKey
+	case w.v.References:
+		return "reference", req.Reference
+	}
+	return "", ""
+}
+
+func (w *world) identityName(what, v string) string {
+	if what == "key" {
+		return w.names.key(v)
+	}
+	return w.names.ref(v)
+}
+
+func checkOneKey(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	owner := map[string]string{}
+	for _, id := range w.order {
+		var seen []string
+		for _, rq := range w.sentFor(id) {
+			what, v := w.identity(rq.req)
+			if what == "" {
+				break
+			}
+			if v == "" {
+				ev = append(ev, fmt.Sprintf("%s for %s carried no %s", rq.label(), id, what))
+				continue
+			}
+			if !slices.Contains(seen, v) {
+				seen = append(seen, v)
+			}
+			if o, ok := owner[v]; ok && o != id {
+				ev = append(ev, fmt.Sprintf("%s and %s were both sent under %s %s", o, id, what, w.identityName(what, v)))
+			}
+			owner[v] = id
+		}
+		if len(seen) > 1 {
+			var names []string
+			for _, v := range seen {
+				names = append(names, w.identityName(w.identity(createapi.Request{IdempotencyKey: v, Reference: v})))
+			}
+			ev = append(ev, fmt.Sprintf("%s was sent under %d different values: %s", id, len(seen), strings.Join(names, ", ")))
+		}
+	}
+	return ev
+}
+
+func checkPlanBeforeSend(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for _, rq := range w.requests {
+		if rq.n == 0 {
+			continue
+		}
+		switch {
+		case rq.plan == nil:
+			ev = append(ev, fmt.Sprintf("%s for %s was sent before any plan was saved for it", rq.label(), rq.op))
+		case rq.plan.Request != rq.req:
+			ev = append(ev, fmt.Sprintf("%s for %s sent %s, but the saved plan is %s", rq.label(), rq.op,
+				w.names.request(rq.req), w.names.request(rq.plan.Request)))
+		}
+	}
+	return ev
+}
+
+func checkSameBody(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	type group struct {
+		what, name string
+		first      *request
+	}
+	groups := map[string]*group{}
+	for _, rq := range w.requests {
+		if rq.outcome == "connect" {
+			continue
+		}
+		keys := []string{"op " + rq.op}
+		if what, v := w.identity(rq.req); v != "" {
+			keys = append(keys, what+" "+v)
+		}
+		for _, k := range keys {
+			g := groups[k]
+			if g == nil {
+				groups[k] = &group{first: rq}
+				continue
+			}
+			if bodyOf(g.first.req) != bodyOf(rq.req) {
+				subject := strings.SplitN(k, " ", 2)
+				label := rq.op
+				if subject[0] != "op" {
+					label = subject[0] + " " + w.identityName(subject[0], subject[1])
+				}
+				ev = append(ev, fmt.Sprintf("%s carried %s, but %s for %s carried %s", rq.label(), w.names.body(bodyOf(rq.req)),
+					g.first.label(), label, w.names.body(bodyOf(g.first.req))))
+			}
+		}
+	}
+	return ev
+}
+
+func checkNoBlindResend(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil || w.v.Keys || w.v.References {
+		return nil
+	}
+	var ev []string
+	for _, id := range w.order {
+		var lost *request
+		for _, rq := range w.sentFor(id) {
+			if lost != nil {
+				ev = append(ev, fmt.Sprintf("%s resent %s after %s got no answer that says what happened", rq.label(), id, lost.label()))
+				break
+			}
+			if rq.ambiguous {
+				lost = rq
+			}
+		}
+	}
+	return ev
+}
+
+func checkSearchSettled(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil || w.v.Keys || !w.v.References {
+		return nil
+	}
+	var ev []string
+	settle := w.v.LandsWithin + w.v.SearchLag
+	for _, id := range w.order {
+		var lost *request
+		for _, rq := range w.sentFor(id) {
+			if lost != nil {
+				proof := slices.ContainsFunc(w.searches, func(s *search) bool {
+					return s.ref == rq.req.Reference && s.found == 0 && s.at >= lost.at+settle && s.at <= rq.at
+				})
+				if !proof {
+					ev = append(ev, fmt.Sprintf("%s resent %s after %s got no answer, with no empty search for its reference from %s on (when that attempt would have landed and shown)",
+						rq.label(), id, lost.label(), faultsim.FormatAt(lost.at+settle)))
+					break
+				}
+			}
+			if rq.ambiguous {
+				lost = rq
+			}
+		}
+	}
+	return ev
+}
+
+func checkRetryAfter(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for i, rq := range w.requests {
+		if rq.status != 408 && rq.status != 429 || rq.retry <= 0 {
+			continue
+		}
+		for _, next := range w.requests[i+1:] {
+			if next.op != rq.op {
+				continue
+			}
+			if next.at < rq.answeredAt+rq.retry {
+				ev = append(ev, fmt.Sprintf("%s got %d with Retry-After %s at %s, and %s came %s later", rq.label(), rq.status, rq.retry,
+					faultsim.FormatAt(rq.answeredAt), next.label(), next.at-rq.answeredAt))
+			}
+			break
+		}
+	}
+	return ev
+}
+
+func checkStopOnRefusal(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for i, rq := range w.requests {
+		if rq.status != 400 && rq.status != 422 {
+			continue
+		}
+		for _, next := range w.requests[i+1:] {
+			if next.op == rq.op && bodyOf(next.req) == bodyOf(rq.req) {
+				ev = append(ev, fmt.Sprintf("%s was refused with %d, and %s sent the same body again", rq.label(), rq.status, next.label()))
+				break
+			}
+		}
+	}
+	return ev
+}
+
+func checkSettles(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for _, id := range w.order {
+		op := w.ops[id]
+		if want, ok := w.sc.Expect[id]; ok && !slices.Contains(want, string(op.Status)) {
+			ev = append(ev, fmt.Sprintf("%s ends %s; here a correct client leaves it %s", id, op.Status, strings.Join(want, " or ")))
+		}
+		if op.Status != createapi.Created {
+			continue
+		}
+		held := slices.ContainsFunc(w.payments, func(p *payment) bool { return p.ID == op.PaymentID && p.op == id })
+		if !held {
+			ev = append(ev, fmt.Sprintf("%s is recorded created with %q, which is not a payment the vendor holds for it", id, op.PaymentID))
+		}
+	}
+	return ev
+}

@@ -1,0 +1,391 @@
+package createclient
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+)
+
+// File is a scenarios file: what a content author writes beside
+// problem.md.
+type File struct {
+	Kit       string     `yaml:"kit"`
+	Scenarios []Scenario `yaml:"scenarios"`
+}
+
+// Scenario is one situation the client is put in.
+type Scenario struct {
+	Name        string          `yaml:"name"`
+	Title       string          `yaml:"title"`
+	Description string          `yaml:"description"`
+	Vendor      VendorSpec      `yaml:"vendor"`
+	Operations  []OperationSpec `yaml:"operations"`
+	// Faults script what the vendor does to particular requests.
+	Faults []FaultSpec `yaml:"faults"`
+	Calls  []CallSpec  `yaml:"calls"`
+	// Crash names workers whose every crash point is explored; a crashed
+	// worker calls again Restart later.
+	Crash   []string      `yaml:"crash"`
+	Restart time.Duration `yaml:"restart"`
+	// Budget is the virtual time a run may take (default one hour).
+	Budget time.Duration `yaml:"budget"`
+	// Expect lists, per operation, the statuses a correct client may
+	// leave it in.
+	Expect map[string][]string `yaml:"expect"`
+	// Checks are the invariants judged (default: all).
+	Checks []string `yaml:"checks"`
+}
+
+// VendorSpec is the kind of vendor and its network.
+type VendorSpec struct {
+	Name          string        `yaml:"name"`
+	Keys          bool          `yaml:"keys"`
+	KeyLifetime   time.Duration `yaml:"key_lifetime"`
+	ReplaysErrors bool          `yaml:"replays_errors"`
+	References    bool          `yaml:"references"`
+	SearchLag     time.Duration `yaml:"search_lag"`
+	LandsWithin   time.Duration `yaml:"lands_within"`
+	// Timeout is the client's read timeout (default 10s); Latency is one
+	// way (default 50ms); Processing how long a create takes (100ms).
+	Timeout    time.Duration `yaml:"timeout"`
+	Latency    time.Duration `yaml:"latency"`
+	Processing time.Duration `yaml:"processing"`
+}
+
+// OperationSpec is an operation in the store when the run begins.
+type OperationSpec struct {
+	ID       string `yaml:"id"`
+	Amount   int64  `yaml:"amount"`
+	Currency string `yaml:"currency"`
+	Payee    string `yaml:"payee"`
+	Memo     string `yaml:"memo"`
+	// Earlier is what an earlier process did with it (nothing if absent).
+	Earlier *EarlierSpec `yaml:"earlier"`
+}
+
+// EarlierSpec is an operation's history before the run: a plan saved Ago,
+// and whether the request it planned was sent and landed.
+type EarlierSpec struct {
+	Key       string        `yaml:"key"`
+	Reference string        `yaml:"reference"`
+	Ago       time.Duration `yaml:"ago"`
+	// Sent: the request went out and its answer was lost. Landed: and the
+	// vendor created the payment (then).
+	Sent   bool `yaml:"sent"`
+	Landed bool `yaml:"landed"`
+}
+
+// FaultSpec is what the vendor does to the Nth create request of the run
+// (every worker's counted together, from 1).
+type FaultSpec struct {
+	Request int `yaml:"request"`
+	// Kind: connect (nothing is sent), timeout (the answer is lost; Lands
+	// says whether the create happened), slow (the create happens
+	// LandsAfter after it was sent, answering then), status (the vendor
+	// answers Status; 408, 429, 400 and 422 without creating anything, a
+	// 5xx after trying, having created it if Lands).
+	Kind       string        `yaml:"kind"`
+	Lands      bool          `yaml:"lands"`
+	LandsAfter time.Duration `yaml:"lands_after"`
+	Status     int           `yaml:"status"`
+	RetryAfter time.Duration `yaml:"retry_after"`
+}
+
+// CallSpec is one call of CreatePayment.
+type CallSpec struct {
+	Worker string        `yaml:"worker"`
+	Op     string        `yaml:"op"`
+	At     time.Duration `yaml:"at"`
+}
+
+// Fault kinds.
+const (
+	FaultConnect = "connect"
+	FaultTimeout = "timeout"
+	FaultSlow    = "slow"
+	FaultStatus  = "status"
+)
+
+var faultKinds = []string{FaultConnect, FaultTimeout, FaultSlow, FaultStatus}
+
+var statuses = []string{"pending", "created", "failed", "unknown"}
+
+// refusedStatuses are answered without creating anything; serverStatuses
+// after trying.
+var (
+	refusedStatuses = []int{400, 408, 409, 422, 429}
+	serverStatuses  = []int{500, 502, 503}
+)
+
+// Network defaults.
+const (
+	defaultTimeout     = 10 * time.Second
+	defaultLatency     = 50 * time.Millisecond
+	defaultProcessing  = 100 * time.Millisecond
+	defaultLandsWithin = 30 * time.Second
+	defaultKeyLifetime = 24 * time.Hour
+	defaultBudget      = time.Hour
+)
+
+// withDefaults fills what the author left out.
+func (v VendorSpec) withDefaults() VendorSpec {
+	if v.Name == "" {
+		v.Name = "vendor"
+	}
+	if v.Keys && v.KeyLifetime == 0 {
+		v.KeyLifetime = defaultKeyLifetime
+	}
+	if v.LandsWithin == 0 {
+		v.LandsWithin = defaultLandsWithin
+	}
+	if v.Timeout == 0 {
+		v.Timeout = defaultTimeout
+	}
+	if v.Latency == 0 {
+		v.Latency = defaultLatency
+	}
+	if v.Processing == 0 {
+		v.Processing = defaultProcessing
+	}
+	return v
+}
+
+// Plan implements faultsim.Scenario.
+func (s *Scenario) Plan() faultsim.Plan {
+	p := faultsim.Plan{Name: s.Name, Title: s.Title, Budget: s.Budget, Crash: s.Crash, Restart: s.Restart, Checks: s.Checks}
+	if p.Budget == 0 {
+		p.Budget = defaultBudget
+	}
+	for _, c := range s.Calls {
+		p.Calls = append(p.Calls, faultsim.Call{Worker: c.Worker, At: c.At, Subject: c.Op})
+	}
+	return p
+}
+
+// ParseScenarios reads a scenarios file. Every problem is an error that
+// names file:line: an unknown field, fault kind, status or invariant, a
+// call of an operation that does not exist, a crash of a worker that never
+// runs.
+func ParseScenarios(file string, data []byte) ([]*Scenario, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, yamlError(file, err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(file, err)
+	}
+	l := &linter{file: file, root: &root}
+	if f.Kit != Name {
+		l.errf(l.line("kit"), "kit is %q: this file is for kit %q", f.Kit, Name)
+	}
+	if len(f.Scenarios) == 0 {
+		l.errf(1, "the file declares no scenarios")
+	}
+	seen := map[string]bool{}
+	out := make([]*Scenario, 0, len(f.Scenarios))
+	for i := range f.Scenarios {
+		sc := &f.Scenarios[i]
+		l.scenario(i, sc, seen)
+		sc.Vendor = sc.Vendor.withDefaults()
+		out = append(out, sc)
+	}
+	if len(l.errs) > 0 {
+		return nil, errors.Join(l.errs...)
+	}
+	return out, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+// yamlError restates a yaml error as file:line: message.
+func yamlError(file string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var errs []error
+		for _, m := range te.Errors {
+			errs = append(errs, lineError(file, m))
+		}
+		return errors.Join(errs...)
+	}
+	return lineError(file, strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+func lineError(file, msg string) error {
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		n, _ := strconv.Atoi(msg[m[2]:m[3]])
+		rest := msg[:m[0]] + msg[m[1]:]
+		return fmt.Errorf("%s:%d: %s", file, n, strings.TrimPrefix(rest, "yaml: "))
+	}
+	return fmt.Errorf("%s: %s", file, msg)
+}
+
+// linter checks what the decoder cannot, with lines from the node tree.
+type linter struct {
+	file string
+	root *yaml.Node
+	errs []error
+}
+
+func (l *linter) errf(line int, format string, args ...any) {
+	l.errs = append(l.errs, fmt.Errorf("%s:%d: %s", l.file, line, fmt.Sprintf(format, args...)))
+}
+
+// node walks from the document along keys (strings) and indexes (ints);
+// it returns the deepest node it reached.
+func (l *linter) node(path ...any) *yaml.Node {
+	n := l.root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	for _, p := range path {
+		switch p := p.(type) {
+		case string:
+			if n.Kind != yaml.MappingNode {
+				return n
+			}
+			found := false
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				if n.Content[k].Value == p {
+					n, found = n.Content[k+1], true
+					break
+				}
+			}
+			if !found {
+				return n
+			}
+		case int:
+			if n.Kind != yaml.SequenceNode || p >= len(n.Content) {
+				return n
+			}
+			n = n.Content[p]
+		}
+	}
+	return n
+}
+
+func (l *linter) line(path ...any) int { return l.node(path...).Line }
+
+func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
+	at := func(path ...any) int { return l.line(append([]any{"scenarios", i}, path...)...) }
+	name := sc.Name
+	switch {
+	case name == "":
+		l.errf(at(), "scenario %d has no name", i+1)
+		name = fmt.Sprintf("#%d", i+1)
+	case seen[name]:
+		l.errf(at("name"), "scenario %q: the name is used twice", name)
+	}
+	seen[name] = true
+	ops := map[string]bool{}
+	for k, op := range sc.Operations {
+		switch {
+		case op.ID == "":
+			l.errf(at("operations", k), "scenario %q: operation %d has no id", name, k+1)
+		case ops[op.ID]:
+			l.errf(at("operations", k, "id"), "scenario %q: operation %q is declared twice", name, op.ID)
+		}
+		ops[op.ID] = true
+		if op.Amount <= 0 {
+			l.errf(at("operations", k), "scenario %q: operation %q needs a positive amount", name, op.ID)
+		}
+		if e := op.Earlier; e != nil {
+			if e.Landed && !e.Sent {
+				l.errf(at("operations", k, "earlier", "landed"), "scenario %q: operation %q landed but was never sent", name, op.ID)
+			}
+			if sc.Vendor.Keys && e.Key == "" {
+				l.errf(at("operations", k, "earlier"), "scenario %q: operation %q: a plan for a vendor with keys needs a key", name, op.ID)
+			}
+			if sc.Vendor.References && e.Reference == "" {
+				l.errf(at("operations", k, "earlier"), "scenario %q: operation %q: a plan for a vendor with references needs a reference", name, op.ID)
+			}
+		}
+	}
+	if len(sc.Operations) == 0 {
+		l.errf(at(), "scenario %q has no operations", name)
+	}
+	workers := map[string]bool{}
+	for k, c := range sc.Calls {
+		if c.Worker == "" {
+			l.errf(at("calls", k), "scenario %q: call %d names no worker", name, k+1)
+		}
+		if workers[c.Worker] {
+			l.errf(at("calls", k, "worker"), "scenario %q: worker %q makes two calls (one process, one call)", name, c.Worker)
+		}
+		workers[c.Worker] = true
+		if !ops[c.Op] {
+			l.errf(at("calls", k, "op"), "scenario %q: call of operation %q, which the scenario does not declare", name, c.Op)
+		}
+	}
+	if len(sc.Calls) == 0 {
+		l.errf(at(), "scenario %q makes no calls", name)
+	}
+	for k, w := range sc.Crash {
+		if !workers[w] {
+			l.errf(at("crash", k), "scenario %q: crash of worker %q, which makes no call", name, w)
+		}
+	}
+	if len(sc.Crash) > 0 && sc.Restart <= 0 {
+		l.errf(at("crash"), "scenario %q: crashes need a restart delay (restart: 1m) so the operation can settle", name)
+	}
+	v := sc.Vendor.withDefaults()
+	if !v.Keys && (v.KeyLifetime != 0 || v.ReplaysErrors) {
+		l.errf(at("vendor"), "scenario %q: key_lifetime and replays_errors need keys: true", name)
+	}
+	if !v.References && v.SearchLag != 0 {
+		l.errf(at("vendor", "search_lag"), "scenario %q: search_lag needs references: true", name)
+	}
+	requests := map[int]bool{}
+	for k, f := range sc.Faults {
+		fat := func(field string) int { return at("faults", k, field) }
+		if f.Request < 1 {
+			l.errf(fat("request"), "scenario %q: fault %d: request counts from 1", name, k+1)
+		}
+		if requests[f.Request] {
+			l.errf(fat("request"), "scenario %q: two faults for request %d", name, f.Request)
+		}
+		requests[f.Request] = true
+		switch f.Kind {
+		case FaultConnect, FaultTimeout:
+		case FaultSlow:
+			if f.LandsAfter <= 0 || f.LandsAfter > v.LandsWithin {
+				l.errf(fat("lands_after"), "scenario %q: a slow request lands after more than 0 and at most lands_within (%s)", name, v.LandsWithin)
+			}
+		case FaultStatus:
+			if !slices.Contains(refusedStatuses, f.Status) && !slices.Contains(serverStatuses, f.Status) {
+				l.errf(fat("status"), "scenario %q: status %d is not one the fake vendor answers (want one of %v or %v)", name, f.Status, refusedStatuses, serverStatuses)
+			}
+			if f.Lands && !slices.Contains(serverStatuses, f.Status) {
+				l.errf(fat("lands"), "scenario %q: only a 5xx can follow a create that happened", name)
+			}
+		default:
+			l.errf(fat("kind"), "scenario %q: unknown fault kind %q (want one of %s)", name, f.Kind, strings.Join(faultKinds, ", "))
+		}
+	}
+	for op, want := range sc.Expect {
+		if !ops[op] {
+			l.errf(at("expect", op), "scenario %q: expect names operation %q, which the scenario does not declare", name, op)
+		}
+		for _, s := range want {
+			if !slices.Contains(statuses, s) {
+				l.errf(at("expect", op), "scenario %q: unknown status %q (want one of %s)", name, s, strings.Join(statuses, ", "))
+			}
+		}
+	}
+	for k, id := range sc.Checks {
+		if id != faultsim.Returns && !slices.ContainsFunc(catalogue, func(inv faultsim.Invariant) bool { return inv.ID == id }) {
+			l.errf(at("checks", k), "scenario %q: unknown invariant %q (want one of %s)", name, id, strings.Join(InvariantIDs(), ", "))
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package createclient_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/faultline-dev/faultline/internal/kits/createclient"
+)
+
+const validFile = `kit: createclient
+scenarios:
+  - name: one
+    vendor: {keys: true}
+    operations:
+      - {id: op-1, amount: 100, currency: EUR, payee: acme}
+    faults:
+      - {request: 1, kind: timeout, lands: true}
+    calls:
+      - {worker: worker-1, op: op-1}
+    expect: {op-1: [created]}
+    checks: [no-duplicate]
+`
+
+func TestParseScenarios(t *testing.T) {
+	list, err := createclient.ParseScenarios("s.yaml", []byte(validFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := list[0].Plan()
+	if p.Name != "one" || len(p.Calls) != 1 || p.Calls[0].Subject != "op-1" || p.Budget <= 0 {
+		t.Errorf("plan = %+v", p)
+	}
+	if v := list[0].Vendor; v.KeyLifetime == 0 || v.Timeout == 0 || v.LandsWithin == 0 {
+		t.Errorf("defaults not filled: %+v", v)
+	}
+}
+
+// TestLintNamesFileAndLine breaks the valid file one way at a time and
+// wants the error to name the file, the line and what is wrong.
+func TestLintNamesFileAndLine(t *testing.T) {
+	tests := []struct {
+		name, old, new, want string
+	}{
+		{"unknown field", "    vendor: {keys: true}", "    vendor: {keys: true, colour: red}", "s.yaml:4: field colour not found"},
+		{"unknown fault", "kind: timeout", "kind: timout", `s.yaml:8: scenario "one": unknown fault kind "timout"`},
+		{"unknown invariant", "checks: [no-duplicate]", "checks: [no-duplicates]", `s.yaml:12: scenario "one": unknown invariant "no-duplicates"`},
+		{"unknown kit", "kit: createclient", "kit: refund", `s.yaml:1: kit is "refund"`},
+		{"undeclared operation", "{worker: worker-1, op: op-1}", "{worker: worker-1, op: op-9}", `s.yaml:10: scenario "one": call of operation "op-9"`},
+		{"unknown status", "[created]", "[done]", `s.yaml:11: scenario "one": unknown status "done"`},
+		{"bad status code", "kind: timeout, lands: true", "kind: status, status: 418", `s.yaml:8: scenario "one": status 418`},
+		{"crash of no worker", "    checks: [no-duplicate]", "    checks: [no-duplicate]\n    crash: [worker-7]\n    restart: 1m", `s.yaml:13: scenario "one": crash of worker "worker-7"`},
+		{"bad duration", "{request: 1, kind: timeout, lands: true}", "{request: 1, kind: slow, lands_after: soon}", "s.yaml:8: cannot unmarshal"},
+		{"not yaml", "    vendor: {keys: true}", "    vendor: {keys: true", "s.yaml:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(validFile, tt.old) {
+				t.Fatalf("the valid file has no %q", tt.old)
+			}
+			_, err := createclient.ParseScenarios("s.yaml", []byte(strings.Replace(validFile, tt.old, tt.new, 1)))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestProblemScenariosLint keeps the problem's own file clean.
+func TestProblemScenariosLint(t *testing.T) {
+	if n := len(loadScenarios(t)); n < 12 {
+		t.Errorf("%d scenarios, want at least the 12 the problem promises", n)
+	}
+}

@@ -1,0 +1,554 @@
+package createclient
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/createclient/createapi"
+)
+
+// world is one run's fakes: the operation store and the vendor, with the
+// record of everything sent and found that the invariants judge.
+type world struct {
+	run   *faultsim.Run
+	sc    *Scenario
+	v     VendorSpec
+	start time.Time
+	ops   map[string]*createapi.Operation
+	order []string
+	// claims: operation id -> holder and lease end.
+	claims   map[string]claim
+	payments []*payment
+	keys     map[string]*keyEntry
+	requests []*request // every create, in the order sent; earlier ones first
+	searches []*search
+	sent     int
+	names    *namer
+}
+
+type claim struct {
+	worker string
+	until  time.Time
+}
+
+type payment struct {
+	createapi.Payment
+	op      string
+	request int // 0: made before the run
+}
+
+// keyEntry is what the vendor remembers of an idempotency key.
+type keyEntry struct {
+	first    time.Time
+	body     body
+	inFlight bool
+	saved    *answer // nil until the first request under it ends
+}
+
+// body is the part of a request that must not change under one key.
+type body struct {
+	Amount                int64
+	Currency, Payee, Memo string
+}
+
+func bodyOf(r createapi.Request) body { return body{r.Amount, r.Currency, r.Payee, r.Memo} }
+
+// answer is the vendor's reply to one request.
+type answer struct {
+	pay *payment
+	err *createapi.HTTPError
+}
+
+// delivery carries an answer back to the worker that waits for it.
+type delivery struct {
+	ready chan struct{} // closed once a is set
+	a     answer
+}
+
+// request is one create a worker sent (or tried to).
+type request struct {
+	n       int // 1, 2, ... in the run; 0 for a request made before it
+	op      string
+	worker  string
+	at      time.Duration
+	req     createapi.Request
+	plan    *createapi.Plan // the operation's plan when it was sent
+	fault   *FaultSpec
+	outcome string // connect, answered, lost
+	status  int    // the answer's status (201 for a payment)
+	retry   time.Duration
+	// ambiguous: sent, and no answer that says what happened reached the
+	// client (lost, a 5xx, a cancelled wait).
+	ambiguous  bool
+	answeredAt time.Duration
+}
+
+type search struct {
+	op, worker, ref string
+	at              time.Duration
+	found           int
+}
+
+// newWorld builds a run's fakes from the scenario.
+func newWorld(sc *Scenario, r *faultsim.Run) *world {
+	w := &world{run: r, sc: sc, v: sc.Vendor.withDefaults(), start: r.Trace.Start(), ops: map[string]*createapi.Operation{},
+		claims: map[string]claim{}, keys: map[string]*keyEntry{}, names: newNamer()}
+	for _, o := range sc.Operations {
+		op := &createapi.Operation{ID: o.ID, Amount: o.Amount, Currency: o.Currency, Payee: o.Payee, Memo: o.Memo, Status: createapi.Pending}
+		w.ops[o.ID], w.order = op, append(w.order, o.ID)
+		e := o.Earlier
+		if e == nil {
+			continue
+		}
+		req := createapi.Request{Amount: o.Amount, Currency: o.Currency, Payee: o.Payee, Memo: o.Memo, IdempotencyKey: e.Key, Reference: e.Reference}
+		if !w.v.Keys {
+			req.IdempotencyKey = ""
+		}
+		if !w.v.References {
+			req.Reference = ""
+		}
+		at := w.start.Add(-e.Ago)
+		op.Plan = &createapi.Plan{Request: req, SavedAt: at}
+		what := "saved a plan and died before sending it"
+		if e.Sent {
+			plan := *op.Plan
+			w.requests = append(w.requests, &request{op: o.ID, worker: "an earlier process", at: -e.Ago, req: req, plan: &plan,
+				outcome: "lost", ambiguous: true})
+			what = "sent it and lost the answer; the vendor did not create it"
+		}
+		if e.Landed {
+			p := w.create(o.ID, 0, req, at)
+			what = "sent it and lost the answer; the vendor created " + p.ID
+			if w.v.Keys {
+				w.keys[req.IdempotencyKey] = &keyEntry{first: at, body: bodyOf(req), saved: &answer{pay: p}}
+			}
+		}
+		r.Trace.Add("store", faultsim.KindState, "before the run: %s ago an earlier process planned %s (%s) and %s",
+			e.Ago, o.ID, w.names.request(req), what)
+	}
+	return w
+}
+
+// create makes a payment at the vendor.
+func (w *world) create(op string, n int, req createapi.Request, at time.Time) *payment {
+	p := &payment{Payment: createapi.Payment{ID: fmt.Sprintf("pay_%d", len(w.payments)+1), Amount: req.Amount, Currency: req.Currency,
+		Payee: req.Payee, Memo: req.Memo, CreatedAt: at}, op: op, request: n}
+	if w.v.References {
+		p.Reference = req.Reference
+	}
+	w.payments = append(w.payments, p)
+	return p
+}
+
+func (w *world) since() time.Duration { return w.run.Trace.Since() }
+
+func (w *world) fault(n int) *FaultSpec {
+	for k := range w.sc.Faults {
+		if w.sc.Faults[k].Request == n {
+			return &w.sc.Faults[k]
+		}
+	}
+	return nil
+}
+
+// Invoke implements faultsim.World.
+func (w *world) Invoke(ctx context.Context, wk *faultsim.Worker, entry any, c faultsim.Call) string {
+	f := entry.(func(context.Context, createapi.Store, createapi.Vendor, string) (createapi.Status, error))
+	st, err := f(ctx, &storeHandle{w, wk}, &vendorHandle{w, wk, c.Subject}, c.Subject)
+	if err != nil {
+		return fmt.Sprintf("%s, error: %s", st, errorText(err))
+	}
+	return fmt.Sprintf("%s, nil", st)
+}
+
+// errorText is the submission's error as text. Error is the submission's
+// code: it runs here, on the worker's goroutine, inside the run's limits.
+func errorText(err error) (s string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s = fmt.Sprintf("(its Error method panicked: %v)", v)
+		}
+	}()
+	s = err.Error()
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// EndState implements faultsim.World.
+func (w *world) EndState() []string {
+	var out []string
+	for _, id := range w.order {
+		op := w.ops[id]
+		line := fmt.Sprintf("%s is %s", id, op.Status)
+		if op.PaymentID != "" {
+			line += " (" + op.PaymentID + ")"
+		}
+		if op.Note != "" {
+			line += fmt.Sprintf(": %q", op.Note)
+		}
+		out = append(out, line)
+	}
+	for _, p := range w.payments {
+		out = append(out, fmt.Sprintf("the vendor holds %s for %s (%d %s to %s)", p.ID, p.op, p.Amount, p.Currency, p.Payee))
+	}
+	if len(w.payments) == 0 {
+		out = append(out, "the vendor holds no payment")
+	}
+	return out
+}
+
+// storeHandle is the store as one worker sees it.
+type storeHandle struct {
+	w  *world
+	wk *faultsim.Worker
+}
+
+func (s *storeHandle) op(id string) (*createapi.Operation, error) {
+	op := s.w.ops[id]
+	if op == nil {
+		return nil, fmt.Errorf("%w: %q", createapi.ErrNoOperation, id)
+	}
+	return op, nil
+}
+
+func copyOp(op *createapi.Operation) createapi.Operation {
+	c := *op
+	if op.Plan != nil {
+		p := *op.Plan
+		c.Plan = &p
+	}
+	return c
+}
+
+func (s *storeHandle) Get(ctx context.Context, id string) (createapi.Operation, error) {
+	s.wk.Enter("Get")
+	defer s.wk.Leave()
+	op, err := s.op(id)
+	if err != nil {
+		return createapi.Operation{}, err
+	}
+	plan := "no plan"
+	if op.Plan != nil {
+		plan = "plan " + s.w.names.request(op.Plan.Request)
+	}
+	s.wk.Trace().Add(s.wk.ID, "store", "reads %s: %s, %s", id, op.Status, plan)
+	return copyOp(op), nil
+}
+
+func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration) (bool, error) {
+	s.wk.Enter("Claim")
+	defer s.wk.Leave()
+	if _, err := s.op(id); err != nil {
+		return false, err
+	}
+	now := time.Now()
+	c, held := s.w.claims[id]
+	if held && c.worker != s.wk.ID && now.Before(c.until) {
+		s.wk.Trace().Add(s.wk.ID, "store", "claims %s: refused, %s holds it until %s", id, c.worker, faultsim.FormatAt(c.until.Sub(s.w.start)))
+		return false, nil
+	}
+	s.w.claims[id] = claim{worker: s.wk.ID, until: now.Add(lease)}
+	s.wk.Trace().Add(s.wk.ID, "store", "claims %s for %s", id, lease)
+	return true, nil
+}
+
+func (s *storeHandle) SavePlan(ctx context.Context, id string, req createapi.Request) (createapi.Plan, error) {
+	s.wk.Enter("SavePlan")
+	defer s.wk.Leave()
+	op, err := s.op(id)
+	if err != nil {
+		return createapi.Plan{}, err
+	}
+	if op.Plan != nil {
+		s.wk.Trace().Add(s.wk.ID, "store", "saves plan %s for %s: kept the plan already saved, %s", s.w.names.request(req), id, s.w.names.request(op.Plan.Request))
+		return *op.Plan, nil
+	}
+	op.Plan = &createapi.Plan{Request: req, SavedAt: time.Now()}
+	s.wk.Trace().Add(s.wk.ID, "store", "saves plan %s for %s", s.w.names.request(req), id)
+	return *op.Plan, nil
+}
+
+func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.Status, paymentID, note string) error {
+	s.wk.Enter("Finish")
+	defer s.wk.Leave()
+	op, err := s.op(id)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(statuses, string(status)) {
+		s.wk.Trace().Add(s.wk.ID, "store", "refuses to record %s as %q: not a status", id, status)
+		return fmt.Errorf("store: %q is not a status", status)
+	}
+	op.Status, op.PaymentID, op.Note = status, paymentID, note
+	line := fmt.Sprintf("records %s as %s", id, status)
+	if paymentID != "" {
+		line += " with " + paymentID
+	}
+	if note != "" {
+		line += fmt.Sprintf(": %q", note)
+	}
+	s.wk.Trace().Add(s.wk.ID, "store", "%s", line)
+	return nil
+}
+
+// vendorHandle is the vendor as one worker sees it, for the operation its
+// call is about.
+type vendorHandle struct {
+	w  *world
+	wk *faultsim.Worker
+	op string
+}
+
+func (v *vendorHandle) Name() string { return v.w.v.Name }
+
+func (v *vendorHandle) Features() createapi.Features {
+	s := v.w.v
+	return createapi.Features{IdempotencyKeys: s.Keys, KeyLifetime: s.KeyLifetime, ReplaysErrors: s.ReplaysErrors,
+		References: s.References, SearchLag: s.SearchLag, LandsWithin: s.LandsWithin}
+}
+
+func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (createapi.Payment, error) {
+	w, wk := v.w, v.wk
+	wk.Enter("Create")
+	defer wk.Leave()
+	w.sent++
+	rq := &request{n: w.sent, op: v.op, worker: wk.ID, at: w.since(), req: req, fault: w.fault(w.sent)}
+	if p := w.ops[v.op].Plan; p != nil {
+		c := *p
+		rq.plan = &c
+	}
+	w.requests = append(w.requests, rq)
+	wk.Trace().Add(wk.ID, "send", "sends create request %d for %s: %s", rq.n, v.op, w.names.request(req))
+	if rq.fault != nil && rq.fault.Kind == FaultConnect {
+		time.Sleep(w.v.Latency)
+		wk.Step()
+		rq.outcome = "connect"
+		wk.Trace().Add(wk.ID, "reply", "request %d: the connection fails; nothing was sent", rq.n)
+		return createapi.Payment{}, &createapi.ConnectError{Reason: "connection refused"}
+	}
+	rq.outcome, rq.ambiguous = "lost", true
+	reply := &delivery{ready: make(chan struct{})}
+	wk.Gate().Go(fmt.Sprintf("vendor/%03d", rq.n), func() { w.serve(rq, reply) })
+	timer := time.NewTimer(w.v.Timeout)
+	defer timer.Stop()
+	select {
+	case <-reply.ready:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	wk.Step()
+	// Under the gate, an answer that arrived at this very instant wins:
+	// whether the timer or the answer woke the worker is the runtime's
+	// choice, not the seed's.
+	select {
+	case <-reply.ready:
+		a := reply.a
+		rq.answeredAt = w.since()
+		rq.outcome = "answered"
+		if a.err == nil {
+			rq.status, rq.ambiguous = 201, false
+			wk.Trace().Add(wk.ID, "reply", "request %d: 201, %s", rq.n, a.pay.ID)
+			return a.pay.Payment, nil
+		}
+		e := *a.err
+		rq.status, rq.retry = e.Status, e.RetryAfter
+		rq.ambiguous = e.Status >= 500
+		wk.Trace().Add(wk.ID, "reply", "request %d: %s", rq.n, e.Error())
+		return createapi.Payment{}, &e
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		wk.Trace().Add(wk.ID, "reply", "request %d: the caller stopped waiting (%v)", rq.n, err)
+		return createapi.Payment{}, err
+	}
+	wk.Trace().Add(wk.ID, "reply", "request %d: no answer within %s", rq.n, w.v.Timeout)
+	return createapi.Payment{}, &createapi.TimeoutError{After: w.v.Timeout}
+}
+
+// serve is the vendor's side of one request: it travels, is checked
+// against its key, runs, and its answer travels back (unless lost).
+func (w *world) serve(rq *request, reply *delivery) {
+	gate, actor := w.run.Gate(), fmt.Sprintf("vendor/%03d", rq.n)
+	tr := w.run.Trace
+	f := rq.fault
+	if f != nil && f.Kind == FaultTimeout && !f.Lands {
+		return // lost on the way: the vendor never sees it
+	}
+	time.Sleep(w.v.Latency)
+	if !gate.Pass(actor) {
+		return
+	}
+	respond := func(a answer) {
+		time.Sleep(w.v.Latency)
+		if gate.Pass(actor) {
+			reply.a = a
+			close(reply.ready)
+		}
+	}
+	if f != nil && f.Kind == FaultStatus && slices.Contains(refusedStatuses, f.Status) {
+		e := scripted(f)
+		tr.Add("vendor", "vendor", "answers request %d with %s without running it", rq.n, e.Error())
+		respond(answer{err: e})
+		return
+	}
+	var k *keyEntry
+	key := rq.req.IdempotencyKey
+	if w.v.Keys && key != "" {
+		k = w.keys[key]
+		if k != nil && time.Since(k.first) >= w.v.KeyLifetime {
+			tr.Add("vendor", "vendor", "has pruned %s: it was first used %s ago", w.names.key(key), time.Since(k.first))
+			delete(w.keys, key)
+			k = nil
+		}
+		switch {
+		case k == nil:
+			k = &keyEntry{first: time.Now(), body: bodyOf(rq.req), inFlight: true}
+			w.keys[key] = k
+		case k.body != bodyOf(rq.req):
+			e := &createapi.HTTPError{Status: 400, Code: "idempotency_key_reused_with_other_parameters"}
+			tr.Add("vendor", "vendor", "refuses request %d: %s was first used with %s", rq.n, w.names.key(key), w.names.body(k.body))
+			respond(answer{err: e})
+			return
+		case k.inFlight:
+			e := &createapi.HTTPError{Status: 409, Code: "idempotency_key_in_use"}
+			tr.Add("vendor", "vendor", "answers request %d with 409: a request under %s is still running", rq.n, w.names.key(key))
+			respond(answer{err: e})
+			return
+		default:
+			a := *k.saved
+			if a.err != nil {
+				e := *a.err
+				e.Replayed = true
+				a.err = &e
+				tr.Add("vendor", "vendor", "replays the saved %d for %s to request %d", e.Status, w.names.key(key), rq.n)
+			} else {
+				tr.Add("vendor", "vendor", "replays %s for %s to request %d", a.pay.ID, w.names.key(key), rq.n)
+			}
+			respond(a)
+			return
+		}
+	}
+	run := w.v.Processing
+	if f != nil && f.Kind == FaultSlow {
+		run = max(f.LandsAfter-w.v.Latency, 0)
+	}
+	time.Sleep(run)
+	if !gate.Pass(actor) {
+		return
+	}
+	var a answer
+	switch {
+	case f != nil && f.Kind == FaultStatus:
+		a.err = scripted(f)
+		if f.Lands {
+			p := w.create(rq.op, rq.n, rq.req, time.Now())
+			tr.Add("vendor", "vendor", "creates %s for request %d, then fails: %s", p.ID, rq.n, a.err.Error())
+		} else {
+			tr.Add("vendor", "vendor", "fails request %d: %s; nothing was created", rq.n, a.err.Error())
+		}
+	default:
+		a.pay = w.create(rq.op, rq.n, rq.req, time.Now())
+		tr.Add("vendor", "vendor", "creates %s for request %d", a.pay.ID, rq.n)
+	}
+	if k != nil {
+		k.inFlight = false
+		if a.err == nil || w.v.ReplaysErrors {
+			k.saved = &a
+		} else {
+			// A server error the vendor does not save leaves the key
+			// free: a repeat runs afresh.
+			delete(w.keys, key)
+		}
+	}
+	if f != nil && f.Kind == FaultTimeout {
+		tr.Add("vendor", "vendor", "the answer to request %d is lost on the way back", rq.n)
+		return
+	}
+	respond(a)
+}
+
+func scripted(f *FaultSpec) *createapi.HTTPError {
+	codes := map[int]string{400: "invalid_request", 408: "request_timeout", 409: "conflict", 422: "unprocessable",
+		429: "rate_limited", 500: "internal_error", 502: "bad_gateway", 503: "unavailable"}
+	return &createapi.HTTPError{Status: f.Status, Code: codes[f.Status], RetryAfter: f.RetryAfter}
+}
+
+func (v *vendorHandle) Search(ctx context.Context, reference string) ([]createapi.Payment, error) {
+	w, wk := v.w, v.wk
+	wk.Enter("Search")
+	defer wk.Leave()
+	if !w.v.References {
+		wk.Trace().Add(wk.ID, "send", "searches by reference: this vendor keeps none")
+		return nil, createapi.ErrNoSearch
+	}
+	time.Sleep(2 * w.v.Latency)
+	wk.Step()
+	var found []createapi.Payment
+	for _, p := range w.payments {
+		if p.Reference == reference && !time.Now().Before(p.CreatedAt.Add(w.v.SearchLag)) {
+			found = append(found, p.Payment)
+		}
+	}
+	w.searches = append(w.searches, &search{op: v.op, worker: wk.ID, ref: reference, at: w.since(), found: len(found)})
+	var ids []string
+	for _, p := range found {
+		ids = append(ids, p.ID)
+	}
+	what := "nothing"
+	if len(ids) > 0 {
+		what = strings.Join(ids, ", ")
+	}
+	wk.Trace().Add(wk.ID, "reply", "searches for %s: finds %s", w.names.ref(reference), what)
+	return found, nil
+}
+
+// namer gives keys, references and bodies short stable names for the
+// trace: a key's spelling is the submission's choice (and random), its
+// identity is what matters.
+type namer struct {
+	keys, refs map[string]string
+	bodies     map[body]string
+}
+
+func newNamer() *namer {
+	return &namer{keys: map[string]string{}, refs: map[string]string{}, bodies: map[body]string{}}
+}
+
+func (n *namer) key(k string) string {
+	if k == "" {
+		return "no key"
+	}
+	if _, ok := n.keys[k]; !ok {
+		n.keys[k] = fmt.Sprintf("key#%d", len(n.keys)+1)
+	}
+	return n.keys[k]
+}
+
+func (n *namer) ref(r string) string {
+	if r == "" {
+		return "no reference"
+	}
+	if _, ok := n.refs[r]; !ok {
+		n.refs[r] = fmt.Sprintf("ref#%d", len(n.refs)+1)
+	}
+	return n.refs[r]
+}
+
+func (n *namer) body(b body) string {
+	if name, ok := n.bodies[b]; ok {
+		return name
+	}
+	name := fmt.Sprintf("body#%d", len(n.bodies)+1)
+	n.bodies[b] = name
+	return fmt.Sprintf("%s (%d %s to %s, memo %q)", name, b.Amount, b.Currency, b.Payee, b.Memo)
+}
+
+func (n *namer) request(r createapi.Request) string {
+	return fmt.Sprintf("%s, %s, %s", n.body(bodyOf(r)), n.key(r.IdempotencyKey), n.ref(r.Reference))
+}
