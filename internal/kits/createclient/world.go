@@ -385,6 +385,10 @@ func (w *world) serve(rq *request, reply *delivery) {
 		return
 	}
 	respond := func(a answer) {
+		if f != nil && f.Kind == FaultTimeout {
+			tr.Add("vendor", "vendor", "the answer to request %d is lost on the way back", rq.n)
+			return
+		}
 		time.Sleep(w.v.Latency)
 		if gate.Pass(actor) {
 			reply.a = a
@@ -465,10 +469,6 @@ func (w *world) serve(rq *request, reply *delivery) {
 			// free: a repeat runs afresh.
 			delete(w.keys, key)
 		}
-	}
-	if f != nil && f.Kind == FaultTimeout {
-		tr.Add("vendor", "vendor", "the answer to request %d is lost on the way back", rq.n)
-		return
 	}
 	respond(a)
 }

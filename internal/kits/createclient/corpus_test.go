@@ -1,0 +1,134 @@
+package createclient_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/createclient"
+	blindresend "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/blind-resend"
+	conflictisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/conflict-is-failure"
+	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
+	keyfromcontents "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/key-from-contents"
+	memoperattempt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/memo-per-attempt"
+	neversavesplan "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/never-saves-plan"
+	newkeyinloop "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/newkey-in-loop"
+	noclaim "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/no-claim"
+	resendsreplaysforever "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/resends-replays-forever"
+	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
+	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
+	searchtoosoon "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-too-soon"
+	timeoutisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/timeout-is-failure"
+	trustsrefusal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/trusts-refusal"
+	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
+	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
+	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
+	reference "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/reference"
+)
+
+// The corpus: every solution package, natively compiled, by its folder.
+var correct = map[string]createclient.Entry{
+	"reference":            reference.CreatePayment,
+	"correct/statemachine": statemachine.CreatePayment,
+	"correct/strategies":   strategies.CreatePayment,
+	"correct/derivedkey":   derivedkey.CreatePayment,
+}
+
+var broken = map[string]createclient.Entry{
+	"blind-resend":            blindresend.CreatePayment,
+	"conflict-is-failure":     conflictisfailure.CreatePayment,
+	"ignores-retry-after":     ignoresretryafter.CreatePayment,
+	"key-from-contents":       keyfromcontents.CreatePayment,
+	"memo-per-attempt":        memoperattempt.CreatePayment,
+	"never-saves-plan":        neversavesplan.CreatePayment,
+	"newkey-in-loop":          newkeyinloop.CreatePayment,
+	"no-claim":                noclaim.CreatePayment,
+	"resends-replays-forever": resendsreplaysforever.CreatePayment,
+	"retries-refusals":        retriesrefusals.CreatePayment,
+	"reuses-expired-key":      reusesexpiredkey.CreatePayment,
+	"search-too-soon":         searchtoosoon.CreatePayment,
+	"timeout-is-failure":      timeoutisfailure.CreatePayment,
+	"trusts-refusal":          trustsrefusal.CreatePayment,
+}
+
+// TestCorpusIsComplete keeps the tables above and the folders in step: a
+// solution added on disk and not here would never be graded.
+func TestCorpusIsComplete(t *testing.T) {
+	for dir, table := range map[string]map[string]createclient.Entry{"solutions/broken": broken} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if _, ok := table[e.Name()]; !ok {
+				t.Errorf("%s/%s is not in the corpus table", dir, e.Name())
+			}
+		}
+	}
+	entries, _ := os.ReadDir("solutions/correct")
+	for _, e := range entries {
+		if _, ok := correct["correct/"+e.Name()]; !ok {
+			t.Errorf("solutions/correct/%s is not in the corpus table", e.Name())
+		}
+	}
+	if len(correct) < 4 || len(broken) < 8 {
+		t.Errorf("corpus has %d correct and %d broken solutions, want at least 4 and 8", len(correct), len(broken))
+	}
+}
+
+var defectLine = regexp.MustCompile(`(?m)^// defect: ([a-z-]+)$`)
+
+func defectOf(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("solutions/broken", name, "client.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := defectLine.FindSubmatch(src)
+	if m == nil {
+		t.Fatalf("%s has no // defect: line", name)
+	}
+	id := string(m[1])
+	if !slices.Contains(createclient.InvariantIDs(), id) {
+		t.Fatalf("%s names defect %q, which is no invariant", name, id)
+	}
+	return id
+}
+
+func TestCorrectSolutionsPass(t *testing.T) {
+	for name, entry := range correct {
+		t.Run(name, func(t *testing.T) {
+			rep := gradeNative(t, entry, faultsim.Options{Seeds: 20})
+			if f := rep.Failed(); len(f) > 0 {
+				t.Errorf("failed %v", f)
+				for _, sc := range rep.Scenarios {
+					for _, inv := range sc.Invariants {
+						if !inv.Held {
+							t.Logf("%s / %s (%s): %s", sc.Name, inv.ID, inv.Run, strings.Join(inv.Evidence, "; "))
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestBrokenSolutionsAreCaught(t *testing.T) {
+	for name, entry := range broken {
+		t.Run(name, func(t *testing.T) {
+			want := defectOf(t, name)
+			rep := gradeNative(t, entry, faultsim.Options{Seeds: 5})
+			var where []string
+			for sc, ids := range rep.Failed() {
+				if slices.Contains(ids, want) {
+					where = append(where, sc)
+				}
+			}
+			if len(where) == 0 {
+				t.Errorf("defect %s was not caught; failed: %v", want, fmt.Sprint(rep.Failed()))
+			}
+		})
+	}
+}
