@@ -143,8 +143,12 @@ func (a *Authority) Push(ctx context.Context, doc string, base int, ups []Update
 		if err != nil {
 			return PushResult{Version: st.version, Rejected: fmt.Sprintf("update %d: %v", i, err)}, nil
 		}
-		if n := Length(next); n > MaxDocLength {
+		n := Length(next)
+		if n > MaxDocLength {
 			return PushResult{Version: st.version, Rejected: fmt.Sprintf("update %d makes the document %d UTF-16 code units long; the limit is %d", i, n, MaxDocLength)}, nil
+		}
+		if sel := ups[i].Selection; sel != nil && (sel.Anchor < 0 || sel.Head < 0 || sel.Anchor > n || sel.Head > n) {
+			return PushResult{Version: st.version, Rejected: fmt.Sprintf("update %d: its selection %d-%d is outside the text it leaves, of %d UTF-16 code units", i, sel.Anchor, sel.Head, n)}, nil
 		}
 		text = next
 	}
@@ -184,6 +188,8 @@ func checkPush(base int, ups []Update) ([]Changes, string) {
 			return nil, fmt.Sprintf("update %d has no clientID", i)
 		case len(u.ClientID) > MaxClientIDLength:
 			return nil, fmt.Sprintf("update %d: clientID of %d bytes; the limit is %d", i, len(u.ClientID), MaxClientIDLength)
+		case u.Selection != nil && len(u.Selection.Name) > MaxClientIDLength:
+			return nil, fmt.Sprintf("update %d: its selection's name is %d bytes; the limit is %d", i, len(u.Selection.Name), MaxClientIDLength)
 		}
 		if size += len(u.Changes); size > MaxPushBytes {
 			return nil, fmt.Sprintf("update %d: the push's changes pass %d bytes, the limit", i, MaxPushBytes)

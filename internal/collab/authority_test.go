@@ -15,6 +15,12 @@ func ch(s string) json.RawMessage { return json.RawMessage(s) }
 
 func up(client, changes string) Update { return Update{ClientID: client, Changes: ch(changes)} }
 
+// sel puts a selection on u.
+func sel(u Update, anchor, head int) Update {
+	u.Selection = &Selection{Anchor: anchor, Head: head, Name: "A", Colour: 1}
+	return u
+}
+
 // insertAt is the change set that inserts s at pos of a document of n
 // code units.
 func insertAt(pos, n int, s string) json.RawMessage {
@@ -74,6 +80,20 @@ func TestAuthorityPush(t *testing.T) {
 				{0, []Update{up("a", `[3]`), up("a", `{}`)}, PushResult{Rejected: "update 1: collab: changes must be a JSON array of parts: {}"}},
 			},
 			text: "foo",
+		},
+		{
+			// A selection is checked against the text its update leaves,
+			// which may be longer or shorter than the one before.
+			name: "selections within the text they follow",
+			pushes: []push{
+				{0, []Update{sel(up("a", `[3,[0,"!"]]`), 4, 4)}, PushResult{Version: 1}},
+				{1, []Update{sel(up("a", `[[4]]`), 0, 1)}, PushResult{Version: 1, Rejected: "update 0: its selection 0-1 is outside the text it leaves, of 0 UTF-16 code units"}},
+				{1, []Update{up("a", `[[0,"ab"],4]`), sel(up("a", `[6,[0,"c"]]`), 7, 0)}, PushResult{Version: 3}},
+				{3, []Update{sel(up("a", `[7]`), -1, 0)}, PushResult{Version: 3, Rejected: "update 0: its selection -1-0 is outside the text it leaves, of 7 UTF-16 code units"}},
+				{3, []Update{{ClientID: "a", Changes: ch(`[7]`), Selection: &Selection{Name: strings.Repeat("n", 65)}}},
+					PushResult{Version: 3, Rejected: "update 0: its selection's name is 65 bytes; the limit is 64"}},
+			},
+			text: "abfoo!c",
 		},
 	}
 	for _, tc := range tests {

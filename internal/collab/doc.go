@@ -12,8 +12,12 @@
 //
 // The pieces, and who calls what:
 //
-//   - Update{ClientID, Changes} is one update as the editor makes it; its
-//     JSON is {"clientID": "...", "changes": ChangeSet.toJSON()}.
+//   - Update{ClientID, Changes, Selection} is one update as the editor
+//     makes it; its JSON is {"clientID": "...", "changes":
+//     ChangeSet.toJSON(), "selection": {"anchor", "head", "name",
+//     "colour"}}, the selection (optional) being where the client's
+//     cursor was after the update: the last update of a push carries it,
+//     so a keystroke and its cursor are one write.
 //   - ApplyChanges(doc, changes) applies a change set's JSON with
 //     CodeMirror's semantics: positions and lengths count UTF-16 code units,
 //     and the set must cover the document exactly. ParseChanges and

@@ -10,9 +10,26 @@ import (
 
 // Update is one step of a document's history as @codemirror/collab makes
 // it: the client that made it and its change set (ChangeSet.toJSON()).
+// Selection, when set, is where that client's cursor and selection were
+// once the update applied: an editor puts its selection on the last
+// update of a push, so a keystroke and the cursor it moved are one
+// update, stored and delivered together, rather than a write each.
 type Update struct {
-	ClientID string          `json:"clientID"`
-	Changes  json.RawMessage `json:"changes"`
+	ClientID  string          `json:"clientID"`
+	Changes   json.RawMessage `json:"changes"`
+	Selection *Selection      `json:"selection,omitempty"`
+}
+
+// Selection is a client's selection in the text after an update, as the
+// other editors draw it: Anchor and Head in UTF-16 code units (equal for
+// a bare cursor), with the participant's Name and Colour (a palette
+// index) for the label. The authority checks the positions against the
+// text; what the name and colour may be is its caller's business.
+type Selection struct {
+	Anchor int    `json:"anchor"`
+	Head   int    `json:"head"`
+	Name   string `json:"name,omitempty"`
+	Colour int    `json:"colour"`
 }
 
 // ErrConflict is Store.Append's answer when the document's latest version
@@ -89,5 +106,10 @@ func (s *MemoryStore) Since(ctx context.Context, doc string, version int) ([]Upd
 // cloneUpdate copies the change set's bytes, so that neither the caller
 // nor the store can change the other's copy.
 func cloneUpdate(u Update) Update {
-	return Update{ClientID: u.ClientID, Changes: append(json.RawMessage(nil), u.Changes...)}
+	c := Update{ClientID: u.ClientID, Changes: append(json.RawMessage(nil), u.Changes...)}
+	if u.Selection != nil {
+		sel := *u.Selection
+		c.Selection = &sel
+	}
+	return c
 }

@@ -2,8 +2,11 @@ package rooms
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/ratelimit"
 
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -268,6 +271,21 @@ func (s *Service) appendOne(ctx context.Context, a Access, kind string, p any) (
 	return out[0], nil
 }
 
+// DefaultCursorReports bounds each participant's cursor reports (moves
+// without an edit; an edit's cursor rides with its push): four a second,
+// as many at once. The editor sends at most one per 250 ms, the last one
+// always, so an honest page never meets it; a script that reports each
+// pixel of a drag cannot fill the log or the writer's queue with them.
+var DefaultCursorReports = ratelimit.Rate{Burst: 4, PerSecond: 4}
+
+// TooSoonError refuses a cursor report that came too soon after the
+// participant's last ones; RetryAfter is when the next is taken.
+type TooSoonError struct{ RetryAfter time.Duration }
+
+func (e *TooSoonError) Error() string {
+	return fmt.Sprintf("rooms: cursor reports come too fast; the next is taken in %s", e.RetryAfter.Round(time.Millisecond))
+}
+
 // MoveCursor records where a's editor cursor is in item's code.
 func (s *Service) MoveCursor(ctx context.Context, a Access, c Cursor) (storage.RoomEvent, error) {
 	if _, err := codeItem(a, c.Item); err != nil {
@@ -279,12 +297,21 @@ func (s *Service) MoveCursor(ctx context.Context, a Access, c Cursor) (storage.R
 	if c.Version < 0 || c.Anchor < 0 || c.Head < 0 || c.Colour < 0 || c.Colour > 3 {
 		return storage.RoomEvent{}, inputErrorf("a cursor has no negative positions and a colour of 0 to 3")
 	}
-	// The name is the role's, whatever the page says.
-	c.Name = "Interviewer"
-	if a.Role == Candidate {
-		c.Name = "Candidate"
+	c.Name = roleName(a.Role) // the role's, whatever the page says
+	// Counted per participant in this instance's memory: a bound on the
+	// rate, not room state; with several instances it is per instance.
+	if ok, retry := s.cursors.Take(a.Room.ID+"/"+string(a.Role), 1); !ok {
+		return storage.RoomEvent{}, &TooSoonError{RetryAfter: retry}
 	}
 	return s.appendOne(ctx, a, KindCursor, c)
+}
+
+// roleName labels a participant's cursor.
+func roleName(r Role) string {
+	if r == Candidate {
+		return "Candidate"
+	}
+	return "Interviewer"
 }
 
 // EventsAfter reads the room's log after seq as a's holder may see it:

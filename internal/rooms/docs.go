@@ -168,6 +168,16 @@ func (s *Service) Push(ctx context.Context, a Access, item, base int, ups []coll
 		if actorOfClient(u.ClientID) != a.actor() {
 			return collab.PushResult{}, inputErrorf("update %d comes from another participant's editor", i)
 		}
+		if u.Selection != nil {
+			if u.Selection.Colour < 0 || u.Selection.Colour > 3 {
+				return collab.PushResult{}, inputErrorf("update %d: a selection's colour is 0 to 3, not %d", i, u.Selection.Colour)
+			}
+			// The cursor's label is the role's, whatever the page says,
+			// as for a cursor.moved report.
+			sel := *u.Selection
+			sel.Name = roleName(a.Role)
+			ups[i].Selection = &sel
+		}
 	}
 	return s.docs.Push(ctx, DocName(a.Room.ID, item), base, ups)
 }

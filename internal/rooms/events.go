@@ -20,8 +20,10 @@ import (
 //	timer.paused         interviewer  everyone     TimerPaused
 //	timer.resumed        interviewer  everyone     TimerResumed
 //	timer.extended       interviewer  everyone     TimerExtended
-//	code.update          either       everyone     collab.Update: one shared-editor step (doc "code/<item>")
-//	cursor.moved         either       everyone     Cursor: a participant's cursor and selection in the code
+//	code.update          either       everyone     collab.Update: one shared-editor step (doc "code/<item>"), with
+//	                                               the typist's selection after it on a push's last update
+//	cursor.moved         either       everyone     Cursor: a participant's cursor and selection in the code, moved
+//	                                               without an edit (an edit's cursor rides with its code.update)
 //	answer.text          candidate    everyone     AnswerText: the timed answer box's whole text
 //	run.started          interviewer  interviewer  RunStarted
 //	run.finished         system       interviewer  RunFinished: the grader's report, for the interviewer

@@ -154,6 +154,9 @@ type Config struct {
 	// Creates, counted per client address, is spent by each new room;
 	// nil: no limit.
 	Creates ratelimit.Limiter
+	// Cursors, counted per participant, is spent by each cursor report;
+	// nil: DefaultCursorReports.
+	Cursors ratelimit.Limiter
 	Now     func() time.Time // nil: time.Now
 }
 
@@ -168,6 +171,7 @@ type Service struct {
 	// retention: see Config.Retention (cleanup.go).
 	retention time.Duration
 	creates   ratelimit.Limiter
+	cursors   ratelimit.Limiter
 	docs      *collab.Authority
 	replays   *replayCache // replay.go
 	now       func() time.Time
@@ -195,6 +199,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.cursors = cfg.Cursors; s.cursors == nil {
+		s.cursors = ratelimit.New(DefaultCursorReports, s.now)
 	}
 	s.replays = newReplayCache(replayCacheRooms)
 	s.docs = collab.NewAuthority(DocStore{s: s}, collab.Options{Initial: s.initialText})

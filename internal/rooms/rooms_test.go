@@ -660,3 +660,74 @@ func TestSweepDeletesRoomsPastTheirRetention(t *testing.T) {
 		t.Fatalf("the young room after the sweep: %v", err)
 	}
 }
+
+// TestPushCarriesTheSelection: the cursor rides with the push, one event
+// for both, labelled by the role whatever the page said; a selection
+// outside the text or with a colour off the palette is refused.
+func TestPushCarriesTheSelection(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	n := collab.Length(collab.NormalizeNewlines(ia.Items[0].Problem.Code.Starter))
+	client := ClientID(ca)
+	insert := func(text string, sel *collab.Selection) collab.Update {
+		return collab.Update{ClientID: client, Changes: json.RawMessage(fmt.Sprintf(`[[0,%q],%d]`, text, n)), Selection: sel}
+	}
+	before, _ := f.store.RoomEvents(ctx, ia.Room.ID, 0, 0)
+	res, err := f.svc.Push(ctx, ca, 0, 0, []collab.Update{insert("ab", &collab.Selection{Anchor: 2, Head: 1, Name: "Interviewer", Colour: 1})})
+	if err != nil || !res.Accepted() {
+		t.Fatalf("Push = %+v, %v", res, err)
+	}
+	after, _ := f.store.RoomEvents(ctx, ia.Room.ID, 0, 0)
+	if len(after) != len(before)+1 {
+		t.Fatalf("a push with its cursor made %d events; want 1", len(after)-len(before))
+	}
+	var stored collab.Update
+	if err := json.Unmarshal(after[len(after)-1].Payload, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if want := (collab.Selection{Anchor: 2, Head: 1, Name: "Candidate", Colour: 1}); stored.Selection == nil || *stored.Selection != want {
+		t.Fatalf("the stored update's selection = %+v; want %+v", stored.Selection, want)
+	}
+	ups, err := f.svc.Pull(ctx, ia, 0, 0)
+	if err != nil || len(ups) != 1 || ups[0].Selection == nil || ups[0].Selection.Head != 1 {
+		t.Fatalf("the interviewer's pull = %+v, %v; want the update with its selection", ups, err)
+	}
+	if _, err := f.svc.Push(ctx, ca, 0, 1, []collab.Update{{ClientID: client, Changes: json.RawMessage(fmt.Sprintf(`[%d]`, n+2)),
+		Selection: &collab.Selection{Colour: 9}}}); err == nil {
+		t.Fatal("a selection with colour 9 was taken")
+	}
+	res, err = f.svc.Push(ctx, ca, 0, 1, []collab.Update{{ClientID: client, Changes: json.RawMessage(fmt.Sprintf(`[%d]`, n+2)),
+		Selection: &collab.Selection{Anchor: n + 3, Head: 0}}})
+	if err != nil || res.Rejected == "" {
+		t.Fatalf("a selection past the text's end: %+v, %v; want it rejected", res, err)
+	}
+}
+
+// TestCursorReportsAreBounded: four reports at once, then four a second;
+// each participant counts on its own.
+func TestCursorReportsAreBounded(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	report := func(a Access) error {
+		_, err := f.svc.MoveCursor(ctx, a, Cursor{Item: 0, ClientID: ClientID(a), Anchor: 1, Head: 1})
+		return err
+	}
+	for i := range 4 {
+		if err := report(ca); err != nil {
+			t.Fatalf("report %d: %v", i+1, err)
+		}
+	}
+	var soon *TooSoonError
+	if err := report(ca); !errors.As(err, &soon) || soon.RetryAfter <= 0 || soon.RetryAfter > 250*time.Millisecond {
+		t.Fatalf("a fifth report at once: %v; want TooSoonError within 250 ms", err)
+	}
+	if err := report(ia); err != nil {
+		t.Fatalf("the interviewer's report, while the candidate's are spent: %v", err)
+	}
+	f.clock.Add(250 * time.Millisecond)
+	if err := report(ca); err != nil {
+		t.Fatalf("a report 250 ms later: %v", err)
+	}
+}

@@ -70,6 +70,7 @@ func (s *Server) roomError(c echo.Context, err error) error {
 	var in *rooms.InputError
 	var rl *rooms.RateLimitedError
 	var busy *rooms.BusyError
+	var soon *rooms.TooSoonError
 	switch {
 	case errors.Is(err, rooms.ErrNotFound):
 		// A deleted room and a wrong key are the same answer, as in
@@ -92,6 +93,11 @@ func (s *Server) roomError(c echo.Context, err error) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 		return answered(codeError(c, http.StatusTooManyRequests, fmt.Sprintf(
 			"Too many rooms have been made from your network address; make the next one in %d s.", secs)))
+	case errors.As(err, &soon):
+		ms := max(soon.RetryAfter.Milliseconds(), 1)
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(soon.RetryAfter)))
+		return answered(codeError(c, http.StatusTooManyRequests, fmt.Sprintf(
+			"Cursor reports are taken at most four a second; send this one again in %d ms.", ms)))
 	case errors.As(err, &busy):
 		secs := retrySeconds(busy.RetryAfter)
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))

@@ -123,9 +123,11 @@
           },
           onUpdates: function (callback) { deliver = callback; },
         },
+        // A cursor moved without an edit (an edit's rides with its
+        // push); a refusal (too soon after the last) is sent again.
         onSelection: function (report) {
           report.item = item;
-          post(base + "/cursor", { cursor: JSON.stringify(report) }).catch(function () {});
+          return post(base + "/cursor", { cursor: JSON.stringify(report) });
         },
       },
     });

@@ -50,6 +50,13 @@ func TestStore(t *testing.T, open func(t *testing.T) collab.Store) {
 			t.Fatal(err)
 		}
 		want := []collab.Update{up("a", 0), up("b", 1), up("a", 2)}
+		// A selection is kept with its update: the cursor rides with it.
+		withSel := up("b", 3)
+		withSel.Selection = &collab.Selection{Anchor: 4, Head: 2, Name: "B", Colour: 3}
+		if err := s.Append(ctx, "doc", 3, []collab.Update{withSel}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, withSel)
 		for v := 0; v <= len(want); v++ {
 			got, err := s.Since(ctx, "doc", v)
 			if err != nil {
@@ -59,7 +66,7 @@ func TestStore(t *testing.T, open func(t *testing.T) collab.Store) {
 				t.Fatalf("Since(%d) = %s; want %s", v, show(got), show(want[v:]))
 			}
 		}
-		if _, err := s.Since(ctx, "doc", 4); !errors.Is(err, collab.ErrVersion) {
+		if _, err := s.Since(ctx, "doc", len(want)+1); !errors.Is(err, collab.ErrVersion) {
 			t.Fatalf("Since past the latest: %v; want ErrVersion", err)
 		}
 	})
@@ -161,6 +168,9 @@ func sameUpdates(a, b []collab.Update) bool {
 	}
 	for i := range a {
 		if a[i].ClientID != b[i].ClientID || string(a[i].Changes) != string(b[i].Changes) {
+			return false
+		}
+		if (a[i].Selection == nil) != (b[i].Selection == nil) || a[i].Selection != nil && *a[i].Selection != *b[i].Selection {
 			return false
 		}
 	}

@@ -29,9 +29,12 @@ export const maxPushUpdates = 100;
 // an older report is placed as it is, clamped to the text.
 const historyKept = 500;
 
-// selectionDelay is the debounce of the local selection's reports: a burst
-// of typing or arrow keys becomes one report.
-const selectionDelay = 120;
+// An edit's selection rides with its push (on the batch's last update),
+// so typing sends no cursor reports of its own. A selection moved without
+// an edit (a click, the arrow keys) is reported at most once per
+// cursorEvery ms, the first at once and the last always: internal/rooms
+// refuses a participant's reports coming faster than four a second.
+const cursorEvery = 250;
 
 // retryDelay is the wait after a push or pull that failed (the network),
 // doubling up to retryMax.
@@ -200,10 +203,16 @@ export function collabExtensions(cfg) {
  *                          document's version after the last of them
  * Each update is {clientID, changes} with changes as ChangeSet JSON.
  *
- * cfg.onSelection(report), when given, hears the local selection after it
- * settles, as {clientID, name, colour, version, anchor, head}: positions in
- * the text at that version of the server's document, which is what any
- * peer can place (see setPeer). cfg.onError(why), when given, hears that
+ * cfg.onSelection(report), when given, makes the local selection shared:
+ * each push carries it (on its last update, as {anchor, head, name,
+ * colour}: positions in the text that update leaves), and a selection
+ * moved without an edit is handed to onSelection, at most once per
+ * cursorEvery ms and the last always, as {clientID, name, colour, version,
+ * anchor, head}: positions in the text at that version of the server's
+ * document, which is what any peer can place (see setPeer). When
+ * onSelection returns a promise that rejects, the report is sent again a
+ * little later. The others' updates that carry a selection place their
+ * cursors (transport.onUpdates and pulls alike). cfg.onError(why), when given, hears that
  * the server rejected this editor's updates for good: the editor stops
  * pushing (it still receives), and the page should offer a reload.
  *
@@ -220,9 +229,14 @@ export function startCollab(view, cfg) {
   let pulling = null; // the pull in flight
   let pullAgain = false;
   let retry = retryDelay;
-  let selectionTimer = 0;
+  const sharing = typeof cfg.onSelection === "function";
+  let reportTimer = 0;
+  let lastReportAt = -Infinity; // when the last cursor-only report went
+  let sent = null; // {version, anchor, head}: the selection the others last heard of
+  let refused = 0; // cursor reports refused in a row
   const recent = []; // {version, changes}: confirmed updates, oldest first
   const waiting = new Map(); // peer reports ahead of this editor's version
+  const placedAt = new Map(); // clientID -> the version of its cursor drawn
 
   // accept takes updates that follow version base, skipping those this
   // editor already has; a gap is filled by a pull.
@@ -242,6 +256,29 @@ export function startCollab(view, cfg) {
     parsed.forEach((u, i) => recent.push({ version: synced + i + 1, changes: u.changes }));
     if (recent.length > historyKept) recent.splice(0, recent.length - historyKept);
     view.dispatch(receiveUpdates(view.state, parsed));
+    // The others' cursors as their updates left them: the latest of each.
+    const cursors = new Map();
+    fresh.forEach((u, i) => {
+      const sel = u.selection;
+      if (sel && typeof sel === "object" && String(u.clientID) !== clientID) {
+        cursors.set(String(u.clientID), {
+          clientID: String(u.clientID),
+          name: sel.name,
+          colour: sel.colour,
+          version: synced + i + 1,
+          anchor: sel.anchor,
+          head: sel.head,
+        });
+      }
+    });
+    for (const report of cursors.values()) {
+      // A cursor report at the same version or later was made after the
+      // update: it wins (it is placed below, or waits for its version).
+      const later = waiting.get(report.clientID);
+      if (later && later.version >= report.version) continue;
+      waiting.delete(report.clientID);
+      setPeerReport(report);
+    }
     for (const [id, report] of waiting) {
       if (report.version <= getSyncedVersion(view.state)) {
         waiting.delete(id);
@@ -303,10 +340,23 @@ export function startCollab(view, cfg) {
       clientID: u.clientID,
       changes: u.changes.toJSON(),
     }));
+    let carried = null;
+    if (sharing) {
+      // The selection as it is now, in the text the batch leaves: the
+      // server stores it with the batch's last update.
+      const sel = view.state.selection.main;
+      carried = {
+        version: base + batch.length,
+        anchor: toVersionOf(sel.anchor, batch.length),
+        head: toVersionOf(sel.head, batch.length),
+      };
+      batch[batch.length - 1].selection = { anchor: carried.anchor, head: carried.head, name: me.name, colour: me.colour };
+    }
     try {
       const answer = await transport.push(base, batch);
       retry = retryDelay;
       if (answer && answer.ok) {
+        if (carried) sent = carried;
         // The server stored exactly this batch as versions base+1..: it
         // confirms them as if they had come back from it (their clientID
         // is this editor's), unless the stream was quicker.
@@ -332,13 +382,16 @@ export function startCollab(view, cfg) {
       pushing = false;
     }
     schedulePush();
+    // Moved since the push was made, with nothing more to push: a report.
+    if (sendableUpdates(view.state).length === 0) scheduleReport();
   }
 
-  // toSynced maps a position of the current text back to the synced
-  // version's text, through the inverses of the unconfirmed updates.
-  function toSynced(pos) {
+  // toVersionOf maps a position of the current text back to the text
+  // after the first k unconfirmed updates, through the inverses of the
+  // others.
+  function toVersionOf(pos, k) {
     const pending = sendableUpdates(view.state);
-    for (let i = pending.length - 1; i >= 0; i--) {
+    for (let i = pending.length - 1; i >= k; i--) {
       pos = pending[i].changes.invertedDesc.mapPos(pos, -1);
     }
     return pos;
@@ -351,17 +404,38 @@ export function startCollab(view, cfg) {
     return Math.max(0, Math.min(pos, view.state.doc.length));
   }
 
+  // scheduleReport sends the selection once the last report is
+  // cursorEvery old: at once after a quiet spell, else at the end of it.
+  function scheduleReport() {
+    if (destroyed || !sharing || reportTimer) return;
+    const wait = Math.max(0, lastReportAt + cursorEvery - Date.now());
+    reportTimer = setTimeout(reportSelection, wait);
+  }
+
   function reportSelection() {
-    selectionTimer = 0;
-    if (destroyed || typeof cfg.onSelection !== "function") return;
-    reportedPending = sendableUpdates(view.state).length > 0;
+    reportTimer = 0;
+    // With updates to push, the push carries the selection.
+    if (destroyed || stalled || sendableUpdates(view.state).length > 0) return;
     const sel = view.state.selection.main;
-    cfg.onSelection({
-      ...me,
-      version: getSyncedVersion(view.state),
-      anchor: toSynced(sel.anchor),
-      head: toSynced(sel.head),
-    });
+    const version = getSyncedVersion(view.state);
+    // The others map what they last heard through the updates since, so
+    // a selection that only moved with the text needs no report.
+    if (sent && fromVersion(sent.anchor, sent.version) === sel.anchor && fromVersion(sent.head, sent.version) === sel.head) return;
+    const report = { version, anchor: sel.anchor, head: sel.head };
+    sent = report;
+    lastReportAt = Date.now();
+    Promise.resolve()
+      .then(() => cfg.onSelection({ ...me, ...report }))
+      .then(
+        () => (refused = 0),
+        () => {
+          // Refused or lost: unless a newer one went, send it again after
+          // a pause, a few times at most (the room may have closed).
+          if (sent === report) sent = null;
+          lastReportAt = Date.now() + cursorEvery * refused;
+          if (++refused <= 3) scheduleReport();
+        },
+      );
   }
 
   function setPeerReport(report) {
@@ -374,6 +448,11 @@ export function startCollab(view, cfg) {
       pull();
       return;
     }
+    // A report older than the one placed (a pull's update overtook the
+    // stream) would move the cursor back.
+    const id = String(report.clientID);
+    if ((placedAt.get(id) ?? -1) > version) return;
+    placedAt.set(id, version);
     const anchor = fromVersion(Math.max(0, Math.floor(Number(report.anchor)) || 0), version);
     const head = fromVersion(Math.max(0, Math.floor(Number(report.head)) || 0), version);
     view.dispatch({
@@ -392,33 +471,20 @@ export function startCollab(view, cfg) {
     accept(Number(version) - n, updates);
   });
 
-  // A report made while some of this editor's updates were unconfirmed
-  // placed the cursor where they begin (the server's text did not have
-  // them yet); once the version moves it is reported again. The others'
-  // changes alone need no new report: each peer maps a report through them.
-  let reportedPending = false;
-  let lastVersion = getSyncedVersion(view.state);
   return {
-    // update is the view's update listener: push local changes, and
-    // report the selection when the participant moved it or typed.
+    // update is the view's update listener: push local changes (with the
+    // selection), and report a selection moved without one.
     update(u) {
       if (destroyed) return;
       if (u.docChanged) schedulePush();
-      if (typeof cfg.onSelection !== "function") return;
-      const v = getSyncedVersion(u.state);
-      const moved = v !== lastVersion && reportedPending;
-      lastVersion = v;
-      const local = u.transactions.some(
-        (tr) => !tr.annotation(Transaction.remote) && (tr.selection || tr.docChanged),
-      );
-      if (local || moved) {
-        clearTimeout(selectionTimer);
-        selectionTimer = setTimeout(reportSelection, selectionDelay);
-      }
+      if (!sharing) return;
+      const moved = u.transactions.some((tr) => !tr.annotation(Transaction.remote) && tr.selection && !tr.docChanged);
+      if (moved) scheduleReport();
     },
     setPeer: setPeerReport,
     removePeer(id) {
       waiting.delete(id);
+      placedAt.delete(String(id));
       if (!destroyed) view.dispatch({ effects: removePeer.of(String(id)) });
     },
     peers: () => view.state.field(peersField).map((p) => ({ ...p })),
@@ -428,7 +494,7 @@ export function startCollab(view, cfg) {
     pull,
     destroy() {
       destroyed = true;
-      clearTimeout(selectionTimer);
+      clearTimeout(reportTimer);
     },
   };
 }

@@ -169,17 +169,18 @@ test("a peer's cursor follows remote and local changes", async () => {
 
   // A report made at a version this editor has not reached waits for it.
   const c = fakeView("hello world", 0, "c", { ...server.transport(), onUpdates() {} });
+  c.sync.setPeer({ ...report, clientID: "ahead", version: 1 });
+  assert.equal(c.sync.peers().length, 0, "placed before its version arrived");
+  // An edit's cursor comes with the edit: C hears of it by a pull.
   await a.sync.pull();
   a.dispatch({ changes: { from: 0, insert: "¡" }, selection: EditorSelection.cursor(1) });
   await settle(server, [a]);
-  await sleep(200);
-  const later = reports.at(-1);
-  assert.equal(later.version, 1);
-  c.sync.setPeer(later);
-  assert.equal(c.sync.peers().length, 0, "placed before its version arrived");
-  await sleep(50);
+  await c.sync.pull();
   assert.equal(c.state.doc.toString(), "¡hello world");
-  assert.deepEqual(c.sync.peers().map((p) => p.head), [1]);
+  const ada = c.sync.peers().find((p) => p.clientID === "a");
+  assert.deepEqual([ada.name, ada.colour, ada.head], ["Ada", 2, 1]);
+  assert.equal(c.sync.peers().find((p) => p.clientID === "ahead").head, 11, "placed once its version came");
+  assert.equal(reports.length, 1, "the edit's cursor was reported on its own too");
 
   // A report made before later updates moves through them.
   const d = fakeView("hello world", 0, "d", server.transport());
@@ -192,58 +193,87 @@ test("a peer's cursor follows remote and local changes", async () => {
   d.sync.setPeer({ ...report, clientID: "d" });
   assert.equal(d.sync.peers().some((p) => p.clientID === "d"), false);
   d.sync.removePeer("old");
-  assert.equal(d.sync.peers().length, 0);
+  // Ada's, from the selection on the update its pull brought.
+  assert.deepEqual(d.sync.peers().map((p) => [p.clientID, p.head]), [["a", 1]]);
   for (const v of [a, b, c, d, held]) v.sync.destroy();
 });
 
-test("the local selection is reported in the server's coordinates", async () => {
+// recording wraps a transport to keep every push's updates.
+function recording(t, pushes) {
+  return { ...t, push: (v, ups) => (pushes.push(JSON.parse(JSON.stringify(ups))), t.push(v, ups)) };
+}
+
+test("an edit's selection rides with its push, in the text the push leaves", async () => {
+  const server = new Server("abc", rng(21));
   const reports = [];
-  const view = fakeView("abc", 0, "me", { push: () => new Promise(() => {}), pull: async () => [], onUpdates() {} }, {
-    onSelection: (r) => reports.push(r),
-  });
-  // Typed but not confirmed: the cursor after "XYabc" is at 3 of the
-  // server's "abc" (version 0); inside the unconfirmed insertion it maps
-  // to where the insertion is.
-  view.dispatch({ changes: { from: 0, insert: "XY" }, selection: EditorSelection.cursor(5) });
-  await sleep(200);
-  assert.deepEqual([reports.at(-1).version, reports.at(-1).head], [0, 3]);
-  view.dispatch({ selection: EditorSelection.cursor(1) });
-  await sleep(200);
-  assert.equal(reports.at(-1).head, 0);
-  assert.equal(reports.length, 2, "reports are debounced: one a settled selection");
+  const pushes = [];
+  const a = fakeView("abc", 0, "a", recording(server.transport(), pushes), { name: "Ada", colour: 2, onSelection: (r) => reports.push(r) });
+  const b = fakeView("abc", 0, "b", server.transport());
+  a.dispatch({ changes: { from: 0, insert: "XY" }, selection: EditorSelection.range(1, 2) });
+  await settle(server, [a, b]);
+  await sleep(20);
+  assert.deepEqual(pushes.at(-1).at(-1).selection, { anchor: 1, head: 2, name: "Ada", colour: 2 });
+  assert.equal(reports.length, 0, "an edit sent a cursor report besides its push");
+  const peer = b.sync.peers().find((p) => p.clientID === "a");
+  assert.deepEqual([peer.name, peer.anchor, peer.head], ["Ada", 1, 2]);
+
+  // More updates than one push takes: each batch's selection is where the
+  // cursor is now, mapped back to the text that batch leaves.
+  pushes.length = 0;
+  for (let i = 0; i < 105; i++) {
+    const end = a.state.doc.length;
+    a.dispatch({ changes: { from: end, insert: "z" }, selection: EditorSelection.cursor(end + 1) });
+  }
+  await settle(server, [a, b]);
+  assert.deepEqual(pushes.map((p) => p.length), [100, 5]);
+  assert.deepEqual(pushes.map((p) => p.at(-1).selection.head), [105, 110]);
+  assert.ok(pushes.every((p) => p.slice(0, -1).every((u) => !u.selection)), "a selection on an update that is not a push's last");
+  assert.equal(b.sync.peers().find((p) => p.clientID === "a").head, 110);
+  assert.equal(reports.length, 0);
+  a.sync.destroy();
+  b.sync.destroy();
+});
+
+test("a selection moved without an edit is reported at most every 250 ms, the last always", async () => {
+  const server = new Server("abcdefghij", rng(22));
+  const reports = [];
+  const view = fakeView("abcdefghij", 0, "me", server.transport(), { onSelection: (r) => reports.push({ ...r, at: Date.now() }) });
+  for (let i = 1; i <= 10; i++) {
+    view.dispatch({ selection: EditorSelection.cursor(i) });
+    await sleep(30);
+  }
+  await sleep(600);
+  assert.equal(reports[0].head, 1, "the first move after a quiet spell is reported at once");
+  assert.equal(reports.at(-1).head, 10, "the last move was not reported");
+  assert.ok(reports.length <= 3, `${reports.length} reports for 300 ms of moves`);
+  for (let i = 1; i < reports.length; i++) {
+    assert.ok(reports[i].at - reports[i - 1].at >= 240, `reports ${reports[i].at - reports[i - 1].at} ms apart`);
+  }
+  // The same place again is no news; the others' changes alone are none
+  // either (each peer maps a report through them).
+  const n = reports.length;
+  view.dispatch({ selection: EditorSelection.cursor(10) });
+  await server.transport().push(0, [{ clientID: "o", changes: [[0, "xy"], 10] }]);
+  await sleep(350);
+  assert.equal(view.state.doc.toString(), "xyabcdefghij");
+  assert.equal(view.state.selection.main.head, 12);
+  view.dispatch({ selection: EditorSelection.cursor(12) });
+  await sleep(350);
+  assert.equal(reports.length, n, "reported a cursor the others already place");
   view.sync.destroy();
 });
 
-test("the others' changes alone bring no new report; confirming this editor's do", async () => {
-  const server = new Server("abc", rng(11));
-  const reports = [];
-  const view = fakeView("abc", 0, "me", server.transport(), { onSelection: (r) => reports.push(r) });
-  const other = server.transport();
-  view.dispatch({ selection: EditorSelection.cursor(3) });
-  await sleep(200);
-  assert.equal(reports.length, 1);
-  await other.push(0, [{ clientID: "o", changes: [[0, "xy"], 3] }]);
-  await sleep(200);
-  assert.equal(view.state.doc.toString(), "xyabc");
-  assert.equal(reports.length, 1, "reported again for a change a peer can map itself");
-
-  // Typed, and reported before the server confirmed: reported again
-  // once it has, now at the cursor's true place.
-  let release;
-  const slow = { ...server.transport(), onUpdates() {} };
-  const held = fakeView("abc", 0, "h", {
-    ...slow,
-    push: (v, ups) => new Promise((r) => (release = () => slow.push(v, ups).then(r))),
-  }, { onSelection: (r) => reports.push(r) });
-  await held.sync.pull();
-  held.dispatch({ changes: { from: 5, insert: "!" }, selection: EditorSelection.cursor(6) });
-  await sleep(200);
-  assert.deepEqual([reports.at(-1).version, reports.at(-1).head], [1, 5]);
-  release();
-  await sleep(200);
-  assert.deepEqual([reports.at(-1).version, reports.at(-1).head], [2, 6]);
+test("a refused cursor report is sent again", async () => {
+  const server = new Server("abc", rng(23));
+  const calls = [];
+  let refuse = 1;
+  const view = fakeView("abc", 0, "me", server.transport(), {
+    onSelection: (r) => (calls.push(r.head), refuse-- > 0 ? Promise.reject(new Error("429")) : Promise.resolve()),
+  });
+  view.dispatch({ selection: EditorSelection.cursor(2) });
+  await sleep(700);
+  assert.deepEqual(calls, [2, 2]);
   view.sync.destroy();
-  held.sync.destroy();
 });
 
 test("a push that fails is retried, and a rejected one stops pushing", async () => {
