@@ -21,3 +21,19 @@ func differ(t *testing.T, entry createclient.Entry, file string, seeds int) {
 		t.Errorf("%s: native and interpreted reports differ\nnative:\n%s\ninterpreted:\n%s", file, n, i)
 	}
 }
+
+// TestCorpusNativeEqualsInterpreted runs the differential over the whole
+// corpus, failing and passing solutions alike: a report that changes with
+// the route would be a grader bug either way.
+func TestCorpusNativeEqualsInterpreted(t *testing.T) {
+	seeds := 2
+	if raceEnabled {
+		seeds = 1
+	}
+	for name, entry := range correct {
+		t.Run(name, func(t *testing.T) { differ(t, entry, "solutions/"+name+"/client.go", seeds) })
+	}
+	for name, entry := range broken {
+		t.Run(name, func(t *testing.T) { differ(t, entry, "solutions/broken/"+name+"/client.go", seeds) })
+	}
+}

@@ -2,14 +2,18 @@ package createclient_test
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	reference "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/reference"
 )
 
-func TestReferencePassesNative(t *testing.T) {
-	rep := gradeNative(t, reference.CreatePayment, faultsim.Options{Seeds: 20})
+// TestReferencePassesEverySeed: the reference passes every scenario over
+// 200 schedules (and every crash point of the crash scenarios): a
+// scenario no correct client could pass would show here.
+func TestReferencePassesEverySeed(t *testing.T) {
+	rep := gradeNative(t, reference.CreatePayment, faultsim.Options{Seeds: 200})
 	for _, sc := range rep.Scenarios {
 		if sc.Status != faultsim.StatusPass {
 			b, _ := json.MarshalIndent(sc, "", "  ")
@@ -18,8 +22,17 @@ func TestReferencePassesNative(t *testing.T) {
 	}
 }
 
+// TestReferencePassesInterpreted grades the reference as submissions are
+// graded, on a sample of seeds; CREATECLIENT_SWEEP=1 runs all 200.
 func TestReferencePassesInterpreted(t *testing.T) {
-	rep := gradeSource(t, "solutions/reference/client.go", faultsim.Options{Seeds: 3})
+	seeds := 10
+	if raceEnabled {
+		seeds = 3
+	}
+	if os.Getenv("CREATECLIENT_SWEEP") != "" {
+		seeds = 200
+	}
+	rep := gradeSource(t, "solutions/reference/client.go", faultsim.Options{Seeds: seeds})
 	if rep.Status != faultsim.StatusPass {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		t.Fatalf("reference interpreted: %s", b)

@@ -113,10 +113,18 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		case retryInDoubt:
 			doubt = true
 		}
-		time.Sleep(max(after, time.Duration(1<<i)*time.Second))
+		time.Sleep(longer(after, time.Duration(1<<i)*time.Second))
 	}
 	if doubt {
 		return end(createapi.Unknown, "", "attempts exhausted in doubt")
 	}
 	return end(createapi.Failed, "", "attempts exhausted")
+}
+
+// longer is max for durations (the interpreter has no min or max builtin).
+func longer(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
 }

@@ -110,7 +110,10 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 			}
 		}
 		time.Sleep(wait)
-		wait = min(wait*2, 2*time.Minute)
+		wait *= 2
+		if wait > 2*time.Minute {
+			wait = 2 * time.Minute
+		}
 	}
 	if st == inDoubt {
 		return record(createapi.Unknown, "", "gave up in doubt")

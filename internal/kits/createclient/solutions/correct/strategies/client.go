@@ -134,7 +134,9 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		}
 		switch {
 		case he.Status == 408 || he.Status == 429:
-			pause = max(pause, he.RetryAfter)
+			if he.RetryAfter > pause {
+				pause = he.RetryAfter
+			}
 		case he.Status == 409 || he.Status >= 500:
 			doubt = true
 			if he.Replayed {

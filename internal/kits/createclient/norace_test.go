@@ -1,0 +1,5 @@
+//go:build !race
+
+package createclient_test
+
+const raceEnabled = false
