@@ -3,17 +3,20 @@
 # bench/roombench for what a room does): at each level, that many rooms at
 # once, in each a candidate typing 5 keystrokes a second into the shared
 # editor (one push per keystroke, as the browser's collab transport sends
-# them, and its cursor report) and an interviewer following the room's
+# them, the cursor riding with it) and an interviewer following the room's
 # stream. Each level runs 3 s of warm-up and a 20 s window with a fresh
 # server and database. Printed per level: the delay from a push sent to the
 # interviewer's stream delivering it (p50, p99, worst), from the keystroke
 # (p99), the server's memory (RSS, Go heap), its CPU (of 200% on 2 cores),
 # errors and the load average; every run's figure, so the spread shows.
 # With a commit as second argument, that commit's binary is measured too,
-# interleaved with this tree's, so the two see the same machine.
+# interleaved with this tree's, so the two see the same machine;
+# BEFORE_FLAGS are roombench flags for that build alone (for a build from
+# before the cursor rode with the push: BEFORE_FLAGS=-cursor-in-push=false,
+# so each keystroke is a push and a cursor report, as its editor sent them).
 #
 # usage: bench/rooms.sh [RUNS] [BEFORE_COMMIT]   (default 2 runs)
-#   LEVELS="10 50 100 200" WINDOW=20 ROOMBENCH_FLAGS="-cursors=false" override.
+#   LEVELS="10 50 100 200" WINDOW=20 ROOMBENCH_FLAGS="-cursors=false" BEFORE_FLAGS=... override.
 set -euo pipefail
 
 runs=${1:-2}
@@ -37,8 +40,10 @@ echo "go: $(go version | cut -d' ' -f3-)  cores: $(nproc)  runs: $runs  window: 
 for i in $(seq 1 "$runs"); do
 	for n in $levels; do
 		for b in "${bins[@]}"; do
+			extra=""
+			[ "$b" = before ] && extra=${BEFORE_FLAGS:-}
 			# shellcheck disable=SC2086
-			"$work/roombench" -server "$work/$b" -rooms "$n" -seconds "$window" ${ROOMBENCH_FLAGS:-} \
+			"$work/roombench" -server "$work/$b" -rooms "$n" -seconds "$window" ${ROOMBENCH_FLAGS:-} $extra \
 				>>"$work/$b.$n.out" 2>>"$work/$b.$n.err" || echo "run $i, $b, $n rooms failed: $(tail -1 "$work/$b.$n.err")"
 		done
 	done
