@@ -320,3 +320,31 @@ func shortJSON(raw []byte) string {
 	}
 	return string(raw)
 }
+
+// MapPos maps a position of the document the changes apply to into the
+// document they produce, as CodeMirror's ChangeSet.mapPos(pos) (its
+// default, assoc -1): a position where text is inserted stays before it,
+// one inside a replaced range goes to the range's start, and one at the
+// end of a replaced range goes after its replacement. A position outside
+// the document is clamped to it. Replay uses it to carry a participant's
+// cursor from the version it was reported at to a later one.
+func (c Changes) MapPos(pos int) int {
+	pos = min(max(pos, 0), c.Len())
+	a, b := 0, 0 // where the part starts in the old document and the new
+	for _, p := range c.parts {
+		end := a + p.length
+		if p.keep {
+			if end > pos {
+				return b + pos - a
+			}
+			b += p.length
+		} else {
+			if end > pos || end == pos && p.length == 0 {
+				return b
+			}
+			b += insertedLen(p.lines)
+		}
+		a = end
+	}
+	return b
+}

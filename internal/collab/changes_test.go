@@ -205,3 +205,35 @@ func FuzzApplyChanges(f *testing.F) {
 		}
 	})
 }
+
+// TestMapPos: every position of each document mapped as CodeMirror 6
+// (@codemirror/state 6.7.6, ChangeSet.fromJSON(changes).mapPos(p)) maps
+// it, from p = 0 to the document's length.
+func TestMapPos(t *testing.T) {
+	tests := []struct {
+		changes string
+		maps    []int
+	}{
+		{`[3,[0,"ab"],2]`, []int{0, 1, 2, 3, 6, 7}},
+		{`[1,[2],2]`, []int{0, 1, 1, 1, 2, 3}},
+		{`[1,[2,"xyz"],2]`, []int{0, 1, 1, 4, 5, 6}},
+		{`[[0,"q"],5]`, []int{0, 2, 3, 4, 5, 6}},
+		{`[5,[0,"end"]]`, []int{0, 1, 2, 3, 4, 5}},
+		{`[[5,"a","b"]]`, []int{0, 0, 0, 0, 0, 3}},
+		{`[2,[0,"😀"],1,[1],1]`, []int{0, 1, 2, 5, 5, 6}},
+	}
+	for _, tt := range tests {
+		c, err := ParseChanges(json.RawMessage(tt.changes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pos, want := range tt.maps {
+			if got := c.MapPos(pos); got != want {
+				t.Errorf("%s: MapPos(%d) = %d; CodeMirror says %d", tt.changes, pos, got, want)
+			}
+		}
+		if got, end := c.MapPos(len(tt.maps)+3), tt.maps[len(tt.maps)-1]; got != end {
+			t.Errorf("%s: a position past the end maps to %d; want the end, %d", tt.changes, got, end)
+		}
+	}
+}

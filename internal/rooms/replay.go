@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf16"
 
 	"github.com/faultline-dev/faultline/internal/collab"
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -48,9 +49,25 @@ const checkpointEvery = 128
 type replayDoc struct {
 	seqs    []int64 // the event of each update: version i+1's is seqs[i]
 	ups     []collab.Update
-	moments []int    // each update's index in Replay.Moments
-	kept    []string // kept[k] is the text at version k*checkpointEvery
+	moments []int          // each update's index in Replay.Moments
+	kept    []string       // kept[k] is the text at version k*checkpointEvery
+	cursors []replayCursor // every selection the log holds for it, in seq order
 }
+
+// replayCursor is a participant's selection as the log has it: from an
+// update that carried it, or a cursor.moved report; positions in the
+// text at Version.
+type replayCursor struct {
+	Seq          int64
+	Actor        string
+	Version      int
+	Anchor, Head int
+}
+
+// maxCursorMapping bounds the updates a frame maps an old cursor report
+// through: a participant who has not moved for that many of the other's
+// keystrokes is not drawn, rather than the frame parsing them all.
+const maxCursorMapping = 2000
 
 // ReplayItem is a step of the room, as the replay names it.
 type ReplayItem struct {
@@ -182,7 +199,24 @@ func buildReplay(a Access, evs []storage.RoomEvent) (*Replay, error) {
 	for _, it := range a.Items {
 		r.Items = append(r.Items, ReplayItem{Index: it.Index, Title: it.Title(), HasCode: it.HasCode()})
 	}
+	doc := func(name string) *replayDoc {
+		d := r.docs[name]
+		if d == nil {
+			d = &replayDoc{}
+			r.docs[name] = d
+		}
+		return d
+	}
 	for _, ev := range evs {
+		if ev.Kind == KindCursor {
+			var c Cursor
+			if err := decode(ev, &c); err != nil {
+				return nil, err
+			}
+			d := doc(codeDoc(c.Item))
+			d.cursors = append(d.cursors, replayCursor{Seq: ev.Seq, Actor: ev.Actor, Version: c.Version, Anchor: c.Anchor, Head: c.Head})
+			continue
+		}
 		m, ok, err := r.moment(ev)
 		if err != nil {
 			return nil, err
@@ -195,12 +229,12 @@ func buildReplay(a Access, evs []storage.RoomEvent) (*Replay, error) {
 			if err := decode(ev, &u); err != nil {
 				return nil, err
 			}
-			d := r.docs[ev.Doc]
-			if d == nil {
-				d = &replayDoc{}
-				r.docs[ev.Doc] = d
-			}
+			d := doc(ev.Doc)
 			d.seqs, d.ups, d.moments = append(d.seqs, ev.Seq), append(d.ups, u), append(d.moments, len(r.Moments))
+			if u.Selection != nil {
+				d.cursors = append(d.cursors, replayCursor{Seq: ev.Seq, Actor: ev.Actor, Version: len(d.ups),
+					Anchor: u.Selection.Anchor, Head: u.Selection.Head})
+			}
 		}
 		r.Moments = append(r.Moments, m)
 	}
@@ -404,9 +438,21 @@ type Frame struct {
 
 // FrameCode is a code step's shared document at a moment.
 type FrameCode struct {
-	Item    int    `json:"item"`
-	Version int    `json:"version"`
-	Text    string `json:"text"`
+	Item    int           `json:"item"`
+	Version int           `json:"version"`
+	Text    string        `json:"text"`
+	Cursors []FrameCursor `json:"cursors"` // each participant's, candidate first, as the editors drew them then
+}
+
+// FrameCursor is a participant's cursor and selection in a frame's text:
+// Anchor and Head in UTF-16 code units, and where Head is as a line and
+// a column (from 1, in characters) for people.
+type FrameCursor struct {
+	Actor  string `json:"actor"`
+	Anchor int    `json:"anchor"`
+	Head   int    `json:"head"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
 }
 
 // FrameAnswer is a question step's answer at a moment.
@@ -480,7 +526,7 @@ func (r *Replay) codeAt(seq int64) ([]FrameCode, error) {
 		if !it.HasCode() {
 			continue
 		}
-		fc := FrameCode{Item: it.Index, Text: collab.NormalizeNewlines(it.Problem.Code.Starter)}
+		fc := FrameCode{Item: it.Index, Text: collab.NormalizeNewlines(it.Problem.Code.Starter), Cursors: []FrameCursor{}}
 		d := r.docs[codeDoc(it.Index)]
 		if d == nil {
 			out = append(out, fc)
@@ -499,9 +545,64 @@ func (r *Replay) codeAt(seq int64) ([]FrameCode, error) {
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", it.Index+1, err)
 		}
+		if fc.Cursors, err = d.cursorsAt(seq, v, fc.Text); err != nil {
+			return nil, fmt.Errorf("step %d: %w", it.Index+1, err)
+		}
 		out = append(out, fc)
 	}
 	return out, nil
+}
+
+// cursorsAt is each participant's latest selection up to event seq,
+// carried from the version it was made at to v (the frame's), in text.
+func (d *replayDoc) cursorsAt(seq int64, v int, text string) ([]FrameCursor, error) {
+	out := []FrameCursor{}
+	n := sort.Search(len(d.cursors), func(i int) bool { return d.cursors[i].Seq > seq })
+	for _, actor := range []string{storage.ActorCandidate, storage.ActorInterviewer} {
+		i := n - 1
+		for i >= 0 && d.cursors[i].Actor != actor {
+			i--
+		}
+		if i < 0 {
+			continue
+		}
+		c := d.cursors[i]
+		if c.Version < 0 || c.Version > v || v-c.Version > maxCursorMapping {
+			continue
+		}
+		anchor, head := c.Anchor, c.Head
+		for _, u := range d.ups[c.Version:v] {
+			ch, err := collab.ParseChanges(u.Changes)
+			if err != nil {
+				return nil, err
+			}
+			anchor, head = ch.MapPos(anchor), ch.MapPos(head)
+		}
+		n := collab.Length(text)
+		anchor, head = min(max(anchor, 0), n), min(max(head, 0), n)
+		line, col := lineColumn(text, head)
+		out = append(out, FrameCursor{Actor: actor, Anchor: anchor, Head: head, Line: line, Column: col})
+	}
+	return out, nil
+}
+
+// lineColumn is where UTF-16 offset pos of text is: its line and column,
+// both from 1, the column counted in characters.
+func lineColumn(text string, pos int) (line, col int) {
+	line, col = 1, 1
+	units := 0
+	for _, r := range text {
+		if units >= pos {
+			break
+		}
+		units += utf16.RuneLen(r)
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
 }
 
 // nav finds the moments around seq.

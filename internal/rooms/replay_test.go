@@ -443,3 +443,57 @@ func TestReplayOfLaterKinds(t *testing.T) {
 		t.Fatalf("the last frame: %+v, %v; want the step's code untouched", fr.Code, err)
 	}
 }
+
+// TestReplayCursors: a frame shows each participant's cursor as the
+// editors drew it then: from the push that carried it or a cursor report,
+// moved along by the edits made since.
+func TestReplayCursors(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromProblem, "async-refund")
+	n := collab.Length(collab.NormalizeNewlines(ia.Items[0].Problem.Code.Starter))
+	push := func(a Access, base int, changes string, sel *collab.Selection) int64 {
+		t.Helper()
+		res, err := f.svc.Push(ctx, a, 0, base, []collab.Update{{ClientID: ClientID(a), Changes: json.RawMessage(changes), Selection: sel}})
+		if err != nil || !res.Accepted() {
+			t.Fatalf("push %s: %+v, %v", changes, res, err)
+		}
+		evs, _ := f.store.RoomEvents(ctx, ia.Room.ID, 0, 0)
+		return evs[len(evs)-1].Seq
+	}
+	typed := push(ca, 0, fmt.Sprintf(`[[0,"AB"],%d]`, n), &collab.Selection{Anchor: 2, Head: 2, Colour: 1})
+	shifted := push(ia, 1, fmt.Sprintf(`[[0,"xy",""],%d]`, n+2), nil)
+	moved, err := f.svc.MoveCursor(ctx, ia, Cursor{Item: 0, ClientID: ClientID(ia), Version: 2, Anchor: 0, Head: 3, Colour: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.svc.Replay(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		seq  int64
+		want []FrameCursor
+	}{
+		{"before anyone typed", typed - 1, []FrameCursor{}},
+		{"the candidate's push", typed, []FrameCursor{{Actor: "candidate", Anchor: 2, Head: 2, Line: 1, Column: 3}}},
+		{"moved down by the interviewer's line", shifted, []FrameCursor{{Actor: "candidate", Anchor: 5, Head: 5, Line: 2, Column: 3}}},
+		{"and the interviewer's report", moved.Seq, []FrameCursor{
+			{Actor: "candidate", Anchor: 5, Head: 5, Line: 2, Column: 3},
+			{Actor: "interviewer", Anchor: 0, Head: 3, Line: 2, Column: 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fr, err := r.Frame(tt.seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(fr.Code[0].Cursors)
+			want, _ := json.Marshal(tt.want)
+			if string(got) != string(want) {
+				t.Fatalf("cursors at %d = %s; want %s", tt.seq, got, want)
+			}
+		})
+	}
+}

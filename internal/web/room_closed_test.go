@@ -2,11 +2,13 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/collab"
 	"github.com/faultline-dev/faultline/internal/rooms"
 )
 
@@ -119,4 +121,29 @@ func shortBody(s string) string {
 		s = s[:600] + "..."
 	}
 	return s
+}
+
+// TestRoomCursorRidesWithThePush: a push's selection reaches the other's
+// stream in the same code.update event, and the replay page shows it.
+func TestRoomCursorRidesWithThePush(t *testing.T) {
+	ts := newRoomTestServer(t)
+	id, ikey, ckey := ts.room(t, "problem:async-refund")
+	base := "/rooms/" + id
+	p, _ := ts.cat.Problem("async-refund")
+	n := collab.Length(collab.NormalizeNewlines(p.Code.Starter))
+	push := fmt.Sprintf(`{"version":0,"updates":[{"clientID":"candidate-t","changes":[[0,"AB"],%d],"selection":{"anchor":2,"head":1,"name":"Mallory","colour":1}}]}`, n)
+	if resp := ts.do(t, "POST", base+"/code/0/push", ckey, push); resp.status != http.StatusOK || !strings.Contains(resp.body, `"ok":true`) {
+		t.Fatalf("the push with its selection: %d %s", resp.status, resp.body)
+	}
+	stream := ts.do(t, "GET", base+"/events", ikey, "")
+	if !strings.Contains(stream.body, `"selection":{"anchor":2,"head":1,"name":"Candidate","colour":1}`) {
+		t.Fatalf("the interviewer's stream lacks the selection on the update, named by role: %s", stream.body)
+	}
+	if strings.Contains(stream.body, "event: cursor.moved") {
+		t.Fatal("the push's cursor was written as an event of its own too")
+	}
+	replay := ts.do(t, "GET", base+"/replay", ikey, "")
+	if want := "Candidate&#39;s cursor: line 1, column 2, with 1 character selected."; !strings.Contains(replay.body, want) {
+		t.Fatalf("the replay lacks %q: %s", want, shortBody(replay.body))
+	}
 }

@@ -275,3 +275,28 @@ func cursorX(page replayPage) string {
 }
 
 func mdTimeOf(r *rooms.Replay) string { return r.StartedAt.UTC().Format("2 January 2006, 15:04 UTC") }
+
+// replayCursorsText says where each participant's cursor was at a
+// moment; room-replay.js words it the same when scrubbing.
+func replayCursorsText(cursors []rooms.FrameCursor) string {
+	if len(cursors) == 0 {
+		return "No cursor reported yet."
+	}
+	var parts []string
+	for _, c := range cursors {
+		who := "Candidate"
+		if c.Actor == string(rooms.Interviewer) {
+			who = "Interviewer"
+		}
+		s := fmt.Sprintf("%s's cursor: line %d, column %d", who, c.Line, c.Column)
+		switch n := max(c.Head-c.Anchor, c.Anchor-c.Head); n {
+		case 0:
+		case 1:
+			s += ", with 1 character selected"
+		default:
+			s += fmt.Sprintf(", with %d characters selected", n)
+		}
+		parts = append(parts, s+".")
+	}
+	return strings.Join(parts, " ")
+}

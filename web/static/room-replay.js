@@ -52,6 +52,18 @@
     }
   }
 
+  // cursorsText says where each participant's cursor was, as
+  // internal/web's replayCursorsText does for the page without script.
+  function cursorsText(cursors) {
+    if (!cursors || cursors.length === 0) return "No cursor reported yet.";
+    return cursors.map(function (c) {
+      var who = c.actor === "interviewer" ? "Interviewer" : "Candidate";
+      var n = Math.abs(c.head - c.anchor);
+      return who + "'s cursor: line " + c.line + ", column " + c.column +
+        (n === 1 ? ", with 1 character selected." : n > 1 ? ", with " + n + " characters selected." : ".");
+    }).join(" ");
+  }
+
   function show(f) {
     slider.value = String(f.seq);
     var text = momentText(f.moment);
@@ -65,6 +77,7 @@
     f.code.forEach(function (c) {
       setText(root.querySelector('[data-code-item="' + c.item + '"]'), c.text);
       setText(root.querySelector('[data-code-version="' + c.item + '"]'), String(c.version));
+      setText(root.querySelector('[data-cursors-item="' + c.item + '"]'), cursorsText(c.cursors));
     });
     f.answers.forEach(function (a) {
       setText(root.querySelector('[data-answer-item="' + a.item + '"]'), a.text);
