@@ -22,6 +22,7 @@ const (
 	InvRetryAfter       = "retry-after"
 	InvStopOnRefusal    = "stop-on-refusal"
 	InvSettles          = "settles"
+	InvSettledStays     = "settled-stays"
 )
 
 // catalogue is the family's invariants: each judges a property the
@@ -64,6 +65,10 @@ var catalogue = []faultsim.Invariant{
 		Why:    "The vendor read the request and said no; the same body gets the same no.",
 		Defect: "retrying every error alike",
 		Check:  checkStopOnRefusal},
+	{ID: InvSettledStays, Title: "A settled operation stays settled",
+		Why:    "Created and failed are what callers and finance act on; rewriting one later (a restart that finds the plan and doubts it again) turns a known payment into a question, or a question into a false answer.",
+		Defect: "not checking the operation's status before working on it",
+		Check:  checkSettledStays},
 	{ID: InvSettles, Title: "The operation ends where the page says it should",
 		Why:    "The caller and the reconciliation job act on the recorded status: created must name the payment, and each situation has the outcomes a correct client can reach.",
 		Defect: "a status that does not match what happened: created with someone else's payment, failed or pending where it can be known",
@@ -378,6 +383,20 @@ func checkSettles(r *faultsim.Run) []string {
 		held := slices.ContainsFunc(w.payments, func(p *payment) bool { return p.ID == op.PaymentID && p.op == id })
 		if !held {
 			ev = append(ev, fmt.Sprintf("%s is recorded created with %q, which is not a payment the vendor holds for it", id, op.PaymentID))
+		}
+	}
+	return ev
+}
+
+func checkSettledStays(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for _, f := range w.finishes {
+		if (f.from == createapi.Created || f.from == createapi.Failed) && (f.to != f.from || f.toPay != f.fromPay) {
+			ev = append(ev, fmt.Sprintf("%s, already %s, was recorded %s by %s at %s", f.op, f.from, f.to, f.worker, faultsim.FormatAt(f.at)))
 		}
 	}
 	return ev

@@ -26,6 +26,7 @@ type world struct {
 	keys     map[string]*keyEntry
 	requests []*request // every create, in the order sent; earlier ones first
 	searches []*search
+	finishes []finish
 	sent     int
 	names    *namer
 }
@@ -85,6 +86,14 @@ type request struct {
 	// client (lost, a 5xx, a cancelled wait).
 	ambiguous  bool
 	answeredAt time.Duration
+}
+
+// finish is one Finish call that changed an operation.
+type finish struct {
+	op, worker     string
+	at             time.Duration
+	from, to       createapi.Status
+	fromPay, toPay string
 }
 
 type search struct {
@@ -285,6 +294,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 		s.wk.Trace().Add(s.wk.ID, "store", "refuses to record %s as %q: not a status", id, status)
 		return fmt.Errorf("store: %q is not a status", status)
 	}
+	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
 	op.Status, op.PaymentID, op.Note = status, paymentID, note
 	line := fmt.Sprintf("records %s as %s", id, status)
 	if paymentID != "" {
