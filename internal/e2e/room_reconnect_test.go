@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
 // dropProxy is one participant's way to the app: a loopback TCP proxy
@@ -128,6 +131,24 @@ func (p *dropProxy) resumes() []int64 {
 	return append([]int64(nil), p.resume...)
 }
 
+// recordRoomEvents wraps the room page's EventSource so the test can read
+// the id of every event it delivered, of every kind room.js follows.
+const recordRoomEvents = `(() => {
+	const Native = window.EventSource;
+	window.__roomEventIDs = [];
+	window.EventSource = class extends Native {
+		constructor(...args) {
+			super(...args);
+			for (const name of ["room.created", "item.changed", "hint.released", "timer.started", "timer.paused",
+				"timer.resumed", "timer.extended", "code.update", "cursor.moved", "answer.text", "run.started",
+				"run.finished", "run.shared", "note.saved", "rubric.scored", "recommendation.set", "signal.paste",
+				"signal.hidden", "signal.visible", "room.ended"]) {
+				this.addEventListener(name, (e) => window.__roomEventIDs.push(Number(e.lastEventId)));
+			}
+		}
+	};
+})();`
+
 // TestRoomReconnect drops both participants' connections to a live room
 // (their event streams and the shared editor's pushes and pulls) while
 // both type, then lets them back: the streams resume from their
@@ -141,6 +162,11 @@ func TestRoomReconnect(t *testing.T) {
 	ivApp.URL, candApp.URL = ivNet.url(), candNet.url()
 	iv := newBrowser(t, &ivApp, withTimeout(3*time.Minute))
 	cand := newBrowser(t, &candApp, withTimeout(3*time.Minute))
+	for _, ctx := range []context.Context{iv, cand} {
+		if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: recordRoomEvents}); err != nil {
+			t.Fatalf("e2e: install the stream recorder: %v", err)
+		}
+	}
 
 	visitOK(t, iv, "/rooms/new")
 	evalJS[bool](t, iv, `(document.querySelector('input[value="problem:async-refund"]').checked = true, true)`)
@@ -228,6 +254,23 @@ func TestRoomReconnect(t *testing.T) {
 	}
 	if !strings.HasPrefix(ivText, "/*c-after*//*c-during*//*c-before*/") || !strings.HasSuffix(ivText, "//i-before//i-during//i-after") {
 		t.Fatalf("the keystrokes are not where they were typed: %s ... %s", shorten(ivText[:min(len(ivText), 60)]), ivText[max(len(ivText)-60, 0):])
+	}
+	// Each page's stream delivered every event once, in order, without a
+	// gap, from the one after its page's until now, across the drop.
+	for _, p := range []struct {
+		ctx  context.Context
+		name string
+	}{{iv, "interviewer"}, {cand, "candidate"}} {
+		ids := evalJS[[]int](t, p.ctx, `window.__roomEventIDs`)
+		first := evalJS[int](t, p.ctx, `Number(document.getElementById("room").dataset.lastSeq)`) + 1
+		if len(ids) == 0 || ids[0] != first {
+			t.Fatalf("the %s's stream began at %v; want event %d, the one after its page's", p.name, ids[:min(len(ids), 1)], first)
+		}
+		for i := 1; i < len(ids); i++ {
+			if ids[i] != ids[i-1]+1 {
+				t.Fatalf("the %s's stream delivered event %d after %d: lost or repeated events (%v)", p.name, ids[i], ids[i-1], ids)
+			}
+		}
 	}
 	// The server holds the same: a fresh page of the room starts from it.
 	visit(t, cand, regexp.MustCompile(`/rooms/[^/]+`).FindString(links[1]))
