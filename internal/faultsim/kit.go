@@ -28,6 +28,9 @@ type Kit interface {
 	Entry() EntrySpec
 	// Invariants is the family's catalogue: one table, in report order.
 	Invariants() []Invariant
+	// ParseScenarios reads a scenarios file of the kit's schema. Its
+	// errors name file:line; they are the content's, not the engine's.
+	ParseScenarios(file string, data []byte) ([]Scenario, error)
 	// NewWorld builds the fakes of one run of sc. It is called inside the
 	// run's bubble, before any actor starts: the fakes pass r's gate on
 	// every step and write r's trace.

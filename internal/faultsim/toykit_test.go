@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
@@ -76,6 +77,19 @@ func (s toyScenario) Plan() faultsim.Plan {
 		p.Crash = []string{"worker-1"}
 	}
 	return p
+}
+
+// ParseScenarios reads one scenario per line: "name workers".
+func (toyKit) ParseScenarios(file string, data []byte) ([]faultsim.Scenario, error) {
+	var out []faultsim.Scenario
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var sc toyScenario
+		if _, err := fmt.Sscanf(line, "%s %d", &sc.name, &sc.workers); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", file, i+1, err)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
 }
 
 func (toyKit) NewWorld(sc faultsim.Scenario, r *faultsim.Run) (faultsim.World, error) {

@@ -54,6 +54,15 @@ func (Kit) Entry() faultsim.EntrySpec {
 // Invariants implements faultsim.Kit.
 func (Kit) Invariants() []faultsim.Invariant { return catalogue }
 
+// ParseScenarios implements faultsim.Kit.
+func (Kit) ParseScenarios(file string, data []byte) ([]faultsim.Scenario, error) {
+	list, err := ParseScenarios(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return Scenarios(list), nil
+}
+
 // NewWorld implements faultsim.Kit.
 func (Kit) NewWorld(sc faultsim.Scenario, r *faultsim.Run) (faultsim.World, error) {
 	s, ok := sc.(*Scenario)

@@ -43,7 +43,11 @@ type Scenario struct {
 	Expect map[string][]string `yaml:"expect"`
 	// Checks are the invariants judged (default: all).
 	Checks []string `yaml:"checks"`
+	line   int
 }
+
+// Line is the scenario's line in its file.
+func (s *Scenario) Line() int { return s.line }
 
 // VendorSpec is the kind of vendor and its network.
 type VendorSpec struct {
@@ -197,6 +201,7 @@ func ParseScenarios(file string, data []byte) ([]*Scenario, error) {
 	out := make([]*Scenario, 0, len(f.Scenarios))
 	for i := range f.Scenarios {
 		sc := &f.Scenarios[i]
+		sc.line = l.line("scenarios", i)
 		l.scenario(i, sc, seen)
 		sc.Vendor = sc.Vendor.withDefaults()
 		out = append(out, sc)

@@ -1,9 +1,13 @@
 package createclient_test
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 )
 
@@ -69,5 +73,38 @@ func TestLintNamesFileAndLine(t *testing.T) {
 func TestProblemScenariosLint(t *testing.T) {
 	if n := len(loadScenarios(t)); n < 12 {
 		t.Errorf("%d scenarios, want at least the 12 the problem promises", n)
+	}
+}
+
+func TestLintRunsTheReference(t *testing.T) {
+	ref, err := os.ReadFile(problemDir + "/reference/client.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(problemDir + "/scenarios.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := faultsim.TestBubble(t)
+	if errs := createclient.Lint(context.Background(), "scenarios.yaml", data, "reference/client.go", string(ref), b, 2); errs != nil {
+		t.Fatalf("the problem's own file: %v", errs)
+	}
+	// No client can see a created payment at a vendor with neither keys
+	// nor references after the answer was lost.
+	old := "    expect: {op-1: [unknown]}\n\n  - name: rate-limited"
+	if !strings.Contains(string(data), old) {
+		t.Fatal("scenarios.yaml changed: update the test's edit")
+	}
+	broken := strings.Replace(string(data), old, "    expect: {op-1: [created]}\n\n  - name: rate-limited", 1)
+	errs := createclient.Lint(context.Background(), "scenarios.yaml", []byte(broken), "reference/client.go", string(ref), b, 2)
+	line := 1 + strings.Count(broken[:strings.Index(broken, "  - name: timeout-no-key")], "\n")
+	want := fmt.Sprintf(`scenarios.yaml:%d: scenario "timeout-no-key": the reference reference/client.go fails it (settles)`, line)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), want) {
+		t.Fatalf("errs = %v, want one saying %q", errs, want)
+	}
+	// Schema errors come back one per problem.
+	errs = createclient.Lint(context.Background(), "s.yaml", []byte(strings.Replace(validFile, "kind: timeout", "kind: nope", 1)+"  - name: two\n"), "r.go", string(ref), b, 1)
+	if len(errs) < 2 {
+		t.Fatalf("errs = %v, want one per problem", errs)
 	}
 }

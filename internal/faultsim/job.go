@@ -1,0 +1,70 @@
+package faultsim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Job is one grade as the parent sends it to the grading child: everything
+// the child needs travels with it (the kit's name, the scenarios file as the
+// author wrote it, the source), so the child keeps no catalogue of problems
+// and a content folder read at run time grades like a built-in one.
+type Job struct {
+	Kit           string `json:"kit"`
+	ScenariosFile string `json:"scenarios_file"` // for file:line in errors
+	Scenarios     []byte `json:"scenarios"`
+	// Only names the scenarios to run, in the file's order; empty runs all.
+	Only      []string `json:"only,omitempty"`
+	File      string   `json:"file"`
+	Source    string   `json:"source"`
+	Seeds     int      `json:"seeds,omitempty"`
+	FirstSeed int64    `json:"first_seed,omitempty"`
+}
+
+// RunJob grades job.Source interpreted with the kit it names, among kits.
+// A job naming a kit or a scenario that is not there, or scenarios that do
+// not parse, is an error: the content or the parent is wrong, not the
+// submission.
+func RunJob(ctx context.Context, kits []Kit, job Job, b Bubble) (*Report, error) {
+	i := slices.IndexFunc(kits, func(k Kit) bool { return k.Name() == job.Kit })
+	if i < 0 {
+		var names []string
+		for _, k := range kits {
+			names = append(names, k.Name())
+		}
+		return nil, fmt.Errorf("faultsim: no kit %q (have %v)", job.Kit, names)
+	}
+	k := kits[i]
+	scenarios, err := k.ParseScenarios(job.ScenariosFile, job.Scenarios)
+	if err != nil {
+		return nil, err
+	}
+	if len(job.Only) > 0 {
+		var picked []Scenario
+		for _, name := range job.Only {
+			j := slices.IndexFunc(scenarios, func(s Scenario) bool { return s.Plan().Name == name })
+			if j < 0 {
+				return nil, fmt.Errorf("faultsim: %s has no scenario %q", job.ScenariosFile, name)
+			}
+			picked = append(picked, scenarios[j])
+		}
+		scenarios = picked
+	}
+	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed})
+}
+
+// ReferenceFailures grades a problem's reference and returns, per scenario
+// it fails, the ids of the invariants that failed: a scenario no correct
+// solution can pass is a content error, and lint reports it at the
+// scenario's line. A reference that does not load is an error.
+func ReferenceFailures(ctx context.Context, k Kit, scenarios []Scenario, file, source string, b Bubble, opt Options) (map[string][]string, error) {
+	rep, err := GradeSource(ctx, k, scenarios, file, source, b, opt)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Status == StatusError {
+		return nil, fmt.Errorf("faultsim: the reference %s does not load: %s", file, rep.Message)
+	}
+	return rep.Failed(), nil
+}
