@@ -196,21 +196,6 @@ func (s *Service) End(ctx context.Context, a Access) (storage.RoomEvent, error) 
 	return out, nil
 }
 
-// SaveAnswer keeps the candidate's answer to the current question, whole.
-func (s *Service) SaveAnswer(ctx context.Context, a Access, item int, text string) (storage.RoomEvent, error) {
-	if a.Role != Candidate {
-		return storage.RoomEvent{}, inputErrorf("only the candidate writes the answer")
-	}
-	text, err := cleanText("The answer", text, MaxAnswerBytes)
-	if err != nil {
-		return storage.RoomEvent{}, err
-	}
-	if item < 0 || item >= len(a.Items) || a.Items[item].Question == nil {
-		return storage.RoomEvent{}, inputErrorf("step %d is not a question", item+1)
-	}
-	return s.appendOne(ctx, a, KindAnswerText, AnswerText{Item: item, Text: text})
-}
-
 // Signal kinds the candidate's page reports.
 const (
 	SignalPasteCode   = "paste-code"

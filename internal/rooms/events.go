@@ -147,6 +147,12 @@ type Cursor struct {
 type AnswerText struct {
 	Item int    `json:"item"`
 	Text string `json:"text"`
+	// Final: the candidate submitted it (or the box did at zero); no
+	// more text is taken for the step.
+	Final bool `json:"final,omitempty"`
+	// Late: it reached the server after the step's clock ran out and its
+	// grace: kept for the interviewer, but not the answer.
+	Late bool `json:"late,omitempty"`
 }
 
 // RunStarted: the grader was started on the item's code as it stood.

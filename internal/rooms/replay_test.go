@@ -143,16 +143,19 @@ func playSession(t *testing.T, f *fixture) session {
 	must(f.svc.SaveNotes(ctx, ia, "# Notes\n\nReads the code *carefully*.\n\n<script>x</script>\n"))
 	must(f.svc.NextItem(ctx, ia))
 	must(f.svc.Timer(ctx, ia, TimerStart, 0))
-	ev := must(f.svc.SaveAnswer(ctx, ca, 1, "An idempotency key"))
+	ev := must(saved(f.svc.SaveAnswer(ctx, ca, 1, "An idempotency key", false)))
 	s.answer[ev.Seq] = "An idempotency key"
 	must(f.svc.Signal(ctx, ca, SignalPasteAnswer, 30))
-	ev = must(f.svc.SaveAnswer(ctx, ca, 1, "An idempotency key,\nstored with the result."))
+	ev = must(saved(f.svc.SaveAnswer(ctx, ca, 1, "An idempotency key,\nstored with the result.", true)))
 	s.answer[ev.Seq] = "An idempotency key,\nstored with the result."
 	must(f.svc.Score(ctx, ia, 0, 0, 3, nil, ""))
 	must(f.svc.Recommend(ctx, ia, "yes"))
 	must(f.svc.End(ctx, ia))
 	return s
 }
+
+// saved is a save's event, for must.
+func saved(s AnswerSaved, err error) (storage.RoomEvent, error) { return s.Event, err }
 
 // waitForKind waits for the background run's event.
 func waitForKind(t *testing.T, f *fixture, roomID, kind string) {

@@ -412,7 +412,7 @@ func TestNextItemWalksTheScreen(t *testing.T) {
 	if len(ia.Items) < 3 || ia.Items[0].Problem == nil || ia.Items[1].Question == nil {
 		t.Fatalf("the screen's items: %d, the first a problem, the second a question", len(ia.Items))
 	}
-	if _, err := f.svc.SaveAnswer(ctx, ca, 0, "not a question"); err == nil {
+	if _, err := f.svc.SaveAnswer(ctx, ca, 0, "not a question", false); err == nil {
 		t.Fatal("an answer to the problem step was kept")
 	}
 	for i := 1; i < len(ia.Items); i++ {
@@ -424,7 +424,7 @@ func TestNextItemWalksTheScreen(t *testing.T) {
 		t.Fatal("moved past the last item")
 	}
 	last := len(ia.Items) - 1
-	if _, err := f.svc.SaveAnswer(ctx, ca, last, "my answer"); err != nil {
+	if _, err := f.svc.SaveAnswer(ctx, ca, last, "my answer", false); err != nil {
 		t.Fatal(err)
 	}
 	cv, err := f.svc.CandidateView(ctx, ca)

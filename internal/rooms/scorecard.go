@@ -35,7 +35,9 @@ const ScorecardVersion = 1
 //	    "runs": [{"run", "started_at", "finished_at": time|null,
 //	              "status": "running"|"done"|"busy"|"system-error", "verdict",
 //	              "summary", "scenarios_passed", "scenarios_total", "shared"}],
-//	    "answer" (a question's answer text; "" for a problem)
+//	    "answer" (a question's answer text; "" for a problem),
+//	    "answer_late" (its text that came after the clock ran out; "" for none),
+//	    "answer_submitted" (the candidate submitted it)
 //	  }],
 //	  "notes": Markdown source,
 //	  "signals": [{"at", "at_ms", "kind": "paste"|"hidden"|"visible", "item",
@@ -85,6 +87,10 @@ type ScorecardItem struct {
 	Rubric        []ScorecardPoint `json:"rubric"`
 	Runs          []ScorecardRun   `json:"runs"`
 	Answer        string           `json:"answer"`
+	// AnswerLate is text that came after the step's clock and its
+	// grace ran out: kept, but not the answer.
+	AnswerLate      string `json:"answer_late"`
+	AnswerSubmitted bool   `json:"answer_submitted"`
 }
 
 // ScorecardPoint is a rubric point (or a question's key point) and its
@@ -178,6 +184,7 @@ func scorecardOf(a Access, title string, evs []storage.RoomEvent, now time.Time)
 			}
 		} else {
 			si.Kind, si.Slug, si.Answer = "question", it.Set.Slug+"/"+it.Question.ID, f.sh.answers[it.Index]
+			si.AnswerLate, si.AnswerSubmitted = f.sh.late[it.Index], f.sh.submitted[it.Index]
 			for i, pt := range it.Question.KeyPoints {
 				si.Rubric = append(si.Rubric, scoredPoint(f.pv.scores, it.Index, 0, i, pt.Text.Source))
 			}
@@ -335,12 +342,13 @@ func (sc Scorecard) Markdown() string {
 		}
 		if it.Kind == "question" {
 			b.WriteString("\nAnswer:\n\n")
-			if it.Answer == "" {
-				b.WriteString("(none)\n")
-			} else {
-				for line := range strings.SplitSeq(it.Answer, "\n") {
-					b.WriteString("> " + line + "\n")
-				}
+			quote(&b, it.Answer)
+			if !it.AnswerSubmitted && it.Answer != "" {
+				b.WriteString("\n(Not submitted: the text as last saved.)\n")
+			}
+			if it.AnswerLate != "" {
+				b.WriteString("\nText that came after the time ran out (late, not the answer):\n\n")
+				quote(&b, it.AnswerLate)
 			}
 		}
 	}
@@ -366,6 +374,17 @@ func (sc Scorecard) Markdown() string {
 		b.WriteString(strings.TrimRight(sc.Notes, "\n") + "\n")
 	}
 	return b.String()
+}
+
+// quote writes text as a Markdown quote, or "(none)".
+func quote(b *strings.Builder, text string) {
+	if text == "" {
+		b.WriteString("(none)\n")
+		return
+	}
+	for line := range strings.SplitSeq(text, "\n") {
+		b.WriteString("> " + line + "\n")
+	}
 }
 
 func mdTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

@@ -35,10 +35,13 @@ type shared struct {
 	current  int
 	released map[int][]HintRef // by item, in release order
 	clocks   map[int]*timer.Clock
-	answers  map[int]string
-	sharedRs []SharedRun
-	ended    bool
-	lastSeq  int64
+	answers  map[int]string // the answer: the last text that came in time
+	late     map[int]string // text that came after the clock and its grace ran out
+	// submitted: the step's answer is in; the box is closed.
+	submitted map[int]bool
+	sharedRs  []SharedRun
+	ended     bool
+	lastSeq   int64
 	// lastPublic is the last public seq folded: where the candidate's
 	// stream starts.
 	lastPublic int64
@@ -55,7 +58,8 @@ type SharedRun struct {
 }
 
 func newShared(items []Item) *shared {
-	st := &shared{items: items, released: map[int][]HintRef{}, clocks: map[int]*timer.Clock{}, answers: map[int]string{}}
+	st := &shared{items: items, released: map[int][]HintRef{}, clocks: map[int]*timer.Clock{}, answers: map[int]string{},
+		late: map[int]string{}, submitted: map[int]bool{}}
 	for _, it := range items {
 		st.clocks[it.Index] = &timer.Clock{Limit: it.Limit}
 	}
@@ -104,7 +108,15 @@ func (st *shared) apply(ev storage.RoomEvent) (bool, error) {
 		if err := decode(ev, &p); err != nil {
 			return true, err
 		}
-		st.answers[p.Item] = p.Text
+		switch {
+		case st.submitted[p.Item]:
+			// Nothing is taken after the submit (SaveAnswer refuses it).
+		case p.Late:
+			st.late[p.Item] = p.Text
+		default:
+			st.answers[p.Item] = p.Text
+		}
+		st.submitted[p.Item] = st.submitted[p.Item] || p.Final
 	case KindRunShared:
 		var p RunShared
 		if err := decode(ev, &p); err != nil {
@@ -206,6 +218,9 @@ type CandidateView struct {
 	Clock   ClockAt
 	Shared  []SharedRun // of the current item
 	Answer  string      // the candidate's answer to the current question
+	// AnswerLate is their text that came after the clock ran out; kept, not the answer.
+	AnswerLate      string
+	AnswerSubmitted bool
 }
 
 // CandidateItem is the current step as the candidate may see it.
@@ -220,7 +235,19 @@ type CandidateItem struct {
 	Starter     string
 	IsQuestion  bool
 	QuestionSet string
+	// Reference is the problem's harness reference and Glossary its
+	// terms: what the code is written against, shown as the solo page
+	// shows them. What the grader checks stays out (it is Part 1's answer
+	// until there are results).
+	Reference []problems.Section
+	Glossary  []problems.GlossaryEntry
 }
+
+// GraderChecksTitle is the title of the content section that lists what
+// the grader checks: before anything is written it is Part 1's answer,
+// so the candidate's page leaves it out (the solo page shows it beside
+// results only).
+const GraderChecksTitle = "What the grader checks"
 
 // CandidatePart is a part's title and prompt: its rubric stays behind.
 type CandidatePart struct {
@@ -313,7 +340,8 @@ func candidateViewOf(a Access, evs PublicEvents, now time.Time) (CandidateView, 
 	}
 	it, _ := st.item(st.current)
 	v := CandidateView{RoomID: a.Room.ID, LastSeq: st.lastPublic, Ended: st.ended, Items: len(st.items),
-		Clock: clockAt(st.clocks[it.Index], now), Answer: st.answers[it.Index]}
+		Clock: clockAt(st.clocks[it.Index], now), Answer: st.answers[it.Index],
+		AnswerLate: st.late[it.Index], AnswerSubmitted: st.submitted[it.Index]}
 	v.Current = candidateItem(it, st.released[it.Index])
 	for _, r := range st.sharedRs {
 		if r.Item == it.Index {
@@ -339,6 +367,12 @@ func candidateItem(it Item, released []HintRef) CandidateItem {
 	for _, part := range p.Parts {
 		ci.Parts = append(ci.Parts, CandidatePart{Number: part.Number, Title: part.Title, Prompt: template.HTML(part.Prompt.HTML)})
 	}
+	for _, sec := range p.Sections {
+		if sec.Title != GraderChecksTitle {
+			ci.Reference = append(ci.Reference, sec)
+		}
+	}
+	ci.Glossary = p.Glossary
 	ci.Hints = releasedHints(p, released)
 	ci.HintsLeft = len(it.hints()) - len(released)
 	return ci
@@ -371,7 +405,9 @@ type InterviewerView struct {
 	Signals   []Signal
 	Timeline  []TimelineEntry
 	Script    *problems.Screen // nil for a room from one problem
-	Answers   map[int]string   // every item's latest answer text
+	Answers   map[int]string   // every item's answer: its last text in time
+	Late      map[int]string   // text that came after an item's clock ran out
+	Submitted map[int]bool     // items whose answer is submitted
 }
 
 // ScoreKey names a rubric point.
@@ -546,7 +582,7 @@ func (s *Service) InterviewerView(ctx context.Context, a Access) (InterviewerVie
 	}
 	it, _ := f.sh.item(f.sh.current)
 	v := InterviewerView{Candidate: cv, LastSeq: f.sh.lastSeq, Item: it, Notes: f.pv.notes, Scores: f.pv.scores, Recommend: f.pv.recommend,
-		Signals: f.pv.signals, Timeline: f.pv.timeline, Script: s.Screen(a), Answers: f.sh.answers}
+		Signals: f.pv.signals, Timeline: f.pv.timeline, Script: s.Screen(a), Answers: f.sh.answers, Late: f.sh.late, Submitted: f.sh.submitted}
 	if ref := f.sh.nextHint(it); ref.Part != 0 {
 		if hs := releasedHints(it.Problem, []HintRef{ref}); len(hs) == 1 {
 			v.NextHint = &hs[0]

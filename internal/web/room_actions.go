@@ -144,14 +144,6 @@ func (s *Server) roomEndAction(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, roomBase(a.Room.ID)+"/scorecard")
 }
 
-func (s *Server) roomAnswer(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
-	item, err := f.int("item")
-	if err != nil {
-		return storage.RoomEvent{}, err
-	}
-	return s.rooms.SaveAnswer(c.Request().Context(), a, item, f.get("answer"))
-}
-
 func (s *Server) roomSignal(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
 	n := 0
 	if f.get("bytes") != "" {
@@ -264,7 +256,8 @@ func (s *Server) roomRoutes() {
 	g.POST("/score", s.roomAction(s.roomScore))
 	g.POST("/recommendation", s.roomAction(s.roomRecommend))
 	g.POST("/end", s.roomEndAction)
-	g.POST("/answer", s.roomAction(s.roomAnswer))
+	g.POST("/items/:item/timer/draft", s.roomAnswerDraft)
+	g.POST("/items/:item/answer", s.roomAnswerSubmit)
 	g.POST("/signal", s.roomAction(s.roomSignal))
 	g.POST("/cursor", s.roomAction(s.roomCursor))
 }

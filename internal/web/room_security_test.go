@@ -181,7 +181,8 @@ func roomEndpoints(runSeq int64) []roomEndpoint {
 		{"POST", "/score", "part=1&point=0&score=1", true, false, false},
 		{"POST", "/recommendation", "recommendation=no", true, false, false},
 		{"POST", "/next", "", true, false, false},
-		{"POST", "/answer", "item=1&answer=x", false, true, false},
+		{"POST", "/items/1/timer/draft", "session=room&seq=1&text=x", false, true, false},
+		{"POST", "/items/1/answer", "session=room&seq=2&answer=x", false, true, false},
 		{"POST", "/signal", "signal=hidden", false, true, false},
 		{"POST", "/cursor", `cursor={"item":0,"clientID":"candidate-x","version":0,"anchor":0,"head":0}`, false, true, false},
 		{"GET", "/replay", "", true, false, true},
@@ -251,6 +252,14 @@ func TestRoomSecurityMatrix(t *testing.T) {
 	for _, fu := range it.Problem.FollowUps {
 		secrets = append(secrets, roomTextOf(fu.Text.HTML))
 	}
+	// The question the candidate's page shows once the interviewer's
+	// link has moved the room on: its answer material stays out of the
+	// timed answer box.
+	q := ia.Items[1].Question
+	for _, kp := range q.KeyPoints {
+		secrets = append(secrets, roomTextOf(kp.Text.HTML))
+	}
+	secrets = append(secrets, roomTextOf(firstParagraph(q.ModelAnswer.HTML)))
 	secrets = append(secrets, roomTextOf(firstParagraph(it.Problem.ModelAnswer.HTML)), roomTextOf(firstParagraph(ts.svc.Screen(ia).Intro.HTML)))
 
 	// The interviewer does reach it all: so the matrix below can fail.

@@ -55,6 +55,16 @@ func (s *Server) roomShow(c echo.Context) error {
 	if page.Interviewer != nil {
 		return render(c, http.StatusOK, roomInterviewerView(m, page))
 	}
+	// The candidate's page is the solo page's workspace, or its answer
+	// box: their styles and scripts (the workspace's tabs and divider;
+	// the box's clock and autosave).
+	switch {
+	case page.View.Current.HasCode:
+		m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
+		m.Scripts = append(m.Scripts, s.assets.url("workspace.js"))
+	case page.View.Current.IsQuestion:
+		m = s.withTimedAnswerAssets(m)
+	}
 	return render(c, http.StatusOK, roomCandidateView(m, page))
 }
 

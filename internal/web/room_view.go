@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/rooms"
@@ -138,4 +139,54 @@ func citeText(c *rooms.Cite) string {
 		return ""
 	}
 	return fmt.Sprintf(", citing run %d: %s in %s %s", c.Run, c.Invariant, c.Scenario, c.Status)
+}
+
+// roomWorkspaceTabs are the tabs of the candidate's workspace: the
+// problem, each part (with its released hints), the staged reference, and
+// the code on narrow screens. The solo page's Answer tab has no place in
+// a room: the interviewer hears the answer.
+func roomWorkspaceTabs(it rooms.CandidateItem) []workspaceTab {
+	tabs := []workspaceTab{{Label: "Problem", Panel: "ws-statement"}}
+	for _, part := range it.Parts {
+		tabs = append(tabs, workspaceTab{Label: "Part " + strconv.Itoa(part.Number), Panel: partID(part.Number)})
+	}
+	if len(it.Reference) > 0 || len(it.Glossary) > 0 {
+		tabs = append(tabs, workspaceTab{Label: "Reference", Panel: "ws-reference", Staged: true})
+	}
+	return append(tabs, workspaceTab{Label: "Code", Panel: "ws-code", Code: true})
+}
+
+// releasedHintTexts are the hints of part the interviewer has released,
+// in order.
+func releasedHintTexts(it rooms.CandidateItem, part int) []string {
+	var out []string
+	for _, h := range it.Hints {
+		if h.Part == part {
+			out = append(out, string(h.HTML))
+		}
+	}
+	return out
+}
+
+// roomEnded is the answer box's room clock once the room has ended: the
+// box locks without submitting (the room takes nothing more).
+const roomEnded = "ended"
+
+// roomAnswerBox is the timed answer box of the candidate's current
+// question, on the room's clock: nothing of the solo box's answer
+// material (model answer, key points) is in it.
+func roomAnswerBox(v rooms.CandidateView) answerBoxState {
+	c := v.Clock
+	b := answerBoxState{Timed: true, Base: roomItemBase(v.RoomID, v.Current.Index), Field: "room-answer-text",
+		Limit: time.Duration(c.LimitMS) * time.Millisecond, Mode: timer.Timed, Remaining: time.Duration(c.RemainingMS) * time.Millisecond,
+		Draft: v.Answer, RoomClock: string(c.Phase), Phase: string(c.Phase)}
+	switch {
+	case v.AnswerSubmitted:
+		b.Phase = phaseSubmitted
+	case v.Ended:
+		b.Phase, b.RoomClock = string(timer.Locked), roomEnded
+	case c.Phase == timer.ClockUp:
+		b.Phase = string(timer.Locked)
+	}
+	return b
 }

@@ -114,6 +114,30 @@ type answerBoxState struct {
 	Model      problems.Markdown       // the model answer, set beside Last
 	Assessment *storage.SelfAssessment // of Last, if saved
 	InRun      bool                    // a whole-set run is going on: its clock ends this answer whatever the mode
+	// RoomClock is the phase of a live room's clock (idle, running,
+	// paused, up), which stands in for the box's own in a room: the
+	// interviewer starts and pauses it, and there is no mode to choose.
+	// "" outside a room.
+	RoomClock string
+}
+
+// helpText is the line beside the countdown when the page is drawn.
+func (b answerBoxState) helpText() string {
+	switch {
+	case b.RoomClock == "":
+		return "The clock starts with your first keystroke."
+	case b.Phase == phaseSubmitted:
+		return "Submitted."
+	case b.RoomClock == roomEnded:
+		return "The room has ended."
+	case b.Phase == string(timer.Locked):
+		return "Time is up: the box is locked."
+	case b.RoomClock == string(timer.ClockPaused):
+		return "The interviewer has paused the clock."
+	case b.RoomClock == string(timer.ClockIdle):
+		return "The interviewer starts the clock; you can write before it does."
+	}
+	return "The interviewer's clock: the box locks at 0:00 and submits what you wrote."
 }
 
 // showsModel reports whether the box sets the model answer beside the last
@@ -316,6 +340,9 @@ func (b answerBoxState) remainingMS() string {
 
 // clockText is what the countdown shows when the page is drawn.
 func (b answerBoxState) clockText() string {
+	if b.RoomClock != "" {
+		return clock((b.Remaining + time.Second - 1).Truncate(time.Second))
+	}
 	if b.SessionID != 0 && b.Mode == timer.Untimed {
 		return "no limit"
 	}

@@ -40,10 +40,20 @@
   }
 
   // The panel is re-rendered by the server for this page's role and
-  // swapped in; focus stays on the control that had it.
+  // swapped in; focus stays on the control that had it. The candidate's
+  // workspace has no one panel: its live parts ([data-room-live]) are
+  // swapped one by one, by id, so the tabs and the editor stay as they are.
+  var live = document.querySelector("[data-room-live]") !== null;
+  function swapLive(html) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    doc.querySelectorAll("[data-room-live][id]").forEach(function (fresh) {
+      var mine = document.getElementById(fresh.id);
+      if (mine) mine.replaceWith(document.adoptNode(fresh));
+    });
+  }
   var refreshing = null;
   function refreshPanel() {
-    if (!panel || refreshing) return;
+    if ((!panel && !live) || refreshing) return;
     refreshing = setTimeout(function () {
       refreshing = null;
       fetch(base + "/panel", { credentials: "same-origin", headers: { "Accept": "text/html" } })
@@ -53,8 +63,9 @@
         })
         .then(function (html) {
           var active = document.activeElement;
-          var keep = active && panel.contains(active) && active.id ? active.id : "";
-          panel.innerHTML = html;
+          var keep = active && active.id && (panel ? panel.contains(active) : active.closest("[data-room-live]")) ? active.id : "";
+          if (panel) panel.innerHTML = html;
+          else swapLive(html);
           if (keep && document.getElementById(keep)) document.getElementById(keep).focus();
           tickClock();
         })
@@ -77,11 +88,16 @@
       .catch(function (e) { say(e.message); });
   });
 
-  // The clock counts down between events from what the server said.
+  // The clock counts down between events from what the server said. A
+  // timed answer box on the page follows it (timed-answer.js).
+  function clockSays(phase, remainingMs) {
+    document.dispatchEvent(new CustomEvent("faultline:room-clock", { detail: { phase: phase, remainingMs: remainingMs } }));
+  }
   var clockTimer = null;
   function tickClock() {
     var el = document.querySelector(".room-clock");
     if (clockTimer) { clearInterval(clockTimer); clockTimer = null; }
+    if (el) clockSays(el.dataset.clockPhase, Number(el.dataset.remainingMs));
     if (!el || el.dataset.clockPhase !== "running") return;
     var end = Date.now() + Number(el.dataset.remainingMs);
     var value = el.querySelector(".room-clock-value");
@@ -156,11 +172,18 @@
       case "room.ended":
         // The room's pages are closed now: nothing to refresh.
         stream.close();
+        clockSays("ended", 0);
         say(role === "candidate" ? "The interviewer has ended the room. Thank you." : "You have ended the room.");
         if (editor && editor.view) editor.view.contentDOM.setAttribute("contenteditable", "false");
         return;
       case "answer.text":
         if (role === "candidate") return; // the candidate's own text
+        break;
+      case "hint.released":
+        if (role === "candidate") say("The interviewer gave you a hint: it is with its part.");
+        break;
+      case "run.shared":
+        if (role === "candidate") say("The interviewer shared a grader report: it is under the code.");
         break;
     }
     refreshPanel();
@@ -187,30 +210,9 @@
   document.addEventListener("paste", function (ev) {
     var text = (ev.clipboardData && ev.clipboardData.getData("text")) || "";
     if (text.length < largePaste) return;
-    var inAnswer = ev.target && ev.target.id === "room-answer-text";
+    var inAnswer = !!(ev.target && ev.target.closest && ev.target.closest("[data-timed-box]"));
     post(base + "/signal", { signal: inAnswer ? "paste-answer" : "paste-code", bytes: new Blob([text]).size }).catch(function () {});
   }, true);
-
-  // The answer box saves as the candidate types.
-  var box = document.getElementById("room-answer-text");
-  var status = document.getElementById("room-answer-status");
-  if (box) {
-    var form = box.form;
-    var pending = null;
-    var save = function () {
-      pending = null;
-      post(actionOf(form), new FormData(form))
-        .then(function () { if (status) status.textContent = "Saved."; })
-        .catch(function (e) { if (status) status.textContent = e.message; });
-    };
-    box.addEventListener("input", function () {
-      if (pending) clearTimeout(pending);
-      pending = setTimeout(save, 800);
-    });
-    form.addEventListener("submit", function (ev) {
-      ev.preventDefault();
-      if (pending) clearTimeout(pending);
-      save();
-    });
-  }
+  // The answer box (timed-answer.js) saves as the candidate types; each
+  // save reaches the interviewer's page.
 })();

@@ -5,10 +5,15 @@
 // reload, the box locks and submits at zero, and the model answer and the
 // self-assessment replace the box without a full page load. The server's
 // clock is the truth: the countdown runs from the remaining time it sends.
+// In a live room (data-room-clock) the interviewer's clock is the box's:
+// nothing starts at the first keystroke, a pause holds the countdown and
+// a resume or an extension carries it on (room.js says when, with a
+// faultline:room-clock event), and each save streams to the interviewer.
 (function () {
   "use strict";
 
   var SAVE_EVERY_MS = 3000;
+  var ROOM_SAVE_EVERY_MS = 800; // in a room the interviewer reads along
   var TICK_MS = 250;
   var WARN_UNDER_MS = 30000;
   var ANNOUNCE_AT_S = [60, 30, 10];
@@ -80,6 +85,8 @@
     this.mode = root.getAttribute("data-mode") || "timed";
     this.session = this.sessionInput.value;
     this.seq = Number(root.getAttribute("data-seq")) || 0;
+    this.roomClock = root.getAttribute("data-room-clock"); // null outside a room
+    this.saveEvery = this.roomClock === null ? SAVE_EVERY_MS : ROOM_SAVE_EVERY_MS;
     this.key = "faultline:timed:" + this.base;
     this.deadline = null;      // performance.now() at which the box locks
     this.announced = {};
@@ -103,7 +110,16 @@
     this.recoverLocal();
 
     var state = this.root.getAttribute("data-state");
-    if (this.session) {
+    if (this.roomClock !== null) {
+      // The room's clock stands in for a session: there is nothing to start.
+      this.session = "room";
+      if (state === "submitted") {
+        this.locked = true;
+      } else {
+        this.followRoom(this.roomClock, Number(this.root.getAttribute("data-remaining-ms")));
+        if (state === "locked" && this.roomClock !== "ended") { this.expire(); }
+      }
+    } else if (this.session) {
       this.modes.disabled = true;
       this.setState(state);
       if (this.mode === "timed") {
@@ -164,6 +180,12 @@
     if (!this.help) { return; }
     if (state === "locked") {
       this.help.textContent = "Time is up: the box is locked.";
+    } else if (state === "paused") {
+      this.help.textContent = "The interviewer has paused the clock.";
+    } else if (state === "idle" && this.roomClock !== null) {
+      this.help.textContent = "The interviewer starts the clock; you can write before it does.";
+    } else if (state === "running" && this.roomClock !== null) {
+      this.help.textContent = "The interviewer's clock: the box locks at 0:00 and submits what you wrote.";
     } else if (state === "running") {
       this.help.textContent = this.mode === "untimed" ? "No limit: take your time, then submit." :
         "The clock is running; the box locks at 0:00 and submits what you wrote.";
@@ -184,7 +206,7 @@
     this.dirty = true;
     writeLocal(this.key, { session: this.session || null, text: this.text.value, seq: Math.max(Date.now(), this.seq + 1), dirty: true });
     if (!this.session) { this.start(); return; }
-    this.scheduleSave(SAVE_EVERY_MS);
+    this.scheduleSave(this.saveEvery);
   };
 
   // start asks the server to record the first keystroke. The countdown
@@ -263,7 +285,7 @@
         self.root.setAttribute("data-saved-at", String(data.saved_at));
         writeLocal(self.key, { session: self.session, text: text, seq: seq, dirty: false });
       } else {
-        self.scheduleSave(SAVE_EVERY_MS);
+        self.scheduleSave(self.saveEvery);
       }
       if (data.late) {
         self.say("Time was up when this text arrived: it is kept, marked late.");
@@ -273,6 +295,7 @@
         self.say("");
       }
       self.replacedOther = false;
+      if (data.clock_phase && self.roomClock !== null) { self.followRoom(data.clock_phase, data.remaining_ms); }
       if (data.state === "locked" && !self.locked) { self.expire(); }
       if (data.state === "submitted") { self.refresh(); }
     }).catch(function (err) {
@@ -368,6 +391,45 @@
     this.submit();
   };
 
+  // followRoom sets the box to the room's clock: its phase (idle,
+  // running, paused, up, or ended with the room) and the time it has left,
+  // as the server said it.
+  Box.prototype.followRoom = function (phase, remainingMs) {
+    if (this.locked || this.submitting) { return; }
+    this.roomClock = phase;
+    this.root.setAttribute("data-room-clock", phase);
+    switch (phase) {
+      case "running":
+        this.deadline = performance.now() + remainingMs;
+        this.skipPassedAnnouncements();
+        this.setState("running");
+        this.tick();
+        return;
+      case "up":
+        this.expire();
+        return;
+      case "ended":
+        this.locked = true;
+        this.deadline = null;
+        this.text.readOnly = true;
+        this.setState("locked");
+        this.say("The room has ended.");
+        return;
+    }
+    // Idle or paused: the countdown holds at what is left.
+    this.deadline = null;
+    this.clock.textContent = clockText(remainingMs);
+    this.clock.classList.toggle("warning", phase === "paused" && remainingMs < WARN_UNDER_MS);
+    this.setState(phase);
+  };
+
+  document.addEventListener("faultline:room-clock", function (ev) {
+    var d = ev.detail || {};
+    boxes.slice().forEach(function (box) {
+      if (box.roomClock !== null && document.contains(box.root)) { box.followRoom(d.phase, Number(d.remainingMs) || 0); }
+    });
+  });
+
   // runOut is the overall clock (the whole set's) reaching zero: a box
   // that is running locks and submits, as at its own zero (its limit was
   // cut to end with the run, so the server agrees); one not begun locks
@@ -379,7 +441,7 @@
     if (this.session || this.starting) { this.expire(); return; }
     this.locked = true;
     this.text.readOnly = true;
-    this.modes.disabled = true;
+    if (this.modes) { this.modes.disabled = true; }
     this.setState("locked");
     this.say("The whole set's time is up.");
     this.refresh();
