@@ -23,6 +23,7 @@ const (
 	InvStopOnRefusal    = "stop-on-refusal"
 	InvSettles          = "settles"
 	InvSettledStays     = "settled-stays"
+	InvReturnsRecorded  = "returns-recorded"
 )
 
 // catalogue is the family's invariants: each judges a property the
@@ -69,6 +70,10 @@ var catalogue = []faultsim.Invariant{
 		Why:    "Created and failed are what callers and finance act on; rewriting one later (a restart that finds the plan and doubts it again) turns a known payment into a question, or a question into a false answer.",
 		Defect: "not checking the operation's status before working on it",
 		Check:  checkSettledStays},
+	{ID: InvReturnsRecorded, Title: "The call returns the status it recorded",
+		Why:    "The caller acts on the return value: created returned for a payment recorded unknown, or pending for one recorded failed, tells it the wrong story.",
+		Defect: "a return value computed apart from what was written to the store",
+		Check:  checkReturnsRecorded},
 	{ID: InvSettles, Title: "The operation ends where the page says it should",
 		Why:    "The caller and the reconciliation job act on the recorded status: created must name the payment, and each situation has the outcomes a correct client can reach.",
 		Defect: "a status that does not match what happened: created with someone else's payment, failed or pending where it can be known",
@@ -397,6 +402,24 @@ func checkSettledStays(r *faultsim.Run) []string {
 	for _, f := range w.finishes {
 		if (f.from == createapi.Created || f.from == createapi.Failed) && (f.to != f.from || f.toPay != f.fromPay) {
 			ev = append(ev, fmt.Sprintf("%s, already %s, was recorded %s by %s at %s", f.op, f.from, f.to, f.worker, faultsim.FormatAt(f.at)))
+		}
+	}
+	return ev
+}
+
+func checkReturnsRecorded(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for _, c := range w.returns {
+		switch {
+		case c.failed:
+		case c.returned == createapi.Pending && c.recorded:
+			ev = append(ev, fmt.Sprintf("%s's call recorded %s as %s and returned pending", c.worker, c.op, c.stored))
+		case c.returned != createapi.Pending && c.returned != c.stored:
+			ev = append(ev, fmt.Sprintf("%s's call returned %s while the store holds %s for %s", c.worker, c.returned, c.stored, c.op))
 		}
 	}
 	return ev

@@ -31,7 +31,9 @@ type Scenario struct {
 	Operations  []OperationSpec `yaml:"operations"`
 	// Faults script what the vendor does to particular requests.
 	Faults []FaultSpec `yaml:"faults"`
-	Calls  []CallSpec  `yaml:"calls"`
+	// CallFaults make store calls and searches fail.
+	CallFaults []CallFaultSpec `yaml:"call_faults"`
+	Calls      []CallSpec      `yaml:"calls"`
 	// Crash names workers whose every crash point is explored; a crashed
 	// worker calls again Restart later.
 	Crash   []string      `yaml:"crash"`
@@ -103,6 +105,17 @@ type FaultSpec struct {
 	Status     int           `yaml:"status"`
 	RetryAfter time.Duration `yaml:"retry_after"`
 }
+
+// CallFaultSpec makes the Nth call named Call in the run (all workers
+// counted together, from 1) fail without reading or changing anything, as
+// a database or a search index that times out would.
+type CallFaultSpec struct {
+	Call string `yaml:"call"`
+	Nth  int    `yaml:"nth"`
+}
+
+// faultableCalls are the calls a CallFaultSpec may name.
+var faultableCalls = []string{"Get", "Claim", "SavePlan", "Finish", "Search"}
 
 // CallSpec is one call of CreatePayment.
 type CallSpec struct {
@@ -376,6 +389,14 @@ func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
 			}
 		default:
 			l.errf(fat("kind"), "scenario %q: unknown fault kind %q (want one of %s)", name, f.Kind, strings.Join(faultKinds, ", "))
+		}
+	}
+	for k, f := range sc.CallFaults {
+		if !slices.Contains(faultableCalls, f.Call) {
+			l.errf(at("call_faults", k, "call"), "scenario %q: call %q cannot be made to fail (want one of %s)", name, f.Call, strings.Join(faultableCalls, ", "))
+		}
+		if f.Nth < 1 {
+			l.errf(at("call_faults", k, "nth"), "scenario %q: nth counts from 1", name)
 		}
 	}
 	for op, want := range sc.Expect {

@@ -27,6 +27,8 @@ type world struct {
 	requests []*request // every create, in the order sent; earlier ones first
 	searches []*search
 	finishes []finish
+	returns  []*callRecord
+	calls    map[string]int // per call name, for call faults
 	sent     int
 	names    *namer
 }
@@ -105,7 +107,7 @@ type search struct {
 // newWorld builds a run's fakes from the scenario.
 func newWorld(sc *Scenario, r *faultsim.Run) *world {
 	w := &world{run: r, sc: sc, v: sc.Vendor.withDefaults(), start: r.Trace.Start(), ops: map[string]*createapi.Operation{},
-		claims: map[string]claim{}, keys: map[string]*keyEntry{}, names: newNamer()}
+		claims: map[string]claim{}, keys: map[string]*keyEntry{}, names: newNamer(), calls: map[string]int{}}
 	for _, o := range sc.Operations {
 		op := &createapi.Operation{ID: o.ID, Amount: o.Amount, Currency: o.Currency, Payee: o.Payee, Memo: o.Memo, Status: createapi.Pending}
 		w.ops[o.ID], w.order = op, append(w.order, o.ID)
@@ -167,7 +169,15 @@ func (w *world) fault(n int) *FaultSpec {
 // Invoke implements faultsim.World.
 func (w *world) Invoke(ctx context.Context, wk *faultsim.Worker, entry any, c faultsim.Call) string {
 	f := entry.(func(context.Context, createapi.Store, createapi.Vendor, string) (createapi.Status, error))
-	st, err := f(ctx, &storeHandle{w, wk}, &vendorHandle{w, wk, c.Subject}, c.Subject)
+	rec := &callRecord{op: c.Subject, worker: wk.ID}
+	st, err := f(ctx, &storeHandle{w, wk, rec}, &vendorHandle{w, wk, c.Subject}, c.Subject)
+	// This goroutine still holds the step its last harness call took:
+	// reading the store here sees what the call left.
+	rec.returned, rec.failed, rec.at = st, err != nil, w.since()
+	if op := w.ops[c.Subject]; op != nil {
+		rec.stored = op.Status
+	}
+	w.returns = append(w.returns, rec)
 	if err != nil {
 		return fmt.Sprintf("%s, error: %s", st, errorText(err))
 	}
@@ -212,10 +222,34 @@ func (w *world) EndState() []string {
 	return out
 }
 
-// storeHandle is the store as one worker sees it.
+// failing counts a call and reports whether the scenario makes it fail,
+// writing the failure to the trace. Call it holding the gate.
+func (w *world) failing(wk *faultsim.Worker, name string) error {
+	w.calls[name]++
+	for _, f := range w.sc.CallFaults {
+		if f.Call == name && f.Nth == w.calls[name] {
+			wk.Trace().Add(wk.ID, "store", "%s fails: the database timed out (nothing was read or written)", name)
+			return fmt.Errorf("%s: timed out", strings.ToLower(name))
+		}
+	}
+	return nil
+}
+
+// storeHandle is the store as one call sees it.
 type storeHandle struct {
-	w  *world
-	wk *faultsim.Worker
+	w    *world
+	wk   *faultsim.Worker
+	call *callRecord
+}
+
+// callRecord is how one call of CreatePayment ended, against the store.
+type callRecord struct {
+	op, worker string
+	at         time.Duration
+	recorded   bool // the call recorded a status (Finish)
+	returned   createapi.Status
+	failed     bool // it returned an error
+	stored     createapi.Status
 }
 
 func (s *storeHandle) op(id string) (*createapi.Operation, error) {
@@ -238,6 +272,9 @@ func copyOp(op *createapi.Operation) createapi.Operation {
 func (s *storeHandle) Get(ctx context.Context, id string) (createapi.Operation, error) {
 	s.wk.Enter("Get")
 	defer s.wk.Leave()
+	if err := s.w.failing(s.wk, "Get"); err != nil {
+		return createapi.Operation{}, err
+	}
 	op, err := s.op(id)
 	if err != nil {
 		return createapi.Operation{}, err
@@ -253,6 +290,9 @@ func (s *storeHandle) Get(ctx context.Context, id string) (createapi.Operation, 
 func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration) (bool, error) {
 	s.wk.Enter("Claim")
 	defer s.wk.Leave()
+	if err := s.w.failing(s.wk, "Claim"); err != nil {
+		return false, err
+	}
 	if _, err := s.op(id); err != nil {
 		return false, err
 	}
@@ -270,6 +310,9 @@ func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration)
 func (s *storeHandle) SavePlan(ctx context.Context, id string, req createapi.Request) (createapi.Plan, error) {
 	s.wk.Enter("SavePlan")
 	defer s.wk.Leave()
+	if err := s.w.failing(s.wk, "SavePlan"); err != nil {
+		return createapi.Plan{}, err
+	}
 	op, err := s.op(id)
 	if err != nil {
 		return createapi.Plan{}, err
@@ -286,6 +329,9 @@ func (s *storeHandle) SavePlan(ctx context.Context, id string, req createapi.Req
 func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.Status, paymentID, note string) error {
 	s.wk.Enter("Finish")
 	defer s.wk.Leave()
+	if err := s.w.failing(s.wk, "Finish"); err != nil {
+		return err
+	}
 	op, err := s.op(id)
 	if err != nil {
 		return err
@@ -294,6 +340,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 		s.wk.Trace().Add(s.wk.ID, "store", "refuses to record %s as %q: not a status", id, status)
 		return fmt.Errorf("store: %q is not a status", status)
 	}
+	s.call.recorded = true
 	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
 	op.Status, op.PaymentID, op.Note = status, paymentID, note
 	line := fmt.Sprintf("records %s as %s", id, status)
@@ -499,6 +546,9 @@ func (v *vendorHandle) Search(ctx context.Context, reference string) ([]createap
 	}
 	time.Sleep(2 * w.v.Latency)
 	wk.Step()
+	if err := w.failing(wk, "Search"); err != nil {
+		return nil, err
+	}
 	var found []createapi.Payment
 	for _, p := range w.payments {
 		if p.Reference == reference && !time.Now().Before(p.CreatedAt.Add(w.v.SearchLag)) {
