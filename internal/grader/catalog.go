@@ -17,13 +17,14 @@ const (
 	InvExclusiveClaim      = "exclusive-claim"
 	InvExpectedEndState    = "expected-end-state"
 	InvStopsWhenCancelled  = "stops-when-cancelled"
+	InvGoroutinesEnd       = "goroutines-end"
 )
 
 // InvariantIDs lists the invariants in report order.
 var InvariantIDs = []string{
 	InvNoDoubleRefund, InvDoneMeansRefunded, InvRefundRecorded, InvNoStuckProcessing,
 	InvUnknownNotFailed, InvSameKey, InvPermanentNotRetried, InvBackoff, InvBoundedAttempts,
-	InvMissingRecordClear, InvOutcomeMatchesState, InvExclusiveClaim, InvStopsWhenCancelled, InvExpectedEndState,
+	InvMissingRecordClear, InvOutcomeMatchesState, InvExclusiveClaim, InvStopsWhenCancelled, InvGoroutinesEnd, InvExpectedEndState,
 }
 
 var invariantTitles = map[string]string{
@@ -40,6 +41,7 @@ var invariantTitles = map[string]string{
 	InvOutcomeMatchesState: "The returned outcome matches the stored status",
 	InvExclusiveClaim:      "Only one worker works on a refund at a time",
 	InvStopsWhenCancelled:  "Once the caller's context ends, no more refund requests are sent",
+	InvGoroutinesEnd:       "Every goroutine a call starts ends once the call has returned and its requests are answered",
 	InvExpectedEndState:    "The refund ends where it should: the status and the number of refunds the scenario leaves no choice about",
 }
 
@@ -58,6 +60,7 @@ var invariantWhy = map[string]string{
 	InvOutcomeMatchesState: "Callers act on the returned outcome; if it disagrees with the database, one of them is lying.",
 	InvExclusiveClaim:      "Two workers that both believe they own a refund will both send it, and both write its status.",
 	InvStopsWhenCancelled:  "A caller that cancelled, or whose deadline passed, has stopped waiting and may hand the request to another worker: a run that keeps sending then overlaps the next one.",
+	InvGoroutinesEnd:       "A worker serves request after request: a goroutine left blocked for ever on each abandoned attempt is memory that never comes back, until the process falls over.",
 	InvExpectedEndState:    "Being safe is not enough: a refund the customer is owed must actually be made and recorded, and a run that can settle a refund must not leave it for someone else.",
 }
 
@@ -77,6 +80,7 @@ var DefaultDefects = map[string]string{
 	InvOutcomeMatchesState: DefectSwallowedErrors,
 	InvExclusiveClaim:      DefectCheckThenAct,
 	InvStopsWhenCancelled:  DefectSwallowedErrors,
+	InvGoroutinesEnd:       DefectLeakedGoroutine,
 	InvExpectedEndState:    DefectSwallowedErrors,
 }
 
@@ -91,12 +95,13 @@ const (
 	DefectMissingRecord    = "missing-record"
 	DefectUnknownAsFailed  = "unknown-as-failed"
 	DefectBlindResend      = "blind-resend-after-expiry"
+	DefectLeakedGoroutine  = "leaked-goroutine"
 )
 
 // DefectIDs lists the defects in report order.
 var DefectIDs = []string{
 	DefectSwallowedErrors, DefectDoneAfterFailure, DefectNoIdempotencyKey, DefectCheckThenAct,
-	DefectCrashWindow, DefectNoBackoff, DefectMissingRecord, DefectUnknownAsFailed, DefectBlindResend,
+	DefectCrashWindow, DefectNoBackoff, DefectMissingRecord, DefectUnknownAsFailed, DefectBlindResend, DefectLeakedGoroutine,
 }
 
 var defectTitles = map[string]string{
@@ -109,6 +114,7 @@ var defectTitles = map[string]string{
 	DefectMissingRecord:    "A missing record is not handled",
 	DefectUnknownAsFailed:  "An unknown outcome recorded as failed",
 	DefectBlindResend:      "A blind resend after the key expired refunds twice",
+	DefectLeakedGoroutine:  "A goroutine left blocked for ever once the call returned",
 }
 
 // InvariantTitle returns the plain title of an invariant id.
@@ -124,7 +130,7 @@ const (
 )
 
 // rewriteDefects are the defects of kind DefectKindRewrite.
-var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true}
+var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true, DefectLeakedGoroutine: true}
 
 // DefectKind returns DefectKindOriginal or DefectKindRewrite.
 func DefectKind(id string) string {

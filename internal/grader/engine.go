@@ -176,7 +176,10 @@ func seedWorld(env *refundkit.Env, sc *Scenario, learned map[string]sentParams) 
 			if rf.BySubmission {
 				by = "an earlier run of this code"
 				if p, ok := learned[rf.ForRequest]; ok {
-					key, ref = p.key, p.reference
+					key = p.key
+					if !rf.KeyOnly {
+						ref = p.reference
+					}
 				}
 			}
 			keyWords := "no key kept"
@@ -283,8 +286,12 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 			env.Provider().ScriptFaults(ph.Faults)
 			env.Record("clock", refundkit.KindState, "from now on the provider has %s", faultScriptWords(ph.Faults))
 		}
+		// A triggered call starts inside another actor's step; mu orders
+		// its start with coordinate's reading of ends.
+		var mu sync.Mutex
 		var ends []ending
-		for _, inv := range ph.Invocations {
+		over := false
+		start := func(inv Invocation) {
 			crash := refundkit.CrashPoint{}
 			if inv.Worker == r.crashFor {
 				crash = r.crash
@@ -300,7 +307,39 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 			})
 			ends = append(ends, ending{end, iv.worker.Crashed(), release})
 		}
-		for _, e := range ends {
+		for _, inv := range ph.Invocations {
+			if inv.When == nil {
+				mu.Lock()
+				start(inv)
+				mu.Unlock()
+				continue
+			}
+			fire := func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if over {
+					return // the phase it belongs to is over
+				}
+				env.Record("clock", refundkit.KindState, "%s", triggerWords(inv))
+				start(inv)
+			}
+			if inv.When.Status != "" {
+				env.WhenStatus(inv.RequestID, inv.When.Status, fire)
+			} else {
+				env.WhenAnswered(inv.When.Answered, fire)
+			}
+		}
+		// Every call that has started keeps the phase open; one that
+		// starts meanwhile joins the list, so the loop waits for it too.
+		for k := 0; ; k++ {
+			mu.Lock()
+			if k == len(ends) {
+				over = true
+				mu.Unlock()
+				break
+			}
+			e := ends[k]
+			mu.Unlock()
 			select {
 			case <-e.returned:
 			case <-e.crashed:
@@ -311,6 +350,18 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 			}
 		}
 	}
+}
+
+// triggerWords says in the trace why a triggered call starts now.
+func triggerWords(inv Invocation) string {
+	why := fmt.Sprintf("%s has just been written %s", inv.RequestID, inv.When.Status)
+	if inv.When.Answered != "" {
+		why = "a request of " + inv.When.Answered + " has just got its answer"
+	}
+	if inv.At > 0 {
+		return fmt.Sprintf("%s: %s calls RefundMoney(%s) %s from now", why, inv.Worker, inv.RequestID, refundkit.FormatDuration(inv.At))
+	}
+	return fmt.Sprintf("%s: %s calls RefundMoney(%s) now", why, inv.Worker, inv.RequestID)
 }
 
 // ending is how coordinate learns that an invocation is over.

@@ -161,6 +161,7 @@ var invariantChecks = map[string]func(*runFacts) string{
 	InvOutcomeMatchesState: checkOutcomeMatchesState,
 	InvExclusiveClaim:      checkExclusiveClaim,
 	InvStopsWhenCancelled:  checkStopsWhenCancelled,
+	InvGoroutinesEnd:       checkGoroutinesEnd,
 	InvExpectedEndState:    checkExpectedEndState,
 }
 
@@ -792,6 +793,12 @@ func checkExclusiveClaim(f *runFacts) string {
 	if msg := takenOverYetActing(f); msg != "" {
 		return msg
 	}
+	if msg := overwroteLiveClaim(f); msg != "" {
+		return msg
+	}
+	if msg := actedPastLease(f); msg != "" {
+		return msg
+	}
 	if f.seed != nil && f.seed.Status == refundkit.StatusProcessing && f.seed.OwnerAlive && f.seed.LeaseLeft > 0 {
 		for _, q := range f.requests {
 			if q.SentAt < f.seed.LeaseLeft {
@@ -850,6 +857,65 @@ func takenOverYetActing(f *runFacts) string {
 	return ""
 }
 
+// overwroteLiveClaim finds a write over another worker's live claim: a
+// worker that writes the record once more after it let it go (a second
+// write of its final status) can land on the claim of a run that took the
+// record in between, which then works on a record that no longer says it
+// is being worked on.
+func overwroteLiveClaim(f *runFacts) string {
+	for _, c := range f.changes {
+		if c.Call == "Claim" || c.Old != refundkit.StatusProcessing || c.OldOwner == "" || c.OldOwner == c.Worker {
+			continue
+		}
+		holder := refundkit.Record{Owner: c.OldOwner, LeaseUntil: c.OldLease}
+		if !f.ownerAliveAt(holder, c.At, c.Seq) {
+			continue
+		}
+		return fmt.Sprintf("%s wrote %s over %s's live claim on %s at %s: %s was still at work on it, and the record no longer says so",
+			c.Worker, c.New, c.OldOwner, f.id, at(c.At), c.OldOwner)
+	}
+	return ""
+}
+
+// actedPastLease finds a worker that sent a refund request or wrote the
+// record once the lease of its own claim had run out: the page asks for a
+// lease longer than the longest run, because from that instant any other
+// worker may take the record over, whether or not one happens to in this
+// run. A lease expires at its instant, as Claim sees it.
+func actedPastLease(f *runFacts) string {
+	start := f.r.env.Start()
+	for _, iv := range f.invs {
+		var claims []refundkit.Change
+		for _, c := range f.changes {
+			if c.Worker == iv.Worker && c.Call == "Claim" {
+				claims = append(claims, c)
+			}
+		}
+		for k, c := range claims {
+			if c.Lease.IsZero() {
+				continue
+			}
+			ends := c.Lease.Sub(start)
+			next := int(^uint(0) >> 1)
+			if k+1 < len(claims) {
+				next = claims[k+1].Seq
+			}
+			words := fmt.Sprintf("%s's claim on %s at %s had a lease of %s, which ran out at %s", iv.Worker, f.id, at(c.At), refundkit.FormatDuration(ends-c.At), at(ends))
+			for _, q := range f.requestsOf(iv.Worker) {
+				if q.Seq > c.Seq && q.Seq < next && q.SentAt >= ends && q.Result != "connection" {
+					return fmt.Sprintf("%s, yet it sent request #%d at %s: from then on another worker may take the record over, so the lease must outlast the longest run", words, q.N, at(q.SentAt))
+				}
+			}
+			for _, w := range f.changes {
+				if w.Worker == iv.Worker && w.Seq > c.Seq && w.Seq < next && w.At >= ends {
+					return fmt.Sprintf("%s, yet it wrote %s at %s: from then on another worker may take the record over, so the lease must outlast the longest run", words, w.New, at(w.At))
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // checkStopsWhenCancelled finds a refund request that left after the
 // caller's context had ended. One sent with the caller's context, or a
 // context derived from it, cannot leave (the client refuses it, a
@@ -867,6 +933,25 @@ func checkStopsWhenCancelled(f *runFacts) string {
 		}
 	}
 	return ""
+}
+
+// checkGoroutinesEnd judges what was left once every call had returned
+// and every request it sent had its answer (the run goes on until then):
+// a goroutine still blocked for ever is one no reply, timer or caller can
+// wake. A run in which a process died, or a call panicked (a process a
+// panic would end), leaves that process's goroutines where they stood,
+// which is no leak of a live worker's; a run cut short is not judged.
+func checkGoroutinesEnd(f *runFacts) string {
+	if f.r.leftover == "" || f.r.stopped != "" {
+		return ""
+	}
+	for _, iv := range f.r.invs {
+		if iv.ended != endReturned {
+			return ""
+		}
+	}
+	return "every call had returned and every request had its answer, yet goroutines the calls started were still blocked for ever " +
+		"(on a channel no one will send to or receive from again): each such call leaks a goroutine in a worker that keeps serving requests"
 }
 
 // checkExpectedEndState compares where the request ended with the
@@ -907,6 +992,19 @@ func checkExpectedEndState(f *runFacts) string {
 	}
 	if want.Refunds != nil && len(f.refunds) != *want.Refunds {
 		return refundCountWords(f)
+	}
+	if want.Outcome != "" {
+		for _, iv := range f.invs {
+			switch {
+			case iv.ended == endPanicked:
+				return fmt.Sprintf("%s panicked (%s), but in this scenario the call must return %s with no error", iv.Worker, iv.panicMsg, want.Outcome)
+			case iv.ended != endReturned:
+			case iv.err != nil:
+				return fmt.Sprintf("%s returned %q with the error %q, but in this scenario the call must return %s with no error", iv.Worker, iv.outcome, iv.errText, want.Outcome)
+			case iv.outcome != want.Outcome:
+				return fmt.Sprintf("%s returned %q, but in this scenario the call must return %s", iv.Worker, iv.outcome, want.Outcome)
+			}
+		}
 	}
 	return ""
 }

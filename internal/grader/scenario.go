@@ -45,6 +45,9 @@ type Expectation struct {
 	// Refunds is how many refunds the provider must hold for the request,
 	// counting those made before the run; nil: any number.
 	Refunds *int `yaml:"refunds,omitempty" json:"refunds,omitempty"`
+	// Outcome, when set, is what every call for the request must return,
+	// with no error: where the record leaves the call nothing to decide.
+	Outcome refundkit.Outcome `yaml:"outcome,omitempty" json:"outcome,omitempty"`
 }
 
 // expectEnd is the Expectation "ends in one of statuses with n refunds".
@@ -97,6 +100,10 @@ type RefundSeed struct {
 	// scenario (see learnSubmission), whatever their spelling. Key and
 	// Reference then apply only if that run sent no refund request.
 	BySubmission bool `yaml:"by_submission,omitempty" json:"by_submission,omitempty"`
+	// KeyOnly, with BySubmission, keeps the Reference written here: the
+	// earlier request carried the key the submission sends but another
+	// reference (an older version of the code, spelling it another way).
+	KeyOnly bool `yaml:"key_only,omitempty" json:"key_only,omitempty"`
 }
 
 // Phase is a group of invocations. A phase starts After the previous one
@@ -123,6 +130,20 @@ type Invocation struct {
 	// long after. Zero: the context never ends.
 	CancelAfter time.Duration `yaml:"cancel_after,omitempty" json:"cancel_after,omitempty"`
 	Timeout     time.Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// When, if set, starts the call the moment the run first reaches an
+	// event (At then counts from it), not at the phase's start: a queue
+	// that redelivers just as another run writes or hears back. A call
+	// whose event never comes is never made.
+	When *Trigger `yaml:"when,omitempty" json:"when,omitempty"`
+}
+
+// Trigger is an event of a run that starts an invocation; set one field.
+type Trigger struct {
+	// Status: a write first sets the invocation's record to it.
+	Status refundkit.Status `yaml:"status,omitempty" json:"status,omitempty"`
+	// Answered: a refund request of that worker (of the same phase) first
+	// gets its answer, a reply or the client's timeout.
+	Answered string `yaml:"answered,omitempty" json:"answered,omitempty"`
 }
 
 // contextEnds is when the invocation's context ends, since the call
@@ -193,6 +214,9 @@ func (s *Scenario) Validate() error {
 			if rf.LandsIn < 0 {
 				return fmt.Errorf("grader: scenario %s: a refund on %s lands %s into the run, before it starts", s.Name, ch.ID, rf.LandsIn)
 			}
+			if rf.KeyOnly && !rf.BySubmission {
+				return fmt.Errorf("grader: scenario %s: a refund on %s keeps only the submission's key, but the submission did not make it", s.Name, ch.ID)
+			}
 			if rf.BySubmission && rf.ForRequest == "" {
 				return fmt.Errorf("grader: scenario %s: a refund on %s made by the submission names no for_request", s.Name, ch.ID)
 			}
@@ -217,6 +241,11 @@ func (s *Scenario) Validate() error {
 			}
 			workers[inv.Worker] = true
 		}
+		for _, inv := range p.Invocations {
+			if err := validateTrigger(p, inv); err != nil {
+				return fmt.Errorf("grader: scenario %s: %s: %w", s.Name, inv.Worker, err)
+			}
+		}
 	}
 	if s.Explore.CrashPoints != "" {
 		if s.Explore.CrashPoints != CrashEveryBoundary {
@@ -227,6 +256,29 @@ func (s *Scenario) Validate() error {
 		}
 	}
 	return nil
+}
+
+func validateTrigger(p Phase, inv Invocation) error {
+	t := inv.When
+	if t == nil {
+		return nil
+	}
+	switch {
+	case (t.Status == "") == (t.Answered == ""):
+		return fmt.Errorf("a trigger names a status or a worker's answer, one of the two")
+	case t.Status != "":
+		switch t.Status {
+		case refundkit.StatusPending, refundkit.StatusProcessing, refundkit.StatusDone, refundkit.StatusFailed, refundkit.StatusNeedsCheck:
+			return nil
+		}
+		return fmt.Errorf("the trigger names unknown status %q", t.Status)
+	}
+	for _, other := range p.Invocations {
+		if other.Worker == t.Answered && other.Worker != inv.Worker {
+			return nil
+		}
+	}
+	return fmt.Errorf("the trigger waits for an answer to %q, which makes no call in phase %s", t.Answered, p.Name)
 }
 
 // checks reports whether the scenario checks invariant id.

@@ -88,6 +88,24 @@ func TestScenarioValidate(t *testing.T) {
 		{"bad phase fault", func(s *Scenario) { s.Phases[0].Faults = []rk.Fault{{Kind: rk.FaultLostReply, BeforeKeys: true}} }, "before_keys applies to an"},
 		{"negative refunds", func(s *Scenario) { s.Expect = expectEnd(-1) }, "expects -1 refunds"},
 		{"crash worker missing", func(s *Scenario) { s.Explore = Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "w9"} }, `"w9" makes no invocation`},
+		{"trigger names both", func(s *Scenario) {
+			s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w2", RequestID: "r1", When: &Trigger{Status: rk.StatusDone, Answered: "w1"}})
+		}, "one of the two"},
+		{"trigger names nothing", func(s *Scenario) {
+			s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w2", RequestID: "r1", When: &Trigger{}})
+		}, "one of the two"},
+		{"trigger on an unknown status", func(s *Scenario) {
+			s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w2", RequestID: "r1", When: &Trigger{Status: "settled"}})
+		}, `unknown status "settled"`},
+		{"trigger on its own answer", func(s *Scenario) {
+			s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w2", RequestID: "r1", When: &Trigger{Answered: "w2"}})
+		}, `answer to "w2", which makes no call`},
+		{"trigger on another phase's worker", func(s *Scenario) {
+			s.Phases = append(s.Phases, Phase{Name: "later", Invocations: []Invocation{{Worker: "w2", RequestID: "r1", When: &Trigger{Answered: "w1"}}}})
+		}, `answer to "w1", which makes no call in phase later`},
+		{"key only, not the submission's", func(s *Scenario) {
+			s.Charges = []ChargeSeed{{ID: "ch_1", Amount: 100, Refunds: []RefundSeed{{Amount: 10, Key: "k", KeyOnly: true}}}}
+		}, "keeps only the submission's key"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -208,6 +208,35 @@ func AsyncRefundSuite() []Scenario {
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
 		},
 		{
+			Name:   "write-after-lookup-fails",
+			Expect: expectEnd(1, rk.StatusNeedsCheck, rk.StatusDone),
+			Title:  "The write after the look-up fails",
+			Description: "Every reply from the provider is lost, though the first request applied the refund, so only a ListRefunds look-up can settle the run. " +
+				"The first MarkDone then fails with \"database write timed out\" and changes nothing. The refund happened: the record must not be left in processing, " +
+				"and what the call returns must match what the record says (an error is fine; an empty outcome with no error is not).",
+			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
+			Faults:  []rk.Fault{lostReply(0)},
+			Panics:  []rk.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database write timed out", Error: true}},
+			Phases:  oneCall(),
+			Defects: map[string]string{InvOutcomeMatchesState: DefectSwallowedErrors, InvExpectedEndState: DefectCrashWindow},
+		},
+		{
+			Name:  "needs-check-write-fails",
+			Title: "The needs_check write fails",
+			Description: "An hour ago an earlier run of this code refunded 1000 for r1 under the key it sends; the record now asks for 2500, so the provider refuses the request " +
+				"with 400 idempotency_error and nothing but needs_check is right. The first MarkNeedsCheck fails with \"database write timed out\" and changes nothing. " +
+				"The call may write again or return an error (the lease then runs out and a later run looks first), but it must not report unknown while the record still says processing.",
+			Records: []RecordSeed{pendingRecord()},
+			Charges: plainCharge(RefundSeed{Amount: 1000, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
+			Panics:  []rk.PanicRule{{Call: "MarkNeedsCheck", Nth: 1, Message: "database write timed out", Error: true}},
+			Phases:  oneCall(),
+			// The record may stay processing (the write failed; the lease
+			// frees it), so the checks of where it ends are not made.
+			Invariants: []string{InvNoDoubleRefund, InvDoneMeansRefunded, InvUnknownNotFailed, InvSameKey, InvPermanentNotRetried,
+				InvBoundedAttempts, InvOutcomeMatchesState, InvExclusiveClaim, InvStopsWhenCancelled},
+			Defects: map[string]string{InvOutcomeMatchesState: DefectSwallowedErrors, InvDoneMeansRefunded: DefectSwallowedErrors},
+		},
+		{
 			Name:   "load-fails",
 			Expect: expectEnd(0, rk.StatusPending),
 			Title:  "The database fails on the first read",
@@ -240,9 +269,9 @@ func AsyncRefundSuite() []Scenario {
 		},
 		{
 			Name:        "repeat-after-done",
-			Expect:      expectEnd(1, rk.StatusDone),
+			Expect:      &Expectation{Status: []rk.Status{rk.StatusDone}, Refunds: intp(1), Outcome: rk.OutcomeDone},
 			Title:       "A repeat call after done",
-			Description: "An earlier run of this code made the refund an hour ago and the record says done. Calling again must not touch the provider and returns done.",
+			Description: "An earlier run of this code made the refund an hour ago and the record says done. Calling again must not touch the provider, and returns done with no error.",
 			Records:     []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusDone}},
 			Charges:     plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
 			Phases:      oneCall(),
@@ -285,12 +314,12 @@ func AsyncRefundSuite() []Scenario {
 			Name:   "finished-while-claiming",
 			Expect: expectEnd(1, rk.StatusDone),
 			Title:  "Another run finishes between the read and the claim",
-			Description: "worker-1 refunds r1 at once; the queue redelivers r1 to worker-2 at 200 ms, the instant worker-1's reply comes back. " +
+			Description: "worker-1 refunds r1; the queue redelivers r1 to worker-2 the instant worker-1's reply comes back. " +
 				"In some of the 50 schedules worker-2 reads processing, worker-1 records done, and worker-2's claim is refused: " +
 				"worker-2 must report what the record says now (done), not in_progress.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
 			Phases: []Phase{{Name: "run", Invocations: []Invocation{
-				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", At: 200 * time.Millisecond, RequestID: suiteRequest}}}},
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", RequestID: suiteRequest, When: &Trigger{Answered: "worker-1"}}}}},
 			Explore: Exploration{Schedules: concurrencySchedules},
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct},
 		},
@@ -298,13 +327,13 @@ func AsyncRefundSuite() []Scenario {
 			Name:   "failed-while-claiming",
 			Expect: expectEnd(0, rk.StatusFailed, rk.StatusNeedsCheck),
 			Title:  "Another run records failed between the read and the claim",
-			Description: "r1 asks for 20000 on a charge of 10000. worker-1 sends it at once and the provider refuses it (400 on the amount) at 200 ms, " +
-				"the instant the queue redelivers r1 to worker-2. In some of the 50 schedules worker-2 reads processing, worker-1 records failed, and worker-2's claim is refused: " +
+			Description: "r1 asks for 20000 on a charge of 10000. worker-1 sends it and the provider refuses it (400 on the amount); " +
+				"the queue redelivers r1 to worker-2 the instant that answer comes back. In some of the 50 schedules worker-2 reads processing, worker-1 records failed, and worker-2's claim is refused: " +
 				"worker-2 must report what the record says now (failed).",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: 2 * chargeAmount, Currency: "usd", Status: rk.StatusPending}},
 			Charges: plainCharge(),
 			Phases: []Phase{{Name: "run", Invocations: []Invocation{
-				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", At: 200 * time.Millisecond, RequestID: suiteRequest}}}},
+				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", RequestID: suiteRequest, When: &Trigger{Answered: "worker-1"}}}}},
 			Explore: Exploration{Schedules: concurrencySchedules},
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct},
 		},
@@ -322,6 +351,22 @@ func AsyncRefundSuite() []Scenario {
 				{Worker: "worker-3", At: 300 * time.Millisecond, RequestID: suiteRequest}}}},
 			Explore: Exploration{Schedules: 30},
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCheckThenAct, InvUnknownNotFailed: DefectUnknownAsFailed},
+		},
+		{
+			Name:   "redelivered-at-needs-check",
+			Expect: expectEnd(1, rk.StatusNeedsCheck),
+			Title:  "Redelivered the moment the first run records needs_check",
+			Description: "An hour ago an earlier run of this code refunded 1000 for r1 under its key; the record now asks for 2500, so the provider refuses worker-1's request " +
+				"with 400 idempotency_error and worker-1 records needs_check. The queue redelivers r1 to worker-2 the moment that write lands, and worker-2 may claim r1 at once. " +
+				"In some of the 50 schedules worker-2 claims it before worker-1 has returned: from its needs_check write on, worker-1 must not write r1 again, " +
+				"or it overwrites worker-2's claim while worker-2 is still at work.",
+			Records: []RecordSeed{pendingRecord()},
+			Charges: plainCharge(RefundSeed{Amount: 1000, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
+			Phases: []Phase{{Name: "run", Invocations: []Invocation{
+				{Worker: "worker-1", RequestID: suiteRequest},
+				{Worker: "worker-2", RequestID: suiteRequest, When: &Trigger{Status: rk.StatusNeedsCheck}}}}},
+			Explore: Exploration{Schedules: concurrencySchedules},
+			Defects: map[string]string{InvUnknownNotFailed: DefectUnknownAsFailed},
 		},
 		{
 			Name:   "reread-fails",
@@ -376,6 +421,19 @@ func AsyncRefundSuite() []Scenario {
 			Charges: plainCharge(RefundSeed{Amount: 1000, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
 			Phases:  oneCall(),
 			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors, InvUnknownNotFailed: DefectUnknownAsFailed, InvExpectedEndState: DefectSwallowedErrors},
+		},
+		{
+			Name:   "key-used-with-another-reference",
+			Expect: expectEnd(1, rk.StatusNeedsCheck),
+			Title:  "Our key was first used with another reference",
+			Description: "An hour ago an older version of this code sent r1's refund of 2500 under the key this code sends, but with the reference spelled the old way (\"order-4471\"); " +
+				"the provider applied it and the record was set back to pending. A look-up by this code's reference finds nothing, and a request under the key " +
+				"is refused with 400 idempotency_error (other parameters). The refused request changed nothing, but an earlier one under the same key may have moved money: " +
+				"not failed (a rerun after the key expires would refund again), needs_check, for a person.",
+			Records: []RecordSeed{pendingRecord()},
+			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: "order-4471", Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true, KeyOnly: true}),
+			Phases:  oneCall(),
+			Defects: map[string]string{InvUnknownNotFailed: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed},
 		},
 		{
 			Name:   "own-reference-other-amount",
@@ -517,6 +575,8 @@ func AsyncRefundSuite() []Scenario {
 		},
 	}
 }
+
+func intp(n int) *int { return &n }
 
 // Suites maps a problem slug to its scenarios.
 var Suites = map[string]func() []Scenario{

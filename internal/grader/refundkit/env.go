@@ -114,6 +114,48 @@ type Env struct {
 	store    *Store
 	provider *Provider
 	workers  []*Worker
+	watches  []*watch
+}
+
+// watch is a hook on an event of the world, set by the engine: a write
+// that gives a record a status, or a provider's answer reaching a worker.
+// It fires once, inside the step that made the event, so an actor it
+// starts is at the gate before the next step is chosen.
+type watch struct {
+	requestID string
+	status    Status
+	worker    string
+	fire      func()
+}
+
+// WhenStatus calls f the first time a write sets the record of requestID
+// to st.
+func (e *Env) WhenStatus(requestID string, st Status, f func()) {
+	e.watches = append(e.watches, &watch{requestID: requestID, status: st, fire: f})
+}
+
+// WhenAnswered calls f the first time one of worker's refund requests
+// ends with an answer (a reply, or the client's timeout).
+func (e *Env) WhenAnswered(worker string, f func()) {
+	e.watches = append(e.watches, &watch{worker: worker, fire: f})
+}
+
+func (e *Env) fire(match func(*watch) bool) {
+	for i := 0; i < len(e.watches); i++ {
+		if w := e.watches[i]; match(w) {
+			e.watches = append(e.watches[:i], e.watches[i+1:]...)
+			i--
+			w.fire()
+		}
+	}
+}
+
+func (e *Env) statusWritten(requestID string, st Status) {
+	e.fire(func(w *watch) bool { return w.worker == "" && w.requestID == requestID && w.status == st })
+}
+
+func (e *Env) answered(worker string) {
+	e.fire(func(w *watch) bool { return w.worker != "" && w.worker == worker })
 }
 
 // NewEnv makes an empty world that starts now (the bubble's clock).

@@ -418,6 +418,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 			w.pass("CreateRefund reply")
 			req.AnsweredAt = time.Since(e.start)
 			e.Record(w.ID, KindReply, "CreateRefund #%d -> %s", req.N, r)
+			e.answered(w.ID)
 			if r.err != nil {
 				req.Result, req.APIErr = "api", r.err
 				c := *r.err
@@ -448,6 +449,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 	w.pass("CreateRefund reply")
 	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
 	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, FormatDuration(wait))
+	e.answered(w.ID)
 	return nil, &TimeoutError{After: wait, Cause: cause}
 }
 

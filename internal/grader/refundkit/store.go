@@ -24,6 +24,9 @@ type Change struct {
 	Old, New  Status
 	Owner     string
 	Lease     time.Time
+	// The claim the write replaced: who held it and until when.
+	OldOwner string
+	OldLease time.Time
 	// Seq is the write's place in the run's one order of steps (the
 	// trace's length after it): it orders writes and requests that share
 	// a virtual instant.
@@ -129,10 +132,11 @@ func (s *Store) mark(w *Worker, call, id string, st Status, reason string) error
 
 func (s *Store) write(w *Worker, call string, r *Record, st Status, owner string, lease time.Time, reason string) {
 	now := time.Now()
-	old := r.Status
+	old, oldOwner, oldLease := r.Status, r.Owner, r.LeaseUntil
 	r.Status, r.Owner, r.LeaseUntil, r.Reason, r.UpdatedAt = st, owner, lease, reason, now
 	at := now.Sub(s.env.start)
-	s.changes = append(s.changes, Change{At: at, Worker: w.ID, Call: call, RequestID: r.RequestID, Old: old, New: st, Owner: owner, Lease: lease})
+	s.changes = append(s.changes, Change{At: at, Worker: w.ID, Call: call, RequestID: r.RequestID, Old: old, New: st, Owner: owner, Lease: lease,
+		OldOwner: oldOwner, OldLease: oldLease})
 	text := fmt.Sprintf("%s: %s -> %s", r.RequestID, old, st)
 	if st == StatusProcessing {
 		text += " (owner " + owner
@@ -145,4 +149,5 @@ func (s *Store) write(w *Worker, call string, r *Record, st Status, owner string
 	}
 	s.env.Record("store", KindState, "%s", text)
 	s.changes[len(s.changes)-1].Seq = s.env.TraceLen()
+	s.env.statusWritten(r.RequestID, st)
 }

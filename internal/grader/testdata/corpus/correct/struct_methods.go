@@ -126,9 +126,9 @@ func (r *refunder) settle(st refundkit.Status, why string) (refundkit.Outcome, e
 	return out, nil
 }
 
-// attempt makes one request that the caller's context can cancel.
+// attempt makes one request that the caller's context can cancel (errc has room, so an abandoned sender ends).
 func (r *refunder) attempt(p refundkit.RefundParams) error {
-	errc := make(chan error)
+	errc := make(chan error, 1)
 	go func() {
 		_, err := refundkit.CreateRefund(r.ctx, p)
 		errc <- err
