@@ -12,6 +12,7 @@ import (
 	"math/rand"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func draw[T any](s *slot, f func(r *rand.Rand) T) T {
 // and declares the kit's entry point with its signature. What is wrong is
 // diagnostics for the user.
 func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnostic) {
-	if !testing.Testing() && !inChild {
+	if !testing.Testing() && !inChild.Load() {
 		// Interpreted code can end its process: never in the server's.
 		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
@@ -99,11 +100,11 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 }
 
 // inChild is set by MarkGradingChild.
-var inChild bool
+var inChild atomic.Bool
 
 // MarkGradingChild tells the package it runs in the grading child, the
 // one process where submitted code may be interpreted.
-func MarkGradingChild() { inChild = true }
+func MarkGradingChild() { inChild.Store(true) }
 
 // Load implements Program.
 func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
