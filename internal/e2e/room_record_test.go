@@ -48,6 +48,18 @@ func TestRoomRecord(t *testing.T) {
 	evalJS[bool](t, iv, `(document.querySelector('form[action$="/end"] button').click(), true)`)
 	waitUntil(t, iv, "the room ended", `fetch(location.pathname).then(r => r.status === 410)`, 30*time.Second)
 
+	// The room's own page now says it has ended and leads to the record.
+	if status := visit(t, iv, base); status != 410 {
+		t.Fatalf("the ended room's page answered %d; want 410", status)
+	}
+	if !exists(t, iv, `a#room-closed-scorecard[href="`+base+`/scorecard"]`) || !exists(t, iv, `a#room-closed-replay[href="`+base+`/replay"]`) {
+		t.Fatal("the ended room's page does not lead to the scorecard and the replay")
+	}
+	checkAxe(t, iv, "the ended room's page, light")
+	emulateDark(t, iv)
+	checkAxe(t, iv, "the ended room's page, dark")
+	lightTheme(t, iv)
+
 	// The replay of the ended room.
 	visitOK(t, iv, base+"/replay")
 	code := func() string { return text(t, iv, `[data-code-item="0"]`) }

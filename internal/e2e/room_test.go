@@ -123,6 +123,18 @@ func TestLiveRoom(t *testing.T) {
 	waitUntil(t, cand, "the end on the candidate's page", `document.body.innerText.includes("ended the room")`, 30*time.Second)
 	requireNoPageExceptions(t, iv)
 	requireNoPageExceptions(t, cand)
+
+	// Loaded again, the candidate's page says plainly that it is over,
+	// with no way into the interviewer's record.
+	if status := visit(t, cand, evalJS[string](t, cand, `location.pathname`)); status != 410 {
+		t.Fatalf("the ended room's page for the candidate answered %d; want 410", status)
+	}
+	if got := text(t, cand, "main"); !strings.Contains(got, "The interview is over") || strings.Contains(got, "scorecard") {
+		t.Fatalf("the candidate's page of the ended room says %q", shorten(got))
+	}
+	checkAxe(t, cand, "the candidate's page of the ended room, dark") // the loop above left the dark theme on
+	lightTheme(t, cand)
+	checkAxe(t, cand, "the candidate's page of the ended room, light")
 }
 
 // waitUntilReloaded waits for expr across a navigation the page starts by
