@@ -183,7 +183,7 @@ func (r *Run) invoke(k Kit, prog Program, iv *Invocation, seed int64) {
 	w.Step()
 	iv.StartedAt = r.Trace.Since()
 	name := k.Entry().Name
-	r.Trace.Add(w.ID, KindCall, "%s calls %s(%s)", w.ID, name, iv.Call.Subject)
+	r.Trace.Add(w.ID, KindCall, "calls %s(%s)", name, iv.Call.Subject)
 	result, panicMsg, panicked := call(r.World, w, entry, iv.Call)
 	w.Step()
 	iv.EndedAt = r.Trace.Since()
