@@ -26,7 +26,7 @@ func TestRoomCandidateWorkspace(t *testing.T) {
 	}
 	for _, want := range []string{`data-workspace`, `id="ws-statement"`, `id="part-1"`, `id="part-2"`, `id="ws-divider"`,
 		`id="ws-code"`, `id="room-code-textarea"`, `role="tablist"`, `id="ws-reference-tab"`, `data-staged`, `data-code-tab`,
-		`id="part-1-room-hints"`, `id="room-reports"`, `id="room-status"`, "/static/workspace.", "/static/code-workspace."} {
+		`id="part-1-room-hints"`, `id="room-reports"`, `id="room-status"`, "/static/workspace.", "/static/code-workspace.", "/static/editor."} {
 		if !strings.Contains(page.body, want) {
 			t.Errorf("the candidate's workspace lacks %s", want)
 		}
@@ -90,6 +90,9 @@ func TestRoomAnswerBoxFollowsTheClock(t *testing.T) {
 		}
 		if strings.Contains(page.body, "data-timer-modes") || !strings.Contains(page.body, "/static/room.") {
 			t.Error("the room's box offers a mode, or the page lacks the room's script")
+		}
+		if strings.Contains(page.body, "/static/editor.") {
+			t.Error("a question's page loads the editor bundle, which it has no use for")
 		}
 		var n int64
 		json.Unmarshal([]byte(m[2]), &n)

@@ -51,7 +51,12 @@ func (s *Server) roomShow(c echo.Context) error {
 	title := "Live screen: " + page.View.Current.Title
 	m := s.meta(title)
 	m.CSS = append(m.CSS, s.assets.url("grade-report.css"), s.assets.url("room.css"))
-	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("room.js"))
+	// The editor bundle is most of the page's weight: a step with no code
+	// goes without it (a move to the next step reloads the page).
+	if page.View.Current.HasCode {
+		m.Scripts = append(m.Scripts, s.assets.url("editor.js"))
+	}
+	m.Scripts = append(m.Scripts, s.assets.url("room.js"))
 	if page.Interviewer != nil {
 		return render(c, http.StatusOK, roomInterviewerView(m, page))
 	}
