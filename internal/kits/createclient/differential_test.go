@@ -2,6 +2,8 @@ package createclient_test
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
@@ -33,7 +35,13 @@ func TestCorpusNativeEqualsInterpreted(t *testing.T) {
 	for name, entry := range correct {
 		t.Run(name, func(t *testing.T) { differ(t, entry, "solutions/"+name+"/client.go", seeds) })
 	}
-	for name, entry := range broken {
-		t.Run(name, func(t *testing.T) { differ(t, entry, "solutions/broken/"+name+"/client.go", seeds) })
+	names := slices.Sorted(maps.Keys(broken))
+	for i, name := range names {
+		if raceEnabled && i%3 != 0 {
+			// Under the race detector a third of the broken ones, the
+			// same third every time; without it, all.
+			continue
+		}
+		t.Run(name, func(t *testing.T) { differ(t, broken[name], "solutions/broken/"+name+"/client.go", seeds) })
 	}
 }
