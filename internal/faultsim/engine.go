@@ -20,6 +20,8 @@ type Options struct {
 	// MaxCrashRuns bounds the crash points explored per scenario
 	// (default 64): a loop of harness calls has one per call.
 	MaxCrashRuns int
+	// Progress, if set, gets each scenario's result as it finishes.
+	Progress func(ScenarioResult)
 }
 
 func (o Options) withDefaults() Options {
@@ -89,6 +91,9 @@ func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bub
 			rep.Status = StatusFail
 		}
 		rep.Scenarios = append(rep.Scenarios, sr)
+		if opt.Progress != nil {
+			opt.Progress(sr)
+		}
 	}
 	return rep, nil
 }

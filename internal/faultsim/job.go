@@ -26,7 +26,7 @@ type Job struct {
 // A job naming a kit or a scenario that is not there, or scenarios that do
 // not parse, is an error: the content or the parent is wrong, not the
 // submission.
-func RunJob(ctx context.Context, kits []Kit, job Job, b Bubble) (*Report, error) {
+func RunJob(ctx context.Context, kits []Kit, job Job, b Bubble, progress func(ScenarioResult)) (*Report, error) {
 	i := slices.IndexFunc(kits, func(k Kit) bool { return k.Name() == job.Kit })
 	if i < 0 {
 		var names []string
@@ -51,7 +51,7 @@ func RunJob(ctx context.Context, kits []Kit, job Job, b Bubble) (*Report, error)
 		}
 		scenarios = picked
 	}
-	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed})
+	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Progress: progress})
 }
 
 // ReferenceFailures grades a problem's reference and returns, per scenario

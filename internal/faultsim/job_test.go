@@ -2,6 +2,7 @@ package faultsim_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 func TestRunJob(t *testing.T) {
 	kits := []faultsim.Kit{toyKit{}}
 	job := faultsim.Job{Kit: "tally", ScenariosFile: "s.txt", Scenarios: []byte("one 1\ntwo 2\n"), File: "bump.go", Source: racySource, Seeds: 20}
-	rep, err := faultsim.RunJob(context.Background(), kits, job, faultsim.TestBubble(t))
+	rep, err := faultsim.RunJob(context.Background(), kits, job, faultsim.TestBubble(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,7 +20,7 @@ func TestRunJob(t *testing.T) {
 		t.Fatalf("report = %+v", rep.Failed())
 	}
 	job.Only = []string{"two"}
-	if rep, err = faultsim.RunJob(context.Background(), kits, job, faultsim.TestBubble(t)); err != nil || len(rep.Scenarios) != 1 {
+	if rep, err = faultsim.RunJob(context.Background(), kits, job, faultsim.TestBubble(t), nil); err != nil || len(rep.Scenarios) != 1 {
 		t.Fatalf("only two: %v, %v", err, rep)
 	}
 	tests := []struct {
@@ -35,7 +36,7 @@ func TestRunJob(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			j := job
 			tt.edit(&j)
-			_, err := faultsim.RunJob(context.Background(), kits, j, faultsim.TestBubble(t))
+			_, err := faultsim.RunJob(context.Background(), kits, j, faultsim.TestBubble(t), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -54,5 +55,34 @@ func TestReferenceFailures(t *testing.T) {
 	}
 	if _, err := faultsim.ReferenceFailures(context.Background(), toyKit{}, scs, "ref.go", "package x\n", faultsim.TestBubble(t), faultsim.Options{}); err == nil {
 		t.Fatal("a reference that does not load is no error")
+	}
+}
+
+func TestServeJobWritesProgressThenTheReport(t *testing.T) {
+	kits := []faultsim.Kit{toyKit{}}
+	job := faultsim.Job{Kit: "tally", ScenariosFile: "s.txt", Scenarios: []byte("one 1\ntwo 2\n"), File: "bump.go", Source: casSource, Seeds: 3}
+	var out strings.Builder
+	faultsim.ServeJob(context.Background(), kits, job, faultsim.TestBubble(t), &out)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want two scenario lines and a report, got %d: %s", len(lines), out.String())
+	}
+	var msgs []faultsim.ChildMessage
+	for _, l := range lines {
+		var m faultsim.ChildMessage
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	if msgs[0].Scenario == nil || msgs[0].Scenario.Name != "one" || msgs[1].Scenario == nil || msgs[2].Report == nil || msgs[2].Report.Status != faultsim.StatusPass {
+		t.Fatalf("lines = %s", out.String())
+	}
+	out.Reset()
+	job.Kit = "nope"
+	faultsim.ServeJob(context.Background(), kits, job, faultsim.TestBubble(t), &out)
+	var m faultsim.ChildMessage
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out.String())), &m); err != nil || !strings.Contains(m.Error, `no kit "nope"`) {
+		t.Fatalf("got %q (%v), want one error line naming the kit", out.String(), err)
 	}
 }
