@@ -81,6 +81,12 @@ func TestRoomCandidateWorkspace(t *testing.T) {
 		t.Errorf("ArrowRight on the divider: the editor went from %.0f to %.0f px; want narrower", before, after)
 	}
 
+	// The editor's settings are the workspace's, kept in this browser.
+	evalJS[bool](t, cand, `(document.getElementById("wrap-toggle").click(), true)`)
+	waitUntil(t, cand, "the shared editor wrapping lines", `document.querySelector("#ws-code .cm-content.cm-lineWrapping") &&
+		document.getElementById("wrap-toggle").getAttribute("aria-pressed") === "true"`)
+	evalJS[bool](t, cand, `(document.getElementById("wrap-toggle").click(), true)`)
+
 	// The candidate types in the workspace's editor; the interviewer sees it.
 	evalJS[bool](t, cand, `(() => { const v = window.faultlineRoom.editor.view; v.focus(); v.dispatch({selection: {anchor: 0}}); return true })()`)
 	typeKeys(t, cand, "// typed in the workspace ")

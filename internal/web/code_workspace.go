@@ -181,7 +181,7 @@ func (s *Server) withCodeWorkspace(m pageMeta, p *problems.Problem) pageMeta {
 	}
 	m = s.withGradeReport(m)
 	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
-	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("code-workspace.js"), s.assets.url("workspace.js"))
+	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("editor-tools.js"), s.assets.url("code-workspace.js"), s.assets.url("workspace.js"))
 	return m
 }
 

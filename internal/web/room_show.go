@@ -52,9 +52,11 @@ func (s *Server) roomShow(c echo.Context) error {
 	m := s.meta(title)
 	m.CSS = append(m.CSS, s.assets.url("grade-report.css"), s.assets.url("room.css"))
 	// The editor bundle is most of the page's weight: a step with no code
-	// goes without it (a move to the next step reloads the page).
+	// goes without it (a move to the next step reloads the page). The
+	// code pane is the workspace's, with its styles and settings.
 	if page.View.Current.HasCode {
-		m.Scripts = append(m.Scripts, s.assets.url("editor.js"))
+		m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
+		m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("editor-tools.js"))
 	}
 	m.Scripts = append(m.Scripts, s.assets.url("room.js"))
 	if page.Interviewer != nil {
@@ -65,7 +67,6 @@ func (s *Server) roomShow(c echo.Context) error {
 	// the box's clock and autosave).
 	switch {
 	case page.View.Current.HasCode:
-		m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
 		m.Scripts = append(m.Scripts, s.assets.url("workspace.js"))
 	case page.View.Current.IsQuestion:
 		m = s.withTimedAnswerAssets(m)

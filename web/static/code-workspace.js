@@ -84,32 +84,15 @@
     textarea.setSelectionRange(at, at);
   }
 
-  // ---- Editor settings, kept in this browser: wrapping and text size.
-  // And the comparison with the starter or the last graded code, from a
-  // bundle loaded the first time it is asked for.
+  // ---- Editor settings, kept in this browser: wrapping and text size
+  // (editor-tools.js). And the comparison with the starter or the last
+  // graded code, from a bundle loaded the first time it is asked for.
   var tools = document.getElementById("code-tools");
-  var wrapButton = document.getElementById("wrap-toggle");
-  var sizeSelect = document.getElementById("font-size");
   var diffStarter = document.getElementById("diff-starter");
   var diffGraded = document.getElementById("diff-graded");
   var diffStatus = document.getElementById("diff-status");
   var mergeSrc = root.getAttribute("data-merge-src");
   var lastGraded = readJSON("code-last-graded", "") || "";
-
-  function pref(key) {
-    try {
-      return window.localStorage.getItem("faultline:editor:" + key);
-    } catch (e) {
-      return null;
-    }
-  }
-  function setPref(key, value) {
-    try {
-      window.localStorage.setItem("faultline:editor:" + key, value);
-    } catch (e) {
-      /* not kept */
-    }
-  }
 
   var comparing = null; // the pressed comparison button, or null
   var mergeLoading = null;
@@ -165,25 +148,8 @@
       });
   }
 
-  if (editor && tools) {
-    tools.hidden = false;
-    if (pref("wrap") === "1") {
-      editor.setWrap(true);
-      wrapButton.setAttribute("aria-pressed", "true");
-    }
-    wrapButton.addEventListener("click", function () {
-      var on = wrapButton.getAttribute("aria-pressed") !== "true";
-      wrapButton.setAttribute("aria-pressed", on ? "true" : "false");
-      editor.setWrap(on);
-      setPref("wrap", on ? "1" : "0");
-    });
-    var size = pref("size");
-    if (size && sizeSelect.querySelector('option[value="' + size + '"]')) sizeSelect.value = size;
-    editor.setFontSize(Number(sizeSelect.value));
-    sizeSelect.addEventListener("change", function () {
-      editor.setFontSize(Number(sizeSelect.value));
-      setPref("size", sizeSelect.value);
-    });
+  if (editor && tools && window.FaultlineEditorTools) {
+    window.FaultlineEditorTools.attach(editor, tools);
     diffStarter.addEventListener("click", function () {
       compare(diffStarter, starter, "from the starter");
     });

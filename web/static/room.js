@@ -149,6 +149,10 @@
     });
   }
 
+  // The editor's settings, as on a problem's workspace (editor-tools.js).
+  var tools = document.getElementById("code-tools");
+  if (editor && tools && window.FaultlineEditorTools) window.FaultlineEditorTools.attach(editor, tools);
+
   window.faultlineRoom = { editor: editor }; // for tests and the console
 
   // The room's stream: from the event this page was rendered at; on a
