@@ -731,3 +731,35 @@ func TestCursorReportsAreBounded(t *testing.T) {
 		t.Fatalf("a report 250 ms later: %v", err)
 	}
 }
+
+// TestKeepCleanSweepsUntilStopped: the server's loop deletes a room once
+// its retention has passed, at the next sweep, and returns when stopped.
+func TestKeepCleanSweepsUntilStopped(t *testing.T) {
+	f := newFixture(t)
+	l, _, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.svc.KeepClean(ctx, 5*time.Millisecond) }()
+	time.Sleep(20 * time.Millisecond) // a few sweeps while the room is young
+	if _, err := f.store.Room(context.Background(), l.RoomID); err != nil {
+		t.Fatalf("a young room was swept: %v", err)
+	}
+	f.clock.Add(time.Hour + DefaultRetention)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := f.store.Room(context.Background(), l.RoomID)
+		if errors.Is(err, storage.ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the room past its retention is still there after 10 s of sweeps: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("KeepClean did not return when its context ended")
+	}
+}
