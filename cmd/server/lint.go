@@ -37,7 +37,7 @@ func lintCommand(_ context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "lint: %s is not a readable folder\n", dir)
 		return 2
 	}
-	cat, err := problems.Load(os.DirFS(dir))
+	cat, err := problems.LoadWith(os.DirFS(dir), contentOptions())
 	if diags, ok := contentDiagnostics(err); ok {
 		printDiagnostics(stdout, dir, diags)
 		fmt.Fprintf(stderr, "lint: %d error%s in %s\n", len(diags), pluralS(len(diags)), dir)
@@ -60,7 +60,7 @@ func loadContent(dir string, embedded fs.FS) (cat *problems.Catalog, root string
 	if dir != "" {
 		fsys, root = os.DirFS(dir), dir
 	}
-	cat, err = problems.Load(fsys)
+	cat, err = problems.LoadWith(fsys, contentOptions())
 	return cat, root, err
 }
 

@@ -241,6 +241,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	)
 	if cfg.Watch {
 		watcher = problems.NewWatcher(cfg.Content, cfg.watchInterval)
+		watcher.Options = contentOptions()
 		cat, err = watcher.Load()
 	} else {
 		cat, root, err = loadContent(cfg.Content, content.FS)

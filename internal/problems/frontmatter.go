@@ -33,7 +33,11 @@ type codeFront struct {
 	Language  string `yaml:"language"`
 	Starter   string `yaml:"starter"`
 	Reference string `yaml:"reference"`
+	Kit       string `yaml:"kit"`
+	// Grader is the old spelling of kit, still read so content written
+	// before kits keeps loading.
 	Grader    string `yaml:"grader"`
+	Scenarios string `yaml:"scenarios"`
 }
 
 type problemFront struct {

@@ -31,8 +31,16 @@ var validSlug = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 // content/README.md) and renders its Markdown once. When any content is
 // invalid it returns a *ContentError with every diagnostic of every file;
 // any other error means the loader itself failed.
-func Load(fsys fs.FS) (*Catalog, error) {
+func Load(fsys fs.FS) (*Catalog, error) { return LoadWith(fsys, Options{}) }
+
+// LoadWith is Load with options: the kits a code problem may name, and
+// their scenario checks.
+func LoadWith(fsys fs.FS, opt Options) (*Catalog, error) {
+	if opt.Kits == nil {
+		opt.Kits = DefaultKits()
+	}
 	l := &loader{
+		kits:         opt.Kits,
 		fsys:         fsys,
 		ds:           &diagnostics{},
 		slugs:        map[string]slugUse{},
@@ -84,6 +92,7 @@ type loadedScreen struct {
 }
 
 type loader struct {
+	kits  []Kit
 	fsys  fs.FS
 	ds    *diagnostics
 	err   error // a system error; content errors go to ds
@@ -256,7 +265,8 @@ var codeLanguages = []string{"go"}
 // they are Go that parses, so a broken file fails at lint, not in front of
 // a candidate.
 func (l *loader) loadCode(bd *builder, dir string, fm *codeFront) *Code {
-	code := &Code{Language: fm.Language, Grader: fm.Grader}
+	code := &Code{Language: fm.Language}
+	l.resolveKit(bd, dir, fm, code)
 	if code.Language == "" {
 		code.Language = "go"
 	}
@@ -267,6 +277,66 @@ func (l *loader) loadCode(bd *builder, dir string, fm *codeFront) *Code {
 	code.StarterPath, code.Starter = l.readCode(bd, dir, "starter", fm.Starter)
 	code.ReferencePath, code.Reference = l.readCode(bd, dir, "reference", fm.Reference)
 	return code
+}
+
+// resolveKit checks the kit a problem's code names (code.kit, or code.grader
+// as it was spelled before kits) and reads and checks its scenarios file
+// when the kit takes one.
+func (l *loader) resolveKit(bd *builder, dir string, fm *codeFront, code *Code) {
+	key, name := "kit", fm.Kit
+	switch {
+	case fm.Kit != "" && fm.Grader != "" && fm.Kit != fm.Grader:
+		bd.addf(bd.file.keyLine("code", "grader"), "code.kit %q and code.grader %q disagree: code.grader is the old name of code.kit, keep only kit", fm.Kit, fm.Grader)
+		return
+	case fm.Kit == "" && fm.Grader != "":
+		key, name = "grader", fm.Grader
+	}
+	if name == "" {
+		if fm.Scenarios != "" {
+			bd.addf(bd.file.keyLine("code", "scenarios"), "code.scenarios needs code.kit: name the kit that reads the file (one of %s)", kitNames(l.kits))
+		}
+		return
+	}
+	i := slices.IndexFunc(l.kits, func(k Kit) bool { return k.Name == name })
+	if i < 0 {
+		bd.addf(bd.file.keyLine("code", key), "unknown code.%s %q: the kits are %s", key, name, kitNames(l.kits))
+		return
+	}
+	kit := l.kits[i]
+	code.Kit = kit.Name
+	if !kit.Scenarios {
+		if fm.Scenarios != "" {
+			bd.addf(bd.file.keyLine("code", "scenarios"), "kit %s reads no scenarios file: remove code.scenarios", kit.Name)
+		}
+		return
+	}
+	rel := fm.Scenarios
+	if strings.TrimSpace(rel) == "" {
+		rel = DefaultScenariosFile
+	}
+	file := path.Join(dir, rel)
+	if path.IsAbs(rel) || !strings.HasPrefix(file, dir+"/") {
+		bd.addf(bd.file.keyLine("code", "scenarios"), "code.scenarios %q must be a path inside the problem folder %s/", rel, dir)
+		return
+	}
+	data, err := fs.ReadFile(l.fsys, file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			bd.addf(bd.file.keyLine("code", key), "kit %s grades against a scenarios file: %s not found (name another with code.scenarios)", kit.Name, file)
+		} else {
+			bd.addf(bd.file.keyLine("code", key), "cannot read the scenarios file %s: %v", file, err)
+		}
+		return
+	}
+	code.ScenariosPath, code.Scenarios = file, string(data)
+	if kit.CheckScenarios != nil {
+		for _, d := range kit.CheckScenarios(file, data) {
+			if d.File == "" {
+				d.File = file
+			}
+			l.ds.list = append(l.ds.list, d)
+		}
+	}
 }
 
 // readCode reads one code file named in the front matter (relative to the

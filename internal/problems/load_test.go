@@ -148,8 +148,8 @@ func TestLoadGoodFixture(t *testing.T) {
 		if p.Code.ReferencePath != "problems/refund-demo/reference/refund.go" || !strings.Contains(p.Code.Reference, "_ = 1") {
 			t.Errorf("reference %q: %q", p.Code.ReferencePath, p.Code.Reference)
 		}
-		if p.Code.Language != "go" || p.Code.Grader != "refund" {
-			t.Errorf("language %q grader %q", p.Code.Language, p.Code.Grader)
+		if p.Code.Language != "go" || p.Code.Kit != "refund" {
+			t.Errorf("language %q kit %q", p.Code.Language, p.Code.Kit)
 		}
 	})
 

@@ -61,7 +61,13 @@ type Code struct {
 	Starter       string `json:"starter"`
 	ReferencePath string `json:"reference_path"`
 	Reference     string `json:"reference"`
-	Grader        string `json:"grader,omitempty"` // the grader suite that grades it, e.g. "refund"
+	Kit           string `json:"kit,omitempty"` // the kit that grades it (code.kit, or its old spelling code.grader), e.g. "refund"
+	// ScenariosPath and Scenarios are the kit's scenarios file, for a kit
+	// that grades against one (Kit.Scenarios): a grade sends them to the
+	// grading child as read, so content edited at run time grades as
+	// written.
+	ScenariosPath string `json:"scenarios_path,omitempty"`
+	Scenarios     string `json:"scenarios,omitempty"`
 }
 
 // Problem is a debugging or design exercise.

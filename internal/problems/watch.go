@@ -48,6 +48,9 @@ type Watcher struct {
 	fsys     fs.FS
 	interval time.Duration
 	reads    []read // what the last Load read, in order, with its answers
+	// Options are what each load is given (LoadWith); set them before
+	// the first Load.
+	Options Options
 }
 
 // NewWatcher watches the content folder dir, polling every interval
@@ -64,7 +67,7 @@ func NewWatcher(dir string, interval time.Duration) *Watcher {
 // content to start with.
 func (w *Watcher) Load() (*Catalog, error) {
 	rec := &recordingFS{fsys: w.fsys}
-	cat, err := Load(rec)
+	cat, err := LoadWith(rec, w.Options)
 	w.reads = rec.reads
 	return cat, err
 }
