@@ -37,7 +37,7 @@ func gradingCatalog() *problems.Catalog {
 		Slug: gradedSlug, Title: "Debug the async refund", Prompt: md("REFUND-PROMPT"),
 		ModelAnswer: md("REFUND-MODEL"),
 		Code: &problems.Code{Language: "go", StarterPath: "problems/async-refund/starter/refund.go",
-			Starter: "package refund\n\n// STARTER-CODE\nfunc RefundMoney() {}\n", Grader: "refund"},
+			Starter: "package refund\n\n// STARTER-CODE\nfunc RefundMoney() {}\n", Kit: "refund"},
 	}}, cat.Problems...)
 	return cat
 }
