@@ -9,10 +9,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/grading"
+	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -21,10 +26,14 @@ import (
 // usage; otherwise the report's own ExitCode decides (0 held, 1 violated).
 const gradeExitNotGraded = 2
 
-const gradeUsage = `usage: server grade [-problem SLUG] [-seed N] [-json] FILE.go
+const gradeUsage = `usage: server grade [-content DIR] [-problem SLUG] [-seed N] [-seeds N] [-json] FILE.go
 
-Grades FILE.go (package refund, with RefundMoney) against the problem's fault
-scenarios in a sandboxed child process and prints the report.
+Grades FILE.go against the problem's fault scenarios in a sandboxed child
+process and prints the report. The refund problem (package refund, with
+RefundMoney) has its scenarios built in. A problem whose code.kit reads a
+scenarios file (createclient) is graded against that file as it is now in the
+content folder (-content DIR, or the content built into the server), with no
+rebuild.
 
 Exit status: 0 every invariant held, 1 some were violated, 2 the file could not
 be graded (compile error, forbidden import, a resource limit) or bad usage.
@@ -40,6 +49,8 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	problem := fs.String("problem", grader.DefaultProblem, "the problem whose scenarios grade the file")
 	seed := fs.Int64("seed", 1, "seed of the schedules and jitter; the same seed reproduces a run exactly")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
+	contentDir := fs.String("content", "", "content folder to read the problem from (default: the content built into the server)")
+	seeds := fs.Int("seeds", grading.DefaultSeeds, "schedules explored per scenario (kits with a scenarios file only)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, gradeUsage)
 		fs.PrintDefaults()
@@ -55,12 +66,17 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.Usage()
 		return gradeExitNotGraded
 	}
+	path := fs.Arg(0)
+	if code, ok, exit := kitProblem(*contentDir, *problem, stderr); exit != 0 {
+		return exit
+	} else if ok {
+		return gradeWithKit(ctx, code, path, *seed, *seeds, *asJSON, stdout, stderr)
+	}
 	if _, ok := grader.Suites[*problem]; !ok {
 		fmt.Fprintf(stderr, "grade: -problem %q: no grader scenarios for that problem; gradable problems: %s\n",
 			*problem, strings.Join(gradableProblems(), ", "))
 		return gradeExitNotGraded
 	}
-	path := fs.Arg(0)
 	if !strings.HasSuffix(path, ".go") {
 		fmt.Fprintf(stderr, "grade: %s: want a Go source file (FILE.go)\n", path)
 		return gradeExitNotGraded
@@ -99,4 +115,68 @@ func gradableProblems() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// kitProblem finds problem in the content (dir, or the built-in content
+// when dir is empty) and reports whether its kit grades against a
+// scenarios file. exit is non-zero when grading cannot start: the folder's
+// content is invalid, or -content was given and has no such problem.
+func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, ok bool, exit int) {
+	cat, root, err := loadContent(dir, content.FS)
+	if diags, isContent := contentDiagnostics(err); isContent {
+		printDiagnostics(stderr, root, diags)
+		fmt.Fprintf(stderr, "grade: the content in %s has %d error%s: fix them first (server lint %s)\n", root, len(diags), pluralS(len(diags)), root)
+		return nil, false, gradeExitNotGraded
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: load content: %v\n", err)
+		return nil, false, gradeExitNotGraded
+	}
+	for _, p := range cat.Problems {
+		if p.Slug == slug && p.Code != nil && p.Code.ScenariosPath != "" {
+			return p.Code, true, 0
+		}
+	}
+	if dir != "" {
+		if _, builtIn := grader.Suites[slug]; !builtIn {
+			fmt.Fprintf(stderr, "grade: -problem %q: %s has no code problem by that slug whose kit reads a scenarios file\n", slug, root)
+			return nil, false, gradeExitNotGraded
+		}
+	}
+	return nil, false, 0
+}
+
+// gradeWithKit grades the file at path against code's scenarios with its
+// kit, in a sandboxed child.
+func gradeWithKit(ctx context.Context, code *problems.Code, path string, seed int64, seeds int, asJSON bool, stdout, stderr io.Writer) int {
+	if !strings.HasSuffix(path, ".go") {
+		fmt.Fprintf(stderr, "grade: %s: want a Go source file (FILE.go)\n", path)
+		return gradeExitNotGraded
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: cannot read the file: %v\n", err)
+		return gradeExitNotGraded
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	svc := grading.New(sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+	report, err := svc.Grade(ctx, nil, faultsim.Job{
+		Kit: code.Kit, ScenariosFile: code.ScenariosPath, Scenarios: []byte(code.Scenarios),
+		File: filepath.Base(path), Source: string(src), Seeds: seeds, FirstSeed: seed,
+	}, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: %v\n", err)
+		return gradeExitNotGraded
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			fmt.Fprintf(stderr, "grade: write the report: %v\n", err)
+			return gradeExitNotGraded
+		}
+	} else {
+		grading.WriteText(stdout, report)
+	}
+	return grading.ExitCode(report)
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -19,11 +22,7 @@ func TestGradeCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server binary and grades in child processes")
 	}
-	bin := filepath.Join(t.TempDir(), "server")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildServer(t)
 	const (
 		reference = "../../content/problems/async-refund/reference/refund.go"
 		starter   = "../../content/problems/async-refund/starter/refund.go"
@@ -73,6 +72,125 @@ func TestGradeCommand(t *testing.T) {
 	}
 }
 
+// TestMain removes the server binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if !builtServer.Load() {
+		os.Exit(code)
+	}
+	if bin, err := serverBinary(); err == nil {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+	os.Exit(code)
+}
+
+// builtServer is set once a test has built the binary, so TestMain only
+// cleans up what was made.
+var builtServer atomic.Bool
+
+// serverBinary is the server built once for the tests that run it.
+var serverBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "faultline-server-test")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func buildServer(t *testing.T) string {
+	t.Helper()
+	builtServer.Store(true)
+	bin, err := serverBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// runServer runs the built server with args and returns its exit code and
+// output.
+func runServer(t *testing.T, bin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// TestGradeWithContent grades the create-client problem from a content
+// folder written here, through the real binary and its grading child: a
+// scenario added to the folder is graded with no rebuild, and a broken
+// scenarios file is refused with its file and line.
+func TestGradeWithContent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server binary and grades in child processes")
+	}
+	bin := buildServer(t)
+	const slug = "idempotent-create-client-code"
+	added := func(t *testing.T, s string) string {
+		return s + `
+  - name: added-by-the-test
+    title: A scenario the binary was not built with
+    vendor: {name: plain}
+    operations:
+      - {id: op-9, amount: 100, currency: EUR, payee: zed, memo: added}
+    faults:
+      - {request: 1, kind: timeout, lands: true}
+    calls:
+      - {worker: worker-1, op: op-9}
+    expect: {op-9: [unknown]}
+`
+	}
+	tests := []struct {
+		name      string
+		edit      func(t *testing.T, s string) string
+		file      string // under the problem folder
+		code      int
+		stdout    []string // lines of stdout, each a substring
+		stderrHas string
+	}{
+		{name: "the reference passes the added scenario", edit: added, file: "reference/client.go", code: 0,
+			stdout: []string{"PASS: 23 of 23 scenarios passed", "ok   added-by-the-test "}},
+		{name: "the starter fails it", edit: added, file: "starter/client.go", code: 1,
+			stdout: []string{"FAIL: 0 of 23 scenarios passed", "FAIL added-by-the-test "}},
+		{name: "a broken scenario is named at its line", file: "reference/client.go", code: 2,
+			edit: func(t *testing.T, s string) string {
+				return replaceOnce(t, s, "{request: 1, kind: connect}", "{request: 1, kind: meteor}")
+			},
+			stderrHas: "problems/" + slug + `/scenarios.yaml:15: scenario "connect-errors": unknown fault kind "meteor"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := kitContent(t, func(s string) string { return tt.edit(t, s) })
+			file := filepath.Join(dir, "problems", slug, filepath.FromSlash(tt.file))
+			code, stdout, stderr := runServer(t, bin, "grade", "-content", dir, "-problem", slug, "-seeds", "2", file)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tt.code, stderr)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, firstLines(stdout, 40))
+				}
+			}
+			if !strings.Contains(stderr, tt.stderrHas) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderrHas, stderr)
+			}
+		})
+	}
+}
+
 // TestGradeUsageErrors checks each usage error exits 2 and says what was
 // wrong, before any child starts.
 func TestGradeUsageErrors(t *testing.T) {
@@ -85,6 +203,10 @@ func TestGradeUsageErrors(t *testing.T) {
 		{"two files", []string{"a.go", "b.go"}, "want exactly one FILE.go, got 2 arguments"},
 		{"not a Go file", []string{"notes.txt"}, "notes.txt: want a Go source file"},
 		{"unknown problem", []string{"-problem", "nope", "a.go"}, `-problem "nope": no grader scenarios for that problem; gradable problems: async-refund`},
+		{"problem not in the folder", []string{"-content", "testdata/lint/good", "-problem", "nope", "a.go"},
+			`-problem "nope": testdata/lint/good has no code problem by that slug whose kit reads a scenarios file`},
+		{"invalid folder", []string{"-content", "testdata/lint/missing-title", "-problem", "demo", "a.go"},
+			"sets/quick.md:1: missing title"},
 		{"bad seed", []string{"-seed", "abc", "a.go"}, `invalid value "abc" for flag -seed`},
 		{"unknown flag", []string{"-fast", "a.go"}, "flag provided but not defined: -fast"},
 		{"missing file", []string{"/nonexistent/refund.go"}, "cannot read the file: open /nonexistent/refund.go"},
