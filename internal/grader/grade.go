@@ -112,22 +112,24 @@ func GradeProgram(ctx context.Context, job Job, prog Program, b Bubble, progress
 	if rep.Timings == nil {
 		rep.Timings = &Timings{ScenariosMS: map[string]float64{}}
 	}
+	results := make([]scenarioResult, len(scenarios))
+	runScenarios(ctx, b, scenarios, prog, job.Seed, results, func(k int) {
+		if progress != nil && results[k].err == nil {
+			progress(results[k].report)
+		}
+	})
 	violatedDefects := map[string]bool{}
 	examined := map[string]bool{}
 	var failed []string
 	for k := range scenarios {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("grader: stopped before scenario %s: %w", scenarios[k].Name, err)
+		sc, res := &scenarios[k], &results[k]
+		if res.err != nil {
+			return res.err
 		}
-		sc := &scenarios[k]
-		t0 := time.Now()
-		sr, stats, err := runScenario(b, sc, prog, job.Seed)
-		if err != nil {
-			return err
-		}
-		rep.Timings.ScenariosMS[sc.Name] = ms(time.Since(t0))
-		rep.Timings.Runs += stats.runs
-		rep.Timings.Workers += stats.workers
+		sr := res.report
+		rep.Timings.ScenariosMS[sc.Name] = ms(res.took)
+		rep.Timings.Runs += res.stats.runs
+		rep.Timings.Workers += res.stats.workers
 		for _, inv := range sr.Invariants {
 			if inv.Status == InvariantNotChecked {
 				continue
@@ -144,9 +146,6 @@ func GradeProgram(ctx context.Context, job Job, prog Program, b Bubble, progress
 			failed = append(failed, sr.Name)
 		}
 		rep.Scenarios = append(rep.Scenarios, sr)
-		if progress != nil {
-			progress(sr)
-		}
 	}
 	for _, id := range DefectIDs {
 		if examined[id] {
@@ -190,6 +189,115 @@ func selectScenarios(all []Scenario, names []string) ([]Scenario, error) {
 }
 
 type scenarioStats struct{ runs, workers int }
+
+// scenarioResult is one scenario's outcome in a grade, kept in the
+// scenario's place so that lanes finishing in any order give the same
+// report.
+type scenarioResult struct {
+	report ScenarioReport
+	stats  scenarioStats
+	took   time.Duration
+	err    error
+}
+
+// runScenarios fills results[k] for every scenario, spread over lanes when
+// prog has them (see lanesFor), and calls done(k) for each scenario in
+// order, as soon as it and every one before it have finished: progress
+// streams in the suite's order whichever lane ran what. After a failure
+// (the grader broke, or ctx ended) no lane starts another scenario; the
+// failure lands in the result of each scenario not run, and the caller
+// reports the first.
+func runScenarios(ctx context.Context, b Bubble, scenarios []Scenario, prog Program, seed int64, results []scenarioResult, done func(k int)) {
+	one := func(k int, p Program) {
+		if err := ctx.Err(); err != nil {
+			results[k].err = fmt.Errorf("grader: stopped before scenario %s: %w", scenarios[k].Name, err)
+			return
+		}
+		t0 := time.Now()
+		sr, stats, err := runScenario(b, &scenarios[k], p, seed)
+		results[k] = scenarioResult{report: sr, stats: stats, took: time.Since(t0), err: err}
+	}
+	lanes := lanesFor(prog, len(scenarios))
+	if lanes <= 1 {
+		for k := range scenarios {
+			one(k, prog)
+			done(k)
+			if results[k].err != nil {
+				return
+			}
+		}
+		return
+	}
+	// Lanes take scenarios in the suite's order, so every scenario before
+	// the first unfinished one has finished: a child stopped by a limit
+	// streamed them all, and the first it did not is one that was running
+	// (see where). The costly explorations are spread through the suite,
+	// and the short ones at its end even out the lanes.
+	var (
+		mu       sync.Mutex
+		next     int  // the next scenario to start
+		reported int  // scenarios before this one went to done
+		broken   bool // a scenario failed: start no more
+		finished = make([]bool, len(scenarios))
+		wg       sync.WaitGroup
+	)
+	for i := 0; i < lanes; i++ {
+		wg.Add(1)
+		go func(p Program) {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if broken || next == len(scenarios) {
+					mu.Unlock()
+					return
+				}
+				k := next
+				next++
+				mu.Unlock()
+				one(k, p)
+				mu.Lock()
+				finished[k] = true
+				if results[k].err != nil {
+					broken = true
+				}
+				for reported < len(scenarios) && finished[reported] {
+					done(reported)
+					if results[reported].err != nil {
+						reported = len(scenarios) // nothing after a failure, as when run in order
+						break
+					}
+					reported++
+				}
+				mu.Unlock()
+			}
+		}(prog.(laned).lane(i))
+	}
+	wg.Wait()
+	if broken {
+		// The first failure in suite order is the one reported: mark the
+		// scenarios no lane reached, so the caller meets a failure no
+		// later than the first scenario that has no report.
+		for k := range results {
+			if !finished[k] {
+				results[k].err = fmt.Errorf("grader: stopped before scenario %s: an earlier scenario failed", scenarios[k].Name)
+			}
+		}
+	}
+}
+
+// lanesFor is how many lanes a grade of n scenarios (or a scenario of n
+// runs) uses: maxLanes or one per core, at most n, and one for a program
+// without per-lane state.
+func lanesFor(prog Program, n int) int {
+	if _, ok := prog.(laned); !ok {
+		return 1
+	}
+	lanes := maxLanes
+	if lanes <= 0 {
+		lanes = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(lanes, n))
+}
 
 // runScenario explores the scenario's schedules or crash points and turns
 // the runs into a ScenarioReport.
@@ -317,32 +425,26 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 	return sr, stats, nil
 }
 
-// maxLanes bounds how many runs execute at once. Runs are independent
-// (each has its own bubble, world and interpreters), so they can spread
-// over cores; but each lane compiles its own interpreters, and measured on
-// a 2-core machine two lanes made a full grade slower (157 ms against 104
-// ms for one lane: twice the compiles, and bubbles contending). One lane
-// is the default; the grading child may raise it where cores are free.
-var maxLanes = 1
+// maxLanes, when above zero, is how many lanes a grade uses (tests set
+// it); zero means one per core the process may use, the grading child's
+// GOMAXPROCS. Lanes are how many scenarios (or, in a grade of one
+// scenario, how many of its runs) execute at once: scenarios and runs are
+// independent (each run has its own bubble, world and interpreters), and
+// each lane compiles its own interpreters as it first needs them.
+var maxLanes = 0
 
-// runLanes executes runs, several at a time, each lane with its own
-// interpreters. Results land in the runs themselves, so the order of
-// completion does not matter.
+// runLanes executes runs, several at a time when prog has lanes, each lane
+// with its own interpreters. Results land in the runs themselves, so the
+// order of completion does not matter.
 func runLanes(b Bubble, sc *Scenario, prog Program, runs []*run) {
-	lanes := runtime.GOMAXPROCS(0)
-	if lanes > maxLanes {
-		lanes = maxLanes
-	}
-	if lanes > len(runs) {
-		lanes = len(runs)
-	}
-	lp, ok := prog.(laned)
-	if lanes <= 1 || !ok {
+	lanes := lanesFor(prog, len(runs))
+	if lanes <= 1 {
 		for _, r := range runs {
 			execute(b, sc, prog, r)
 		}
 		return
 	}
+	lp := prog.(laned)
 	next := make(chan *run)
 	var wg sync.WaitGroup
 	for i := 0; i < lanes; i++ {

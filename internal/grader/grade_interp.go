@@ -65,7 +65,7 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 // and init panics become diagnostics before any scenario runs. When the
 // interpreters can be reused, it then loads one for each other worker id
 // at once, on every core, instead of one by one as the scenarios first
-// need them.
+// need them: as many as a run of the suite uses at once.
 func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) (diags []Diagnostic) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -74,8 +74,6 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 	}()
 	b(func() {
 		env := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
-		// Named like the first worker of every scenario, so that worker
-		// reuses this interpreter when the source allows it.
 		_, err := prog.Load(env.NewWorker("worker-1", refundkit.CrashPoint{}), seed, &sandbox.OutputBuffer{Limit: 1024})
 		if le, ok := err.(*loadError); ok {
 			diags = le.diags
@@ -84,22 +82,29 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 			diags = []Diagnostic{{Message: err.Error()}}
 			return
 		}
-		prog.Finished("worker-1", true)
+		// worker-1's interpreter stays in use until the others have
+		// loaded, so that each of them compiles one of its own.
+		defer prog.Finished("worker-1", true)
 		if !prog.stateless && !prog.resettable {
 			return
 		}
 		var wg sync.WaitGroup
-		for _, id := range others {
+		ok := make([]bool, len(others))
+		for k, id := range others {
 			w := env.NewWorker(id, refundkit.CrashPoint{})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := prog.Load(w, seed, &sandbox.OutputBuffer{Limit: 1024}); err == nil {
-					prog.Finished(w.ID, true)
-				}
+				_, err := prog.Load(w, seed, &sandbox.OutputBuffer{Limit: 1024})
+				ok[k] = err == nil
 			}()
 		}
 		wg.Wait()
+		for k, id := range others {
+			if ok[k] {
+				prog.Finished(id, true)
+			}
+		}
 	})
 	return diags
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -309,16 +310,46 @@ func TestReusedInterpretersMatchFresh(t *testing.T) {
 	}
 }
 
-// TestLanesDoNotChangeTheReport runs the explored scenarios on two lanes
-// and on one: the reports must be identical.
+// TestLanesDoNotChangeTheReport grades on one, two and three lanes:
+// scenarios spread over lanes (a whole suite) and runs spread over lanes
+// (one explored scenario). The reports must be identical, and progress
+// must arrive in the suite's order whichever lane finishes first.
 func TestLanesDoNotChangeTheReport(t *testing.T) {
-	src := readSource(t, starterFile)
-	one := sanitizedJSON(t, grade(t, src, 5, "two-concurrent", "crash-and-rerun"))
 	defer func(n int) { maxLanes = n }(maxLanes)
-	maxLanes = 2
-	two := sanitizedJSON(t, grade(t, src, 5, "two-concurrent", "crash-and-rerun"))
-	if !bytes.Equal(one, two) {
-		t.Fatal("two lanes gave another report than one")
+	for _, tt := range []struct {
+		name, path string
+		scenarios  []string
+	}{
+		{"starter, whole suite", starterFile, nil},
+		{"reference, whole suite", referenceFile, nil},
+		{"starter, one explored scenario", starterFile, []string{"two-concurrent"}},
+		{"reference, one crash exploration", referenceFile, []string{"crash-and-rerun"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var want []byte
+			for _, lanes := range []int{1, 2, 3} {
+				maxLanes = lanes
+				var progressed []string
+				rep, err := Grade(context.Background(), Job{Problem: "async-refund", Source: readSource(t, tt.path), Seed: 5, Scenarios: tt.scenarios},
+					BubbleFromT(t), func(s ScenarioReport) { progressed = append(progressed, s.Name) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, s := range rep.Scenarios {
+					names = append(names, s.Name)
+				}
+				if !slices.Equal(progressed, names) {
+					t.Fatalf("%d lanes: progress came as %v, the report lists %v", lanes, progressed, names)
+				}
+				got := sanitizedJSON(t, rep)
+				if want == nil {
+					want = got
+				} else if !bytes.Equal(got, want) {
+					t.Fatalf("%d lanes gave another report than one", lanes)
+				}
+			}
+		})
 	}
 }
 

@@ -33,8 +33,15 @@ type interpretedProgram struct {
 	// from their initial values in every run, as in a new process.
 	resettable bool
 	mu         sync.Mutex
-	cache      map[string]*loaded // by lane and worker id
-	compiled   int
+	// idle are interpreters free for any worker of any lane: with nothing
+	// to remember (stateless) or their state reset on every load, which
+	// worker used one last changes nothing, so lanes share them and a
+	// grade compiles only as many as run at once.
+	idle []*loaded
+	// inUse are the interpreters of running workers, by lane and worker
+	// id, in the order they were loaded.
+	inUse    map[string][]*loaded
+	compiled int
 }
 
 // harnessOnly are refundkit symbols meant for the grader, hidden from
@@ -136,7 +143,6 @@ type loaded struct {
 	slot  *workerSlot
 	entry Entry
 	reset func() // nil unless the program is resettable
-	inUse bool
 }
 
 // resetState runs the package's initialisation for the run that just bound
@@ -170,14 +176,16 @@ func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer
 func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
 	key := cacheKey(lane, w.ID)
 	p.mu.Lock()
-	if l := p.cache[key]; l != nil && !l.inUse {
-		l.inUse = true
+	if n := len(p.idle); n > 0 {
+		l := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.inUse[key] = append(p.inUse[key], l)
 		p.mu.Unlock()
 		l.slot.bind(w, seed, out)
 		if l.reset != nil {
 			if err := resetState(l.reset); err != nil {
 				p.mu.Lock()
-				delete(p.cache, key)
+				p.drop(key, l)
 				p.mu.Unlock()
 				return nil, err
 			}
@@ -228,11 +236,27 @@ func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out
 	}
 	p.mu.Lock()
 	p.compiled++
-	if (p.stateless || p.resettable) && p.cache[key] == nil {
-		p.cache[key] = &loaded{slot: slot, entry: f, reset: reset, inUse: true}
+	if p.stateless || p.resettable {
+		p.inUse[key] = append(p.inUse[key], &loaded{slot: slot, entry: f, reset: reset})
 	}
 	p.mu.Unlock()
 	return Entry(f), nil
+}
+
+// drop forgets l, loaded for key, without putting it back: held p.mu.
+func (p *interpretedProgram) drop(key string, l *loaded) {
+	ls := p.inUse[key]
+	for k := range ls {
+		if ls[k] == l {
+			ls = append(ls[:k:k], ls[k+1:]...)
+			break
+		}
+	}
+	if len(ls) == 0 {
+		delete(p.inUse, key)
+	} else {
+		p.inUse[key] = ls
+	}
 }
 
 // Finished implements runObserver: an interpreter whose worker did not
@@ -246,16 +270,16 @@ func (p *interpretedProgram) finished(lane int, workerID string, clean bool) {
 	key := cacheKey(lane, workerID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.cache[key]
-	if l == nil {
+	ls := p.inUse[key]
+	if len(ls) == 0 {
 		return
 	}
-	if !clean {
-		delete(p.cache, key)
-		return
+	l := ls[0]
+	p.drop(key, l)
+	if clean {
+		l.slot.out.set(nil)
+		p.idle = append(p.idle, l)
 	}
-	l.inUse = false
-	l.slot.out.set(nil)
 }
 
 func cacheKey(lane int, workerID string) string { return strconv.Itoa(lane) + "/" + workerID }
@@ -352,7 +376,7 @@ func isSentinelError(e ast.Expr) bool {
 func newInterpretedProgram(src *sandbox.Source) *interpretedProgram {
 	// A resettable source has its init functions renamed, so its own
 	// declarations no longer tell whether it has state: the flag does.
-	return &interpretedProgram{src: src, stateless: !src.Resettable && !hasPackageState(src.File), resettable: src.Resettable, cache: map[string]*loaded{}}
+	return &interpretedProgram{src: src, stateless: !src.Resettable && !hasPackageState(src.File), resettable: src.Resettable, inUse: map[string][]*loaded{}}
 }
 
 // loadError is a submission that does not load: diagnostics for the user.

@@ -217,8 +217,9 @@ func scenarioOrder(job Job) ([]string, error) {
 }
 
 // where says which scenario was running when the child was stopped. The
-// child runs scenarios one after another, after loading the submission
-// once, so the running one is the first that had not finished.
+// child loads the submission once, then runs scenarios in order, one per
+// lane at a time, and streams them in order: the first that had not
+// finished was running.
 func where(order []string, finished []ScenarioReport) string {
 	n := len(finished)
 	switch {
