@@ -1,8 +1,10 @@
 package grader
 
 import (
+	"cmp"
 	"math/rand/v2"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"testing/synctest"
 	"time"
@@ -36,6 +38,15 @@ type parkedActor struct {
 	go_   chan bool
 }
 
+// compareParked orders parked actors by name, then by arrival: the order
+// a seed's choices index, whatever order the goroutines parked in.
+func compareParked(a, b *parkedActor) int {
+	if c := strings.Compare(a.actor, b.actor); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
 func newScheduler(seed int64) *scheduler {
 	return &scheduler{rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), wake: make(chan struct{}, 1)}
 }
@@ -56,7 +67,10 @@ func (s *scheduler) Pass(actor string) bool {
 	}
 	p := &parkedActor{actor: actor, seq: s.seq, go_: make(chan bool, 1)}
 	s.seq++
-	s.parked = append(s.parked, p)
+	// parked stays in the order the seeded choice indexes (by actor, then
+	// arrival), kept as actors arrive rather than sorted at every step.
+	i, _ := slices.BinarySearchFunc(s.parked, p, compareParked)
+	s.parked = slices.Insert(s.parked, i, p)
 	s.mu.Unlock()
 	s.signal()
 	return <-p.go_
@@ -128,13 +142,6 @@ func (s *scheduler) run(budget time.Duration) (stopped string) {
 			return stoppedTotalSteps
 		}
 		if n := len(s.parked); n > 0 {
-			sort.Slice(s.parked, func(i, j int) bool {
-				a, b := s.parked[i], s.parked[j]
-				if a.actor != b.actor {
-					return a.actor < b.actor
-				}
-				return a.seq < b.seq
-			})
 			i := 0
 			if n > 1 {
 				i = s.rng.IntN(n)

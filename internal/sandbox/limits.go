@@ -17,6 +17,7 @@ package sandbox
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -46,9 +47,6 @@ const (
 	// DefaultResultBytes caps the whole result stream on fd 3. A full
 	// report with traces is a few hundred KiB.
 	DefaultResultBytes = 32 << 20
-	// DefaultProcs is GOMAXPROCS in the child. A Pool runs one child per
-	// core, so each child gets one.
-	DefaultProcs = 1
 	// DefaultNice is the child's nice value, the lowest CPU priority: with
 	// every core busy grading hostile code the server still gets the CPU
 	// when it needs it (CFS weighs nice 19 at 15 against 1024 for nice 0),
@@ -66,7 +64,7 @@ type Limits struct {
 	OpenFiles    int           // RLIMIT_NOFILE
 	OutputBytes  int           // kept of stray stdout and of stderr each
 	ResultBytes  int           // the result stream on fd 3; past it the child is killed
-	Procs        int           // GOMAXPROCS
+	Procs        int           // GOMAXPROCS; by default every core (see DefaultLimits)
 	Nice         int           // the child's nice value, 1 to 19 (higher is lower priority)
 }
 
@@ -80,8 +78,14 @@ func DefaultLimits() Limits {
 		OpenFiles:    DefaultOpenFiles,
 		OutputBytes:  DefaultOutputBytes,
 		ResultBytes:  DefaultResultBytes,
-		Procs:        DefaultProcs,
-		Nice:         DefaultNice,
+		// A child alone on the machine grades on every core (the grader
+		// spreads scenarios over GOMAXPROCS lanes); when the Pool runs one
+		// child per core they share the cores, and a job costs a few
+		// interpreters more than on one lane. RLIMIT_CPU counts every
+		// thread, so a busy loop on two cores meets the CPU limit in half
+		// the wall time, still well before the wall-clock limit.
+		Procs: runtime.NumCPU(),
+		Nice:  DefaultNice,
 	}
 }
 
