@@ -63,49 +63,47 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 
 // trialLoad evaluates the submission once, in a bubble, so compile errors
 // and init panics become diagnostics before any scenario runs. When the
-// interpreters can be reused, it then loads one for each other worker id
-// at once, on every core, instead of one by one as the scenarios first
-// need them: as many as a run of the suite uses at once.
+// interpreters can be reused, it loads one for each other worker id at
+// the same time, on every core, instead of one by one as the scenarios
+// first need them: as many as a run of the suite uses at once. Should the
+// submission not load, those fail too and are thrown away; the
+// diagnostics are worker-1's.
 func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) (diags []Diagnostic) {
 	defer func() {
 		if v := recover(); v != nil {
 			diags = []Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever (" + fmt.Sprint(v) + ")"}}
 		}
 	}()
+	if !prog.stateless && !prog.resettable {
+		others = nil
+	}
+	ids := append([]string{"worker-1"}, others...)
+	errs := make([]error, len(ids))
 	b(func() {
 		env := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
-		_, err := prog.Load(env.NewWorker("worker-1", refundkit.CrashPoint{}), seed, &sandbox.OutputBuffer{Limit: 1024})
-		if le, ok := err.(*loadError); ok {
-			diags = le.diags
-			return
-		} else if err != nil {
-			diags = []Diagnostic{{Message: err.Error()}}
-			return
-		}
-		// worker-1's interpreter stays in use until the others have
-		// loaded, so that each of them compiles one of its own.
-		defer prog.Finished("worker-1", true)
-		if !prog.stateless && !prog.resettable {
-			return
-		}
 		var wg sync.WaitGroup
-		ok := make([]bool, len(others))
-		for k, id := range others {
+		for k, id := range ids {
 			w := env.NewWorker(id, refundkit.CrashPoint{})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := prog.Load(w, seed, &sandbox.OutputBuffer{Limit: 1024})
-				ok[k] = err == nil
+				_, errs[k] = prog.Load(w, seed, &sandbox.OutputBuffer{Limit: 1024})
 			}()
 		}
 		wg.Wait()
-		for k, id := range others {
-			if ok[k] {
+		// Every interpreter stays in use until all have loaded, so that
+		// each worker id compiles one of its own.
+		for k, id := range ids {
+			if errs[k] == nil {
 				prog.Finished(id, true)
 			}
 		}
 	})
+	if le, ok := errs[0].(*loadError); ok {
+		return le.diags
+	} else if errs[0] != nil {
+		return []Diagnostic{{Message: errs[0].Error()}}
+	}
 	return diags
 }
 

@@ -39,8 +39,10 @@ type interpretedProgram struct {
 	// grade compiles only as many as run at once.
 	idle []*loaded
 	// inUse are the interpreters of running workers, by lane and worker
-	// id, in the order they were loaded.
-	inUse    map[string][]*loaded
+	// id. A worker id that loads again while its first load is running
+	// (twice in one run) gets an interpreter of its own, never pooled:
+	// Finished cannot tell which of the two ended cleanly.
+	inUse    map[string]*loaded
 	compiled int
 }
 
@@ -161,8 +163,8 @@ func resetState(reset func()) (err error) {
 // Load implements Program: the submission evaluated in an interpreter of
 // the worker's own, and its RefundMoney.
 //
-// Compiling the submission is nearly all the cost of a run, so an
-// interpreter is reused for the worker with the same id in a later run:
+// Compiling the submission costs more than most runs, so an interpreter
+// is reused, by any worker of a later run (on any lane):
 // when the source has no package-level state (no package var, no init),
 // with nothing to remember it behaves exactly as a fresh one would; when
 // it has some, the package's initialisation runs again at the start of
@@ -176,16 +178,17 @@ func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer
 func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
 	key := cacheKey(lane, w.ID)
 	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
+	_, busy := p.inUse[key]
+	if n := len(p.idle); n > 0 && !busy {
 		l := p.idle[n-1]
 		p.idle = p.idle[:n-1]
-		p.inUse[key] = append(p.inUse[key], l)
+		p.inUse[key] = l
 		p.mu.Unlock()
 		l.slot.bind(w, seed, out)
 		if l.reset != nil {
 			if err := resetState(l.reset); err != nil {
 				p.mu.Lock()
-				p.drop(key, l)
+				delete(p.inUse, key)
 				p.mu.Unlock()
 				return nil, err
 			}
@@ -236,27 +239,11 @@ func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out
 	}
 	p.mu.Lock()
 	p.compiled++
-	if p.stateless || p.resettable {
-		p.inUse[key] = append(p.inUse[key], &loaded{slot: slot, entry: f, reset: reset})
+	if _, busy := p.inUse[key]; (p.stateless || p.resettable) && !busy {
+		p.inUse[key] = &loaded{slot: slot, entry: f, reset: reset}
 	}
 	p.mu.Unlock()
 	return Entry(f), nil
-}
-
-// drop forgets l, loaded for key, without putting it back: held p.mu.
-func (p *interpretedProgram) drop(key string, l *loaded) {
-	ls := p.inUse[key]
-	for k := range ls {
-		if ls[k] == l {
-			ls = append(ls[:k:k], ls[k+1:]...)
-			break
-		}
-	}
-	if len(ls) == 0 {
-		delete(p.inUse, key)
-	} else {
-		p.inUse[key] = ls
-	}
 }
 
 // Finished implements runObserver: an interpreter whose worker did not
@@ -270,12 +257,11 @@ func (p *interpretedProgram) finished(lane int, workerID string, clean bool) {
 	key := cacheKey(lane, workerID)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ls := p.inUse[key]
-	if len(ls) == 0 {
+	l := p.inUse[key]
+	if l == nil {
 		return
 	}
-	l := ls[0]
-	p.drop(key, l)
+	delete(p.inUse, key)
 	if clean {
 		l.slot.out.set(nil)
 		p.idle = append(p.idle, l)
@@ -376,7 +362,7 @@ func isSentinelError(e ast.Expr) bool {
 func newInterpretedProgram(src *sandbox.Source) *interpretedProgram {
 	// A resettable source has its init functions renamed, so its own
 	// declarations no longer tell whether it has state: the flag does.
-	return &interpretedProgram{src: src, stateless: !src.Resettable && !hasPackageState(src.File), resettable: src.Resettable, inUse: map[string][]*loaded{}}
+	return &interpretedProgram{src: src, stateless: !src.Resettable && !hasPackageState(src.File), resettable: src.Resettable, inUse: map[string]*loaded{}}
 }
 
 // loadError is a submission that does not load: diagnostics for the user.
