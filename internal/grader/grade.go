@@ -286,15 +286,20 @@ func runScenarios(ctx context.Context, b Bubble, scenarios []Scenario, prog Prog
 }
 
 // lanesFor is how many lanes a grade of n scenarios (or a scenario of n
-// runs) uses: maxLanes or one per core, at most n, and one for a program
-// without per-lane state.
+// runs) uses: maxLanes when set, else one per core and at most the
+// program's own limit; at most n, and one for a program without per-lane
+// state.
 func lanesFor(prog Program, n int) int {
-	if _, ok := prog.(laned); !ok {
+	lp, ok := prog.(laned)
+	if !ok {
 		return 1
 	}
 	lanes := maxLanes
 	if lanes <= 0 {
 		lanes = runtime.GOMAXPROCS(0)
+		if l := lp.laneLimit(); l > 0 {
+			lanes = min(lanes, l)
+		}
 	}
 	return max(1, min(lanes, n))
 }
@@ -427,7 +432,7 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 
 // maxLanes, when above zero, is how many lanes a grade uses (tests set
 // it); zero means one per core the process may use, the grading child's
-// GOMAXPROCS. Lanes are how many scenarios (or, in a grade of one
+// GOMAXPROCS, unless the program limits itself (see laned). Lanes are how many scenarios (or, in a grade of one
 // scenario, how many of its runs) execute at once: scenarios and runs are
 // independent (each run has its own bubble, world and interpreters), and
 // each lane compiles its own interpreters as it first needs them.

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +43,11 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 	}
 	var prog *interpretedProgram
 	if diags == nil {
+		cpu0 := processCPU()
 		prog, diags = loadProgram(b, job, src)
+		if prog != nil && prog.compiled > 0 && (processCPU()-cpu0)/time.Duration(prog.compiled) > laneCompileLimit {
+			prog.oneLane = true
+		}
 	}
 	checked := time.Since(started)
 	if diags != nil {
@@ -105,6 +110,25 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 		return []Diagnostic{{Message: errs[0].Error()}}
 	}
 	return diags
+}
+
+// laneCompileLimit is the CPU time of one interpreter's compile past which
+// a grade keeps to one lane. A second lane saves about half the scenarios'
+// time, some 50 ms for the reference (whose compile takes 5 to 7 ms), and
+// costs the two to four interpreters more that run at once on two lanes:
+// past about 20 ms a compile (a file of well over a thousand lines, such
+// as the reference padded to 5,000 lines with a table, about 80 ms), those
+// cost more than the lane saves.
+const laneCompileLimit = 20 * time.Millisecond
+
+// processCPU is the CPU time this process has used, every thread, user
+// and system: in the grading child, the grade's own.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // resetPackageState is off only in BenchmarkGradePackageState, to measure

@@ -44,6 +44,9 @@ type interpretedProgram struct {
 	// Finished cannot tell which of the two ended cleanly.
 	inUse    map[string]*loaded
 	compiled int
+	// oneLane keeps the grade to one lane: compiling is dear enough that
+	// a lane's own interpreters cost more than the lane saves (see Grade).
+	oneLane bool
 }
 
 // harnessOnly are refundkit symbols meant for the grader, hidden from
@@ -273,6 +276,13 @@ func cacheKey(lane int, workerID string) string { return strconv.Itoa(lane) + "/
 // lane returns a view of p for runs on one lane (see runLanes): each lane
 // keeps its own interpreters, so runs on different lanes never share one.
 func (p *interpretedProgram) lane(i int) Program { return laneProgram{p, i} }
+
+func (p *interpretedProgram) laneLimit() int {
+	if p.oneLane {
+		return 1
+	}
+	return 0
+}
 
 type laneProgram struct {
 	p    *interpretedProgram

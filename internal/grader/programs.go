@@ -53,9 +53,11 @@ func (p NativeProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Ent
 	}, nil
 }
 
-// laned is a Program with per-lane state.
+// laned is a Program with per-lane state, and the most lanes it may use
+// (0: no limit of its own).
 type laned interface {
 	lane(i int) Program
+	laneLimit() int
 }
 
 // runObserver is told how each worker of a run ended.
