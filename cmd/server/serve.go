@@ -18,6 +18,7 @@ import (
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
@@ -286,7 +287,9 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		pool.SetMaxWait(gradeMaxWait)
 		pool.KeepWarm()
 		defer pool.Close()
-		webCfg.Grader = grader.NewService(pool, log)
+		// One pool for every problem: a kit problem's grades take the same
+		// places and per-address turns as the refund problem's.
+		webCfg.Grader = &grading.Dispatcher{Refund: grader.NewService(pool, log), Kits: grading.New(pool, log), Content: current}
 	}
 	// Live screens: their events are in the store; the broker only wakes
 	// the streams that follow a room. Closing it ends those streams, so

@@ -1,0 +1,111 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/grading"
+	"github.com/faultline-dev/faultline/internal/kits/createclient"
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
+)
+
+// kitSlug is the create-client problem as this test serves it.
+const kitSlug = "idempotent-create-client-code"
+
+// kitCatalog loads the create-client problem from its kit's folder, with
+// the kit's scenario check, as the server loads a content folder.
+func kitCatalog(t *testing.T) *problems.Catalog {
+	t.Helper()
+	const dir = "../kits/createclient/testdata/problem"
+	fsys := fstest.MapFS{}
+	for _, f := range []string{"problem.md", "scenarios.yaml", "starter/client.go", "reference/client.go"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys["problems/"+kitSlug+"/"+f] = &fstest.MapFile{Data: b}
+	}
+	kits := []problems.Kit{{Name: createclient.Name, Scenarios: true, CheckScenarios: func(file string, data []byte) []problems.Diagnostic {
+		_, err := createclient.ParseScenarios(file, data)
+		return problems.ErrorDiagnostics(file, err)
+	}}}
+	cat, err := problems.LoadWith(fsys, problems.Options{Kits: kits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// TestGradeKitProblemThroughTheWeb presses Grade on the create-client
+// problem with its starter and its reference, graded for real: the server
+// binary is built here and serves as the sandboxed grading child, behind
+// the dispatcher the server wires, so the run goes through the same pool
+// and the same pages as the refund problem's.
+func TestGradeKitProblemThroughTheWeb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server binary and grades in child processes")
+	}
+	bin := filepath.Join(t.TempDir(), "server")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/server").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cat := kitCatalog(t)
+	content := NewContent(cat)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pool := sandbox.NewPool(&sandbox.Runner{Executable: bin, Args: []string{grader.ChildCommand}, Limits: sandbox.DefaultLimits(), Logger: log}, 1, 4)
+	t.Cleanup(func() { pool.Close() })
+	g := &grading.Dispatcher{Refund: grader.NewService(pool, log), Kits: grading.New(pool, log), Content: content}
+	ts := newGradingTestServer(t, g, func(c *Config) { c.Catalog, c.Content = nil, content })
+	p, _ := cat.Problem(kitSlug)
+
+	tests := []struct {
+		name, code, verdict string
+		want                []string // in the report's HTML
+	}{
+		{"starter", p.Code.Starter, grader.StatusFail, []string{"connect-errors", "plan-before-send"}},
+		{"reference", p.Code.Reference, grader.StatusPass, []string{"connect-errors", "key-expired"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := ts.newBrowser(t)
+			b.get("/problems/"+kitSlug).mustContain(t, "CreatePayment")
+			resp := b.postCode("/problems/"+kitSlug+"/grade", tt.code, true)
+			if resp.status != 202 {
+				t.Fatalf("Grade: status %d: %s", resp.status, resp.body)
+			}
+			var started gradeStarted
+			if err := json.Unmarshal([]byte(resp.body), &started); err != nil {
+				t.Fatalf("Grade answered %q: %v", resp.body, err)
+			}
+			rep := decode[reportData](t, b.events(started.EventsURL).waitFor("report"), "report")
+			if rep.Verdict != tt.verdict {
+				t.Fatalf("verdict %q (%s), want %q", rep.Verdict, rep.Summary, tt.verdict)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(rep.HTML, w) {
+					t.Errorf("the report lacks %q", w)
+				}
+			}
+			// The run is in the history, with its report, as a refund run is.
+			run, err := ts.store.GradeRun(context.Background(), started.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Status != storage.GradeDone || run.Summary.Verdict != tt.verdict || run.Summary.ScenariosTotal < 20 || len(run.ReportJSON) == 0 {
+				t.Errorf("stored run: status %q, summary %+v, %d bytes of report", run.Status, run.Summary, len(run.ReportJSON))
+			}
+			b.get(started.RunURL).mustContain(t, "connect-errors")
+		})
+	}
+}
