@@ -3,6 +3,7 @@ package rooms
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,5 +181,42 @@ func TestSaveAnswerRefuses(t *testing.T) {
 	}
 	if cv.Current.Index != 2 || cv.Answer != "" {
 		t.Errorf("the next step: %d, answer %q", cv.Current.Index, cv.Answer)
+	}
+}
+
+// TestScorecardKeepsLateTextApart: the scorecard's answer is the text that
+// came in time; what came after is beside it, marked late.
+func TestScorecardKeepsLateTextApart(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromScreen, "applied-ai-tech-screen")
+	steps := []func() error{
+		func() error { _, err := f.svc.NextItem(ctx, ia); return err },
+		func() error { _, err := f.svc.Timer(ctx, ia, TimerStart, 0); return err },
+		func() error { _, err := f.svc.SaveAnswer(ctx, ca, 1, "in time", false); return err },
+		func() error { f.clock.Add(ia.Items[1].Limit + timer.Grace + time.Second); return nil },
+		func() error { _, err := f.svc.SaveAnswer(ctx, ca, 1, "in time | and late", true); return err },
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	sc, err := f.svc.Scorecard(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := sc.Items[1]
+	if it.Answer != "in time" || it.AnswerLate != "in time | and late" || !it.AnswerSubmitted {
+		t.Errorf("the question's record: answer %q, late %q, submitted %v", it.Answer, it.AnswerLate, it.AnswerSubmitted)
+	}
+	md := sc.Markdown()
+	for _, want := range []string{"> in time\n", "late, not the answer):\n\n> in time | and late\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Not submitted") {
+		t.Error("the Markdown calls a submitted answer not submitted")
 	}
 }
