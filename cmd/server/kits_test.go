@@ -12,9 +12,9 @@ import (
 	"github.com/faultline-dev/faultline/internal/problems"
 )
 
-// createClientProblem is the create-client problem's content as its kit
-// keeps it for now; the tests copy it into a content folder of their own.
-const createClientProblem = "../../internal/kits/createclient/testdata/problem"
+// createClientProblem is the shipped create-client problem; the tests copy
+// it into a content folder of their own to change it.
+const createClientProblem = "../../content/problems/idempotent-create-client-code"
 
 // kitContent builds a content folder holding the create-client problem
 // as problems/<slug>/, with edit applied to its scenarios file, and

@@ -5,50 +5,24 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
+	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/grading"
-	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// kitSlug is the create-client problem as this test serves it.
+// kitSlug is the shipped create-client code problem.
 const kitSlug = "idempotent-create-client-code"
 
-// kitCatalog loads the create-client problem from its kit's folder, with
-// the kit's scenario check, as the server loads a content folder.
-func kitCatalog(t *testing.T) *problems.Catalog {
-	t.Helper()
-	const dir = "../kits/createclient/testdata/problem"
-	fsys := fstest.MapFS{}
-	for _, f := range []string{"problem.md", "scenarios.yaml", "starter/client.go", "reference/client.go"} {
-		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys["problems/"+kitSlug+"/"+f] = &fstest.MapFile{Data: b}
-	}
-	kits := []problems.Kit{{Name: createclient.Name, Scenarios: true, CheckScenarios: func(file string, data []byte) []problems.Diagnostic {
-		_, err := createclient.ParseScenarios(file, data)
-		return problems.ErrorDiagnostics(file, err)
-	}}}
-	cat, err := problems.LoadWith(fsys, problems.Options{Kits: kits})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
-}
-
-// TestGradeKitProblemThroughTheWeb presses Grade on the create-client
-// problem with its starter and its reference, graded for real: the server
+// TestGradeKitProblemThroughTheWeb presses Grade on the shipped
+// create-client problem with its starter and its reference, graded for real: the server
 // binary is built here and serves as the sandboxed grading child, behind
 // the dispatcher the server wires, so the run goes through the same pool
 // and the same pages as the refund problem's.
@@ -60,14 +34,19 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/server").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cat := kitCatalog(t)
-	content := NewContent(cat)
+	cat, err := problems.Load(content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped := NewContent(cat)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := sandbox.NewPool(&sandbox.Runner{Executable: bin, Args: []string{grader.ChildCommand}, Limits: sandbox.DefaultLimits(), Logger: log}, 1, 4)
 	t.Cleanup(func() { pool.Close() })
-	g := &grading.Dispatcher{Refund: grader.NewService(pool, log), Kits: grading.New(pool, log), Content: content}
-	ts := newGradingTestServer(t, g, func(c *Config) { c.Catalog, c.Content = nil, content })
+	g := &grading.Dispatcher{Refund: grader.NewService(pool, log), Kits: grading.New(pool, log), Content: shipped}
+	ts := newGradingTestServer(t, g, func(c *Config) { c.Catalog, c.Content = nil, shipped })
 	p, _ := cat.Problem(kitSlug)
+	// The spoken prompt leads to the code problem.
+	ts.newBrowser(t).get("/problems/idempotent-create-client").mustContain(t, `href="/problems/`+kitSlug+`"`)
 
 	tests := []struct {
 		name, code, verdict string

@@ -9,7 +9,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 )
 
-const problemDir = "testdata/problem"
+const problemDir = "../../../content/problems/idempotent-create-client-code"
 
 func loadScenarios(t *testing.T) []faultsim.Scenario {
 	t.Helper()

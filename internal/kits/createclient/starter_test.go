@@ -88,6 +88,6 @@ func TestProblemReferenceIsTheCorpusReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a, b) {
-		t.Error("testdata/problem/reference/client.go and solutions/reference/client.go differ")
+		t.Error("content/problems/idempotent-create-client-code/reference/client.go and solutions/reference/client.go differ")
 	}
 }
