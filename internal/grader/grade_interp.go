@@ -114,12 +114,13 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 
 // laneCompileLimit is the CPU time of one interpreter's compile past which
 // a grade keeps to one lane. A second lane saves about half the scenarios'
-// time, some 50 ms for the reference (whose compile takes 5 to 7 ms), and
-// costs the two to four interpreters more that run at once on two lanes:
-// past about 20 ms a compile (a file of well over a thousand lines, such
-// as the reference padded to 5,000 lines with a table, about 80 ms), those
-// cost more than the lane saves.
-const laneCompileLimit = 20 * time.Millisecond
+// time, some 50 ms for the reference, and costs the two to four
+// interpreters more that run at once on two lanes. Measured per compile in
+// the trial load: the reference 6 to 11 ms (the high end when a collection
+// runs meanwhile, its CPU counted too), the reference padded to 5,000
+// lines with a table 75 to 100 ms, for which two lanes took its grade
+// from 2.2x to 5.3x the reference's CPU time. The limit sits between.
+const laneCompileLimit = 40 * time.Millisecond
 
 // processCPU is the CPU time this process has used, every thread, user
 // and system: in the grading child, the grade's own.
