@@ -254,3 +254,61 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestContentGuideExampleGrades takes the complete example of
+// content/README.md's scenarios section, as an author would copy it, and
+// checks that it lints clean, that the shipped reference passes it and the
+// starter does not: the guide cannot drift from what the kit accepts.
+func TestContentGuideExampleGrades(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server binary and grades in child processes")
+	}
+	guide, err := os.ReadFile("../../content/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(guide)
+	start, end := strings.Index(text, "## Scenarios for a kit"), strings.Index(text, "## What a new kit takes")
+	if start < 0 || end < start {
+		t.Fatal("content/README.md has no scenarios section followed by the new-kit one")
+	}
+	var blocks []string
+	for _, part := range strings.Split(text[start:end], "```yaml\n")[1:] {
+		block, _, _ := strings.Cut(part, "```")
+		blocks = append(blocks, block)
+	}
+	if len(blocks) != 2 || !strings.HasPrefix(blocks[0], "# problem.md") || !strings.HasPrefix(blocks[1], "# scenarios.yaml") {
+		t.Fatalf("want the example's problem.md front matter then its scenarios.yaml, got %d yaml blocks", len(blocks))
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "problems", "create-once")
+	// The first line of each block is a comment naming the file.
+	_, front, _ := strings.Cut(blocks[0], "\n")
+	files := map[string]string{"problem.md": front + "\nWrite the client.\n", "scenarios.yaml": blocks[1]}
+	for _, f := range []string{"starter/client.go", "reference/client.go"} {
+		data, err := os.ReadFile(filepath.Join(createClientProblem, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f] = string(data)
+	}
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := dispatch(context.Background(), []string{"lint", root}, &stdout, &stderr); code != 0 {
+		t.Fatalf("lint exit %d:\n%s%s", code, stdout.String(), stderr.String())
+	}
+	bin := buildServer(t)
+	for file, want := range map[string]int{"reference/client.go": 0, "starter/client.go": 1} {
+		code, out, errOut := runServer(t, bin, "grade", "-content", root, "-problem", "create-once", "-seeds", "2", filepath.Join(dir, file))
+		if code != want {
+			t.Errorf("grade %s: exit %d, want %d\n%s%s", file, code, want, firstLines(out, 20), errOut)
+		}
+	}
+}

@@ -3,8 +3,10 @@ package grading
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/grader"
 )
 
 func TestStreamReadsTheChildsLines(t *testing.T) {
@@ -54,5 +56,35 @@ func TestWriteTextAndExitCode(t *testing.T) {
 		if got := ExitCode(&faultsim.Report{Status: status}); got != code {
 			t.Errorf("ExitCode(%s) = %d, want %d", status, got, code)
 		}
+	}
+}
+
+func TestRefundViewCarriesTheKitReport(t *testing.T) {
+	rep := &faultsim.Report{Kit: "createclient", Status: faultsim.StatusFail, Scenarios: []faultsim.ScenarioResult{
+		{Name: "a", Status: faultsim.StatusPass, Runs: 2, Invariants: []faultsim.InvariantResult{{ID: "no-duplicate", Held: true}}},
+		{Name: "b", Status: faultsim.StatusFail, Runs: 4, Run: "seed 3",
+			Invariants: []faultsim.InvariantResult{{ID: "one-key", Title: "One key", Evidence: []string{"key#1", "key#2"}, Defect: "a new key per attempt"}},
+			Calls:      []faultsim.CallResult{{Worker: "worker-1", Subject: "op-1", Ended: "returned", Result: "created, nil"}},
+			Trace:      []faultsim.Event{{At: 1500 * time.Millisecond, Actor: "worker-1", Kind: "send", Text: "sends"}}},
+	}}
+	v := RefundView(rep, "p", 7)
+	if v.Status != grader.StatusFail || v.Problem != "p" || v.Seed != 7 || v.Summary.ScenariosPassed != 1 || v.Summary.ScenariosTotal != 2 ||
+		v.Message != "1 of 2 scenarios failed." {
+		t.Fatalf("view = %+v", v)
+	}
+	b := v.Scenarios[1]
+	inv := b.Invariants[0]
+	if b.FailingRun != "seed 3" || b.SchedulesExplored != 4 || inv.Status != grader.InvariantViolated ||
+		inv.Message != "key#1\nkey#2\nWhat it points to: a new key per attempt." || inv.Defect != "" {
+		t.Errorf("scenario b = %+v", b)
+	}
+	if iv := b.Invocations[0]; iv.Outcome != "created" || iv.Error != "" || iv.RequestID != "op-1" {
+		t.Errorf("invocation = %+v", iv)
+	}
+	if e := b.Trace[0]; e.At != "+1.5s" || e.Kind != "send" {
+		t.Errorf("trace = %+v", e)
+	}
+	if v.Scenarios[0].Invariants[0].Status != grader.InvariantHeld || v.Scenarios[0].FailingRun != "" {
+		t.Errorf("scenario a = %+v", v.Scenarios[0])
 	}
 }
