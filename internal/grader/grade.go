@@ -27,6 +27,9 @@ type Job struct {
 	Source    string   `json:"source"`
 	Seed      int64    `json:"seed"`
 	Scenarios []string `json:"scenarios,omitempty"` // optional filter by name
+	// Lanes, above zero, is the most scenarios the grade runs at once;
+	// zero means one per core. Service sets it (see Service.grade).
+	Lanes int `json:"lanes,omitempty"`
 }
 
 // maxTraceEvents caps the trace a scenario report carries.

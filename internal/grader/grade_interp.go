@@ -45,8 +45,11 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 	if diags == nil {
 		cpu0 := processCPU()
 		prog, diags = loadProgram(b, job, src)
-		if prog != nil && prog.compiled > 0 && (processCPU()-cpu0)/time.Duration(prog.compiled) > laneCompileLimit {
-			prog.oneLane = true
+		if prog != nil {
+			prog.lanes = job.Lanes
+			if prog.compiled > 0 && (processCPU()-cpu0)/time.Duration(prog.compiled) > laneCompileLimit {
+				prog.lanes = 1
+			}
 		}
 	}
 	checked := time.Since(started)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -550,6 +551,31 @@ func TestCrashStopsDeferredWrites(t *testing.T) {
 		}
 		if tc.crash.Call != 0 && r.invs[0].ended != endCrashed {
 			t.Errorf("crash %+v: the invocation %s", tc.crash, r.invs[0].ended)
+		}
+	}
+}
+
+// TestLanesFor checks how many lanes a grade takes: one per core unless
+// the program (a dear compile, or the job's Lanes) or a test says fewer,
+// never more than there is work, and one for a program without lanes.
+func TestLanesFor(t *testing.T) {
+	defer func(n int) { maxLanes = n }(maxLanes)
+	cores := runtime.GOMAXPROCS(0)
+	for _, tt := range []struct {
+		name                 string
+		prog                 Program
+		maxLanes, work, want int
+	}{
+		{"one per core", &interpretedProgram{}, 0, 100, cores},
+		{"no more than the work", &interpretedProgram{}, 0, 1, 1},
+		{"the program's limit", &interpretedProgram{lanes: 1}, 0, 100, 1},
+		{"a limit above the cores", &interpretedProgram{lanes: cores + 3}, 0, 100, cores},
+		{"a test's count wins", &interpretedProgram{lanes: 1}, 3, 100, 3},
+		{"no lanes of its own", NativeProgram(nil), 0, 100, 1},
+	} {
+		maxLanes = tt.maxLanes
+		if got := lanesFor(tt.prog, tt.work); got != tt.want {
+			t.Errorf("%s: %d lanes, want %d", tt.name, got, tt.want)
 		}
 	}
 }

@@ -44,9 +44,10 @@ type interpretedProgram struct {
 	// Finished cannot tell which of the two ended cleanly.
 	inUse    map[string]*loaded
 	compiled int
-	// oneLane keeps the grade to one lane: compiling is dear enough that
-	// a lane's own interpreters cost more than the lane saves (see Grade).
-	oneLane bool
+	// lanes, above zero, is the most lanes the grade may use: one when
+	// compiling is dear enough that a lane's own interpreters cost more
+	// than the lane saves, or the job's Lanes (see Grade).
+	lanes int
 }
 
 // harnessOnly are refundkit symbols meant for the grader, hidden from
@@ -277,12 +278,7 @@ func cacheKey(lane int, workerID string) string { return strconv.Itoa(lane) + "/
 // keeps its own interpreters, so runs on different lanes never share one.
 func (p *interpretedProgram) lane(i int) Program { return laneProgram{p, i} }
 
-func (p *interpretedProgram) laneLimit() int {
-	if p.oneLane {
-		return 1
-	}
-	return 0
-}
+func (p *interpretedProgram) laneLimit() int { return p.lanes }
 
 type laneProgram struct {
 	p    *interpretedProgram

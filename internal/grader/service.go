@@ -88,6 +88,12 @@ func (s *Service) grade(ctx context.Context, ticket *sandbox.Ticket, job Job, pr
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.pool.Running() > 0 {
+		// Another child is grading, so the cores are taken: a second lane
+		// would only add its interpreters' compiles (measured: a grade on
+		// two lanes costs about a third more CPU than on one).
+		job.Lanes = 1
+	}
 	input, err := json.Marshal(job)
 	if err != nil {
 		return nil, nil, fmt.Errorf("grader: encode the job: %w", err)
