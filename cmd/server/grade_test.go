@@ -300,11 +300,10 @@ func TestContentGuideExampleGrades(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	if code := dispatch(context.Background(), []string{"lint", root}, &stdout, &stderr); code != 0 {
-		t.Fatalf("lint exit %d:\n%s%s", code, stdout.String(), stderr.String())
-	}
 	bin := buildServer(t)
+	if code, out, errOut := runServer(t, bin, "lint", root); code != 0 {
+		t.Fatalf("lint exit %d:\n%s%s", code, out, errOut)
+	}
 	for file, want := range map[string]int{"reference/client.go": 0, "starter/client.go": 1} {
 		code, out, errOut := runServer(t, bin, "grade", "-content", root, "-problem", "create-once", "-seeds", "2", filepath.Join(dir, file))
 		if code != want {

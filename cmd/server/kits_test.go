@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,6 +64,10 @@ func TestContentKitsAreTheDefaultOnes(t *testing.T) {
 }
 
 func TestLintNamesTheScenarioLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server binary and grades references in child processes")
+	}
+	bin := buildServer(t)
 	tests := []struct {
 		name     string
 		edit     func(t *testing.T, s string) string
@@ -89,21 +91,32 @@ func TestLintNamesTheScenarioLine(t *testing.T) {
 			wantCode: 1,
 			wantOut:  `problems/idempotent-create-client-code/scenarios.yaml:15: scenario "connect-errors": unknown fault kind "meteor" (want one of connect, timeout, slow, status)`,
 		},
+		{
+			name: "an end no correct client reaches",
+			edit: func(t *testing.T, s string) string {
+				// Without keys or references a lost answer must stay unknown.
+				return replaceOnce(t, s, "      - {request: 1, kind: timeout, lands: true}\n    calls:\n      - {worker: worker-1, op: op-1}\n    expect: {op-1: [unknown]}",
+					"      - {request: 1, kind: timeout, lands: true}\n    calls:\n      - {worker: worker-1, op: op-1}\n    expect: {op-1: [created]}")
+			},
+			wantCode: 1,
+			wantOut:  `problems/idempotent-create-client-code/scenarios.yaml:44: scenario "timeout-no-key": the reference client.go fails it (settles): no correct solution could pass it as written`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := kitContent(t, func(s string) string { return tt.edit(t, s) })
-			var stdout, stderr bytes.Buffer
-			code := dispatch(context.Background(), []string{"lint", dir}, &stdout, &stderr)
+			// The real binary: clean content has its reference graded in
+			// the grading child, which the test binary cannot be.
+			code, stdout, stderr := runServer(t, bin, "lint", dir)
 			if code != tt.wantCode {
-				t.Errorf("exit code %d, want %d (stdout %s, stderr %s)", code, tt.wantCode, stdout.String(), stderr.String())
+				t.Errorf("exit code %d, want %d (stdout %s, stderr %s)", code, tt.wantCode, stdout, stderr)
 			}
 			want := tt.wantOut
 			if tt.wantCode != 0 {
 				want = filepath.Join(dir, want)
 			}
-			if !strings.Contains(stdout.String(), want) {
-				t.Errorf("stdout:\n%s\nwant a line with:\n%s", stdout.String(), want)
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout:\n%s\nwant a line with:\n%s", stdout, want)
 			}
 		})
 	}

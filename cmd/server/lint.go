@@ -15,12 +15,15 @@ import (
 
 // lintCommand checks a content folder: `server lint [DIR]` (default
 // content). It prints every diagnostic as DIR/file:line: message and exits 1
-// when there are any, 2 when the folder cannot be read.
-func lintCommand(_ context.Context, args []string, stdout, stderr io.Writer) int {
+// when there are any, 2 when the folder cannot be read. Once the content
+// loads clean it grades each kit problem's reference against its scenarios
+// (in the sandboxed child), so a scenario no correct solution can pass is
+// named at its line too.
+func lintCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("lint", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: server lint [DIR]\n\nChecks every content file under DIR (default: content) and prints each error with file and line.")
+		fmt.Fprintln(stderr, "usage: server lint [DIR]\n\nChecks every content file under DIR (default: content) and prints each error with file and line, then grades each kit problem's reference against its scenarios: a scenario the reference fails is an error at its line.")
 	}
 	if err := flags.Parse(args); err != nil {
 		return 2
@@ -46,6 +49,16 @@ func lintCommand(_ context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		fmt.Fprintf(stderr, "lint: %v\n", err)
 		return 2
+	}
+	diags, err := referenceDiagnostics(ctx, cat, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if len(diags) > 0 {
+		printDiagnostics(stdout, dir, diags)
+		fmt.Fprintf(stderr, "lint: %d error%s in %s\n", len(diags), pluralS(len(diags)), dir)
+		return 1
 	}
 	fmt.Fprintf(stdout, "ok: %d problem%s, %d set%s, %d screen%s\n",
 		len(cat.Problems), pluralS(len(cat.Problems)), len(cat.Sets), pluralS(len(cat.Sets)),

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/grading"
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// lintReferenceSeeds is how many schedules each scenario's reference run
+// explores in lint: the grade's own default, so a scenario lint passes is
+// one a user's grade judges the same way.
+const lintReferenceSeeds = grading.DefaultSeeds
+
+// referenceDiagnostics grades each kit problem's reference against its
+// scenarios, in a sandboxed child as any grade, and returns a diagnostic at
+// the line of every scenario the reference fails: no correct solution can
+// pass a scenario the reference fails, so the scenario is wrong. Content
+// that does not load is not looked at (its diagnostics come first).
+func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.Writer) ([]problems.Diagnostic, error) {
+	var svc *grading.Service
+	var out []problems.Diagnostic
+	for _, p := range cat.Problems {
+		if p.Code == nil || p.Code.ScenariosPath == "" {
+			continue
+		}
+		i := slices.IndexFunc(gradingKits(), func(k faultsim.Kit) bool { return k.Name() == p.Code.Kit })
+		if i < 0 {
+			return nil, fmt.Errorf("lint: problem %s: the grading child has no kit %q", p.Slug, p.Code.Kit)
+		}
+		scenarios, err := gradingKits()[i].ParseScenarios(p.Code.ScenariosPath, []byte(p.Code.Scenarios))
+		if err != nil {
+			return nil, fmt.Errorf("lint: %s parsed at load but not now: %w", p.Code.ScenariosPath, err)
+		}
+		if svc == nil {
+			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			svc = grading.New(sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+		}
+		rep, err := svc.Grade(ctx, nil, faultsim.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
+			File: path.Base(p.Code.ReferencePath), Source: p.Code.Reference, Seeds: lintReferenceSeeds}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("lint: grade the reference of %s: %w", p.Slug, err)
+		}
+		if rep.Status == faultsim.StatusError {
+			out = append(out, problems.Diagnostic{File: p.Code.ReferencePath, Message: "the reference cannot be graded: " + rep.Message})
+			continue
+		}
+		failed := rep.Failed()
+		for _, sc := range scenarios {
+			name := sc.Plan().Name
+			ids := failed[name]
+			if len(ids) == 0 {
+				continue
+			}
+			line := 0
+			if l, ok := sc.(interface{ Line() int }); ok {
+				line = l.Line()
+			}
+			out = append(out, problems.Diagnostic{File: p.Code.ScenariosPath, Line: line, Message: fmt.Sprintf(
+				"scenario %q: the reference %s fails it (%s): no correct solution could pass it as written",
+				name, path.Base(p.Code.ReferencePath), strings.Join(ids, ", "))})
+		}
+	}
+	return out, nil
+}
