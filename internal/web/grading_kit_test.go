@@ -55,8 +55,34 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 		{"starter", p.Code.Starter, grader.StatusFail, []string{"connect-errors", "plan-before-send"}},
 		{"reference", p.Code.Reference, grader.StatusPass, []string{"connect-errors", "key-expired"}},
 	}
+	// A scenario added to the content after start-up (as -watch loads it)
+	// is graded from then on, with no rebuild.
+	added := *p
+	code := *p.Code
+	code.Scenarios += `
+  - name: added-after-start
+    title: A scenario the binary was not built with
+    vendor: {name: plain}
+    operations:
+      - {id: op-9, amount: 100, currency: EUR, payee: zed, memo: added}
+    faults:
+      - {request: 1, kind: timeout, lands: true}
+    calls:
+      - {worker: worker-1, op: op-9}
+    expect: {op-9: [unknown]}
+`
+	added.Code = &code
+	reloaded := &problems.Catalog{Problems: []*problems.Problem{&added}}
+	tests = append(tests, struct {
+		name, code, verdict string
+		want                []string
+	}{"reference after a reload", p.Code.Reference, grader.StatusPass, []string{"added-after-start"}})
+
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "reference after a reload" {
+				shipped.Replace(reloaded)
+			}
 			b := ts.newBrowser(t)
 			b.get("/problems/"+kitSlug).mustContain(t, "CreatePayment")
 			resp := b.postCode("/problems/"+kitSlug+"/grade", tt.code, true)
