@@ -57,7 +57,8 @@ type run struct {
 	stopped  string // why the run was cut short: stoppedTime, stoppedSteps, or ""
 	deadlock string
 	// leftover: goroutines stayed blocked after every call had ended (a
-	// dead process's, or ones a call left behind); not judged.
+	// dead process's, or ones a call left behind): goroutines-end judges
+	// it when no process died.
 	leftover string
 	internal error // the grader broke
 	steps    int
