@@ -111,6 +111,13 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 				t.Errorf("stored run: status %q, summary %+v, %d bytes of report", run.Status, run.Summary, len(run.ReportJSON))
 			}
 			b.get(started.RunURL).mustContain(t, "connect-errors")
+			// Check answers at once through the same grader (a kit has no
+			// short list of scenarios for it yet, so it runs them all).
+			check := b.postCode("/problems/"+kitSlug+"/check", tt.code, true)
+			var res checkResult
+			if err := json.Unmarshal([]byte(check.body), &res); err != nil || check.status != 200 || res.Verdict != tt.verdict {
+				t.Errorf("Check: status %d, verdict %q (%v): %.300s", check.status, res.Verdict, err, check.body)
+			}
 		})
 	}
 }
