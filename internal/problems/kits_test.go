@@ -2,10 +2,13 @@ package problems
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // testKits stand for the kits the server wires: one with compiled-in
@@ -140,4 +143,27 @@ func TestErrorDiagnostics(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWatcherReloadsAScenariosFile checks that an edit of a kit problem's
+// scenarios file is seen by -watch and checked with the kit's schema.
+func TestWatcherReloadsAScenariosFile(t *testing.T) {
+	dir := t.TempDir()
+	fsys := edit(t, problemPath, "  grader: refund\n", "  kit: createclient\n")
+	fsys["problems/refund-demo/scenarios.yaml"] = &fstest.MapFile{Data: []byte("scenarios:\n  - name: a\n")}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
+	}
+	w := NewWatcher(dir, time.Millisecond)
+	w.Options = Options{Kits: testKits()}
+	if _, err := w.Load(); err != nil {
+		t.Fatal(err)
+	}
+	var st watchState
+	writeFile(t, filepath.Join(dir, "problems", "refund-demo", "scenarios.yaml"), "scenarios:\n  - name: a\n    bogus: 1\n")
+	if first, second := w.poll(&st), w.poll(&st); first || !second {
+		t.Fatalf("polls after the edit: %v, %v; want false then true", first, second)
+	}
+	_, err := w.Load()
+	wantDiagnostic(t, err, "problems/refund-demo/scenarios.yaml", 3)
 }
