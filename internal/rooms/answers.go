@@ -39,7 +39,10 @@ const (
 // locks and submits at zero, and that submit is on its way); text after
 // that is kept, marked late, and the answer stays the last text that came
 // in time. After a final save nothing more is taken, and a step the room
-// has left takes no more text.
+// has left takes text only for timer.Grace after the move: the box saves
+// a moment after the last keystroke, and the page sends what it holds as
+// it reloads for the next step, so the words typed just before the
+// interviewer moved on are still on their way.
 func (s *Service) SaveAnswer(ctx context.Context, a Access, item int, text string, final bool) (AnswerSaved, error) {
 	if a.Role != Candidate {
 		return AnswerSaved{}, inputErrorf("only the candidate writes the answer")
@@ -58,13 +61,13 @@ func (s *Service) SaveAnswer(ctx context.Context, a Access, item int, text strin
 	if item > f.sh.current {
 		return AnswerSaved{}, inputErrorf("the room has not reached step %d yet", item+1)
 	}
-	if item < f.sh.current {
+	now := s.now()
+	if item < f.sh.current && !withinMoveGrace(f.sh.leftAt[item], now) {
 		return AnswerSaved{}, fmt.Errorf("%w: the room has moved on from step %d; the answer saved before the move is kept", ErrAnswerClosed, item+1)
 	}
 	if f.sh.submitted[item] {
 		return AnswerSaved{}, fmt.Errorf("%w: the answer to step %d is already submitted", ErrAnswerClosed, item+1)
 	}
-	now := s.now()
 	clock := f.sh.clocks[item]
 	late := clockLate(*clock, now)
 	ev, err := s.appendOne(ctx, a, KindAnswerText, AnswerText{Item: item, Text: text, Final: final, Late: late})
@@ -81,6 +84,12 @@ func (s *Service) SaveAnswer(ctx context.Context, a Access, item int, text strin
 		out.Phase = string(out.Clock.Phase)
 	}
 	return out, nil
+}
+
+// withinMoveGrace reports whether text reaching the server at now for a
+// step the room left at left (zero: never) still counts.
+func withinMoveGrace(left, now time.Time) bool {
+	return !left.IsZero() && !now.After(left.Add(timer.Grace))
 }
 
 // clockLate reports whether text reaching the server at now is past the

@@ -173,7 +173,7 @@ func TestSaveAnswerRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := f.svc.SaveAnswer(ctx, ca, 1, "after the move", false); !errors.Is(err, ErrAnswerClosed) {
-		t.Errorf("an answer to a step the room has left: %v; want ErrAnswerClosed", err)
+		t.Errorf("text after the submit, once the room has moved on: %v; want ErrAnswerClosed", err)
 	}
 	cv, err := f.svc.CandidateView(ctx, ca)
 	if err != nil {
@@ -218,5 +218,46 @@ func TestScorecardKeepsLateTextApart(t *testing.T) {
 	}
 	if strings.Contains(md, "Not submitted") {
 		t.Error("the Markdown calls a submitted answer not submitted")
+	}
+}
+
+// TestSaveAnswerAfterTheMove: the words typed just before the interviewer
+// moves on are on their way (the box saves a moment after the last
+// keystroke, the page sends what it holds as it reloads): they count for
+// timer.Grace after the move, then the step takes no more.
+func TestSaveAnswerAfterTheMove(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, ca := f.create(t, storage.RoomFromScreen, "applied-ai-tech-screen")
+	if _, err := f.svc.NextItem(ctx, ia); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Timer(ctx, ia, TimerStart, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.SaveAnswer(ctx, ca, 1, "first words", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.NextItem(ctx, ia); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Add(timer.Grace - time.Second)
+	saved, err := f.svc.SaveAnswer(ctx, ca, 1, "first words, and the last ones", false)
+	if err != nil {
+		t.Fatalf("text typed before the move, arriving %s after it: %v", timer.Grace-time.Second, err)
+	}
+	if saved.Late {
+		t.Error("text typed while the step's clock ran is marked late")
+	}
+	f.clock.Add(2 * time.Second)
+	if _, err := f.svc.SaveAnswer(ctx, ca, 1, "long after the move", false); !errors.Is(err, ErrAnswerClosed) {
+		t.Errorf("text %s after the move: %v; want ErrAnswerClosed", timer.Grace+time.Second, err)
+	}
+	card, err := f.svc.Scorecard(ctx, ia)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := card.Items[1].Answer; got != "first words, and the last ones" {
+		t.Errorf("the scorecard's answer for step 2 = %q, want the text that came within the grace", got)
 	}
 }

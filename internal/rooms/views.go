@@ -39,9 +39,12 @@ type shared struct {
 	late     map[int]string // text that came after the clock and its grace ran out
 	// submitted: the step's answer is in; the box is closed.
 	submitted map[int]bool
-	sharedRs  []SharedRun
-	ended     bool
-	lastSeq   int64
+	// leftAt is when the room last moved away from a step: the candidate's
+	// last keystrokes there are still on their way (see SaveAnswer).
+	leftAt   map[int]time.Time
+	sharedRs []SharedRun
+	ended    bool
+	lastSeq  int64
 	// lastPublic is the last public seq folded: where the candidate's
 	// stream starts.
 	lastPublic int64
@@ -59,7 +62,7 @@ type SharedRun struct {
 
 func newShared(items []Item) *shared {
 	st := &shared{items: items, released: map[int][]HintRef{}, clocks: map[int]*timer.Clock{}, answers: map[int]string{},
-		late: map[int]string{}, submitted: map[int]bool{}}
+		late: map[int]string{}, submitted: map[int]bool{}, leftAt: map[int]time.Time{}}
 	for _, it := range items {
 		st.clocks[it.Index] = &timer.Clock{Limit: it.Limit}
 	}
@@ -90,6 +93,7 @@ func (st *shared) apply(ev storage.RoomEvent) (bool, error) {
 		}
 		if _, ok := st.item(p.Item); ok && p.Item != st.current {
 			st.stopClock(st.current, ev.At)
+			st.leftAt[st.current] = ev.At
 			st.current = p.Item
 		}
 	case KindHintReleased:
