@@ -1,23 +1,28 @@
 package main
 
 import (
-	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/problems"
 )
 
+// refundKit is the kit whose scenarios are still compiled into
+// internal/grader rather than read from a scenarios file.
+const refundKit = "refund"
+
 // contentKits are the kits a problem's code.kit may name, with each kit's
 // scenario schema: the content loader (lint, serve, -watch) checks a
-// scenarios file with them and names its errors by file and line. The
-// checks are given here because the loader must not link the interpreter
-// the kits' packages bring.
+// scenarios file with them and names its errors by file and line. They are
+// the grading child's kits (gradingKits), so a kit added there is one the
+// content may name, and refund. The checks are given here because the
+// loader must not link the interpreter the kits' packages bring.
 func contentKits() []problems.Kit {
-	return []problems.Kit{
-		{Name: createclient.Name, Scenarios: true, CheckScenarios: func(file string, data []byte) []problems.Diagnostic {
-			_, err := createclient.ParseScenarios(file, data)
+	var kits []problems.Kit
+	for _, k := range gradingKits() {
+		kits = append(kits, problems.Kit{Name: k.Name(), Scenarios: true, CheckScenarios: func(file string, data []byte) []problems.Diagnostic {
+			_, err := k.ParseScenarios(file, data)
 			return problems.ErrorDiagnostics(file, err)
-		}},
-		{Name: "refund"}, // its scenarios are compiled into internal/grader
+		}})
 	}
+	return append(kits, problems.Kit{Name: refundKit})
 }
 
 // contentOptions is how the server loads content.
