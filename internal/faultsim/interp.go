@@ -174,6 +174,7 @@ func (p *Interpreted) packages(s *slot) interp.Exports {
 	syncSyms["Mutex"] = reflect.ValueOf((*Mutex)(nil))
 	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
 	syncSyms["Once"] = reflect.ValueOf((*Once)(nil))
+	syncSyms["OnceFunc"] = reflect.ValueOf(OnceFunc)
 	out[sandbox.SymbolKey("sync")] = syncSyms
 
 	r := sandbox.StdlibSymbols("math/rand")
