@@ -77,13 +77,8 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			*problem, strings.Join(gradableProblems(), ", "))
 		return gradeExitNotGraded
 	}
-	if !strings.HasSuffix(path, ".go") {
-		fmt.Fprintf(stderr, "grade: %s: want a Go source file (FILE.go)\n", path)
-		return gradeExitNotGraded
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "grade: cannot read the file: %v\n", err)
+	src, ok := readSubmission(path, stderr)
+	if !ok {
 		return gradeExitNotGraded
 	}
 
@@ -149,13 +144,8 @@ func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, ok boo
 // gradeWithKit grades the file at path against code's scenarios with its
 // kit, in a sandboxed child.
 func gradeWithKit(ctx context.Context, code *problems.Code, path string, seed int64, seeds int, asJSON bool, stdout, stderr io.Writer) int {
-	if !strings.HasSuffix(path, ".go") {
-		fmt.Fprintf(stderr, "grade: %s: want a Go source file (FILE.go)\n", path)
-		return gradeExitNotGraded
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "grade: cannot read the file: %v\n", err)
+	src, ok := readSubmission(path, stderr)
+	if !ok {
 		return gradeExitNotGraded
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -179,4 +169,19 @@ func gradeWithKit(ctx context.Context, code *problems.Code, path string, seed in
 		grading.WriteText(stdout, report)
 	}
 	return grading.ExitCode(report)
+}
+
+// readSubmission reads the Go file to grade, or says on stderr why it
+// cannot.
+func readSubmission(path string, stderr io.Writer) ([]byte, bool) {
+	if !strings.HasSuffix(path, ".go") {
+		fmt.Fprintf(stderr, "grade: %s: want a Go source file (FILE.go)\n", path)
+		return nil, false
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: cannot read the file: %v\n", err)
+		return nil, false
+	}
+	return src, true
 }
