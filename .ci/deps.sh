@@ -8,13 +8,15 @@
 # missing_packages prints the Debian packages for the tools that are not
 # on PATH: the sandbox's prlimit, the C compiler -race needs, Debian's
 # Chromium for the browser tests and Node.js with npm for axe-core and the
-# editor bundle.
+# editor bundle; PostgreSQL's server binaries for the Postgres half of the
+# suite (internal/pgtest starts a throwaway cluster of its own: no service).
 missing_packages() {
 	local need=()
 	command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
 	command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 	command -v chromium >/dev/null 2>&1 || need+=(chromium)
 	command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
+	command -v pg_ctl >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || need+=(postgresql)
 	echo "${need[*]}"
 }
 
