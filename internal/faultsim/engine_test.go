@@ -225,3 +225,22 @@ func TestNoFamilyNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashedWorkersKeepTheirInterpreter: a crash unwinds its goroutine
+// like a panic, so a stateless submission's interpreter serves later runs
+// rather than being compiled again for every crash point. On one lane a
+// run uses at most three at once (two workers and a restart).
+func TestCrashedWorkersKeepTheirInterpreter(t *testing.T) {
+	p, diags := faultsim.Interpret(toyKit{}, "bump.go", casSource)
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	sc := toyScenario{name: "crash", workers: 2, crash: true, restart: time.Second}
+	rep := grade(t, p, sc, faultsim.Options{Seeds: 3, Lanes: 1})
+	if rep.Scenarios[0].Runs < 5 {
+		t.Fatalf("runs = %d: the scenario explores no crash points", rep.Scenarios[0].Runs)
+	}
+	if p.Compiled > 3 {
+		t.Errorf("%d interpreters compiled for %d runs, want at most 3", p.Compiled, rep.Scenarios[0].Runs)
+	}
+}

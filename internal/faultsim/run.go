@@ -88,9 +88,12 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 			for _, iv := range r.Calls {
 				if iv.entry != nil {
 					// A call that did not unwind normally leaves its
-					// interpreter in a state no later run may inherit.
-					clean := (iv.Ended == EndReturned || iv.Ended == EndPanicked) && r.Stopped == StopNone && r.Deadlock == ""
-					f.Finished(iv.Worker, clean)
+					// interpreter in a state no later run may inherit. A
+					// crash unwinds its goroutine (Goexit) as a panic does;
+					// the bubble ending with nothing blocked (v == nil)
+					// says no goroutine of the call stayed behind.
+					ended := iv.Ended == EndReturned || iv.Ended == EndPanicked || iv.Ended == EndCrashed
+					f.Finished(iv.Worker, ended && r.Stopped == StopNone && v == nil)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package createclient_test
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,4 +65,57 @@ func TestMeasureGradeReference(t *testing.T) {
 	})
 	t.Logf("%d scenarios, %d runs: native %v, interpreted %v (%.1fx), %d interpreters compiled; best of %d",
 		len(scs), runs, native, interpreted, float64(interpreted)/float64(native), compiled, rounds)
+}
+
+// BenchmarkGradeReference grades the reference interpreted, the whole
+// suite at the seeds a user's grade explores (grading.DefaultSeeds), as
+// the grading child does, and reports the median wall and CPU time of a
+// grade, the interpreters it compiled and its runs.
+//
+//	go test ./internal/kits/createclient -run '^$' -bench GradeReference -benchtime 10x
+func BenchmarkGradeReference(b *testing.B) {
+	src, err := os.ReadFile("solutions/reference/client.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	scs := loadScenariosB(b)
+	bubble := faultsim.BenchBubble(b)
+	var took, cpu []time.Duration
+	compiled, runs := 0, 0
+	for b.Loop() {
+		start, cpu0 := time.Now(), faultsim.ProcessCPU()
+		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
+		if diags != nil {
+			b.Fatal(diags)
+		}
+		rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
+		if err != nil || rep.Status != faultsim.StatusPass {
+			b.Fatalf("%v %+v", err, rep.Failed())
+		}
+		took = append(took, time.Since(start))
+		cpu = append(cpu, faultsim.ProcessCPU()-cpu0)
+		compiled, runs = prog.Compiled, 0
+		for _, sc := range rep.Scenarios {
+			runs += sc.Runs
+		}
+	}
+	slices.Sort(took)
+	slices.Sort(cpu)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(cpu[len(cpu)/2].Microseconds())/1000, "cpu-median-ms")
+	b.ReportMetric(float64(compiled), "interpreters")
+	b.ReportMetric(float64(runs), "runs")
+}
+
+func loadScenariosB(b *testing.B) []faultsim.Scenario {
+	path := problemDir + "/scenarios.yaml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	list, err := createclient.ParseScenarios(path, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return createclient.Scenarios(list)
 }
