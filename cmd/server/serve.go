@@ -19,7 +19,6 @@ import (
 	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/grading"
-	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/rooms"
@@ -294,7 +293,10 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// Live screens: their events are in the store; the broker only wakes
 	// the streams that follow a room. Closing it ends those streams, so
 	// Shutdown is not held up by them (clients reconnect and resume).
-	broker := live.NewInProcess()
+	broker, err := openBroker(ctx, cfg.DB, log)
+	if err != nil {
+		return err
+	}
 	defer broker.Close()
 	roomsCfg := rooms.Config{Store: store, Catalog: current, Publisher: broker, Log: log, TTL: cfg.RoomTTL, Retention: cfg.RoomRetention,
 		Creates: ratelimit.New(rooms.DefaultCreates, nil)}
