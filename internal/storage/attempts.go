@@ -68,13 +68,32 @@ func (s *Store) Attempt(ctx context.Context, userID string, kind Kind, slug stri
 }
 
 // touch marks the attempt as changed now.
-func touch(ctx context.Context, tx *sql.Tx, attemptID int64, now time.Time) error {
+func touch(ctx context.Context, tx *txn, attemptID int64, now time.Time) error {
 	res, err := tx.ExecContext(ctx, `UPDATE attempts SET updated_at = ? WHERE id = ?`, millis(now), attemptID)
 	if err != nil {
 		return fmt.Errorf("storage: touch attempt %d: %w", attemptID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
+	}
+	return nil
+}
+
+// lockAttempt makes the transaction the attempt's only writer until it
+// ends, for a write that decides from rows it reads first (which hints are
+// shown, whether a session is open). On SQLite the transaction's write
+// lock already is that.
+func lockAttempt(ctx context.Context, tx *txn, attemptID int64) error {
+	if tx.d.forUpdate == "" {
+		return nil
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM attempts WHERE id = ?`+tx.d.forUpdate, attemptID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("storage: lock attempt %d: %w", attemptID, err)
 	}
 	return nil
 }

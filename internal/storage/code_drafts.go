@@ -19,7 +19,7 @@ type CodeDraft struct {
 // is a *QuotaError, and the draft stored before stays.
 func (s *Store) SaveCodeDraft(ctx context.Context, attemptID int64, code string) (CodeDraft, error) {
 	now := s.now()
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		if err := touch(ctx, tx, attemptID, now); err != nil {
 			return err
 		}

@@ -81,7 +81,7 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 	now := s.now()
 	run := GradeRun{AttemptID: attemptID, Problem: problem, Seed: seed, Source: source,
 		Status: GradeRunning, StartedAt: fromMillis(millis(now))}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		if err := touch(ctx, tx, attemptID, now); err != nil {
 			return err
 		}
@@ -91,14 +91,9 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 		if err := s.checkQuota(ctx, tx, attemptID, int64(len(source))+MaxReportBytes, 0); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO grade_runs (attempt_id, problem, seed, status, started_at) VALUES (?, ?, ?, ?, ?)`,
-			attemptID, problem, seed, string(GradeRunning), millis(now))
-		if err != nil {
-			return fmt.Errorf("storage: start grade run: %w", err)
-		}
-		run.ID, err = res.LastInsertId()
-		if err != nil {
+		if err := tx.QueryRowContext(ctx,
+			`INSERT INTO grade_runs (attempt_id, problem, seed, status, started_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			attemptID, problem, seed, string(GradeRunning), millis(now)).Scan(&run.ID); err != nil {
 			return fmt.Errorf("storage: start grade run: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO grade_run_files (run_id, source) VALUES (?, ?)`, run.ID, source); err != nil {
@@ -114,7 +109,7 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 
 // trimRuns makes room for one more run of the attempt. A running run is
 // never touched: its grading still reports to it.
-func trimRuns(ctx context.Context, tx *sql.Tx, attemptID int64, fullRunsKept, runsKept int) error {
+func trimRuns(ctx context.Context, tx *txn, attemptID int64, fullRunsKept, runsKept int) error {
 	if _, err := tx.ExecContext(ctx,
 		`DELETE FROM grade_runs WHERE attempt_id = ? AND status != 'running' AND id NOT IN
 		   (SELECT id FROM grade_runs WHERE attempt_id = ? ORDER BY id DESC LIMIT ?)`,
@@ -129,7 +124,7 @@ func trimRuns(ctx context.Context, tx *sql.Tx, attemptID int64, fullRunsKept, ru
 		attemptID, attemptID, fullRunsKept-1); err != nil {
 		return fmt.Errorf("storage: compact grade runs: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE grade_runs SET trimmed = 'old' WHERE trimmed IS NOT 'old' AND id IN (`+old+`)`,
+	if _, err := tx.ExecContext(ctx, `UPDATE grade_runs SET trimmed = 'old' WHERE trimmed IS DISTINCT FROM 'old' AND id IN (`+old+`)`,
 		attemptID, attemptID, fullRunsKept-1); err != nil {
 		return fmt.Errorf("storage: compact grade runs: %w", err)
 	}
@@ -194,26 +189,30 @@ func (s *Store) FinishGradeRun(ctx context.Context, id int64, end GradeRunEnd) e
 	if end.Status == GradeBusy {
 		retryAfter = end.RetryAfter.Milliseconds()
 	}
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *txn) error {
+		// The status test is in the UPDATE, not read before it: of two
+		// finishes at once (two instances, or a finish racing a sweep),
+		// the second waits for the first's row lock and then matches no
+		// row, on Postgres as on SQLite.
 		var attemptID int64
-		var status string
-		err := tx.QueryRowContext(ctx, `SELECT attempt_id, status FROM grade_runs WHERE id = ?`, id).Scan(&attemptID, &status)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("storage: finish grade run %d: %w", id, err)
-		}
-		if GradeStatus(status) != GradeRunning {
-			return ErrRunFinished
-		}
-		if _, err := tx.ExecContext(ctx,
+		err := tx.QueryRowContext(ctx,
 			`UPDATE grade_runs SET status = ?, finished_at = ?, message = ?, retry_after_ms = ?,
 			 verdict = ?, scenarios_passed = ?, scenarios_total = ?, invariants_held = ?, invariants_total = ?,
 			 defects_fixed = ?, defects_total = ?, trimmed = ?
-			 WHERE id = ?`,
+			 WHERE id = ? AND status = 'running' RETURNING attempt_id`,
 			string(end.Status), millis(now), end.Message, retryAfter,
-			summary[0], summary[1], summary[2], summary[3], summary[4], summary[5], summary[6], trimmed, id); err != nil {
+			summary[0], summary[1], summary[2], summary[3], summary[4], summary[5], summary[6], trimmed, id).Scan(&attemptID)
+		if errors.Is(err, sql.ErrNoRows) {
+			var one int
+			switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM grade_runs WHERE id = ?`, id).Scan(&one); {
+			case errors.Is(err, sql.ErrNoRows):
+				return ErrNotFound
+			case err != nil:
+				return fmt.Errorf("storage: finish grade run %d: %w", id, err)
+			}
+			return ErrRunFinished
+		}
+		if err != nil {
 			return fmt.Errorf("storage: finish grade run %d: %w", id, err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE grade_run_files SET report_gz = ? WHERE run_id = ?`, report, id); err != nil {

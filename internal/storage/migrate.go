@@ -60,29 +60,55 @@ func Migrations(fsys fs.FS) ([]Migration, error) {
 	return ms, nil
 }
 
-// Migrate applies the embedded migrations that are not applied yet, each in
-// its own transaction together with its row in schema_migrations. It returns
-// how many it applied; running it again applies none.
+// Migrate applies the embedded migrations of the store's dialect that are
+// not applied yet, each in its own transaction together with its row in
+// schema_migrations. It returns how many it applied; running it again
+// applies none.
 func (s *Store) Migrate(ctx context.Context) (int, error) {
-	ms, err := Migrations(migrations.FS)
+	ms, err := Migrations(migrationsOf(s.d))
 	if err != nil {
 		return 0, err
 	}
 	return s.apply(ctx, ms)
 }
 
+// migrationsOf is the dialect's set of migration files. The two sets build
+// the same schema and number their files alike (a test holds them to it),
+// so a schema version means the same on both databases.
+func migrationsOf(d *dialect) fs.FS {
+	if d == postgresDialect {
+		return migrations.Postgres
+	}
+	return migrations.FS
+}
+
+// migrationLock is the Postgres advisory lock that instances take around
+// Migrate; any number serves that no other program on the database uses.
+const migrationLock = 0x6661756c746c696e // "faultlin"
+
 func (s *Store) apply(ctx context.Context, ms []Migration) (int, error) {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT    NOT NULL,
-		applied_at INTEGER NOT NULL
-	) STRICT`); err != nil {
+	if s.d == postgresDialect {
+		// Several instances starting at once: without the lock two could
+		// both create schema_migrations (CREATE TABLE IF NOT EXISTS races
+		// on Postgres's catalogue) or run a migration's DDL side by side.
+		// The lock is the session's, so it is held on one connection.
+		conn, err := s.db.Conn(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("storage: migrate: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, int64(migrationLock)); err != nil {
+			return 0, fmt.Errorf("storage: migrate: take the migration lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(migrationLock))
+	}
+	if _, err := s.db.ExecContext(ctx, s.d.schemaMigrations); err != nil {
 		return 0, fmt.Errorf("storage: create schema_migrations: %w", err)
 	}
 	applied := 0
 	for _, m := range ms {
 		done := false
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(tx *txn) error {
 			// Checked inside the transaction: two servers starting on one
 			// file must not both apply the same migration.
 			var n int
@@ -93,7 +119,9 @@ func (s *Store) apply(ctx context.Context, ms []Migration) (int, error) {
 				done = true
 				return nil
 			}
-			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			// Not rebound: a migration has no parameters, and a ? in one
+			// of its comments is prose.
+			if _, err := tx.Tx.ExecContext(ctx, m.SQL); err != nil {
 				return fmt.Errorf("storage: apply migration %s: %w", m.Name, err)
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,

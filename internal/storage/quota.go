@@ -52,16 +52,14 @@ func (e *QuotaError) Is(target error) bool { return target == ErrQuota }
 // overflow pages, so the sum costs a few index lookups per row.
 const usageQuery = `WITH mine AS (SELECT id FROM attempts WHERE user_id = (SELECT user_id FROM attempts WHERE id = ?))
 SELECT
-  (SELECT coalesce(sum(octet_length(code)), 0) FROM code_drafts WHERE attempt_id IN mine)
+  (SELECT coalesce(sum(octet_length(code)), 0) FROM code_drafts WHERE attempt_id IN (SELECT id FROM mine))
 + (SELECT coalesce(sum(octet_length(source) + coalesce(octet_length(report_json), 0) + coalesce(octet_length(report_gz), 0)), 0)
-     FROM grade_run_files WHERE run_id IN (SELECT id FROM grade_runs WHERE attempt_id IN mine))
-+ (SELECT coalesce(sum(octet_length(body) + coalesce(octet_length(late_body), 0)), 0) FROM answers WHERE attempt_id IN mine)
-+ (SELECT coalesce(sum(octet_length(draft) + coalesce(octet_length(late_text), 0)), 0) FROM timed_sessions WHERE attempt_id IN mine)`
+     FROM grade_run_files WHERE run_id IN (SELECT id FROM grade_runs WHERE attempt_id IN (SELECT id FROM mine)))
++ (SELECT coalesce(sum(octet_length(body) + coalesce(octet_length(late_body), 0)), 0) FROM answers WHERE attempt_id IN (SELECT id FROM mine))
++ (SELECT coalesce(sum(octet_length(draft) + coalesce(octet_length(late_text), 0)), 0) FROM timed_sessions WHERE attempt_id IN (SELECT id FROM mine))`
 
 // usage is what the owner of attemptID stores, in bytes.
-func usage(ctx context.Context, q interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}, attemptID int64) (int64, error) {
+func usage(ctx context.Context, q queryer, attemptID int64) (int64, error) {
 	var n int64
 	if err := q.QueryRowContext(ctx, usageQuery, attemptID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("storage: usage: %w", err)
@@ -73,9 +71,20 @@ func usage(ctx context.Context, q interface {
 // replacing bytes it overwrites) to the owner of attemptID when the total
 // would pass MaxUserBytes. A write that does not grow the total is always
 // allowed, so a user at the limit can still shorten a draft.
-func (s *Store) checkQuota(ctx context.Context, tx *sql.Tx, attemptID int64, adding, replacing int64) error {
+func (s *Store) checkQuota(ctx context.Context, tx *txn, attemptID int64, adding, replacing int64) error {
 	if adding <= replacing {
 		return nil
+	}
+	// The quota is the user's, across attempts: the user's row is locked
+	// so that two writes to two of their attempts cannot both count the
+	// same old total (SQLite's one writer makes this a no-op there).
+	if s.d.forUpdate != "" {
+		var id string
+		err := tx.QueryRowContext(ctx,
+			`SELECT id FROM users WHERE id = (SELECT user_id FROM attempts WHERE id = ?)`+s.d.forUpdate, attemptID).Scan(&id)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("storage: quota: lock the user: %w", err)
+		}
 	}
 	used, err := usage(ctx, tx, attemptID)
 	if err != nil {

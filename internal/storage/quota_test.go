@@ -329,7 +329,8 @@ func openAt(ctx context.Context, path string, ms []Migration) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Store{db: db, path: path, now: time.Now, maxUserBytes: MaxUserBytes}
+	st := newStore(db, sqliteDialect)
+	st.path = path
 	st.startCheckpoints(time.Hour)
 	if _, err := st.apply(ctx, ms); err != nil {
 		st.Close()

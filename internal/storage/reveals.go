@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -46,7 +45,12 @@ func (s *Store) RevealHint(ctx context.Context, attemptID int64, part, index int
 		return fmt.Errorf("storage: reveal hint: part %d, hint %d: both count from 1", part, index)
 	}
 	now := s.now()
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *txn) error {
+		// Locked before counting: two reveals at once must not both count
+		// the same hints shown.
+		if err := lockAttempt(ctx, tx, attemptID); err != nil {
+			return err
+		}
 		var shown int
 		if err := tx.QueryRowContext(ctx,
 			`SELECT count(*) FROM hint_reveals WHERE attempt_id = ? AND part = ?`, attemptID, part).Scan(&shown); err != nil {
@@ -104,12 +108,12 @@ func (s *Store) RevealAnswer(ctx context.Context, attemptID int64, scope string,
 		return fmt.Errorf("storage: reveal answer: unknown reason %q", reason)
 	}
 	now := s.now()
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx *txn) error {
 		return revealAnswer(ctx, tx, attemptID, scope, reason, now)
 	})
 }
 
-func revealAnswer(ctx context.Context, tx *sql.Tx, attemptID int64, scope string, reason Reason, now time.Time) error {
+func revealAnswer(ctx context.Context, tx *txn, attemptID int64, scope string, reason Reason, now time.Time) error {
 	if err := touch(ctx, tx, attemptID, now); err != nil {
 		return err
 	}

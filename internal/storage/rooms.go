@@ -90,7 +90,7 @@ func (s *Store) CreateRoom(ctx context.Context, r Room, first NewRoomEvent) (Roo
 	if ev.Visibility == VisibleToEveryone {
 		ev.PublicSeq = 1
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq, last_public_seq)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
@@ -161,7 +161,7 @@ func (s *Store) appendRoomEvents(ctx context.Context, roomID string, at time.Tim
 		}
 	}
 	var out []RoomEvent
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		last, lastPublic, err := claimSeqs(ctx, tx, roomID, at, len(evs), public, end)
 		if err != nil {
 			return err
@@ -199,7 +199,7 @@ func (s *Store) AppendDocUpdates(ctx context.Context, roomID, doc string, base i
 		return nil, errors.New("storage: append document updates: the document has no name")
 	}
 	var out []RoomEvent
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		last, lastPublic, err := claimSeqs(ctx, tx, roomID, at, len(updates), len(updates), false)
 		if err != nil {
 			return err
@@ -240,9 +240,6 @@ func (s *Store) DocVersion(ctx context.Context, roomID, doc string) (int64, erro
 	return docVersion(ctx, s.db, roomID, doc)
 }
 
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
 
 func docVersion(ctx context.Context, q queryer, roomID, doc string) (int64, error) {
 	var v int64
@@ -326,7 +323,7 @@ func (s *Store) queryRoomEvents(ctx context.Context, limit int, where string, ar
 // one room are serialised on every database, and commit order is seq
 // order), and it matches no row once the room has ended or expired. end
 // marks the room ended in the same step.
-func claimSeqs(ctx context.Context, tx *sql.Tx, roomID string, at time.Time, n, public int, end bool) (last, lastPublic int64, err error) {
+func claimSeqs(ctx context.Context, tx *txn, roomID string, at time.Time, n, public int, end bool) (last, lastPublic int64, err error) {
 	set := `last_seq = last_seq + ?, last_public_seq = last_public_seq + ?`
 	args := []any{n, public}
 	if end {
@@ -353,7 +350,7 @@ func claimSeqs(ctx context.Context, tx *sql.Tx, roomID string, at time.Time, n, 
 	return last, lastPublic, nil
 }
 
-func insertRoomEvent(ctx context.Context, tx *sql.Tx, ev RoomEvent) error {
+func insertRoomEvent(ctx context.Context, tx *txn, ev RoomEvent) error {
 	var doc, version, public any
 	if ev.Doc != "" {
 		doc, version = ev.Doc, ev.DocVersion
@@ -419,7 +416,7 @@ func (s *Store) DeleteRoomsExpiredBy(ctx context.Context, cutoff time.Time, limi
 	var deleted []string
 	for _, id := range ids {
 		var n int64
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, func(tx *txn) error {
 			res, err := tx.ExecContext(ctx, `DELETE FROM rooms WHERE id = ? AND expires_at <= ?`, id, millis(cutoff))
 			if err != nil {
 				return fmt.Errorf("storage: delete room %s: %w", id, err)

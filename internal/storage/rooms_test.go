@@ -314,7 +314,7 @@ func TestPublicSeqMigrationNumbersOldEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s := &Store{db: db, now: time.Now, maxUserBytes: MaxUserBytes, fullRunsKept: FullRunsKept, runsKept: RunsKept}
+	s := newStore(db, sqliteDialect)
 	if _, err := s.apply(ctx, ms[:at]); err != nil {
 		t.Fatal(err)
 	}

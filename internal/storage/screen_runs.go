@@ -45,14 +45,11 @@ func (s *Store) StartScreenRun(ctx context.Context, userID, screen string, limit
 
 // ScreenRun returns the user's run of a screen, or ErrNotFound.
 func (s *Store) ScreenRun(ctx context.Context, userID, screen string) (ScreenRun, error) {
-	return screenRun(ctx, s.db, userID, screen)
+	return screenRun(ctx, s.db, userID, screen, "")
 }
 
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func screenRun(ctx context.Context, db queryRower, userID, screen string) (ScreenRun, error) {
+// screenRun reads the run; lock is "" or the dialect's forUpdate.
+func screenRun(ctx context.Context, db queryer, userID, screen, lock string) (ScreenRun, error) {
 	var (
 		r                     = ScreenRun{UserID: userID, Screen: screen}
 		limit, started, since int64
@@ -60,7 +57,7 @@ func screenRun(ctx context.Context, db queryRower, userID, screen string) (Scree
 		finished              sql.NullInt64
 	)
 	err := db.QueryRowContext(ctx,
-		`SELECT limit_ms, started_at, step, step_since, step_ms, finished_at FROM screen_runs WHERE user_id = ? AND screen = ?`,
+		`SELECT limit_ms, started_at, step, step_since, step_ms, finished_at FROM screen_runs WHERE user_id = ? AND screen = ?`+lock,
 		userID, screen).Scan(&limit, &started, &r.Step, &since, &steps, &finished)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ScreenRun{}, ErrNotFound
@@ -86,8 +83,10 @@ func screenRun(ctx context.Context, db queryRower, userID, screen string) (Scree
 // run is ErrNotFound; an error from change stores nothing.
 func (s *Store) UpdateScreenRun(ctx context.Context, userID, screen string, change func(ScreenRun) (ScreenRun, error)) (ScreenRun, error) {
 	var out ScreenRun
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		r, err := screenRun(ctx, tx, userID, screen)
+	err := s.inTx(ctx, func(tx *txn) error {
+		// Locked as read: change decides from it, and two tabs moving at
+		// once on two instances must not both start from the same step.
+		r, err := screenRun(ctx, tx, userID, screen, s.d.forUpdate)
 		if err != nil {
 			return err
 		}

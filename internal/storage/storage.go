@@ -1,7 +1,17 @@
-// Package storage keeps what users do in SQLite (modernc.org/sqlite, no cgo):
-// anonymous users, their attempts at problems and question sets, the hints
-// they revealed, the answers they wrote and the answer material they chose to
-// see. All SQL of the application lives here.
+// Package storage keeps what users do: anonymous users, their attempts at
+// problems and question sets, the hints they revealed, the answers they
+// wrote and the answer material they chose to see, their code and grade
+// runs, and the live rooms' logs. All SQL of the application lives here.
+//
+// One Store runs on either of two databases: SQLite (modernc.org/sqlite, no
+// cgo; the default, a file beside the server) or Postgres (through pgx),
+// shared by several server instances. The queries are written once, in
+// SQL both accept (dialect.go says what differs), and every write that
+// reads before it decides is safe with many writers at once: it is a
+// conditional statement whose rows-affected count is checked, or it locks
+// the row it read (FOR UPDATE), so Postgres's READ COMMITTED cannot let two
+// writers decide on the same old state. SQLite gets the same guarantee
+// from its one writer at a time.
 package storage
 
 import (
@@ -36,8 +46,9 @@ const busyTimeout = 5 * time.Second
 
 // Store is the application's database. It is safe for concurrent use.
 type Store struct {
-	db   *sql.DB
-	path string
+	db   *pool
+	d    *dialect
+	path string // the SQLite file; "" on Postgres
 	now  func() time.Time
 	// The quotas: MaxUserBytes, FullRunsKept and RunsKept; tests lower them.
 	maxUserBytes           int64
@@ -52,10 +63,28 @@ type Store struct {
 	writer     chan struct{}
 }
 
-// Open opens (creating if needed) the SQLite database at path, with WAL,
-// a busy timeout and foreign keys on, and applies pending migrations.
-// The directory holding path is created if missing.
-func Open(ctx context.Context, path string) (*Store, error) {
+// Open opens the database that db names and applies pending migrations. A
+// postgres:// or postgresql:// URL opens that Postgres database (see
+// openPostgres); anything else is the path of a SQLite file, created if
+// needed with the directory holding it, and opened with WAL, a busy timeout
+// and foreign keys on.
+func Open(ctx context.Context, db string) (*Store, error) {
+	if isPostgresURL(db) {
+		return openPostgres(ctx, db)
+	}
+	return openSQLite(ctx, db)
+}
+
+// isPostgresURL reports whether the -db value names a Postgres database
+// rather than a SQLite file.
+func isPostgresURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// Dialect names the database the store runs on: "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.d.name }
+
+func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("storage: create database directory: %w", err)
@@ -69,14 +98,21 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, now: time.Now, maxUserBytes: MaxUserBytes,
-		fullRunsKept: FullRunsKept, runsKept: RunsKept}
+	s := newStore(db, sqliteDialect)
+	s.path = path
 	if _, err := s.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	s.startCheckpoints(checkpointEvery)
 	return s, nil
+}
+
+// newStore wraps an open database with the default quotas; the caller
+// migrates it.
+func newStore(db *sql.DB, d *dialect) *Store {
+	return &Store{db: &pool{DB: db, d: d}, d: d, now: time.Now, maxUserBytes: MaxUserBytes,
+		fullRunsKept: FullRunsKept, runsKept: RunsKept}
 }
 
 // dsn builds the connection string. Pragmas go in the DSN so that every
@@ -101,17 +137,21 @@ var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 
 // Close stops the checkpoints and closes the database.
 func (s *Store) Close() error {
-	s.stopCheckpoints()
-	<-s.checkpointsDone
+	if s.stopCheckpoints != nil {
+		s.stopCheckpoints()
+		<-s.checkpointsDone
+	}
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("storage: close: %w", err)
 	}
 	return nil
 }
 
-// inTx runs f in a transaction, committing when f returns nil.
+// inTx runs f in a transaction, committing when f returns nil. A lock
+// waited on past busyTimeout, a deadlock or a conflict comes back as
+// ErrBusy.
 //
-// Every transaction here takes SQLite's write lock at BEGIN (see dsn), and
+// On SQLite every transaction here takes SQLite's write lock at BEGIN (see dsn), and
 // this process runs one at a time: the others queue on s.writer, in
 // order, rather than each on its own connection in SQLite's busy handler,
 // which polls with sleeps of up to 100 ms and serves no one first. With
@@ -120,7 +160,14 @@ func (s *Store) Close() error {
 // rest's delay in seconds (bench/rooms.sh). The wait is bounded by
 // busyTimeout as SQLite's was; another process's writer still meets the
 // busy handler.
-func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
+//
+// On Postgres transactions run side by side (READ COMMITTED): each one
+// that decides from what it read locks that row or writes conditionally,
+// so there is no queue; a lock wait ends at lock_timeout (busyTimeout).
+func (s *Store) inTx(ctx context.Context, f func(tx *txn) error) error {
+	if s.d == postgresDialect {
+		return busy(s.runTx(ctx, f))
+	}
 	s.writerOnce.Do(func() { s.writer = make(chan struct{}, 1) })
 	wait := time.NewTimer(busyTimeout)
 	select {
@@ -133,10 +180,15 @@ func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
 		return fmt.Errorf("storage: begin: %w", ctx.Err())
 	}
 	defer func() { <-s.writer }()
-	tx, err := s.db.BeginTx(ctx, nil)
+	return busy(s.runTx(ctx, f))
+}
+
+func (s *Store) runTx(ctx context.Context, f func(tx *txn) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("storage: begin: %w", err)
 	}
+	tx := &txn{Tx: sqlTx, d: s.d}
 	if err := f(tx); err != nil {
 		tx.Rollback()
 		return err

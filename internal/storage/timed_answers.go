@@ -146,9 +146,14 @@ func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, m
 		t       TimedSession
 		created bool
 	)
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		// The transaction holds the write lock from BEGIN (_txlock=immediate),
-		// so two starts cannot both see no session and both insert.
+	err := s.inTx(ctx, func(tx *txn) error {
+		// On SQLite the transaction holds the write lock from BEGIN
+		// (_txlock=immediate); on Postgres the attempt's row is locked
+		// first: either way two starts cannot both see no session and
+		// both insert.
+		if err := lockAttempt(ctx, tx, attemptID); err != nil {
+			return err
+		}
 		var err error
 		t, err = scanSession(tx.QueryRowContext(ctx,
 			`SELECT `+sessionColumns+` FROM timed_sessions WHERE attempt_id = ? AND scope = ? AND closed_at IS NULL`,
@@ -162,14 +167,10 @@ func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, m
 		if err := touch(ctx, tx, attemptID, at); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO timed_sessions (attempt_id, scope, mode, limit_ms, started_at) VALUES (?, ?, ?, ?, ?)`,
-			attemptID, scope, mode, limit.Milliseconds(), millis(at))
-		if err != nil {
-			return fmt.Errorf("storage: start timed session %s: %w", scope, err)
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
+		var id int64
+		if err := tx.QueryRowContext(ctx,
+			`INSERT INTO timed_sessions (attempt_id, scope, mode, limit_ms, started_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			attemptID, scope, mode, limit.Milliseconds(), millis(at)).Scan(&id); err != nil {
 			return fmt.Errorf("storage: start timed session %s: %w", scope, err)
 		}
 		created = true
@@ -231,8 +232,10 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 	if seq < 1 || seq > MaxDraftSeq {
 		return TimedSession{}, false, fmt.Errorf("storage: save draft: sequence number %d: they count from 1 to %d", seq, int64(MaxDraftSeq))
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		t, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM timed_sessions WHERE id = ?`, sessionID))
+	err = s.inTx(ctx, func(tx *txn) error {
+		// Locked as read: "newer wins" compares with draft_seq as read,
+		// and two saves at once must not both pass against the same one.
+		t, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM timed_sessions WHERE id = ?`+s.d.forUpdate, sessionID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -274,7 +277,7 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 				`UPDATE timed_sessions SET late_text = ?, draft_seq = ?, late_saved_at = ? WHERE id = ?`,
 				text, seq, millis(at), t.ID)
 			if err == nil && !t.Open() {
-				_, err = tx.ExecContext(ctx, `UPDATE answers SET late = 1, late_body = ? WHERE id = ?`, text, t.AnswerID)
+				_, err = tx.ExecContext(ctx, `UPDATE answers SET late = ?, late_body = ? WHERE id = ?`, true, text, t.AnswerID)
 			}
 		}
 		if err != nil {
@@ -306,7 +309,7 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 		timing = AnswerTiming{WordCount: timing.WordCount}
 	}
 	a := TimedAnswer{Answer: Answer{Scope: scope, Body: body, CreatedAt: fromMillis(millis(at))}, AttemptID: attemptID, Timing: timing}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *txn) error {
 		if sessionID != 0 {
 			var (
 				owner    int64
@@ -338,22 +341,27 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 			started = nullMillis(timing.StartedAt)
 			used = sql.NullInt64{Int64: timing.TimeUsed.Milliseconds(), Valid: true}
 		}
-		res, err := tx.ExecContext(ctx,
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO answers (attempt_id, scope, body, created_at, mode, limit_ms, started_at, time_used_ms,
 			   how_ended, late, late_body, word_count)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			attemptID, scope, body, millis(at), mode, limit, started, used,
-			howEnded, timing.Late, lateBody, timing.WordCount)
-		if err != nil {
-			return fmt.Errorf("storage: submit timed answer %s: %w", scope, err)
-		}
-		if a.ID, err = res.LastInsertId(); err != nil {
+			howEnded, timing.Late, lateBody, timing.WordCount).Scan(&a.ID); err != nil {
 			return fmt.Errorf("storage: submit timed answer %s: %w", scope, err)
 		}
 		if sessionID != 0 {
-			if _, err := tx.ExecContext(ctx, `UPDATE timed_sessions SET closed_at = ?, answer_id = ? WHERE id = ?`,
-				millis(at), a.ID, sessionID); err != nil {
+			// Closed only if still open: of two submits at once the
+			// second matches no row here and its answer is rolled back,
+			// though both read the session open above.
+			res, err := tx.ExecContext(ctx, `UPDATE timed_sessions SET closed_at = ?, answer_id = ? WHERE id = ? AND closed_at IS NULL`,
+				millis(at), a.ID, sessionID)
+			if err != nil {
 				return fmt.Errorf("storage: close timed session %d: %w", sessionID, err)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return fmt.Errorf("storage: close timed session %d: %w", sessionID, err)
+			} else if n == 0 {
+				return ErrSessionClosed
 			}
 		}
 		return nil
@@ -445,7 +453,7 @@ func (s *Store) SaveSelfAssessment(ctx context.Context, answerID int64, covered 
 	if err != nil {
 		return SelfAssessment{}, fmt.Errorf("storage: self-assessment of answer %d: %w", answerID, err)
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTx(ctx, func(tx *txn) error {
 		var attemptID int64
 		err := tx.QueryRowContext(ctx, `SELECT attempt_id FROM answers WHERE id = ?`, answerID).Scan(&attemptID)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync"
 	"testing"
@@ -19,7 +18,7 @@ func TestWritersQueue(t *testing.T) {
 	holding, release := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
-		first <- s.inTx(ctx, func(*sql.Tx) error {
+		first <- s.inTx(ctx, func(*txn) error {
 			close(holding)
 			<-release
 			return nil
@@ -30,7 +29,7 @@ func TestWritersQueue(t *testing.T) {
 	gone, cancel := context.WithCancel(ctx)
 	ran := false
 	waited := make(chan error, 1)
-	go func() { waited <- s.inTx(gone, func(*sql.Tx) error { ran = true; return nil }) }()
+	go func() { waited <- s.inTx(gone, func(*txn) error { ran = true; return nil }) }()
 	cancel()
 	select {
 	case err := <-waited:
@@ -51,7 +50,7 @@ func TestWritersQueue(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- s.inTx(ctx, func(*sql.Tx) error {
+			errs <- s.inTx(ctx, func(*txn) error {
 				mu.Lock()
 				inside++
 				most = max(most, inside)
