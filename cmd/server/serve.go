@@ -54,7 +54,7 @@ const (
 // serveConfig is the configuration of the web app.
 type serveConfig struct {
 	Addr    string // listen address
-	DB      string // SQLite file; its folder is created
+	DB      string // SQLite file (its folder is created) or postgres:// URL
 	Content string // content folder; empty means the content embedded in the binary
 	// Watch reloads Content when its files change, keeping the last good
 	// version while an edit has errors (shown in a banner on every page).
@@ -104,7 +104,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	flags := flag.NewFlagSet("serve", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	flags.StringVar(&cfg.Addr, "addr", env("FAULTLINE_ADDR", "localhost:8080"), "listen address (env FAULTLINE_ADDR)")
-	flags.StringVar(&cfg.DB, "db", env("FAULTLINE_DB", "./data/faultline.db"), "SQLite database file, created with its folder if missing (env FAULTLINE_DB)")
+	flags.StringVar(&cfg.DB, "db", env("FAULTLINE_DB", "./data/faultline.db"), "SQLite database file, created with its folder if missing, or a postgres:// URL (env FAULTLINE_DB)")
 	flags.StringVar(&cfg.Content, "content", env("FAULTLINE_CONTENT", ""), "content folder to serve instead of the content built into the binary (env FAULTLINE_CONTENT)")
 	watch := env("FAULTLINE_WATCH", "false")
 	defaultWatch, err := strconv.ParseBool(watch)
@@ -338,7 +338,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", cfg.DB, "content", root,
+	log.Info("listening", "url", "http://"+ln.Addr().String(), "db", storage.Redacted(cfg.DB), "content", root,
 		"problems", len(cat.Problems), "sets", len(cat.Sets), "screens", len(cat.Screens), "graders", cfg.Graders,
 		"content_load", loaded.Sub(started).Round(time.Millisecond),
 		"db_open", opened.Sub(loaded).Round(time.Millisecond),

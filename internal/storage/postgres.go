@@ -43,6 +43,15 @@ func openPostgres(ctx context.Context, rawURL string) (*Store, error) {
 	return s, nil
 }
 
+// Redacted is the -db value as a log may show it: a Postgres URL without
+// its password; a file path as it is.
+func Redacted(db string) string {
+	if !isPostgresURL(db) {
+		return db
+	}
+	return redactURL(db)
+}
+
 // redactURL is rawURL without its password, for error messages and logs.
 func redactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)

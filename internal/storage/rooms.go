@@ -240,7 +240,6 @@ func (s *Store) DocVersion(ctx context.Context, roomID, doc string) (int64, erro
 	return docVersion(ctx, s.db, roomID, doc)
 }
 
-
 func docVersion(ctx context.Context, q queryer, roomID, doc string) (int64, error) {
 	var v int64
 	if err := q.QueryRowContext(ctx,

@@ -39,48 +39,49 @@ func TestDeleteRoomsExpiredBy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := openTestStore(t)
-			newTestRoom(t, s, "old", t0, time.Hour)
-			newTestRoom(t, s, "ended", t0.Add(time.Second), time.Hour-time.Second)
-			newTestRoom(t, s, "newer", t0, 2*time.Hour)
-			newTestRoom(t, s, "open", t0, 24*time.Hour)
-			for _, id := range []string{"old", "ended", "newer", "open"} {
-				if _, err := s.AppendRoomEvents(ctx, id, t0.Add(time.Minute),
-					ev(ActorInterviewer, "note.saved", VisibleToInterviewer, `{"text":"n"}`),
-					ev(ActorCandidate, "answer.text", VisibleToEveryone, `{"item":0,"text":"a"}`)); err != nil {
+			forEachStore(t, func(t *testing.T, s *Store) {
+				newTestRoom(t, s, "old", t0, time.Hour)
+				newTestRoom(t, s, "ended", t0.Add(time.Second), time.Hour-time.Second)
+				newTestRoom(t, s, "newer", t0, 2*time.Hour)
+				newTestRoom(t, s, "open", t0, 24*time.Hour)
+				for _, id := range []string{"old", "ended", "newer", "open"} {
+					if _, err := s.AppendRoomEvents(ctx, id, t0.Add(time.Minute),
+						ev(ActorInterviewer, "note.saved", VisibleToInterviewer, `{"text":"n"}`),
+						ev(ActorCandidate, "answer.text", VisibleToEveryone, `{"item":0,"text":"a"}`)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := s.EndRoom(ctx, "ended", t0.Add(2*time.Minute), ev(ActorInterviewer, "room.ended", VisibleToEveryone, `{}`)); err != nil {
 					t.Fatal(err)
 				}
-			}
-			if _, err := s.EndRoom(ctx, "ended", t0.Add(2*time.Minute), ev(ActorInterviewer, "room.ended", VisibleToEveryone, `{}`)); err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.DeleteRoomsExpiredBy(ctx, tt.cutoff, tt.limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, tt.deleted) {
-				t.Fatalf("deleted %v; want %v", got, tt.deleted)
-			}
-			for _, id := range []string{"old", "ended", "newer", "open"} {
-				_, err := s.Room(ctx, id)
-				gone := slices.Contains(tt.deleted, id)
-				switch {
-				case gone && err != ErrNotFound:
-					t.Errorf("Room(%s) after its deletion = %v; want ErrNotFound", id, err)
-				case !gone && err != nil:
-					t.Errorf("Room(%s), which is kept, = %v", id, err)
+				got, err := s.DeleteRoomsExpiredBy(ctx, tt.cutoff, tt.limit)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if n := countRoomEvents(t, s, id); gone != (n == 0) {
-					t.Errorf("room %s (deleted: %v) has %d events left", id, gone, n)
+				if !slices.Equal(got, tt.deleted) {
+					t.Fatalf("deleted %v; want %v", got, tt.deleted)
 				}
-			}
-			again, err := s.DeleteRoomsExpiredBy(ctx, tt.cutoff, tt.limit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.limit >= 3 && len(again) != 0 {
-				t.Fatalf("a second sweep deleted %v; want nothing", again)
-			}
+				for _, id := range []string{"old", "ended", "newer", "open"} {
+					_, err := s.Room(ctx, id)
+					gone := slices.Contains(tt.deleted, id)
+					switch {
+					case gone && err != ErrNotFound:
+						t.Errorf("Room(%s) after its deletion = %v; want ErrNotFound", id, err)
+					case !gone && err != nil:
+						t.Errorf("Room(%s), which is kept, = %v", id, err)
+					}
+					if n := countRoomEvents(t, s, id); gone != (n == 0) {
+						t.Errorf("room %s (deleted: %v) has %d events left", id, gone, n)
+					}
+				}
+				again, err := s.DeleteRoomsExpiredBy(ctx, tt.cutoff, tt.limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.limit >= 3 && len(again) != 0 {
+					t.Fatalf("a second sweep deleted %v; want nothing", again)
+				}
+			})
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/pgtest"
 	"github.com/faultline-dev/faultline/migrations"
 )
 
@@ -18,6 +19,8 @@ func submitPlain(ctx context.Context, s *Store, attemptID int64, scope, body str
 	return s.SubmitTimedAnswer(ctx, attemptID, scope, body, 0, AnswerTiming{}, s.now())
 }
 
+// openTestStore opens a SQLite store in a fresh file: for the tests of
+// what only SQLite has (its WAL, its one writer).
 func openTestStore(t *testing.T) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "test.db"))
@@ -26,6 +29,37 @@ func openTestStore(t *testing.T) *Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// openPostgresTestStore opens a store on a fresh Postgres database
+// (pgtest: skipped without Postgres, failed under CI=true).
+func openPostgresTestStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), pgtest.URL(t))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// testStores are the databases of the conformance suite: every test that
+// is not about one database's own machinery runs on each, as a subtest
+// named after it.
+var testStores = []struct {
+	name string
+	open func(t *testing.T) *Store
+}{
+	{"sqlite", openTestStore},
+	{"postgres", openPostgresTestStore},
+}
+
+// forEachStore runs f on a fresh store of each database.
+func forEachStore(t *testing.T, f func(t *testing.T, s *Store)) {
+	t.Helper()
+	for _, db := range testStores {
+		t.Run(db.name, func(t *testing.T) { f(t, db.open(t)) })
+	}
 }
 
 func TestOpenFreshAndReopen(t *testing.T) {
@@ -146,173 +180,178 @@ func TestMigrationFailureRollsBack(t *testing.T) {
 
 func TestUsers(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
-	if _, err := s.User(ctx, "nobody"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("User(unknown) err = %v; want ErrNotFound", err)
-	}
-	u, err := s.EnsureUser(ctx, "abc")
-	if err != nil || u.ID != "abc" || u.CreatedAt.IsZero() || u.DisplayName != "" {
-		t.Fatalf("EnsureUser = %+v, %v", u, err)
-	}
-	again, err := s.EnsureUser(ctx, "abc")
-	if err != nil || !again.CreatedAt.Equal(u.CreatedAt) {
-		t.Fatalf("second EnsureUser = %+v, %v; want the same user", again, err)
-	}
-	if _, err := s.EnsureUser(ctx, ""); err == nil {
-		t.Error("EnsureUser(\"\") succeeded")
-	}
+	forEachStore(t, func(t *testing.T, s *Store) {
+		if _, err := s.User(ctx, "nobody"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("User(unknown) err = %v; want ErrNotFound", err)
+		}
+		u, err := s.EnsureUser(ctx, "abc")
+		if err != nil || u.ID != "abc" || u.CreatedAt.IsZero() || u.DisplayName != "" {
+			t.Fatalf("EnsureUser = %+v, %v", u, err)
+		}
+		again, err := s.EnsureUser(ctx, "abc")
+		if err != nil || !again.CreatedAt.Equal(u.CreatedAt) {
+			t.Fatalf("second EnsureUser = %+v, %v; want the same user", again, err)
+		}
+		if _, err := s.EnsureUser(ctx, ""); err == nil {
+			t.Error("EnsureUser(\"\") succeeded")
+		}
+	})
 }
 
 func TestAttempts(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
-	if _, err := s.Attempt(ctx, "u", KindProblem, "p"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Attempt before start err = %v; want ErrNotFound", err)
-	}
-	a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := s.StartAttempt(ctx, "u", KindProblem, "p")
-	if err != nil || b.ID != a.ID {
-		t.Fatalf("second StartAttempt = %+v, %v; want attempt %d", b, err, a.ID)
-	}
-	c, err := s.StartAttempt(ctx, "u", KindSet, "p")
-	if err != nil || c.ID == a.ID {
-		t.Fatalf("set attempt with the problem's slug = %+v, %v; want a separate attempt", c, err)
-	}
-	got, err := s.Attempt(ctx, "u", KindProblem, "p")
-	if err != nil || got.ID != a.ID || got.Kind != KindProblem || got.Slug != "p" || got.UserID != "u" {
-		t.Fatalf("Attempt = %+v, %v", got, err)
-	}
-	if _, err := s.StartAttempt(ctx, "u", Kind("essay"), "p"); err == nil {
-		t.Error("StartAttempt with an unknown kind succeeded")
-	}
+	forEachStore(t, func(t *testing.T, s *Store) {
+		if _, err := s.Attempt(ctx, "u", KindProblem, "p"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Attempt before start err = %v; want ErrNotFound", err)
+		}
+		a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+		if err != nil || b.ID != a.ID {
+			t.Fatalf("second StartAttempt = %+v, %v; want attempt %d", b, err, a.ID)
+		}
+		c, err := s.StartAttempt(ctx, "u", KindSet, "p")
+		if err != nil || c.ID == a.ID {
+			t.Fatalf("set attempt with the problem's slug = %+v, %v; want a separate attempt", c, err)
+		}
+		got, err := s.Attempt(ctx, "u", KindProblem, "p")
+		if err != nil || got.ID != a.ID || got.Kind != KindProblem || got.Slug != "p" || got.UserID != "u" {
+			t.Fatalf("Attempt = %+v, %v", got, err)
+		}
+		if _, err := s.StartAttempt(ctx, "u", Kind("essay"), "p"); err == nil {
+			t.Error("StartAttempt with an unknown kind succeeded")
+		}
+	})
 }
 
 func TestHintRevealOrder(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
-	a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps := []struct {
-		name       string
-		part, hint int
-		wantErr    error
-	}{
-		{"second before first", 1, 2, ErrHintOrder},
-		{"first", 1, 1, nil},
-		{"third before second", 1, 3, ErrHintOrder},
-		{"second", 1, 2, nil},
-		{"first again is a no-op", 1, 1, nil},
-		{"other part starts at one", 2, 1, nil},
-		{"other part in order too", 2, 3, ErrHintOrder},
-	}
-	for _, st := range steps {
-		t.Run(st.name, func(t *testing.T) {
-			err := s.RevealHint(ctx, a.ID, st.part, st.hint)
-			if !errors.Is(err, st.wantErr) {
-				t.Fatalf("RevealHint(%d, %d) = %v; want %v", st.part, st.hint, err, st.wantErr)
-			}
-		})
-	}
-	got, err := s.HintReveals(ctx, a.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := [][2]int{{1, 1}, {1, 2}, {2, 1}}
-	if len(got) != len(want) {
-		t.Fatalf("HintReveals = %+v; want parts/indexes %v", got, want)
-	}
-	for i, h := range got {
-		if h.Part != want[i][0] || h.Index != want[i][1] || h.RevealedAt.IsZero() {
-			t.Errorf("reveal %d = %+v; want part %d hint %d", i, h, want[i][0], want[i][1])
+	forEachStore(t, func(t *testing.T, s *Store) {
+		a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if err := s.RevealHint(ctx, a.ID, 0, 1); err == nil {
-		t.Error("RevealHint part 0 succeeded")
-	}
-	if err := s.RevealHint(ctx, 9999, 1, 1); !errors.Is(err, ErrNotFound) {
-		t.Errorf("RevealHint on a missing attempt = %v; want ErrNotFound", err)
-	}
+		steps := []struct {
+			name       string
+			part, hint int
+			wantErr    error
+		}{
+			{"second before first", 1, 2, ErrHintOrder},
+			{"first", 1, 1, nil},
+			{"third before second", 1, 3, ErrHintOrder},
+			{"second", 1, 2, nil},
+			{"first again is a no-op", 1, 1, nil},
+			{"other part starts at one", 2, 1, nil},
+			{"other part in order too", 2, 3, ErrHintOrder},
+		}
+		for _, st := range steps {
+			t.Run(st.name, func(t *testing.T) {
+				err := s.RevealHint(ctx, a.ID, st.part, st.hint)
+				if !errors.Is(err, st.wantErr) {
+					t.Fatalf("RevealHint(%d, %d) = %v; want %v", st.part, st.hint, err, st.wantErr)
+				}
+			})
+		}
+		got, err := s.HintReveals(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [][2]int{{1, 1}, {1, 2}, {2, 1}}
+		if len(got) != len(want) {
+			t.Fatalf("HintReveals = %+v; want parts/indexes %v", got, want)
+		}
+		for i, h := range got {
+			if h.Part != want[i][0] || h.Index != want[i][1] || h.RevealedAt.IsZero() {
+				t.Errorf("reveal %d = %+v; want part %d hint %d", i, h, want[i][0], want[i][1])
+			}
+		}
+		if err := s.RevealHint(ctx, a.ID, 0, 1); err == nil {
+			t.Error("RevealHint part 0 succeeded")
+		}
+		if err := s.RevealHint(ctx, 9999, 1, 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("RevealHint on a missing attempt = %v; want ErrNotFound", err)
+		}
+	})
 }
 
 func TestAnswerRevealsAndAnswers(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
-	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s.now = func() time.Time { clock = clock.Add(time.Second); return clock }
-	a, err := s.StartAttempt(ctx, "u", KindSet, "rapid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	q1, q2 := ScopeQuestion("q1"), ScopeQuestion("q2")
-
-	// q1: answered, then answered again. q2: revealed, then answered.
-	if _, err := submitPlain(ctx, s, a.ID, q1, "first try"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := submitPlain(ctx, s, a.ID, q1, "second try"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RevealAnswer(ctx, a.ID, q2, ReasonChoseToReveal); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := submitPlain(ctx, s, a.ID, q2, "after looking"); err != nil {
-		t.Fatal(err)
-	}
-	reveals, err := s.AnswerReveals(ctx, a.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantReasons := map[string]Reason{q1: ReasonSubmitted, q2: ReasonChoseToReveal}
-	if len(reveals) != 2 {
-		t.Fatalf("AnswerReveals = %+v; want 2", reveals)
-	}
-	for _, r := range reveals {
-		if wantReasons[r.Scope] != r.Reason {
-			t.Errorf("scope %s reason = %s; want %s", r.Scope, r.Reason, wantReasons[r.Scope])
+	forEachStore(t, func(t *testing.T, s *Store) {
+		clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		s.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+		a, err := s.StartAttempt(ctx, "u", KindSet, "rapid")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	latest, err := s.LatestTimedAnswers(ctx, a.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if latest[q1].Body != "second try" || latest[q2].Body != "after looking" || len(latest) != 2 {
-		t.Errorf("LatestTimedAnswers = %+v", latest)
-	}
-	if err := s.RevealAnswer(ctx, a.ID, q1, Reason("bored")); err == nil {
-		t.Error("RevealAnswer with an unknown reason succeeded")
-	}
-	if _, err := submitPlain(ctx, s, 9999, q1, "x"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("a plain answer on a missing attempt = %v; want ErrNotFound", err)
-	}
-	empty, err := s.AnswerReveals(ctx, 9999)
-	if err != nil || len(empty) != 0 {
-		t.Errorf("AnswerReveals(missing) = %v, %v; want none", empty, err)
-	}
+		q1, q2 := ScopeQuestion("q1"), ScopeQuestion("q2")
+
+		// q1: answered, then answered again. q2: revealed, then answered.
+		if _, err := submitPlain(ctx, s, a.ID, q1, "first try"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := submitPlain(ctx, s, a.ID, q1, "second try"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RevealAnswer(ctx, a.ID, q2, ReasonChoseToReveal); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := submitPlain(ctx, s, a.ID, q2, "after looking"); err != nil {
+			t.Fatal(err)
+		}
+		reveals, err := s.AnswerReveals(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReasons := map[string]Reason{q1: ReasonSubmitted, q2: ReasonChoseToReveal}
+		if len(reveals) != 2 {
+			t.Fatalf("AnswerReveals = %+v; want 2", reveals)
+		}
+		for _, r := range reveals {
+			if wantReasons[r.Scope] != r.Reason {
+				t.Errorf("scope %s reason = %s; want %s", r.Scope, r.Reason, wantReasons[r.Scope])
+			}
+		}
+		latest, err := s.LatestTimedAnswers(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if latest[q1].Body != "second try" || latest[q2].Body != "after looking" || len(latest) != 2 {
+			t.Errorf("LatestTimedAnswers = %+v", latest)
+		}
+		if err := s.RevealAnswer(ctx, a.ID, q1, Reason("bored")); err == nil {
+			t.Error("RevealAnswer with an unknown reason succeeded")
+		}
+		if _, err := submitPlain(ctx, s, 9999, q1, "x"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("a plain answer on a missing attempt = %v; want ErrNotFound", err)
+		}
+		empty, err := s.AnswerReveals(ctx, 9999)
+		if err != nil || len(empty) != 0 {
+			t.Errorf("AnswerReveals(missing) = %v, %v; want none", empty, err)
+		}
+	})
 }
 
 func TestConcurrentWritersWait(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
-	a, err := s.StartAttempt(ctx, "u", KindSet, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const writers = 8
-	errs := make(chan error, writers)
-	for i := range writers {
-		go func() {
-			_, err := submitPlain(ctx, s, a.ID, ScopeQuestion("q"), string(rune('a'+i)))
-			errs <- err
-		}()
-	}
-	for range writers {
-		if err := <-errs; err != nil {
-			t.Errorf("concurrent plain answers: %v", err)
+	forEachStore(t, func(t *testing.T, s *Store) {
+		a, err := s.StartAttempt(ctx, "u", KindSet, "s")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		const writers = 8
+		errs := make(chan error, writers)
+		for i := range writers {
+			go func() {
+				_, err := submitPlain(ctx, s, a.ID, ScopeQuestion("q"), string(rune('a'+i)))
+				errs <- err
+			}()
+		}
+		for range writers {
+			if err := <-errs; err != nil {
+				t.Errorf("concurrent plain answers: %v", err)
+			}
+		}
+	})
 }
