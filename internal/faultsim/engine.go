@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sync"
 )
 
 // Options says how much of each scenario's space a grade explores.
@@ -20,8 +19,10 @@ type Options struct {
 	// MaxCrashRuns bounds the crash points explored per scenario
 	// (default 64): a loop of harness calls has one per call.
 	MaxCrashRuns int
-	// Progress, if set, gets each scenario's result as it finishes.
+	// Progress, if set, gets each scenario's result as it finishes, in
+	// the suite's order.
 	Progress func(ScenarioResult)
+	lanes    lanes
 }
 
 func (o Options) withDefaults() Options {
@@ -78,22 +79,31 @@ func checkReturns(r *Run) []string {
 // for the engine or the kit breaking.
 func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bubble, opt Options) (*Report, error) {
 	opt = opt.withDefaults()
+	opt.lanes = newLanes(opt.Lanes)
 	rep := &Report{Kit: k.Name(), Status: StatusPass, Scenarios: []ScenarioResult{}}
-	for _, sc := range scenarios {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	results := make([]ScenarioResult, len(scenarios))
+	errs := make([]error, len(scenarios))
+	// Scenarios run side by side (see lanes); the report and the progress
+	// keep the suite's order, and the first failure in that order is the
+	// one returned.
+	inOrder(len(scenarios), opt.Lanes, func(i int) bool {
+		if errs[i] = ctx.Err(); errs[i] == nil {
+			results[i], errs[i] = gradeScenario(k, scenarios[i], prog, b, opt)
 		}
-		sr, err := gradeScenario(k, sc, prog, b, opt)
-		if err != nil {
-			return nil, err
+		return errs[i] == nil
+	}, func(i int) {
+		if errs[i] == nil && opt.Progress != nil {
+			opt.Progress(results[i])
+		}
+	})
+	for i, sr := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
 		if sr.Status != StatusPass {
 			rep.Status = StatusFail
 		}
 		rep.Scenarios = append(rep.Scenarios, sr)
-		if opt.Progress != nil {
-			opt.Progress(sr)
-		}
 	}
 	return rep, nil
 }
@@ -125,7 +135,7 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		return ScenarioResult{}, err
 	}
 	first := &Run{Seed: opt.FirstSeed, Plan: plan, Scenario: sc}
-	execute(b, k, prog, first)
+	opt.lanes.execute(b, k, prog, first)
 	if first.internal != nil {
 		return ScenarioResult{}, first.internal
 	}
@@ -138,7 +148,7 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		}
 		rest = append(rest, crashRuns(first, opt.MaxCrashRuns)...)
 	}
-	runLanes(b, k, prog, rest, opt.Lanes)
+	runLanes(b, k, prog, rest, opt.lanes)
 	runs := append([]*Run{first}, rest...)
 	for _, r := range runs {
 		if r.internal != nil {
@@ -195,26 +205,6 @@ func crashRuns(first *Run, max int) []*Run {
 		}
 	}
 	return out
-}
-
-// runLanes executes runs, lanes at a time; results land in the runs.
-func runLanes(b Bubble, k Kit, prog Program, runs []*Run, lanes int) {
-	next := make(chan *Run)
-	var wg sync.WaitGroup
-	for range min(lanes, len(runs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				execute(b, k, prog, r)
-			}
-		}()
-	}
-	for _, r := range runs {
-		next <- r
-	}
-	close(next)
-	wg.Wait()
 }
 
 func outputOf(iv *Invocation) string {

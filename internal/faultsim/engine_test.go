@@ -3,9 +3,11 @@ package faultsim_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +244,37 @@ func TestCrashedWorkersKeepTheirInterpreter(t *testing.T) {
 	}
 	if p.Compiled > 3 {
 		t.Errorf("%d interpreters compiled for %d runs, want at most 3", p.Compiled, rep.Scenarios[0].Runs)
+	}
+}
+
+// TestLanesDoNotChangeTheReport: scenarios and runs side by side give
+// the report, and the progress, of one at a time.
+func TestLanesDoNotChangeTheReport(t *testing.T) {
+	var scs []faultsim.Scenario
+	for i := 1; i <= 5; i++ {
+		scs = append(scs, toyScenario{name: fmt.Sprintf("s%d", i), workers: 1 + i%3, crash: i%2 == 1, restart: time.Second})
+	}
+	grade := func(lanes int) (string, []string) {
+		var order []string
+		rep, err := faultsim.Grade(context.Background(), toyKit{}, scs, interpreted(t, racySource), faultsim.TestBubble(t),
+			faultsim.Options{Seeds: 8, Lanes: lanes, Progress: func(s faultsim.ScenarioResult) { order = append(order, s.Name) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.MarshalIndent(rep, "", " ")
+		return string(b), order
+	}
+	one, oneOrder := grade(1)
+	if want := []string{"s1", "s2", "s3", "s4", "s5"}; !slices.Equal(oneOrder, want) {
+		t.Fatalf("progress on one lane = %v, want %v", oneOrder, want)
+	}
+	for _, lanes := range []int{2, 4} {
+		got, order := grade(lanes)
+		if got != one {
+			t.Errorf("%d lanes: report differs from one lane's:\n%s\none lane:\n%s", lanes, got, one)
+		}
+		if !slices.Equal(order, oneOrder) {
+			t.Errorf("%d lanes: progress %v, want %v", lanes, order, oneOrder)
+		}
 	}
 }

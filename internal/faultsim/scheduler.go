@@ -62,6 +62,10 @@ type parked struct {
 	resume  chan bool
 }
 
+func compareParked(a, b *parked) int {
+	return cmp.Or(cmp.Compare(a.actor, b.actor), cmp.Compare(a.arrival, b.arrival))
+}
+
 // NewScheduler returns a scheduler whose choices come from seed alone.
 func NewScheduler(seed int64) *Scheduler {
 	return &Scheduler{rng: rand.New(rand.NewPCG(uint64(seed), 0x5851f42d4c957f2d)), wake: make(chan struct{}, 1)}
@@ -83,7 +87,12 @@ func (s *Scheduler) Pass(actor string) bool {
 	}
 	p := &parked{actor: actor, arrival: s.arrivals, resume: make(chan bool, 1)}
 	s.arrivals++
-	s.parked = append(s.parked, p)
+	// The runtime decides the order in which goroutines reach the gate;
+	// keeping parked sorted by name and arrival makes the choice depend on
+	// the seed alone, at the cost of one insertion rather than a sort of
+	// them all at every step.
+	i, _ := slices.BinarySearchFunc(s.parked, p, compareParked)
+	s.parked = slices.Insert(s.parked, i, p)
 	s.mu.Unlock()
 	s.nudge()
 	return <-p.resume
@@ -142,11 +151,6 @@ func (s *Scheduler) Run(budget time.Duration) string {
 			return StopSteps
 		}
 		if n := len(s.parked); n > 0 {
-			// The runtime decides the order in which goroutines reach the
-			// gate; sorting makes the choice depend on the seed alone.
-			slices.SortFunc(s.parked, func(a, b *parked) int {
-				return cmp.Or(cmp.Compare(a.actor, b.actor), cmp.Compare(a.arrival, b.arrival))
-			})
 			i := 0
 			if n > 1 {
 				i = s.rng.IntN(n)

@@ -88,7 +88,7 @@ func BenchmarkGradeReference(b *testing.B) {
 		if diags != nil {
 			b.Fatal(diags)
 		}
-		rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
+		rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
 		if err != nil || rep.Status != faultsim.StatusPass {
 			b.Fatalf("%v %+v", err, rep.Failed())
 		}

@@ -1,0 +1,79 @@
+package faultsim
+
+import "sync"
+
+// lanes bounds how many runs execute at once, across every scenario of a
+// grade: runs are independent (each has its own bubble, world and
+// workers), so while one scenario waits for its first run, which decides
+// its crash points, another's runs keep the other cores busy. A lane is a
+// token held for the length of one run.
+type lanes chan struct{}
+
+func newLanes(n int) lanes { return make(lanes, max(1, n)) }
+
+// execute runs r on a lane; a nil lanes runs it at once.
+func (l lanes) execute(b Bubble, k Kit, prog Program, r *Run) {
+	if l != nil {
+		l <- struct{}{}
+		defer func() { <-l }()
+	}
+	execute(b, k, prog, r)
+}
+
+// runLanes executes runs, as many at once as the lanes allow; results land
+// in the runs.
+func runLanes(b Bubble, k Kit, prog Program, runs []*Run, l lanes) {
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.execute(b, k, prog, r)
+		}()
+	}
+	wg.Wait()
+}
+
+// inOrder calls do(i) for i in [0, n), up to width at once, and then(i) for
+// each i in order, as soon as it and every one before it are done, so that
+// what streams out keeps the suite's order whichever finished first. Once
+// do(i) returns false no further i starts; then is called only for those
+// that came before it and itself.
+func inOrder(n, width int, do func(i int) bool, then func(i int)) {
+	var (
+		mu       sync.Mutex
+		next     int
+		reported int
+		stopped  = n // the first i whose do returned false
+		done     = make([]bool, n)
+		wg       sync.WaitGroup
+	)
+	for range min(max(1, width), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next >= stopped || next == n {
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				ok := do(i)
+				mu.Lock()
+				done[i] = true
+				if !ok && i < stopped {
+					stopped = i
+				}
+				for reported < n && reported <= stopped && done[reported] {
+					then(reported)
+					reported++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
