@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -57,12 +57,12 @@ func TestCrashStopsTheWholeWorker(t *testing.T) {
 	sc := scenarioNamed(t, "crash-and-rerun")
 	// The request is slow: its reply comes back after 5 s, by when a
 	// heartbeat call has killed the process.
-	sc.Faults = []refundkit.Fault{{Request: 1, Kind: refundkit.FaultSlow, Processing: 5 * time.Second}}
+	sc.Faults = []world.Fault{{Request: 1, Kind: world.FaultSlow, Processing: 5 * time.Second}}
 	base := &run{seed: 1}
 	execute(BubbleFromT(t), &sc, newInterpretedProgram(parsed), base)
 	crashAt, n := 0, 0
 	for _, e := range base.env.Trace() {
-		if e.Actor != "worker-1" || e.Kind != refundkit.KindCall || strings.HasPrefix(e.Text, "RefundMoney") {
+		if e.Actor != "worker-1" || e.Kind != world.KindCall || strings.HasPrefix(e.Text, "RefundMoney") {
 			continue
 		}
 		n++
@@ -75,7 +75,7 @@ func TestCrashStopsTheWholeWorker(t *testing.T) {
 		t.Fatal("no call of worker-1 two seconds in")
 	}
 
-	r := &run{seed: 1, crash: refundkit.CrashPoint{Call: crashAt, Before: true}, crashFor: "worker-1"}
+	r := &run{seed: 1, crash: world.CrashPoint{Call: crashAt, Before: true}, crashFor: "worker-1"}
 	execute(BubbleFromT(t), &sc, newInterpretedProgram(parsed), r)
 	if r.internal != nil {
 		t.Fatal(r.internal)
@@ -96,7 +96,7 @@ func TestCrashStopsTheWholeWorker(t *testing.T) {
 		if e.Actor == "worker-1" && e.At > diedAt {
 			t.Errorf("the dead worker still acted at %s: %s %s", at(e.At), e.Kind, e.Text)
 		}
-		if e.Kind == refundkit.KindDrop && strings.Contains(e.Text, "dead process") {
+		if e.Kind == world.KindDrop && strings.Contains(e.Text, "dead process") {
 			droppedToDead = true
 		}
 	}

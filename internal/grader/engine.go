@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/textclip"
 )
@@ -25,7 +26,7 @@ const (
 type invocation struct {
 	Invocation
 	phase     int
-	worker    *refundkit.Worker
+	worker    *world.Worker
 	ended     string
 	startedAt time.Duration
 	endedAt   time.Duration
@@ -50,9 +51,9 @@ type invocation struct {
 // run is one execution of a scenario: one schedule, maybe one crash point.
 type run struct {
 	seed     int64
-	crash    refundkit.CrashPoint
+	crash    world.CrashPoint
 	crashFor string // the worker the crash applies to
-	env      *refundkit.Env
+	env      *world.Env
 	invs     []*invocation
 	stopped  string // why the run was cut short: stoppedTime, stoppedSteps, or ""
 	deadlock string
@@ -122,7 +123,7 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 	}()
 	b(func() {
 		sched := newScheduler(r.seed)
-		env := refundkit.NewEnv(sched, refundkit.DefaultNetwork)
+		env := world.NewEnv(sched, world.DefaultNetwork)
 		r.env = env
 		if err := seedWorld(env, sc, r.learned); err != nil {
 			r.internal = err
@@ -160,7 +161,7 @@ func allEnded(r *run) bool {
 // earlier run of the submission made carries what the submission sends
 // (learned), so the world's history is spelled as the code under test
 // spells it.
-func seedWorld(env *refundkit.Env, sc *Scenario, learned map[string]sentParams) error {
+func seedWorld(env *world.Env, sc *Scenario, learned map[string]sentParams) error {
 	start := env.Start()
 	for _, rec := range sc.Records {
 		r := refundkit.Record{RequestID: rec.RequestID, ChargeID: rec.ChargeID, Amount: rec.Amount, Currency: rec.Currency,
@@ -191,15 +192,15 @@ func seedWorld(env *refundkit.Env, sc *Scenario, learned map[string]sentParams) 
 				if err := env.Provider().AddInFlight(ch.ID, rf.Amount, ref, key, rf.Age, rf.LandsIn, rf.ForRequest); err != nil {
 					return fmt.Errorf("grader: scenario %s: %w", sc.Name, err)
 				}
-				env.Record("provider", refundkit.KindState, "before the run: a request to refund %d on %s, sent %s ago, %s, reference %q (%s), is still being executed; it lands at %s",
-					rf.Amount, ch.ID, refundkit.FormatDuration(rf.Age), keyWords, ref, by, at(rf.LandsIn))
+				env.Record("provider", world.KindState, "before the run: a request to refund %d on %s, sent %s ago, %s, reference %q (%s), is still being executed; it lands at %s",
+					rf.Amount, ch.ID, world.FormatDuration(rf.Age), keyWords, ref, by, at(rf.LandsIn))
 				continue
 			}
 			if err := env.Provider().AddRefund(ch.ID, rf.Amount, ref, key, rf.Age, rf.ForRequest); err != nil {
 				return fmt.Errorf("grader: scenario %s: %w", sc.Name, err)
 			}
-			env.Record("provider", refundkit.KindState, "before the run: a refund of %d on %s, %s ago, %s, reference %q (%s)",
-				rf.Amount, ch.ID, refundkit.FormatDuration(rf.Age), keyWords, ref, by)
+			env.Record("provider", world.KindState, "before the run: a refund of %d on %s, %s ago, %s, reference %q (%s)",
+				rf.Amount, ch.ID, world.FormatDuration(rf.Age), keyWords, ref, by)
 		}
 	}
 	for _, f := range sc.Faults {
@@ -272,7 +273,7 @@ func learnSubmission(b Bubble, sc *Scenario, prog Program, seed int64) (map[stri
 
 // coordinate is the clock actor: it starts each phase's invocations at
 // their offsets and waits for them to end before the next phase.
-func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program, r *run) {
+func coordinate(env *world.Env, sched *scheduler, sc *Scenario, prog Program, r *run) {
 	for pi, ph := range sc.Phases {
 		if ph.After > 0 {
 			time.Sleep(ph.After)
@@ -281,11 +282,11 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 			return
 		}
 		if len(sc.Phases) > 1 {
-			env.Record("clock", refundkit.KindState, "%s begins", ph.Name)
+			env.Record("clock", world.KindState, "%s begins", ph.Name)
 		}
 		if ph.ResetFaults || len(ph.Faults) > 0 {
 			env.Provider().ScriptFaults(ph.Faults)
-			env.Record("clock", refundkit.KindState, "from now on the provider has %s", faultScriptWords(ph.Faults))
+			env.Record("clock", world.KindState, "from now on the provider has %s", faultScriptWords(ph.Faults))
 		}
 		// A triggered call starts inside another actor's step; mu orders
 		// its start with coordinate's reading of ends.
@@ -293,7 +294,7 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 		var ends []ending
 		over := false
 		start := func(inv Invocation) {
-			crash := refundkit.CrashPoint{}
+			crash := world.CrashPoint{}
 			if inv.Worker == r.crashFor {
 				crash = r.crash
 			}
@@ -321,7 +322,7 @@ func coordinate(env *refundkit.Env, sched *scheduler, sc *Scenario, prog Program
 				if over {
 					return // the phase it belongs to is over
 				}
-				env.Record("clock", refundkit.KindState, "%s", triggerWords(inv))
+				env.Record("clock", world.KindState, "%s", triggerWords(inv))
 				start(inv)
 			}
 			if inv.When.Status != "" {
@@ -360,7 +361,7 @@ func triggerWords(inv Invocation) string {
 		why = "a request of " + inv.When.Answered + " has just got its answer"
 	}
 	if inv.At > 0 {
-		return fmt.Sprintf("%s: %s calls RefundMoney(%s) %s from now", why, inv.Worker, inv.RequestID, refundkit.FormatDuration(inv.At))
+		return fmt.Sprintf("%s: %s calls RefundMoney(%s) %s from now", why, inv.Worker, inv.RequestID, world.FormatDuration(inv.At))
 	}
 	return fmt.Sprintf("%s: %s calls RefundMoney(%s) now", why, inv.Worker, inv.RequestID)
 }
@@ -373,7 +374,7 @@ type ending struct {
 }
 
 // faultScriptWords says in plain words what a phase's fault script does.
-func faultScriptWords(faults []refundkit.Fault) string {
+func faultScriptWords(faults []world.Fault) string {
 	if len(faults) == 0 {
 		return "no faults"
 	}
@@ -390,7 +391,7 @@ func faultScriptWords(faults []refundkit.Fault) string {
 
 // invoke is one worker's process: load the submission, call RefundMoney,
 // note how it ended.
-func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
+func invoke(env *world.Env, prog Program, iv *invocation, seed int64) {
 	w := iv.worker
 	if iv.At > 0 {
 		time.Sleep(iv.At)
@@ -426,13 +427,13 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 	w.Pass()
 	if panicked {
 		iv.ended, iv.panicMsg = endPanicked, panicMsg
-		env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) panics: %s", iv.RequestID, panicMsg)
+		env.Record(w.ID, world.KindReply, "RefundMoney(%s) panics: %s", iv.RequestID, panicMsg)
 	} else {
 		iv.ended, iv.outcome, iv.err = endReturned, outcome, callErr
 		if callErr != nil {
-			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q, error: %s", iv.RequestID, outcome, iv.errText)
+			env.Record(w.ID, world.KindReply, "RefundMoney(%s) returns %q, error: %s", iv.RequestID, outcome, iv.errText)
 		} else {
-			env.Record(w.ID, refundkit.KindReply, "RefundMoney(%s) returns %q", iv.RequestID, outcome)
+			env.Record(w.ID, world.KindReply, "RefundMoney(%s) returns %q", iv.RequestID, outcome)
 		}
 	}
 }
@@ -442,22 +443,22 @@ func invoke(env *refundkit.Env, prog Program, iv *invocation, seed int64) {
 // deadline), marked in the trace. It writes the call's first trace line,
 // so call it holding the gate. stop says the call is over: a cancel due
 // later is not made.
-func callerContext(env *refundkit.Env, iv *invocation) (context.Context, func()) {
+func callerContext(env *world.Env, iv *invocation) (context.Context, func()) {
 	w := iv.worker
-	ctx := refundkit.WithWorker(context.Background(), w)
+	ctx := world.WithWorker(context.Background(), w)
 	ends, how := iv.contextEnds()
 	if ends <= 0 {
-		env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts", iv.RequestID)
+		env.Record(w.ID, world.KindCall, "RefundMoney(%s) starts", iv.RequestID)
 		return ctx, func() {}
 	}
 	iv.ctxEndsAt, iv.ctxEnds = iv.startedAt+ends, how
 	var cancel context.CancelFunc
 	if how == "cancelled" {
 		ctx, cancel = context.WithCancel(ctx)
-		env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts; its caller will stop waiting and cancel the context at %s", iv.RequestID, at(iv.ctxEndsAt))
+		env.Record(w.ID, world.KindCall, "RefundMoney(%s) starts; its caller will stop waiting and cancel the context at %s", iv.RequestID, at(iv.ctxEndsAt))
 	} else {
 		ctx, cancel = context.WithTimeout(ctx, ends)
-		env.Record(w.ID, refundkit.KindCall, "RefundMoney(%s) starts, with a context deadline at %s", iv.RequestID, at(iv.ctxEndsAt))
+		env.Record(w.ID, world.KindCall, "RefundMoney(%s) starts, with a context deadline at %s", iv.RequestID, at(iv.ctxEndsAt))
 	}
 	done := make(chan struct{})
 	var once sync.Once
@@ -482,12 +483,12 @@ func callerContext(env *refundkit.Env, iv *invocation) (context.Context, func())
 			// The context ends by itself; cancelling it here could
 			// beat its own timer and end it as cancelled instead.
 			if !w.Dead() {
-				env.Record(actor, refundkit.KindState, "the context of %s's call passes its deadline", w.ID)
+				env.Record(actor, world.KindState, "the context of %s's call passes its deadline", w.ID)
 			}
 			return
 		}
 		if !w.Dead() {
-			env.Record(actor, refundkit.KindState, "the caller of %s stops waiting: it cancels the context", w.ID)
+			env.Record(actor, world.KindState, "the caller of %s stops waiting: it cancels the context", w.ID)
 		}
 		cancel()
 	})

@@ -4,8 +4,6 @@ package grader
 
 import (
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
-	"go/constant"
-	"go/token"
 	"reflect"
 )
 
@@ -14,7 +12,6 @@ func init() {
 		// function, constant and variable definitions
 		"Claim":                   reflect.ValueOf(refundkit.Claim),
 		"CreateRefund":            reflect.ValueOf(refundkit.CreateRefund),
-		"DefaultNetwork":          reflect.ValueOf(&refundkit.DefaultNetwork).Elem(),
 		"ErrAlreadyRefunded":      reflect.ValueOf(&refundkit.ErrAlreadyRefunded).Elem(),
 		"ErrIdempotencyKeyInUse":  reflect.ValueOf(&refundkit.ErrIdempotencyKeyInUse).Elem(),
 		"ErrIdempotencyKeyReused": reflect.ValueOf(&refundkit.ErrIdempotencyKeyReused).Elem(),
@@ -23,27 +20,13 @@ func init() {
 		"ErrRateLimited":          reflect.ValueOf(&refundkit.ErrRateLimited).Elem(),
 		"ErrResourceMissing":      reflect.ValueOf(&refundkit.ErrResourceMissing).Elem(),
 		"ErrServer":               reflect.ValueOf(&refundkit.ErrServer).Elem(),
-		"FaultConnection":         reflect.ValueOf(constant.MakeFromLiteral("\"connection-error\"", token.STRING, 0)),
-		"FaultHTTPError":          reflect.ValueOf(constant.MakeFromLiteral("\"http-error\"", token.STRING, 0)),
-		"FaultLostReply":          reflect.ValueOf(constant.MakeFromLiteral("\"lost-reply\"", token.STRING, 0)),
-		"FaultLostRequest":        reflect.ValueOf(constant.MakeFromLiteral("\"timeout-before-send\"", token.STRING, 0)),
-		"FaultSlow":               reflect.ValueOf(constant.MakeFromLiteral("\"slow\"", token.STRING, 0)),
-		"FormatDuration":          reflect.ValueOf(refundkit.FormatDuration),
 		"GetRecord":               reflect.ValueOf(refundkit.GetRecord),
-		"KindCall":                reflect.ValueOf(constant.MakeFromLiteral("\"call\"", token.STRING, 0)),
-		"KindCrash":               reflect.ValueOf(constant.MakeFromLiteral("\"crash\"", token.STRING, 0)),
-		"KindDrop":                reflect.ValueOf(constant.MakeFromLiteral("\"drop\"", token.STRING, 0)),
-		"KindLog":                 reflect.ValueOf(constant.MakeFromLiteral("\"log\"", token.STRING, 0)),
-		"KindReply":               reflect.ValueOf(constant.MakeFromLiteral("\"reply\"", token.STRING, 0)),
-		"KindSleep":               reflect.ValueOf(constant.MakeFromLiteral("\"sleep\"", token.STRING, 0)),
-		"KindState":               reflect.ValueOf(constant.MakeFromLiteral("\"state\"", token.STRING, 0)),
 		"ListRefunds":             reflect.ValueOf(refundkit.ListRefunds),
 		"Logf":                    reflect.ValueOf(refundkit.Logf),
 		"MarkDone":                reflect.ValueOf(refundkit.MarkDone),
 		"MarkFailed":              reflect.ValueOf(refundkit.MarkFailed),
 		"MarkNeedsCheck":          reflect.ValueOf(refundkit.MarkNeedsCheck),
 		"MarkProcessing":          reflect.ValueOf(refundkit.MarkProcessing),
-		"NewEnv":                  reflect.ValueOf(refundkit.NewEnv),
 		"OutcomeDone":             reflect.ValueOf(refundkit.OutcomeDone),
 		"OutcomeFailed":           reflect.ValueOf(refundkit.OutcomeFailed),
 		"OutcomeInProgress":       reflect.ValueOf(refundkit.OutcomeInProgress),
@@ -53,47 +36,15 @@ func init() {
 		"StatusNeedsCheck":        reflect.ValueOf(refundkit.StatusNeedsCheck),
 		"StatusPending":           reflect.ValueOf(refundkit.StatusPending),
 		"StatusProcessing":        reflect.ValueOf(refundkit.StatusProcessing),
-		"WithWorker":              reflect.ValueOf(refundkit.WithWorker),
 
 		// type definitions
 		"APIError":        reflect.ValueOf((*refundkit.APIError)(nil)),
-		"Applied":         reflect.ValueOf((*refundkit.Applied)(nil)),
-		"Change":          reflect.ValueOf((*refundkit.Change)(nil)),
 		"ConnectionError": reflect.ValueOf((*refundkit.ConnectionError)(nil)),
-		"CrashPoint":      reflect.ValueOf((*refundkit.CrashPoint)(nil)),
-		"Env":             reflect.ValueOf((*refundkit.Env)(nil)),
-		"Event":           reflect.ValueOf((*refundkit.Event)(nil)),
-		"Fault":           reflect.ValueOf((*refundkit.Fault)(nil)),
-		"Gate":            reflect.ValueOf((*refundkit.Gate)(nil)),
-		"Lookup":          reflect.ValueOf((*refundkit.Lookup)(nil)),
-		"NetworkConfig":   reflect.ValueOf((*refundkit.NetworkConfig)(nil)),
 		"Outcome":         reflect.ValueOf((*refundkit.Outcome)(nil)),
-		"PanicRule":       reflect.ValueOf((*refundkit.PanicRule)(nil)),
-		"Provider":        reflect.ValueOf((*refundkit.Provider)(nil)),
 		"ProviderRefund":  reflect.ValueOf((*refundkit.ProviderRefund)(nil)),
 		"Record":          reflect.ValueOf((*refundkit.Record)(nil)),
 		"RefundParams":    reflect.ValueOf((*refundkit.RefundParams)(nil)),
-		"Request":         reflect.ValueOf((*refundkit.Request)(nil)),
 		"Status":          reflect.ValueOf((*refundkit.Status)(nil)),
-		"Store":           reflect.ValueOf((*refundkit.Store)(nil)),
 		"TimeoutError":    reflect.ValueOf((*refundkit.TimeoutError)(nil)),
-		"Worker":          reflect.ValueOf((*refundkit.Worker)(nil)),
-
-		// interface wrapper definitions
-		"_Gate": reflect.ValueOf((*_github_com_faultline_dev_faultline_internal_grader_refundkit_Gate)(nil)),
 	}
-}
-
-// _github_com_faultline_dev_faultline_internal_grader_refundkit_Gate is an interface wrapper for Gate type
-type _github_com_faultline_dev_faultline_internal_grader_refundkit_Gate struct {
-	IValue interface{}
-	WGo    func(actor string, f func())
-	WPass  func(actor string) bool
-}
-
-func (W _github_com_faultline_dev_faultline_internal_grader_refundkit_Gate) Go(actor string, f func()) {
-	W.WGo(actor, f)
-}
-func (W _github_com_faultline_dev_faultline_internal_grader_refundkit_Gate) Pass(actor string) bool {
-	return W.WPass(actor)
 }

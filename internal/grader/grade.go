@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -329,7 +329,7 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 		var crashes []*run
 		for k := 1; k <= calls && base.internal == nil; k++ {
 			for _, before := range []bool{true, false} {
-				crashes = append(crashes, &run{seed: seed, crash: refundkit.CrashPoint{Call: k, Before: before}, crashFor: sc.Explore.CrashWorker, learned: learned})
+				crashes = append(crashes, &run{seed: seed, crash: world.CrashPoint{Call: k, Before: before}, crashFor: sc.Explore.CrashWorker, learned: learned})
 			}
 		}
 		runLanes(b, sc, prog, crashes)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -88,10 +88,10 @@ func trialLoad(b Bubble, prog *interpretedProgram, seed int64, others []string) 
 	ids := append([]string{"worker-1"}, others...)
 	errs := make([]error, len(ids))
 	b(func() {
-		env := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
+		env := world.NewEnv(openGate{}, world.DefaultNetwork)
 		var wg sync.WaitGroup
 		for k, id := range ids {
-			w := env.NewWorker(id, refundkit.CrashPoint{})
+			w := env.NewWorker(id, world.CrashPoint{})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -536,12 +536,12 @@ func TestCrashStopsDeferredWrites(t *testing.T) {
 	}
 	sc := AsyncRefundSuite()[2] // lost-reply: one worker, record r1 pending
 	for _, tc := range []struct {
-		crash refundkit.CrashPoint
+		crash world.CrashPoint
 		want  string
 	}{
-		{refundkit.CrashPoint{Call: 1, Before: false}, "processing"}, // died right after the claim: the deferred write is lost
-		{refundkit.CrashPoint{Call: 2, Before: true}, "processing"},  // died before GetRecord
-		{refundkit.CrashPoint{}, "needs_check"},                      // no crash: the deferred write happens
+		{world.CrashPoint{Call: 1, Before: false}, "processing"}, // died right after the claim: the deferred write is lost
+		{world.CrashPoint{Call: 2, Before: true}, "processing"},  // died before GetRecord
+		{world.CrashPoint{}, "needs_check"},                      // no crash: the deferred write happens
 	} {
 		r := &run{seed: 1, crash: tc.crash, crashFor: "worker-1"}
 		execute(BubbleFromT(t), &sc, newInterpretedProgram(parsed), r)

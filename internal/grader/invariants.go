@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
 // maxRequestsPerCall bounds the provider requests of one invocation.
@@ -21,7 +22,7 @@ type violation struct {
 }
 
 // at prints a virtual offset as the trace does: "+10.4s".
-func at(d time.Duration) string { return "+" + refundkit.FormatDuration(d) }
+func at(d time.Duration) string { return "+" + world.FormatDuration(d) }
 
 // runFacts is what the invariants look at for one request of one run.
 type runFacts struct {
@@ -32,11 +33,11 @@ type runFacts struct {
 	final    refundkit.Record
 	hasFinal bool
 	invs     []*invocation // the invocations for this request
-	requests []refundkit.Request
-	refunds  []refundkit.Applied // refunds that belong to this request
-	changes  []refundkit.Change
-	reads    []refundkit.Read
-	lookups  []refundkit.Lookup
+	requests []world.Request
+	refunds  []world.Applied // refunds that belong to this request
+	changes  []world.Change
+	reads    []world.Read
+	lookups  []world.Lookup
 }
 
 func (f *runFacts) invOf(worker string) *invocation {
@@ -48,8 +49,8 @@ func (f *runFacts) invOf(worker string) *invocation {
 	return nil
 }
 
-func (f *runFacts) requestsOf(worker string) []refundkit.Request {
-	var out []refundkit.Request
+func (f *runFacts) requestsOf(worker string) []world.Request {
+	var out []world.Request
 	for _, q := range f.requests {
 		if q.Worker == worker {
 			out = append(out, q)
@@ -165,7 +166,7 @@ var invariantChecks = map[string]func(*runFacts) string{
 	InvExpectedEndState:    checkExpectedEndState,
 }
 
-func describeApplied(a refundkit.Applied, f *runFacts) string {
+func describeApplied(a world.Applied, f *runFacts) string {
 	if a.Preexisting && !a.Refund.Created.Before(f.r.env.Start()) {
 		s := fmt.Sprintf("%s landed at %s from a request sent before this run", a.Refund.ID, at(a.Refund.Created.Sub(f.r.env.Start())))
 		if a.Key != "" {
@@ -175,7 +176,7 @@ func describeApplied(a refundkit.Applied, f *runFacts) string {
 	}
 	if a.Preexisting {
 		ago := f.r.env.Start().Sub(a.Refund.Created)
-		s := fmt.Sprintf("%s made %s before this run", a.Refund.ID, refundkit.FormatDuration(ago))
+		s := fmt.Sprintf("%s made %s before this run", a.Refund.ID, world.FormatDuration(ago))
 		if a.Key != "" {
 			s += " under key " + a.Key
 		}
@@ -189,7 +190,7 @@ func describeApplied(a refundkit.Applied, f *runFacts) string {
 	return a.Refund.ID
 }
 
-func keyWords(q refundkit.Request) string {
+func keyWords(q world.Request) string {
 	if q.KeyGenerated {
 		return "no key (the client made " + q.Key + ")"
 	}
@@ -306,7 +307,7 @@ func checkNoStuckProcessing(f *runFacts) string {
 
 // ambiguous reports whether what the caller got leaves the refund's fate
 // unknown: a timeout, a 5xx, a 409 in flight.
-func ambiguous(q refundkit.Request) bool {
+func ambiguous(q world.Request) bool {
 	switch q.Result {
 	case "timeout":
 		return true
@@ -326,7 +327,7 @@ func checkUnknownNotFailed(f *runFacts) string {
 				return fmt.Sprintf("%s marked %s failed at %s, though refund %s had been applied", c.Worker, f.id, at(c.At), describeApplied(a, f))
 			}
 		}
-		var last *refundkit.Request
+		var last *world.Request
 		for k := range f.requests {
 			q := f.requests[k]
 			if q.Worker == c.Worker && ambiguous(q) && q.AnsweredAt <= c.At {
@@ -350,7 +351,7 @@ func checkUnknownNotFailed(f *runFacts) string {
 	return ""
 }
 
-func answerWords(q refundkit.Request) string {
+func answerWords(q world.Request) string {
 	switch q.Result {
 	case "timeout":
 		return "no reply (a timeout)"
@@ -399,7 +400,7 @@ func checkSameKey(f *runFacts) string {
 
 // definitive reports whether an answer is a 4xx that will not change on a
 // resend (409 and 429 are not).
-func definitive(q refundkit.Request) bool {
+func definitive(q world.Request) bool {
 	return q.Result == "api" && q.APIErr != nil && q.APIErr.Status >= 400 && q.APIErr.Status < 500 &&
 		q.APIErr.Status != 409 && q.APIErr.Status != 429
 }
@@ -425,7 +426,7 @@ func checkPermanentNotRetried(f *runFacts) string {
 // Requests sent once the caller's context had ended are not judged
 // either: the client refuses them before they leave, so they put no load
 // on the provider however soon they follow.
-func gaps(iv *invocation, qs []refundkit.Request) (waits, retryAfter []time.Duration, judged []bool) {
+func gaps(iv *invocation, qs []world.Request) (waits, retryAfter []time.Duration, judged []bool) {
 	defer func() {
 		if iv.ctxEnds == "" {
 			return
@@ -460,10 +461,10 @@ func checkBackoff(f *runFacts) string {
 				continue
 			}
 			if w <= 0 {
-				return fmt.Sprintf("%s sent #%d %s after #%d failed (%s): no wait at all", iv.Worker, qs[k+1].N, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]))
+				return fmt.Sprintf("%s sent #%d %s after #%d failed (%s): no wait at all", iv.Worker, qs[k+1].N, world.FormatDuration(w), qs[k].N, answerWords(qs[k]))
 			}
 			if ras[k] > 0 && w < ras[k] {
-				return fmt.Sprintf("%s waited %s after #%d got %s, which asked for Retry-After %s", iv.Worker, refundkit.FormatDuration(w), qs[k].N, answerWords(qs[k]), refundkit.FormatDuration(ras[k]))
+				return fmt.Sprintf("%s waited %s after #%d got %s, which asked for Retry-After %s", iv.Worker, world.FormatDuration(w), qs[k].N, answerWords(qs[k]), world.FormatDuration(ras[k]))
 			}
 		}
 	}
@@ -474,7 +475,7 @@ func checkBackoff(f *runFacts) string {
 // requests: a look-up that failed is asked again only after a wait.
 func checkLookupBackoff(f *runFacts) string {
 	for _, iv := range f.invs {
-		var prev *refundkit.Lookup
+		var prev *world.Lookup
 		for k := range f.lookups {
 			l := &f.lookups[k]
 			if l.Worker != iv.Worker {
@@ -493,7 +494,7 @@ func checkLookupBackoff(f *runFacts) string {
 func durations(ds []time.Duration) string {
 	var parts []string
 	for _, d := range ds {
-		parts = append(parts, refundkit.FormatDuration(d))
+		parts = append(parts, world.FormatDuration(d))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -536,7 +537,7 @@ func envelopeCheck(runs []*run) string {
 			if seen[id] {
 				continue
 			}
-			var qs []refundkit.Request
+			var qs []world.Request
 			for _, q := range requests {
 				if q.Worker == iv.Worker {
 					qs = append(qs, q)
@@ -602,7 +603,7 @@ func envelopeCheck(runs []*run) string {
 	}
 	if float64(ceiling[last]) < minGrowth*float64(ceiling[first]) {
 		return fmt.Sprintf("over %d processes with different random seeds, the longest wait after retry %d was %s and after retry %d %s: the ceiling of the waits does not grow (backoff is exponential: each wait's ceiling above the last)",
-			len(procs), first+1, refundkit.FormatDuration(ceiling[first]), last+1, refundkit.FormatDuration(ceiling[last]))
+			len(procs), first+1, world.FormatDuration(ceiling[first]), last+1, world.FormatDuration(ceiling[last]))
 	}
 	return ""
 }
@@ -619,9 +620,9 @@ func checkBoundedAttempts(f *runFacts) string {
 					iv.Worker, maxStepsAtInstant, at(f.r.stoppedAt))
 			case stoppedTotalSteps:
 				return fmt.Sprintf("%s had not returned when the run had made %d harness calls in all, over %s of virtual time: a loop that retries far too often",
-					iv.Worker, maxSteps, refundkit.FormatDuration(f.r.stoppedAt))
+					iv.Worker, maxSteps, world.FormatDuration(f.r.stoppedAt))
 			}
-			return fmt.Sprintf("%s had not returned when the run's budget of %s of virtual time ran out", iv.Worker, refundkit.FormatDuration(f.sc.budget()))
+			return fmt.Sprintf("%s had not returned when the run's budget of %s of virtual time ran out", iv.Worker, world.FormatDuration(f.sc.budget()))
 		}
 	}
 	if f.r.deadlock != "" {
@@ -885,7 +886,7 @@ func overwroteLiveClaim(f *runFacts) string {
 func actedPastLease(f *runFacts) string {
 	start := f.r.env.Start()
 	for _, iv := range f.invs {
-		var claims []refundkit.Change
+		var claims []world.Change
 		for _, c := range f.changes {
 			if c.Worker == iv.Worker && c.Call == "Claim" {
 				claims = append(claims, c)
@@ -900,7 +901,7 @@ func actedPastLease(f *runFacts) string {
 			if k+1 < len(claims) {
 				next = claims[k+1].Seq
 			}
-			words := fmt.Sprintf("%s's claim on %s at %s had a lease of %s, which ran out at %s", iv.Worker, f.id, at(c.At), refundkit.FormatDuration(ends-c.At), at(ends))
+			words := fmt.Sprintf("%s's claim on %s at %s had a lease of %s, which ran out at %s", iv.Worker, f.id, at(c.At), world.FormatDuration(ends-c.At), at(ends))
 			for _, q := range f.requestsOf(iv.Worker) {
 				if q.Seq > c.Seq && q.Seq < next && q.SentAt >= ends && q.Result != "connection" {
 					return fmt.Sprintf("%s, yet it sent request #%d at %s: from then on another worker may take the record over, so the lease must outlast the longest run", words, q.N, at(q.SentAt))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
 // TestOutcomeSnapshotAtReturn: a worker that loses the claim returns
@@ -42,7 +43,7 @@ func TestOutcomeSnapshotAtReturn(t *testing.T) {
 // TestOwnerAliveAt: ends at the same virtual instant are ordered by their
 // place in the trace; a lease expires at its instant.
 func TestOwnerAliveAt(t *testing.T) {
-	env := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
+	env := world.NewEnv(openGate{}, world.DefaultNetwork)
 	start := env.Start()
 	owner := &invocation{Invocation: Invocation{Worker: "worker-1"}, ended: endReturned, endedAt: time.Second, endSeq: 7}
 	f := &runFacts{r: &run{env: env, invs: []*invocation{owner}}}

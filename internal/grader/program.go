@@ -20,6 +20,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -50,13 +51,6 @@ type interpretedProgram struct {
 	lanes int
 }
 
-// harnessOnly are refundkit symbols meant for the grader, hidden from
-// submissions: with them a submission could reach into the fakes.
-var harnessOnly = []string{"NewEnv", "Env", "Worker", "WithWorker", "Gate", "Event", "NetworkConfig", "DefaultNetwork",
-	"PanicRule", "CrashPoint", "Store", "Change", "Provider", "Applied", "Request", "Lookup", "Fault", "FormatDuration",
-	"FaultConnection", "FaultLostRequest", "FaultLostReply", "FaultHTTPError", "FaultSlow",
-	"KindCall", "KindReply", "KindDrop", "KindSleep", "KindCrash", "KindLog", "KindState"}
-
 // packagesFor builds a worker's packages: refundkit bound to the slot's
 // worker, sync with channel-based locks, math/rand on the slot's seeded
 // source, and time.Sleep with a line in the trace.
@@ -65,9 +59,6 @@ func packagesFor(s *workerSlot) interp.Exports {
 	kit := make(map[string]reflect.Value, len(Symbols[key]))
 	for k, v := range Symbols[key] {
 		kit[k] = v
-	}
-	for _, name := range harnessOnly {
-		delete(kit, name)
 	}
 	kit["GetRecord"] = reflect.ValueOf(func(ctx context.Context, id string) (*refundkit.Record, error) { return s.w.GetRecord(ctx, id) })
 	kit["Claim"] = reflect.ValueOf(func(ctx context.Context, id string, lease time.Duration) (bool, error) {
@@ -175,11 +166,11 @@ func resetState(reset func()) (err error) {
 // every run (see sandbox.ParseResettable), inside the run's bubble, so a
 // mutex, a channel or a random source belongs to the run that uses it.
 // Within a run every worker still has its own interpreter.
-func (p *interpretedProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
+func (p *interpretedProgram) Load(w *world.Worker, seed int64, out io.Writer) (Entry, error) {
 	return p.load(0, w, seed, out)
 }
 
-func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
+func (p *interpretedProgram) load(lane int, w *world.Worker, seed int64, out io.Writer) (Entry, error) {
 	key := cacheKey(lane, w.ID)
 	p.mu.Lock()
 	_, busy := p.inUse[key]
@@ -207,8 +198,8 @@ func (p *interpretedProgram) load(lane int, w *refundkit.Worker, seed int64, out
 		// what those initialisers do (draw random numbers, log, call the
 		// harness) must not reach this run, which gets its own
 		// initialisation from the reset below.
-		scratch := refundkit.NewEnv(openGate{}, refundkit.DefaultNetwork)
-		slot.bind(scratch.NewWorker(w.ID, refundkit.CrashPoint{}), seed, nil)
+		scratch := world.NewEnv(openGate{}, world.DefaultNetwork)
+		slot.bind(scratch.NewWorker(w.ID, world.CrashPoint{}), seed, nil)
 	} else {
 		slot.bind(w, seed, out)
 	}
@@ -285,7 +276,7 @@ type laneProgram struct {
 	lane int
 }
 
-func (l laneProgram) Load(w *refundkit.Worker, seed int64, out io.Writer) (Entry, error) {
+func (l laneProgram) Load(w *world.Worker, seed int64, out io.Writer) (Entry, error) {
 	return l.p.load(l.lane, w, seed, out)
 }
 

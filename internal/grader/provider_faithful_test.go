@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
 // TestProviderFaithfulness: the key-length limit, 401s in front of the
@@ -13,11 +13,11 @@ import (
 // Stripe's API v1 documents them (../shared/notes/stripe-idempotency.md).
 func TestProviderFaithfulness(t *testing.T) {
 	t.Run("a key over 255 characters is refused and nothing is saved", func(t *testing.T) {
-		long := strings.Repeat("k", rk.MaxKeyLength+1)
+		long := strings.Repeat("k", world.MaxKeyLength+1)
 		var got []answer
-		env := world(t, nil, func(ctx context.Context, w *rk.Worker) {
+		env := providerWorld(t, nil, func(ctx context.Context, w *world.Worker) {
 			send(ctx, w, params(long, 2500), &got)
-			send(ctx, w, params(long[:rk.MaxKeyLength], 2500), &got)
+			send(ctx, w, params(long[:world.MaxKeyLength], 2500), &got)
 		})
 		e := apiErr(t, got[0].err)
 		if e.Status != 400 || e.Param != "idempotency_key" || len(env.Provider().Ledger()) != 1 {
@@ -29,7 +29,7 @@ func TestProviderFaithfulness(t *testing.T) {
 	})
 	t.Run("a 401 is not saved under the key", func(t *testing.T) {
 		var got []answer
-		env := world(t, []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 401}}, func(ctx context.Context, w *rk.Worker) {
+		env := providerWorld(t, []world.Fault{{Request: 1, Kind: world.FaultHTTPError, Status: 401}}, func(ctx context.Context, w *world.Worker) {
 			send(ctx, w, params("k1", 2500), &got)
 			send(ctx, w, params("k1", 2500), &got)
 		})
@@ -42,7 +42,7 @@ func TestProviderFaithfulness(t *testing.T) {
 	})
 	t.Run("a replayed success says so", func(t *testing.T) {
 		var got []answer
-		world(t, nil, func(ctx context.Context, w *rk.Worker) {
+		providerWorld(t, nil, func(ctx context.Context, w *world.Worker) {
 			send(ctx, w, params("k1", 2500), &got)
 			send(ctx, w, params("k1", 2500), &got)
 		})

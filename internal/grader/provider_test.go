@@ -7,22 +7,23 @@ import (
 	"time"
 
 	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
-// world runs steps as one worker against a fresh provider with charge ch_1
+// providerWorld runs steps as one worker against a fresh provider with charge ch_1
 // of 10000 and the given faults, in a bubble under the real scheduler, and
 // returns the env for inspection.
-func world(t *testing.T, faults []rk.Fault, steps func(ctx context.Context, w *rk.Worker)) *rk.Env {
+func providerWorld(t *testing.T, faults []world.Fault, steps func(ctx context.Context, w *world.Worker)) *world.Env {
 	t.Helper()
-	var env *rk.Env
+	var env *world.Env
 	BubbleFromT(t)(func() {
 		sched := newScheduler(1)
-		env = rk.NewEnv(sched, rk.DefaultNetwork)
+		env = world.NewEnv(sched, world.DefaultNetwork)
 		env.Provider().AddCharge("ch_1", 10000)
 		for _, f := range faults {
 			env.Provider().AddFault(f)
 		}
-		w := env.NewWorker("worker-1", rk.CrashPoint{})
+		w := env.NewWorker("worker-1", world.CrashPoint{})
 		sched.Go(w.ID, func() { steps(context.Background(), w) })
 		if stopped := sched.run(48 * time.Hour); stopped != "" {
 			t.Errorf("the run was stopped: it ran out of %s", stopped)
@@ -42,7 +43,7 @@ type answer struct {
 	at     time.Duration
 }
 
-func send(ctx context.Context, w *rk.Worker, p rk.RefundParams, out *[]answer) {
+func send(ctx context.Context, w *world.Worker, p rk.RefundParams, out *[]answer) {
 	start := w.Env().Start()
 	r, err := w.CreateRefund(ctx, p)
 	*out = append(*out, answer{r, err, time.Since(start)})
@@ -58,20 +59,20 @@ func apiErr(t *testing.T, err error) *rk.APIError {
 }
 
 func TestProviderIdempotencyRules(t *testing.T) {
-	slow500 := rk.Fault{Request: 1, Kind: rk.FaultSlow, Processing: 30 * time.Second,
-		Then: &rk.Fault{Kind: rk.FaultHTTPError, Status: 500, Type: "api_error"}}
+	slow500 := world.Fault{Request: 1, Kind: world.FaultSlow, Processing: 30 * time.Second,
+		Then: &world.Fault{Kind: world.FaultHTTPError, Status: 500, Type: "api_error"}}
 	tests := []struct {
 		name   string
-		faults []rk.Fault
-		steps  func(ctx context.Context, w *rk.Worker, got *[]answer)
-		check  func(t *testing.T, env *rk.Env, got []answer)
+		faults []world.Fault
+		steps  func(ctx context.Context, w *world.Worker, got *[]answer)
+		check  func(t *testing.T, env *world.Env, got []answer)
 	}{
 		{
 			name: "success applies once and is not replayed",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				if got[0].err != nil || got[0].refund.Amount != 2500 {
 					t.Fatalf("got %+v", got[0])
 				}
@@ -85,11 +86,11 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "same key and parameters replay the saved refund",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				if got[1].err != nil || got[1].refund.ID != got[0].refund.ID {
 					t.Fatalf("second answer %+v, want the same refund %s", got[1], got[0].refund.ID)
 				}
@@ -103,12 +104,12 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "same key with other parameters is an idempotency error",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 				send(ctx, w, params("k1", 1000), got)
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				e := apiErr(t, got[1].err)
 				if e.Status != 400 || e.Type != "idempotency_error" || !errors.Is(e, rk.ErrIdempotencyKeyReused) {
 					t.Fatalf("got %v", e)
@@ -120,14 +121,14 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "same key while the first is in flight is a 409, not saved",
-			faults: []rk.Fault{slow500},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{slow500},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got) // times out at 10s, still processing
 				send(ctx, w, params("k1", 2500), got) // 409
 				time.Sleep(time.Minute)
 				send(ctx, w, params("k1", 2500), got) // the saved 500, replayed
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				var te *rk.TimeoutError
 				if !errors.As(got[0].err, &te) || te.After != 10*time.Second {
 					t.Fatalf("first: want a 10s TimeoutError, got %v", got[0].err)
@@ -147,12 +148,12 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "a 500 is saved and replayed",
-			faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 500, Type: "api_error"}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Request: 1, Kind: world.FaultHTTPError, Status: 500, Type: "api_error"}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				if e := apiErr(t, got[0].err); e.Status != 500 || e.Replayed {
 					t.Fatalf("first: got %v", e)
 				}
@@ -163,12 +164,12 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "a validation error is not saved",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 0), got)
 				send(ctx, w, params("k1", 20000), got)
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				for i := 0; i < 2; i++ {
 					e := apiErr(t, got[i].err)
 					if e.Status != 400 || e.Param != "amount" || !errors.Is(e, rk.ErrInvalidRequest) {
@@ -182,12 +183,12 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "a 429 is not saved",
-			faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 429, RetryAfter: 5 * time.Second}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Request: 1, Kind: world.FaultHTTPError, Status: 429, RetryAfter: 5 * time.Second}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				e := apiErr(t, got[0].err)
 				if e.Status != 429 || e.RetryAfter != 5*time.Second || !errors.Is(e, rk.ErrRateLimited) {
 					t.Fatalf("first: got %v", e)
@@ -199,14 +200,14 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "a key expires 24 hours after creation",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 				time.Sleep(23 * time.Hour)
 				send(ctx, w, params("k1", 2500), got)
 				time.Sleep(2 * time.Hour)
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				if got[1].refund.ID != got[0].refund.ID {
 					t.Fatal("the key was forgotten before 24 hours")
 				}
@@ -220,11 +221,11 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "no key: the client makes a fresh one per call",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("", 2500), got)
 				send(ctx, w, params("", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				qs := env.Provider().Requests()
 				if !qs[0].KeyGenerated || qs[0].Key == qs[1].Key {
 					t.Fatalf("keys %q and %q", qs[0].Key, qs[1].Key)
@@ -239,12 +240,12 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "a fully refunded charge answers charge_already_refunded, saved",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 10000), got)
 				send(ctx, w, params("k2", 100), got)
 				send(ctx, w, params("k2", 100), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				e := apiErr(t, got[1].err)
 				if e.Code != "charge_already_refunded" || !errors.Is(e, rk.ErrAlreadyRefunded) || errors.Is(e, rk.ErrInvalidRequest) {
 					t.Fatalf("got %v", e)
@@ -256,12 +257,12 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "an unknown charge is a 404",
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				p := params("k1", 100)
 				p.Charge = "ch_nope"
 				send(ctx, w, p, got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				if e := apiErr(t, got[0].err); e.Status != 404 || !errors.Is(e, rk.ErrResourceMissing) {
 					t.Fatalf("got %v", e)
 				}
@@ -269,11 +270,11 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "a connection error never reaches the provider",
-			faults: []rk.Fault{{Request: 1, Kind: rk.FaultConnection}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Request: 1, Kind: world.FaultConnection}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				var ce *rk.ConnectionError
 				if !errors.As(got[0].err, &ce) || env.Provider().Requests()[0].Seen {
 					t.Fatalf("got %v, seen %v", got[0].err, env.Provider().Requests()[0].Seen)
@@ -282,11 +283,11 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "a request lost on the way times out and applies nothing",
-			faults: []rk.Fault{{Request: 1, Kind: rk.FaultLostRequest}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Request: 1, Kind: world.FaultLostRequest}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				var te *rk.TimeoutError
 				if !errors.As(got[0].err, &te) || got[0].at != 10*time.Second {
 					t.Fatalf("got %v at %s", got[0].err, got[0].at)
@@ -298,11 +299,11 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "a lost reply times out but the refund applied",
-			faults: []rk.Fault{{Request: 1, Kind: rk.FaultLostReply}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Request: 1, Kind: world.FaultLostReply}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				var te *rk.TimeoutError
 				if !errors.As(got[0].err, &te) {
 					t.Fatalf("got %v", got[0].err)
@@ -315,14 +316,14 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name: "a refusal in front of the idempotency layer replays nothing and saves nothing",
-			faults: []rk.Fault{{Request: 1, Kind: rk.FaultLostReply},
-				{Request: 2, Kind: rk.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true, Message: "amount too large"}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Request: 1, Kind: world.FaultLostReply},
+				{Request: 2, Kind: world.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true, Message: "amount too large"}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				for range 3 {
 					send(ctx, w, params("k1", 2500), got)
 				}
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				e := apiErr(t, got[1].err)
 				if e.Status != 400 || e.Replayed || !errors.Is(e, rk.ErrInvalidRequest) {
 					t.Fatalf("request 2 got %+v, want a fresh 400 invalid_request_error", e)
@@ -337,16 +338,16 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "a new fault script counts requests from where it begins",
-			faults: []rk.Fault{{Kind: rk.FaultConnection}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Kind: world.FaultConnection}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				send(ctx, w, params("k1", 2500), got)
 				w.Env().Provider().ScriptFaults(nil)
 				send(ctx, w, params("k1", 2500), got)
-				w.Env().Provider().ScriptFaults([]rk.Fault{{Request: 1, Kind: rk.FaultLostReply}})
+				w.Env().Provider().ScriptFaults([]world.Fault{{Request: 1, Kind: world.FaultLostReply}})
 				send(ctx, w, params("k2", 1000), got)
 				send(ctx, w, params("k2", 1000), got)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				var ce *rk.ConnectionError
 				var te *rk.TimeoutError
 				if !errors.As(got[0].err, &ce) || got[1].err != nil || !errors.As(got[2].err, &te) || got[3].err != nil {
@@ -356,14 +357,14 @@ func TestProviderIdempotencyRules(t *testing.T) {
 		},
 		{
 			name:   "the caller's context deadline bounds the wait",
-			faults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: time.Minute}},
-			steps: func(ctx context.Context, w *rk.Worker, got *[]answer) {
+			faults: []world.Fault{{Request: 1, Kind: world.FaultSlow, Processing: time.Minute}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
 				ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 				defer cancel()
 				send(ctx, w, params("k1", 2500), got)
 				time.Sleep(2 * time.Minute)
 			},
-			check: func(t *testing.T, env *rk.Env, got []answer) {
+			check: func(t *testing.T, env *world.Env, got []answer) {
 				var te *rk.TimeoutError
 				if !errors.As(got[0].err, &te) || got[0].at != 3*time.Second {
 					t.Fatalf("got %v at %s, want a timeout at 3s", got[0].err, got[0].at)
@@ -377,7 +378,7 @@ func TestProviderIdempotencyRules(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []answer
-			env := world(t, tc.faults, func(ctx context.Context, w *rk.Worker) { tc.steps(ctx, w, &got) })
+			env := providerWorld(t, tc.faults, func(ctx context.Context, w *world.Worker) { tc.steps(ctx, w, &got) })
 			tc.check(t, env, got)
 		})
 	}
@@ -403,11 +404,11 @@ func TestStoreClaim(t *testing.T) {
 			var after rk.Record
 			BubbleFromT(t)(func() {
 				sched := newScheduler(1)
-				env := rk.NewEnv(sched, rk.DefaultNetwork)
+				env := world.NewEnv(sched, world.DefaultNetwork)
 				rec := tc.record
 				rec.RequestID = "r1"
 				env.Store().Put(rec)
-				w := env.NewWorker("worker-1", rk.CrashPoint{})
+				w := env.NewWorker("worker-1", world.CrashPoint{})
 				sched.Go(w.ID, func() {
 					var err error
 					got, err = w.Claim(context.Background(), "r1", time.Minute)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
 // Scenario is one fault scenario, as data: the world before the run, the
@@ -13,18 +14,18 @@ import (
 // engine interprets it; nothing in the grader switches on a scenario's name,
 // so authors can later declare scenarios in content files (the yaml tags).
 type Scenario struct {
-	Name        string                `yaml:"name" json:"name"`
-	Title       string                `yaml:"title" json:"title"`
-	Description string                `yaml:"description" json:"description"` // plain words, for the report
-	Records     []RecordSeed          `yaml:"records,omitempty" json:"records,omitempty"`
-	Charges     []ChargeSeed          `yaml:"charges,omitempty" json:"charges,omitempty"`
-	Faults      []refundkit.Fault     `yaml:"faults,omitempty" json:"faults,omitempty"`
-	Panics      []refundkit.PanicRule `yaml:"panics,omitempty" json:"panics,omitempty"`
+	Name        string            `yaml:"name" json:"name"`
+	Title       string            `yaml:"title" json:"title"`
+	Description string            `yaml:"description" json:"description"` // plain words, for the report
+	Records     []RecordSeed      `yaml:"records,omitempty" json:"records,omitempty"`
+	Charges     []ChargeSeed      `yaml:"charges,omitempty" json:"charges,omitempty"`
+	Faults      []world.Fault     `yaml:"faults,omitempty" json:"faults,omitempty"`
+	Panics      []world.PanicRule `yaml:"panics,omitempty" json:"panics,omitempty"`
 	// LookupFaults script the provider's ListRefunds answers (Request is
 	// the ordinal of the look-up in the run).
-	LookupFaults []refundkit.Fault `yaml:"lookup_faults,omitempty" json:"lookup_faults,omitempty"`
-	Phases       []Phase           `yaml:"phases" json:"phases"`
-	Explore      Exploration       `yaml:"explore,omitempty" json:"explore,omitempty"`
+	LookupFaults []world.Fault `yaml:"lookup_faults,omitempty" json:"lookup_faults,omitempty"`
+	Phases       []Phase       `yaml:"phases" json:"phases"`
+	Explore      Exploration   `yaml:"explore,omitempty" json:"explore,omitempty"`
 	// Invariants to check; empty means all of them.
 	Invariants []string `yaml:"invariants,omitempty" json:"invariants,omitempty"`
 	// Defects maps an invariant to the seed defect its violation points to
@@ -116,8 +117,8 @@ type Phase struct {
 	// script when the phase begins, request ordinals counting from the
 	// phase's first request: the provider of a later phase can behave
 	// differently (an outage over by then). Otherwise the script goes on.
-	Faults      []refundkit.Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
-	ResetFaults bool              `yaml:"reset_faults,omitempty" json:"reset_faults,omitempty"`
+	Faults      []world.Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+	ResetFaults bool          `yaml:"reset_faults,omitempty" json:"reset_faults,omitempty"`
 }
 
 // Invocation is one call of RefundMoney by a worker (a process of its own).
@@ -187,12 +188,12 @@ func (s *Scenario) Validate() error {
 		}
 	}
 	for _, r := range s.Panics {
-		if err := refundkit.ValidatePanicRule(r); err != nil {
+		if err := world.ValidatePanicRule(r); err != nil {
 			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)
 		}
 	}
 	for _, f := range s.LookupFaults {
-		if err := refundkit.ValidateLookupFault(f); err != nil {
+		if err := world.ValidateLookupFault(f); err != nil {
 			return fmt.Errorf("grader: scenario %s: %w", s.Name, err)
 		}
 	}

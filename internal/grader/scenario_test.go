@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
 // TestScenariosAreData: the suite survives a trip through YAML unchanged,
@@ -83,9 +84,9 @@ func TestScenarioValidate(t *testing.T) {
 		{"no phases", func(s *Scenario) { s.Phases = nil }, "no phases"},
 		{"unknown invariant", func(s *Scenario) { s.Invariants = []string{"nope"} }, `unknown invariant "nope"`},
 		{"unknown defect", func(s *Scenario) { s.Defects = map[string]string{InvSameKey: "nope"} }, `unknown defect "nope"`},
-		{"bad fault", func(s *Scenario) { s.Faults = []rk.Fault{{Kind: "explode"}} }, `unknown fault kind "explode"`},
+		{"bad fault", func(s *Scenario) { s.Faults = []world.Fault{{Kind: "explode"}} }, `unknown fault kind "explode"`},
 		{"duplicate worker", func(s *Scenario) { s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w1"}) }, "its own worker"},
-		{"bad phase fault", func(s *Scenario) { s.Phases[0].Faults = []rk.Fault{{Kind: rk.FaultLostReply, BeforeKeys: true}} }, "before_keys applies to an"},
+		{"bad phase fault", func(s *Scenario) { s.Phases[0].Faults = []world.Fault{{Kind: world.FaultLostReply, BeforeKeys: true}} }, "before_keys applies to an"},
 		{"negative refunds", func(s *Scenario) { s.Expect = expectEnd(-1) }, "expects -1 refunds"},
 		{"crash worker missing", func(s *Scenario) { s.Explore = Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "w9"} }, `"w9" makes no invocation`},
 		{"trigger names both", func(s *Scenario) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
 // The async-refund suite. Every scenario starts from a refund request r1 of
@@ -32,8 +33,8 @@ func oneCall() []Phase {
 	return []Phase{{Name: "run", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest}}}}
 }
 
-func conn(n int) rk.Fault      { return rk.Fault{Request: n, Kind: rk.FaultConnection} }
-func lostReply(n int) rk.Fault { return rk.Fault{Request: n, Kind: rk.FaultLostReply} }
+func conn(n int) world.Fault      { return world.Fault{Request: n, Kind: world.FaultConnection} }
+func lostReply(n int) world.Fault { return world.Fault{Request: n, Kind: world.FaultLostReply} }
 
 // concurrencySchedules is how many seeded schedules a concurrency scenario explores.
 const concurrencySchedules = 50
@@ -54,7 +55,7 @@ func AsyncRefundSuite() []Scenario {
 				"Nothing was refunded, so the record must not end done. 32 runs with different random seeds compare the waits between attempts: " +
 				"they must differ (jitter), and the longest wait after the last retry must be at least 10% longer than the longest after the first (a growing ceiling).",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults:  []rk.Fault{conn(0)},
+			Faults:  []world.Fault{conn(0)},
 			Phases:  oneCall(),
 			Explore: Exploration{Schedules: envelopeSchedules},
 			Defects: map[string]string{InvOutcomeMatchesState: DefectDoneAfterFailure, InvExpectedEndState: DefectDoneAfterFailure},
@@ -66,7 +67,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "The first request fails with a connection error, the second is rate limited (429 with no Retry-After), the third succeeds. " +
 				"One refund, recorded done, with a wait before each retry.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{conn(1), {Request: 2, Kind: rk.FaultHTTPError, Status: 429, Type: "rate_limit_error"}},
+			Faults: []world.Fault{conn(1), {Request: 2, Kind: world.FaultHTTPError, Status: 429, Type: "rate_limit_error"}},
 			Phases: oneCall(),
 		},
 		{
@@ -76,7 +77,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "The provider applies the first refund, but its reply is lost: the caller sees a timeout. " +
 				"A retry under the same key gets the saved answer back; a retry under a new key refunds again.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{lostReply(1)},
+			Faults: []world.Fault{lostReply(1)},
 			Phases: oneCall(),
 		},
 		{
@@ -86,7 +87,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "Every reply from the provider is lost, though the first request applied the refund. " +
 				"The caller never hears back: the record must end needs_check (or done, if a look-up finds the refund), with exactly one refund.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{lostReply(0)},
+			Faults: []world.Fault{lostReply(0)},
 			Phases: oneCall(),
 		},
 		{
@@ -96,7 +97,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "The first request is lost on the way: the caller times out, the provider never saw it. " +
 				"The retry succeeds: one refund, done.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultLostRequest}},
+			Faults: []world.Fault{{Request: 1, Kind: world.FaultLostRequest}},
 			Phases: oneCall(),
 		},
 		{
@@ -107,7 +108,7 @@ func AsyncRefundSuite() []Scenario {
 				"and replays it to every retry with the same key for 24 hours. Nothing was refunded, but the caller cannot know: " +
 				"not done, and not failed unless a ListRefunds look-up after it showed no refund.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}},
+			Faults: []world.Fault{{Request: 1, Kind: world.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}},
 			Phases: oneCall(),
 		},
 		{
@@ -118,8 +119,8 @@ func AsyncRefundSuite() []Scenario {
 				"A retry with the same key meanwhile gets 409 idempotency_key_in_use, and the slow request finally ends in a 500. " +
 				"A 409 is not a success: marking done on it is wrong.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: 30 * time.Second,
-				Then: &rk.Fault{Kind: rk.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}}},
+			Faults: []world.Fault{{Request: 1, Kind: world.FaultSlow, Processing: 30 * time.Second,
+				Then: &world.Fault{Kind: world.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvDoneMeansRefunded: DefectSwallowedErrors, InvOutcomeMatchesState: DefectSwallowedErrors},
 		},
@@ -133,7 +134,7 @@ func AsyncRefundSuite() []Scenario {
 				"A run that gives up while the answer is still unknown may leave needs_check for a reconciler. " +
 				"Taking the 409 as a refusal (failed) loses a refund that happened.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: 12 * time.Second}},
+			Faults: []world.Fault{{Request: 1, Kind: world.FaultSlow, Processing: 12 * time.Second}},
 			Phases: oneCall(),
 			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed,
 				InvDoneMeansRefunded: DefectSwallowedErrors, InvOutcomeMatchesState: DefectSwallowedErrors},
@@ -149,7 +150,7 @@ func AsyncRefundSuite() []Scenario {
 				"needs_check is right, or done if a ListRefunds look-up finds it.",
 			Records: []RecordSeed{pendingRecord()},
 			Charges: plainCharge(RefundSeed{Amount: 6000, Reference: "r0", Key: "refund-r0", Age: 72 * time.Hour}),
-			Faults: []rk.Fault{lostReply(1), {Request: 2, Kind: rk.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true,
+			Faults: []world.Fault{lostReply(1), {Request: 2, Kind: world.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true,
 				Message: "refund amount 2500 is greater than what is left to refund (1500)"}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed},
@@ -161,7 +162,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "The first request is rate limited with Retry-After: 5s (a header this fake sends; Stripe does not promise one). " +
 				"The next attempt must wait at least 5 s, then it succeeds.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 429, Type: "rate_limit_error", RetryAfter: 5 * time.Second}},
+			Faults: []world.Fault{{Request: 1, Kind: world.FaultHTTPError, Status: 429, Type: "rate_limit_error", RetryAfter: 5 * time.Second}},
 			Phases: oneCall(),
 		},
 		{
@@ -192,7 +193,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "The refund goes through, then MarkDone panics with \"database connection reset\". " +
 				"The panic may reach the caller, but the record must not be left pending or processing: the refund happened.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Panics:  []rk.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database connection reset"}},
+			Panics:  []world.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database connection reset"}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
 		},
@@ -203,7 +204,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "The refund goes through, then MarkDone fails with \"database write timed out\" and changes nothing. " +
 				"The record must not be left in processing: the refund happened, so it ends done (a retried write) or needs_check.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Panics:  []rk.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database write timed out", Error: true}},
+			Panics:  []world.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database write timed out", Error: true}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvOutcomeMatchesState: DefectCrashWindow, InvExpectedEndState: DefectCrashWindow},
 		},
@@ -215,8 +216,8 @@ func AsyncRefundSuite() []Scenario {
 				"The first MarkDone then fails with \"database write timed out\" and changes nothing. The refund happened: the record must not be left in processing, " +
 				"and what the call returns must match what the record says (an error is fine; an empty outcome with no error is not).",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults:  []rk.Fault{lostReply(0)},
-			Panics:  []rk.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database write timed out", Error: true}},
+			Faults:  []world.Fault{lostReply(0)},
+			Panics:  []world.PanicRule{{Call: "MarkDone", Nth: 1, Message: "database write timed out", Error: true}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvOutcomeMatchesState: DefectSwallowedErrors, InvExpectedEndState: DefectCrashWindow},
 		},
@@ -228,7 +229,7 @@ func AsyncRefundSuite() []Scenario {
 				"The call may write again or return an error (the lease then runs out and a later run looks first), but it must not report unknown while the record still says processing.",
 			Records: []RecordSeed{pendingRecord()},
 			Charges: plainCharge(RefundSeed{Amount: 1000, Reference: suiteRequest, Key: "refund-r1", Age: time.Hour, ForRequest: suiteRequest, BySubmission: true}),
-			Panics:  []rk.PanicRule{{Call: "MarkNeedsCheck", Nth: 1, Message: "database write timed out", Error: true}},
+			Panics:  []world.PanicRule{{Call: "MarkNeedsCheck", Nth: 1, Message: "database write timed out", Error: true}},
 			Phases:  oneCall(),
 			// The record may stay processing (the write failed; the lease
 			// frees it), so the checks of where it ends are not made.
@@ -243,7 +244,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "GetRecord fails with \"connection to the database lost\" (not ErrNotFound). The function must return an error: " +
 				"no panic, no outcome, no call to the provider, the record untouched.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Panics:  []rk.PanicRule{{Call: "GetRecord", Nth: 1, Message: "connection to the database lost", Error: true}},
+			Panics:  []world.PanicRule{{Call: "GetRecord", Nth: 1, Message: "connection to the database lost", Error: true}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvOutcomeMatchesState: DefectMissingRecord, InvExpectedEndState: DefectMissingRecord},
 		},
@@ -254,7 +255,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "Claim fails with \"deadlock detected, transaction rolled back\" and changes nothing. Nobody holds r1: " +
 				"the function must return an error, with no call to the provider and no outcome that claims another worker has it.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Panics:  []rk.PanicRule{{Call: "Claim", Nth: 1, Message: "deadlock detected, transaction rolled back", Error: true}},
+			Panics:  []world.PanicRule{{Call: "Claim", Nth: 1, Message: "deadlock detected, transaction rolled back", Error: true}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvOutcomeMatchesState: DefectSwallowedErrors, InvExpectedEndState: DefectSwallowedErrors},
 		},
@@ -303,7 +304,7 @@ func AsyncRefundSuite() []Scenario {
 			Description: "The queue delivers r1 four times: two at once, one 2 s later, one 15 s later. The first reply from the provider is lost, " +
 				"so the first owner is still retrying when the others arrive. 50 seeded schedules: one refund, one owner at a time.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{lostReply(1)},
+			Faults: []world.Fault{lostReply(1)},
 			Phases: []Phase{{Name: "run", Invocations: []Invocation{
 				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", RequestID: suiteRequest},
 				{Worker: "worker-3", At: 2 * time.Second, RequestID: suiteRequest}, {Worker: "worker-4", At: 15 * time.Second, RequestID: suiteRequest}}}},
@@ -377,7 +378,7 @@ func AsyncRefundSuite() []Scenario {
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusProcessing,
 				Owner: "worker-9", OwnerAlive: true, LeaseLeft: 5 * time.Minute}},
 			Charges: plainCharge(),
-			Panics:  []rk.PanicRule{{Call: "GetRecord", Nth: 2, Message: "connection reset by peer", Error: true}},
+			Panics:  []world.PanicRule{{Call: "GetRecord", Nth: 2, Message: "connection reset by peer", Error: true}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvOutcomeMatchesState: DefectSwallowedErrors, InvExpectedEndState: DefectCheckThenAct},
 		},
@@ -389,7 +390,7 @@ func AsyncRefundSuite() []Scenario {
 				"(10 s of client timeout each). The queue redelivers r1 at 12 s, 25 s and 40 s. A lease shorter than the run lets a redelivery " +
 				"claim r1 while worker-1 is still sending: the claim's lease must outlast the longest run the code can make.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{lostReply(0)},
+			Faults: []world.Fault{lostReply(0)},
 			Phases: []Phase{{Name: "run", Invocations: []Invocation{
 				{Worker: "worker-1", RequestID: suiteRequest}, {Worker: "worker-2", At: 12 * time.Second, RequestID: suiteRequest},
 				{Worker: "worker-3", At: 25 * time.Second, RequestID: suiteRequest}, {Worker: "worker-4", At: 40 * time.Second, RequestID: suiteRequest}}}},
@@ -456,8 +457,8 @@ func AsyncRefundSuite() []Scenario {
 				"A failed look-up is not \"nothing found\": resending refunds twice. Without an answer from the provider, r1 stays needs_check.",
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
 			Charges: plainCharge(RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 7 * 24 * time.Hour, ForRequest: suiteRequest, BySubmission: true}),
-			LookupFaults: []rk.Fault{{Request: 1, Kind: rk.FaultSlow, Processing: 30 * time.Second},
-				{Kind: rk.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}},
+			LookupFaults: []world.Fault{{Request: 1, Kind: world.FaultSlow, Processing: 30 * time.Second},
+				{Kind: world.FaultHTTPError, Status: 500, Type: "api_error", Message: "internal error"}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvNoDoubleRefund: DefectBlindResend, InvExpectedEndState: DefectBlindResend},
 		},
@@ -473,7 +474,7 @@ func AsyncRefundSuite() []Scenario {
 			Records: []RecordSeed{{RequestID: suiteRequest, ChargeID: suiteCharge, Amount: suiteAmount, Currency: "usd", Status: rk.StatusNeedsCheck, Reason: "no reply after 10s"}},
 			Charges: plainCharge(RefundSeed{Amount: 6000, Reference: "r0", Key: "refund-r0", Age: 72 * time.Hour},
 				RefundSeed{Amount: suiteAmount, Reference: suiteRequest, Key: "refund-r1", Age: 20 * time.Second, LandsIn: 120 * time.Millisecond, ForRequest: suiteRequest, BySubmission: true}),
-			Faults: []rk.Fault{{Request: 1, Kind: rk.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true,
+			Faults: []world.Fault{{Request: 1, Kind: world.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true,
 				Message: "refund amount 2500 is greater than what is left to refund (1500)"}},
 			Phases:  oneCall(),
 			Defects: map[string]string{InvRefundRecorded: DefectUnknownAsFailed, InvExpectedEndState: DefectUnknownAsFailed},
@@ -486,7 +487,7 @@ func AsyncRefundSuite() []Scenario {
 				"From then on nothing more may be sent, and the record must be left so a later run can resume safely: not failed (a request may have landed), not processing. " +
 				"Ten minutes later, the outage over, worker-2 handles r1: one refund in all, done.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{lostReply(0)},
+			Faults: []world.Fault{lostReply(0)},
 			Phases: []Phase{
 				{Name: "run 1", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest, CancelAfter: 15 * time.Second}}},
 				{Name: "run 2", After: 10 * time.Minute, ResetFaults: true, Invocations: []Invocation{{Worker: "worker-2", RequestID: suiteRequest}}},
@@ -501,7 +502,7 @@ func AsyncRefundSuite() []Scenario {
 				"the first attempt times out at 10 s, and the deadline passes while the second is in flight. Nothing more may be sent, " +
 				"and the record must not say failed (a request landed) nor stay processing. Ten minutes later, the outage over, worker-2 handles r1: one refund in all, done.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{lostReply(0)},
+			Faults: []world.Fault{lostReply(0)},
 			Phases: []Phase{
 				{Name: "run 1", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest, Timeout: 13 * time.Second}}},
 				{Name: "run 2", After: 10 * time.Minute, ResetFaults: true, Invocations: []Invocation{{Worker: "worker-2", RequestID: suiteRequest}}},
@@ -566,7 +567,7 @@ func AsyncRefundSuite() []Scenario {
 				"only the reference the first run stored with its refund lets a ListRefunds look-up (in either run) find it. " +
 				"A refund sent without a reference is invisible, and a resend under the expired key refunds twice.",
 			Records: []RecordSeed{pendingRecord()}, Charges: plainCharge(),
-			Faults: []rk.Fault{lostReply(0)},
+			Faults: []world.Fault{lostReply(0)},
 			Phases: []Phase{
 				{Name: "run 1", Invocations: []Invocation{{Worker: "worker-1", RequestID: suiteRequest}}},
 				{Name: "run 2", After: 8 * 24 * time.Hour, ResetFaults: true, Invocations: []Invocation{{Worker: "worker-2", RequestID: suiteRequest}}},

@@ -4,9 +4,12 @@
 // an atomic claim with a lease, idempotency keys, reconciliation look-ups and
 // typed errors that say what a failure tells you.
 //
-// The same package backs two worlds: the grader's fakes (a store and a
-// Stripe-like provider on a virtual clock, see env.go) and, for a natively
-// compiled run, the same fakes reached through the context.
+// It holds only what a submission may use: every export here is the
+// candidate's API, by construction. The fakes behind it (a store and a
+// Stripe-like provider on a virtual clock) live in
+// internal/kits/refund/world, which a submission cannot import; an
+// interpreted submission gets these functions bound to its worker, and a
+// natively compiled one reaches the worker through the context.
 //
 // Every error type here is a host type on purpose: yaegi cannot use
 // errors.As with interpreted error types, but it can with these.
@@ -17,6 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/kits/refund/workerctx"
 )
 
 // Status is the state of a refund record in the database.
@@ -169,9 +174,9 @@ func (e *APIError) Is(target error) bool {
 
 // The functions below are what a submission calls. Each one reaches the
 // fakes of the run it belongs to. In the grader each worker's interpreter
-// gets these bound to that worker (see Worker.Exports); in a native build
-// they find the worker through the context RefundMoney was given, so pass
-// that context (or one derived from it) on.
+// gets these bound to that worker (see the grader's packagesFor); in a
+// native build they find the worker through the context RefundMoney was
+// given, so pass that context (or one derived from it) on.
 
 // GetRecord loads the refund record. A missing record is ErrNotFound.
 func GetRecord(ctx context.Context, requestID string) (*Record, error) {
@@ -223,4 +228,25 @@ func ListRefunds(ctx context.Context, charge string) ([]ProviderRefund, error) {
 // trace at the virtual time it was written.
 func Logf(ctx context.Context, format string, args ...any) {
 	workerFrom(ctx).Logf(ctx, format, args...)
+}
+
+// worker is the fakes' side of the functions above (world.Worker).
+type worker interface {
+	GetRecord(ctx context.Context, requestID string) (*Record, error)
+	Claim(ctx context.Context, requestID string, lease time.Duration) (bool, error)
+	MarkProcessing(ctx context.Context, requestID string) error
+	MarkDone(ctx context.Context, requestID string) error
+	MarkFailed(ctx context.Context, requestID, reason string) error
+	MarkNeedsCheck(ctx context.Context, requestID, reason string) error
+	CreateRefund(ctx context.Context, p RefundParams) (*ProviderRefund, error)
+	ListRefunds(ctx context.Context, charge string) ([]ProviderRefund, error)
+	Logf(ctx context.Context, format string, args ...any)
+}
+
+func workerFrom(ctx context.Context) worker {
+	w, _ := workerctx.From(ctx).(worker)
+	if w == nil {
+		panic("refundkit: this context does not come from the grader; pass on the ctx RefundMoney was given")
+	}
+	return w
 }

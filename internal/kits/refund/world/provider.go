@@ -1,8 +1,9 @@
-package refundkit
+package world
 
 import (
 	"context"
 	"fmt"
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"strings"
 	"time"
 )
@@ -108,7 +109,7 @@ func (f Fault) Validate() error {
 
 // Applied is a refund in the provider's ledger.
 type Applied struct {
-	Refund      ProviderRefund
+	Refund      refundkit.ProviderRefund
 	Key         string
 	Worker      string // "" for a refund made before the run
 	Request     int    // ordinal of the request that made it; 0 before the run
@@ -122,7 +123,7 @@ type Applied struct {
 type Request struct {
 	N            int
 	Worker       string
-	Params       RefundParams
+	Params       refundkit.RefundParams
 	Key          string // the key used, the generated one when Params had none
 	KeyGenerated bool
 	Fault        string        // plain words, "" when none
@@ -136,7 +137,7 @@ type Request struct {
 	Delivered    bool   // the caller got the provider's answer
 	// What the caller got, and when.
 	Result     string // "ok", "connection", "timeout", "api"
-	APIErr     *APIError
+	APIErr     *refundkit.APIError
 	AnsweredAt time.Duration
 }
 
@@ -156,15 +157,15 @@ type charge struct {
 	id       string
 	amount   int64
 	refunded int64
-	refunds  []ProviderRefund
+	refunds  []refundkit.ProviderRefund
 }
 
 type keyEntry struct {
-	params   RefundParams
+	params   refundkit.RefundParams
 	created  time.Time
 	inFlight bool
-	refund   *ProviderRefund
-	err      *APIError
+	refund   *refundkit.ProviderRefund
+	err      *refundkit.APIError
 }
 
 // Provider is the fake payment provider: charges, refunds, an idempotency
@@ -210,7 +211,7 @@ func (p *Provider) AddRefund(chargeID string, amount int64, reference, key strin
 	p.ledger = append(p.ledger, Applied{Refund: r, Key: key, Preexisting: true, ForRequest: forRequest})
 	if key != "" {
 		rc := r
-		p.keys[key] = &keyEntry{params: RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}, created: created, refund: &rc}
+		p.keys[key] = &keyEntry{params: refundkit.RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}, created: created, refund: &rc}
 	}
 	return nil
 }
@@ -227,7 +228,7 @@ func (p *Provider) AddInFlight(chargeID string, amount int64, reference, key str
 	if amount <= 0 || amount > ch.amount-ch.refunded || landsIn <= 0 {
 		return fmt.Errorf("refundkit: a request in flight of %d on %s must fit what is left (%d) and land after the run starts", amount, chargeID, ch.amount-ch.refunded)
 	}
-	params := RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}
+	params := refundkit.RefundParams{Charge: chargeID, Amount: amount, IdempotencyKey: key, Reference: reference}
 	var k *keyEntry
 	if key != "" {
 		k = &keyEntry{params: params, created: p.env.start.Add(-age), inFlight: true}
@@ -242,7 +243,7 @@ func (p *Provider) AddInFlight(chargeID string, amount int64, reference, key str
 			// Others refunded meanwhile: it fails as any request would.
 			if k != nil {
 				k.inFlight = false
-				k.err = &APIError{Status: 400, Type: "invalid_request_error", Param: "amount", Message: "refund amount is greater than what is left to refund"}
+				k.err = &refundkit.APIError{Status: 400, Type: "invalid_request_error", Param: "amount", Message: "refund amount is greater than what is left to refund"}
 			}
 			p.env.Record("provider", KindState, "the request sent before the run is refused: %d is more than what is left on %s", amount, chargeID)
 			return
@@ -320,17 +321,17 @@ func (p *Provider) faultFor(n int) Fault {
 	return every
 }
 
-func (p *Provider) apply(ch *charge, amount int64, reference string, at time.Time) ProviderRefund {
+func (p *Provider) apply(ch *charge, amount int64, reference string, at time.Time) refundkit.ProviderRefund {
 	p.refundN++
-	r := ProviderRefund{ID: fmt.Sprintf("re_%d", p.refundN), Charge: ch.id, Amount: amount, Reference: reference, Status: "succeeded", Created: at}
+	r := refundkit.ProviderRefund{ID: fmt.Sprintf("re_%d", p.refundN), Charge: ch.id, Amount: amount, Reference: reference, Status: "succeeded", Created: at}
 	ch.refunded += amount
 	ch.refunds = append(ch.refunds, r)
 	return r
 }
 
 type reply struct {
-	refund *ProviderRefund
-	err    *APIError
+	refund *refundkit.ProviderRefund
+	err    *refundkit.APIError
 }
 
 func (r reply) String() string {
@@ -344,7 +345,7 @@ func (r reply) String() string {
 	return s
 }
 
-func describeAPIError(e *APIError) string {
+func describeAPIError(e *refundkit.APIError) string {
 	s := fmt.Sprintf("%d %s", e.Status, e.Type)
 	if e.Code != "" {
 		s += " (" + e.Code + ")"
@@ -361,7 +362,7 @@ func describeAPIError(e *APIError) string {
 	return s
 }
 
-func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundParams) (*ProviderRefund, error) {
+func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit.RefundParams) (*refundkit.ProviderRefund, error) {
 	e := p.env
 	now := time.Now()
 	req := &Request{N: len(p.requests) + 1, Worker: w.ID, Params: params, Key: params.IdempotencyKey, SentAt: now.Sub(e.start)}
@@ -390,7 +391,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 	if err := ctx.Err(); err != nil {
 		req.Result, req.AnsweredAt = "connection", req.SentAt
 		e.Record(w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %v (never sent)", req.N, err)
-		return nil, &ConnectionError{Cause: err.Error()}
+		return nil, &refundkit.ConnectionError{Cause: err.Error()}
 	}
 	wait := e.net.ClientTimeout
 	cause := "read timeout"
@@ -405,7 +406,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 	case FaultConnection:
 		req.Result, req.AnsweredAt = "connection", req.SentAt
 		e.Record(w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %s (never sent)", req.N, defaultConnFailure)
-		return nil, &ConnectionError{Cause: defaultConnFailure}
+		return nil, &refundkit.ConnectionError{Cause: defaultConnFailure}
 	case FaultLostRequest:
 		e.Record("provider", KindDrop, "request #%d is lost on the way: the provider never sees it", req.N)
 	default:
@@ -450,25 +451,25 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params RefundPar
 	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
 	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, FormatDuration(wait))
 	e.answered(w.ID)
-	return nil, &TimeoutError{After: wait, Cause: cause}
+	return nil, &refundkit.TimeoutError{After: wait, Cause: cause}
 }
 
 // abandoned ends a request whose caller's context was cancelled while it
 // was in flight: the client stops waiting at once, as an HTTP client does,
 // and the request may still land at the provider (its reply, if one comes,
 // is dropped).
-func (p *Provider) abandoned(ctx context.Context, w *Worker, req *Request, sent time.Time) (*ProviderRefund, error) {
+func (p *Provider) abandoned(ctx context.Context, w *Worker, req *Request, sent time.Time) (*refundkit.ProviderRefund, error) {
 	e := p.env
 	w.pass("CreateRefund reply")
 	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
 	waited := time.Since(sent).Round(time.Millisecond)
 	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: the caller's context ended after %s (%v); the request may still land", req.N, FormatDuration(waited), ctx.Err())
-	return nil, &TimeoutError{After: waited, Cause: ctx.Err().Error()}
+	return nil, &refundkit.TimeoutError{After: waited, Cause: ctx.Err().Error()}
 }
 
 // serve is the provider's side of one request, run as its own actor so it
 // can outlive a caller that gave up.
-func (p *Provider) serve(req *Request, w *Worker, f Fault, params RefundParams, deadline time.Time, replies chan<- reply) {
+func (p *Provider) serve(req *Request, w *Worker, f Fault, params refundkit.RefundParams, deadline time.Time, replies chan<- reply) {
 	e := p.env
 	actor := fmt.Sprintf("provider/%04d", req.N)
 	time.Sleep(e.net.Latency)
@@ -507,13 +508,13 @@ func (p *Provider) serve(req *Request, w *Worker, f Fault, params RefundParams, 
 }
 
 func (p *Provider) answer(req *Request, status int, typ, code, param, msg string) reply {
-	return reply{err: &APIError{Status: status, Type: typ, Code: code, Param: param, Message: msg}}
+	return reply{err: &refundkit.APIError{Status: status, Type: typ, Code: code, Param: param, Message: msg}}
 }
 
 // arrive is the request reaching the provider: the rate limiter, the
 // idempotency layer and validation. executing is true when the request
 // started executing (its key is now saved, in flight).
-func (p *Provider) arrive(req *Request, f Fault, params RefundParams) (reply, bool) {
+func (p *Provider) arrive(req *Request, f Fault, params refundkit.RefundParams) (reply, bool) {
 	e := p.env
 	now := time.Now()
 	if len(req.Key) > MaxKeyLength {
@@ -525,18 +526,18 @@ func (p *Provider) arrive(req *Request, f Fault, params RefundParams) (reply, bo
 	if f.Kind == FaultHTTPError && f.Status == 401 {
 		// Authentication runs before the idempotency layer: nothing saved,
 		// and a retry with the same key runs afresh.
-		r := reply{err: &APIError{Status: 401, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "invalid API key")}}
+		r := reply{err: &refundkit.APIError{Status: 401, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "invalid API key")}}
 		e.Record("provider", KindState, "request #%d: not authenticated (%s), nothing saved under the key", req.N, r)
 		return r, false
 	}
 	if f.Kind == FaultHTTPError && f.Status == 429 {
 		// The rate limiter runs before the idempotency layer: nothing saved.
-		r := reply{err: &APIError{Status: 429, Type: orDefault(f.Type, "rate_limit_error"), Code: f.Code, Message: orDefault(f.Message, "too many requests"), RetryAfter: f.RetryAfter}}
+		r := reply{err: &refundkit.APIError{Status: 429, Type: orDefault(f.Type, "rate_limit_error"), Code: f.Code, Message: orDefault(f.Message, "too many requests"), RetryAfter: f.RetryAfter}}
 		e.Record("provider", KindState, "request #%d: rate limited (%s), nothing saved under the key", req.N, r)
 		return r, false
 	}
 	if f.Kind == FaultHTTPError && f.BeforeKeys {
-		r := reply{err: &APIError{Status: f.Status, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "refused"), RetryAfter: f.RetryAfter}}
+		r := reply{err: &refundkit.APIError{Status: f.Status, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "refused"), RetryAfter: f.RetryAfter}}
 		e.Record("provider", KindState, "request #%d: refused in front of the idempotency layer (%s): key %s not looked up, nothing saved", req.N, r, req.Key)
 		return r, false
 	}
@@ -587,7 +588,7 @@ func (p *Provider) arrive(req *Request, f Fault, params RefundParams) (reply, bo
 
 // complete is the end of execution: the refund applies or an error is
 // decided, and the answer is saved under the key.
-func (p *Provider) complete(req *Request, f Fault, params RefundParams) reply {
+func (p *Provider) complete(req *Request, f Fault, params refundkit.RefundParams) reply {
 	e := p.env
 	k := p.keys[req.Key]
 	final := f
@@ -602,7 +603,7 @@ func (p *Provider) complete(req *Request, f Fault, params RefundParams) reply {
 	save := true
 	switch {
 	case final.Kind == FaultHTTPError:
-		r = reply{err: &APIError{Status: final.Status, Type: orDefault(final.Type, "api_error"), Code: final.Code, Message: orDefault(final.Message, "the provider failed"), RetryAfter: final.RetryAfter}}
+		r = reply{err: &refundkit.APIError{Status: final.Status, Type: orDefault(final.Type, "api_error"), Code: final.Code, Message: orDefault(final.Message, "the provider failed"), RetryAfter: final.RetryAfter}}
 	case ch == nil:
 		r = p.answer(req, 404, "invalid_request_error", "resource_missing", "charge", "no such charge: "+params.Charge)
 	case ch.refunded >= ch.amount:
@@ -632,7 +633,7 @@ func (p *Provider) complete(req *Request, f Fault, params RefundParams) reply {
 	return r
 }
 
-func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) ([]ProviderRefund, error) {
+func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) ([]refundkit.ProviderRefund, error) {
 	e := p.env
 	p.lookupN++
 	var f Fault
@@ -647,17 +648,17 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 	}
 	e.Record(w.ID, KindCall, "ListRefunds(%s)", chargeID)
 	sent := time.Now()
-	failed := func(err error) ([]ProviderRefund, error) {
+	failed := func(err error) ([]refundkit.ProviderRefund, error) {
 		p.lookups = append(p.lookups, Lookup{Worker: w.ID, SentAt: sent.Sub(e.start), At: time.Since(e.start), Charge: chargeID, Failed: true})
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %v (never sent)", chargeID, err)
-		return failed(&ConnectionError{Cause: err.Error()})
+		return failed(&refundkit.ConnectionError{Cause: err.Error()})
 	}
 	if f.Kind == FaultConnection {
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
-		return failed(&ConnectionError{Cause: defaultConnFailure})
+		return failed(&refundkit.ConnectionError{Cause: defaultConnFailure})
 	}
 	took := 2 * e.net.Latency
 	if f.Kind == FaultSlow {
@@ -675,28 +676,28 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 		if ctx.Err() == context.Canceled {
 			w.pass("ListRefunds reply")
 			e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: the caller's context ended (%v)", chargeID, ctx.Err())
-			return failed(&TimeoutError{After: time.Since(sent), Cause: ctx.Err().Error()})
+			return failed(&refundkit.TimeoutError{After: time.Since(sent), Cause: ctx.Err().Error()})
 		}
 		// A deadline, which wait already counts: its instant is now.
 	}
 	if took > wait {
 		w.pass("ListRefunds reply")
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, FormatDuration(wait))
-		return failed(&TimeoutError{After: wait, Cause: cause})
+		return failed(&refundkit.TimeoutError{After: wait, Cause: cause})
 	}
 	w.pass("ListRefunds reply")
 	if f.Kind == FaultHTTPError {
-		err := &APIError{Status: f.Status, Type: orDefault(f.Type, "api_error"), Code: f.Code, Message: orDefault(f.Message, "the provider failed")}
+		err := &refundkit.APIError{Status: f.Status, Type: orDefault(f.Type, "api_error"), Code: f.Code, Message: orDefault(f.Message, "the provider failed")}
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
 		return failed(err)
 	}
 	ch := p.charges[chargeID]
 	if ch == nil {
-		err := &APIError{Status: 404, Type: "invalid_request_error", Code: "resource_missing", Param: "charge", Message: "no such charge: " + chargeID}
+		err := &refundkit.APIError{Status: 404, Type: "invalid_request_error", Code: "resource_missing", Param: "charge", Message: "no such charge: " + chargeID}
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
 		return failed(err)
 	}
-	out := append([]ProviderRefund(nil), ch.refunds...)
+	out := append([]refundkit.ProviderRefund(nil), ch.refunds...)
 	l := Lookup{Worker: w.ID, SentAt: sent.Sub(e.start), At: time.Since(e.start), Charge: chargeID}
 	var parts []string
 	for _, r := range out {
@@ -713,7 +714,7 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 	return out, nil
 }
 
-func sameParams(a, b RefundParams) bool {
+func sameParams(a, b refundkit.RefundParams) bool {
 	return a.Charge == b.Charge && a.Amount == b.Amount && a.Reference == b.Reference
 }
 

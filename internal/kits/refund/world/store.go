@@ -1,7 +1,8 @@
-package refundkit
+package world
 
 import (
 	"fmt"
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"time"
 )
 
@@ -10,7 +11,7 @@ import (
 // is what a check-then-act submission gets.
 type Store struct {
 	env     *Env
-	records map[string]*Record
+	records map[string]*refundkit.Record
 	changes []Change
 	reads   []Read
 }
@@ -21,7 +22,7 @@ type Change struct {
 	Worker    string
 	Call      string
 	RequestID string
-	Old, New  Status
+	Old, New  refundkit.Status
 	Owner     string
 	Lease     time.Time
 	// The claim the write replaced: who held it and until when.
@@ -39,21 +40,21 @@ type Read struct {
 	Seq       int
 	Worker    string
 	RequestID string
-	Status    Status
+	Status    refundkit.Status
 }
 
 // Put stores a record as it is before the run (the scenario's initial
 // state). It writes no log line.
-func (s *Store) Put(r Record) {
+func (s *Store) Put(r refundkit.Record) {
 	c := r
 	s.records[r.RequestID] = &c
 }
 
 // Lookup returns a copy of a record, for the invariants.
-func (s *Store) Lookup(requestID string) (Record, bool) {
+func (s *Store) Lookup(requestID string) (refundkit.Record, bool) {
 	r, ok := s.records[requestID]
 	if !ok {
-		return Record{}, false
+		return refundkit.Record{}, false
 	}
 	return *r, true
 }
@@ -64,11 +65,11 @@ func (s *Store) Changes() []Change { return append([]Change(nil), s.changes...) 
 // Reads returns the log of reads that found a record.
 func (s *Store) Reads() []Read { return append([]Read(nil), s.reads...) }
 
-func (s *Store) get(w *Worker, id string) (*Record, error) {
+func (s *Store) get(w *Worker, id string) (*refundkit.Record, error) {
 	r, ok := s.records[id]
 	if !ok {
 		s.env.Record(w.ID, KindCall, "GetRecord(%s) -> not found", id)
-		return nil, ErrNotFound
+		return nil, refundkit.ErrNotFound
 	}
 	s.env.Record(w.ID, KindCall, "GetRecord(%s) -> %s", id, describeRecord(r))
 	s.reads = append(s.reads, Read{At: time.Since(s.env.start), Seq: s.env.TraceLen(), Worker: w.ID, RequestID: id, Status: r.Status})
@@ -76,9 +77,9 @@ func (s *Store) get(w *Worker, id string) (*Record, error) {
 	return &c, nil
 }
 
-func describeRecord(r *Record) string {
+func describeRecord(r *refundkit.Record) string {
 	s := string(r.Status)
-	if r.Status == StatusProcessing {
+	if r.Status == refundkit.StatusProcessing {
 		s += " by " + r.Owner
 		if !r.LeaseUntil.IsZero() {
 			s += ", lease until " + r.LeaseUntil.Format("15:04:05")
@@ -93,11 +94,11 @@ func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 	r, ok := s.records[id]
 	if !ok {
 		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not found", id, FormatDuration(lease))
-		return false, ErrNotFound
+		return false, refundkit.ErrNotFound
 	}
 	now := time.Now()
-	free := r.Status == StatusPending || r.Status == StatusFailed || r.Status == StatusNeedsCheck
-	expired := r.Status == StatusProcessing && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil)
+	free := r.Status == refundkit.StatusPending || r.Status == refundkit.StatusFailed || r.Status == refundkit.StatusNeedsCheck
+	expired := r.Status == refundkit.StatusProcessing && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil)
 	if !free && !expired {
 		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not taken: %s", id, FormatDuration(lease), describeRecord(r))
 		return false, nil
@@ -107,15 +108,15 @@ func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 		until = now.Add(lease)
 	}
 	s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> taken", id, FormatDuration(lease))
-	s.write(w, "Claim", r, StatusProcessing, w.ID, until, "")
+	s.write(w, "Claim", r, refundkit.StatusProcessing, w.ID, until, "")
 	return true, nil
 }
 
-func (s *Store) mark(w *Worker, call, id string, st Status, reason string) error {
+func (s *Store) mark(w *Worker, call, id string, st refundkit.Status, reason string) error {
 	r, ok := s.records[id]
 	if !ok {
 		s.env.Record(w.ID, KindCall, "%s(%s) -> not found", call, id)
-		return ErrNotFound
+		return refundkit.ErrNotFound
 	}
 	if reason != "" {
 		s.env.Record(w.ID, KindCall, "%s(%s, %q)", call, id, reason)
@@ -123,14 +124,14 @@ func (s *Store) mark(w *Worker, call, id string, st Status, reason string) error
 		s.env.Record(w.ID, KindCall, "%s(%s)", call, id)
 	}
 	owner := ""
-	if st == StatusProcessing {
+	if st == refundkit.StatusProcessing {
 		owner = w.ID
 	}
 	s.write(w, call, r, st, owner, time.Time{}, reason)
 	return nil
 }
 
-func (s *Store) write(w *Worker, call string, r *Record, st Status, owner string, lease time.Time, reason string) {
+func (s *Store) write(w *Worker, call string, r *refundkit.Record, st refundkit.Status, owner string, lease time.Time, reason string) {
 	now := time.Now()
 	old, oldOwner, oldLease := r.Status, r.Owner, r.LeaseUntil
 	r.Status, r.Owner, r.LeaseUntil, r.Reason, r.UpdatedAt = st, owner, lease, reason, now
@@ -138,7 +139,7 @@ func (s *Store) write(w *Worker, call string, r *Record, st Status, owner string
 	s.changes = append(s.changes, Change{At: at, Worker: w.ID, Call: call, RequestID: r.RequestID, Old: old, New: st, Owner: owner, Lease: lease,
 		OldOwner: oldOwner, OldLease: oldLease})
 	text := fmt.Sprintf("%s: %s -> %s", r.RequestID, old, st)
-	if st == StatusProcessing {
+	if st == refundkit.StatusProcessing {
 		text += " (owner " + owner
 		if !lease.IsZero() {
 			text += ", lease " + FormatDuration(lease.Sub(now))

@@ -1,4 +1,4 @@
-package refundkit
+package world
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund/workerctx"
 	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
@@ -123,14 +125,14 @@ type Env struct {
 // starts is at the gate before the next step is chosen.
 type watch struct {
 	requestID string
-	status    Status
+	status    refundkit.Status
 	worker    string
 	fire      func()
 }
 
 // WhenStatus calls f the first time a write sets the record of requestID
 // to st.
-func (e *Env) WhenStatus(requestID string, st Status, f func()) {
+func (e *Env) WhenStatus(requestID string, st refundkit.Status, f func()) {
 	e.watches = append(e.watches, &watch{requestID: requestID, status: st, fire: f})
 }
 
@@ -150,7 +152,7 @@ func (e *Env) fire(match func(*watch) bool) {
 	}
 }
 
-func (e *Env) statusWritten(requestID string, st Status) {
+func (e *Env) statusWritten(requestID string, st refundkit.Status) {
 	e.fire(func(w *watch) bool { return w.worker == "" && w.requestID == requestID && w.status == st })
 }
 
@@ -161,7 +163,7 @@ func (e *Env) answered(worker string) {
 // NewEnv makes an empty world that starts now (the bubble's clock).
 func NewEnv(gate Gate, net NetworkConfig) *Env {
 	e := &Env{gate: gate, start: time.Now(), net: net, calls: map[string]int{}}
-	e.store = &Store{env: e, records: map[string]*Record{}}
+	e.store = &Store{env: e, records: map[string]*refundkit.Record{}}
 	e.provider = &Provider{env: e, charges: map[string]*charge{}, keys: map[string]*keyEntry{}}
 	return e
 }
@@ -241,19 +243,11 @@ type Worker struct {
 	crashed chan struct{}
 }
 
-type workerKey struct{}
-
-// WithWorker returns a context that carries w, for natively compiled runs.
+// WithWorker returns a context that carries w: how a natively compiled
+// submission's calls of the harness reach the worker (an interpreted one
+// gets the harness bound to its worker instead).
 func WithWorker(ctx context.Context, w *Worker) context.Context {
-	return context.WithValue(ctx, workerKey{}, w)
-}
-
-func workerFrom(ctx context.Context) *Worker {
-	w, _ := ctx.Value(workerKey{}).(*Worker)
-	if w == nil {
-		panic("refundkit: this context does not come from the grader; pass on the ctx RefundMoney was given")
-	}
-	return w
+	return workerctx.With(ctx, w)
 }
 
 // Env returns the run the worker belongs to.
@@ -346,7 +340,7 @@ func (w *Worker) After(d time.Duration) <-chan time.Time {
 }
 
 // GetRecord loads the refund record. A missing record is ErrNotFound.
-func (w *Worker) GetRecord(ctx context.Context, requestID string) (*Record, error) {
+func (w *Worker) GetRecord(ctx context.Context, requestID string) (*refundkit.Record, error) {
 	if err := w.enter("GetRecord"); err != nil {
 		w.leave("GetRecord")
 		return nil, err
@@ -372,7 +366,7 @@ func (w *Worker) MarkProcessing(ctx context.Context, requestID string) error {
 		return err
 	}
 	defer w.leave("MarkProcessing")
-	return w.env.store.mark(w, "MarkProcessing", requestID, StatusProcessing, "")
+	return w.env.store.mark(w, "MarkProcessing", requestID, refundkit.StatusProcessing, "")
 }
 
 // MarkDone sets the status to done.
@@ -382,7 +376,7 @@ func (w *Worker) MarkDone(ctx context.Context, requestID string) error {
 		return err
 	}
 	defer w.leave("MarkDone")
-	return w.env.store.mark(w, "MarkDone", requestID, StatusDone, "")
+	return w.env.store.mark(w, "MarkDone", requestID, refundkit.StatusDone, "")
 }
 
 // MarkFailed sets the status to failed.
@@ -392,7 +386,7 @@ func (w *Worker) MarkFailed(ctx context.Context, requestID, reason string) error
 		return err
 	}
 	defer w.leave("MarkFailed")
-	return w.env.store.mark(w, "MarkFailed", requestID, StatusFailed, reason)
+	return w.env.store.mark(w, "MarkFailed", requestID, refundkit.StatusFailed, reason)
 }
 
 // MarkNeedsCheck sets the status to needs_check.
@@ -402,18 +396,18 @@ func (w *Worker) MarkNeedsCheck(ctx context.Context, requestID, reason string) e
 		return err
 	}
 	defer w.leave("MarkNeedsCheck")
-	return w.env.store.mark(w, "MarkNeedsCheck", requestID, StatusNeedsCheck, reason)
+	return w.env.store.mark(w, "MarkNeedsCheck", requestID, refundkit.StatusNeedsCheck, reason)
 }
 
 // CreateRefund sends a refund request to the provider (see RefundParams).
-func (w *Worker) CreateRefund(ctx context.Context, p RefundParams) (*ProviderRefund, error) {
+func (w *Worker) CreateRefund(ctx context.Context, p refundkit.RefundParams) (*refundkit.ProviderRefund, error) {
 	_ = w.enter("CreateRefund") // a rule with Error applies to store calls only
 	defer w.leave("CreateRefund")
 	return w.env.provider.createRefund(ctx, w, p)
 }
 
 // ListRefunds asks the provider for the refunds of a charge.
-func (w *Worker) ListRefunds(ctx context.Context, charge string) ([]ProviderRefund, error) {
+func (w *Worker) ListRefunds(ctx context.Context, charge string) ([]refundkit.ProviderRefund, error) {
 	_ = w.enter("ListRefunds") // a rule with Error applies to store calls only
 	defer w.leave("ListRefunds")
 	return w.env.provider.listRefunds(ctx, w, charge)
