@@ -279,11 +279,24 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 	// grading child), so the setting is ours, and GOMEMLIMIT still bounds
 	// the heap.
 	defer debug.SetGCPercent(debug.SetGCPercent(gradeGCPercent))
+	cpu0 := ProcessCPU()
 	if diags := trialLoad(b, prog); diags != nil {
 		return notLoaded(k, diags), nil
 	}
+	if ProcessCPU()-cpu0 > laneCompileLimit {
+		opt.Lanes = 1
+	}
 	return Grade(ctx, k, scenarios, prog, b, opt)
 }
+
+// laneCompileLimit is the CPU time of the trial load's one compile past
+// which a grade keeps to one lane: each lane compiles interpreters of its
+// own (one per worker of a run), and for a large submission those cost
+// more than the lane saves. internal/grader's engine measured the same
+// rule: a reference compiled in 6 to 11 ms, the reference padded to 5,000
+// lines with a table in 75 to 100 ms, for which two lanes took its grade
+// from 2.2x to 5.3x the reference's CPU time. The limit sits between.
+const laneCompileLimit = 40 * time.Millisecond
 
 func notLoaded(k Kit, diags []sandbox.Diagnostic) *Report {
 	return &Report{Kit: k.Name(), Status: StatusError, Diagnostics: diags, Scenarios: []ScenarioResult{},

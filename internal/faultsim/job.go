@@ -22,6 +22,10 @@ type Job struct {
 	Source    string   `json:"source"`
 	Seeds     int      `json:"seeds,omitempty"`
 	FirstSeed int64    `json:"first_seed,omitempty"`
+	// Lanes, above zero, is the most runs the child executes at once
+	// (Options.Lanes): the parent sets 1 when another child already has
+	// the cores.
+	Lanes int `json:"lanes,omitempty"`
 }
 
 // RunJob grades job.Source interpreted with the kit it names, among kits.
@@ -53,7 +57,7 @@ func RunJob(ctx context.Context, kits []Kit, job Job, b Bubble, progress func(Sc
 		}
 		scenarios = picked
 	}
-	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Progress: progress})
+	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: job.Lanes, Progress: progress})
 }
 
 // ReferenceFailures grades a problem's reference and returns, per scenario

@@ -68,6 +68,11 @@ func (s *Service) Grade(ctx context.Context, ticket *sandbox.Ticket, job faultsi
 	if job.Seeds == 0 {
 		job.Seeds = DefaultSeeds
 	}
+	if s.pool.Running() > 0 {
+		// Another child is grading, so the cores are taken: a second lane
+		// would only add its interpreters' compiles.
+		job.Lanes = 1
+	}
 	input, err := json.Marshal(job)
 	if err != nil {
 		return nil, fmt.Errorf("grading: encode the job: %w", err)
