@@ -29,9 +29,8 @@ const gradeExitNotGraded = 2
 const gradeUsage = `usage: server grade [-content DIR] [-problem SLUG] [-seed N] [-seeds N] [-json] FILE.go
 
 Grades FILE.go against the problem's fault scenarios in a sandboxed child
-process and prints the report. The refund problem (package refund, with
-RefundMoney) has its scenarios built in. A problem whose code.kit reads a
-scenarios file (createclient) is graded against that file as it is now in the
+process and prints the report. A problem is graded against its scenarios file
+(refund's package refund with RefundMoney, createclient's) as it is now in the
 content folder (-content DIR, or the content built into the server), with no
 rebuild.
 
@@ -50,7 +49,7 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	seed := fs.Int64("seed", 1, "seed of the schedules and jitter; the same seed reproduces a run exactly")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	contentDir := fs.String("content", "", "content folder to read the problem from (default: the content built into the server)")
-	seeds := fs.Int("seeds", grading.DefaultSeeds, "schedules explored per scenario (kits with a scenarios file only)")
+	seeds := fs.Int("seeds", grading.DefaultSeeds, "schedules explored per scenario (not refund, whose scenarios say how many)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, gradeUsage)
 		fs.PrintDefaults()
@@ -67,8 +66,13 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return gradeExitNotGraded
 	}
 	path := fs.Arg(0)
+	job := grader.Job{Problem: *problem, Seed: *seed}
 	if code, ok, exit := kitProblem(*contentDir, *problem, stderr); exit != 0 {
 		return exit
+	} else if ok && code.Kit == grader.KitName {
+		// Refund grades on the grader's own engine, against the
+		// scenarios file as it is now in the content folder.
+		job.ScenariosFile, job.ScenarioData = code.ScenariosPath, code.Scenarios
 	} else if ok {
 		return gradeWithKit(ctx, code, path, *seed, *seeds, *asJSON, stdout, stderr)
 	}
@@ -84,7 +88,8 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	svc := grader.NewService(sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
-	report, err := svc.Grade(ctx, grader.Job{Problem: *problem, Source: string(src), Seed: *seed}, nil)
+	job.Source = string(src)
+	report, err := svc.Grade(ctx, job, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return gradeExitNotGraded

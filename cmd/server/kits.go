@@ -1,19 +1,18 @@
 package main
 
 import (
+	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/problems"
 )
-
-// refundKit is the kit whose scenarios are still compiled into
-// internal/grader rather than read from a scenarios file.
-const refundKit = "refund"
 
 // contentKits are the kits a problem's code.kit may name, with each kit's
 // scenario schema: the content loader (lint, serve, -watch) checks a
 // scenarios file with them and names its errors by file and line. They are
 // the grading child's kits (gradingKits), so a kit added there is one the
-// content may name, and refund. The checks are given here because the
-// loader must not link the interpreter the kits' packages bring.
+// content may name, and refund, which still grades on the grader's own
+// engine but reads its scenarios file the same way. The checks are given
+// here because the loader must not link the interpreter the kits'
+// packages bring.
 func contentKits() []problems.Kit {
 	var kits []problems.Kit
 	for _, k := range gradingKits() {
@@ -22,7 +21,10 @@ func contentKits() []problems.Kit {
 			return problems.ErrorDiagnostics(file, err)
 		}})
 	}
-	return append(kits, problems.Kit{Name: refundKit})
+	return append(kits, problems.Kit{Name: grader.KitName, Scenarios: true, CheckScenarios: func(file string, data []byte) []problems.Diagnostic {
+		_, err := grader.ParseScenarios(file, data)
+		return problems.ErrorDiagnostics(file, err)
+	}})
 }
 
 // contentOptions is how the server loads content.

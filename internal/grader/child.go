@@ -17,8 +17,12 @@ import (
 const ChildCommand = "__grade-child"
 
 // maxJobBytes bounds what a child reads from stdin: the job is the source
-// (at most MaxSourceBytes) plus a few fields.
-const maxJobBytes = MaxSourceBytes + 64<<10
+// (at most MaxSourceBytes), the scenarios file (the built-in one is about
+// 40 KiB) and a few fields.
+const maxJobBytes = MaxSourceBytes + maxScenariosBytes + 64<<10
+
+// maxScenariosBytes bounds a scenarios file a job carries.
+const maxScenariosBytes = 1 << 20
 
 // childMaxStack stops unbounded recursion of interpreted code early, as a
 // "stack overflow" crash, instead of letting the runtime double the stack

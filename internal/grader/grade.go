@@ -30,6 +30,30 @@ type Job struct {
 	// Lanes, above zero, is the most scenarios the grade runs at once;
 	// zero means one per core. Service sets it (see Service.grade).
 	Lanes int `json:"lanes,omitempty"`
+	// ScenariosFile and ScenarioData are the problem's scenarios file as
+	// the content being served holds it (a -content folder's, after a
+	// -watch reload too): the child grades against it, with no rebuild.
+	// Empty: the scenarios of the content built into the binary.
+	ScenariosFile string `json:"scenarios_file,omitempty"`
+	ScenarioData  string `json:"scenario_data,omitempty"`
+}
+
+// suite returns the scenarios job's problem is graded against: those it
+// carries, else the built-in ones of its problem. Scenarios that do not
+// parse are the content's error, not the submission's.
+func (job Job) suite() ([]Scenario, error) {
+	if job.ScenarioData != "" {
+		return ParseScenarios(job.ScenariosFile, []byte(job.ScenarioData))
+	}
+	problem := job.Problem
+	if problem == "" {
+		problem = DefaultProblem
+	}
+	suite, ok := Suites[problem]
+	if !ok {
+		return nil, fmt.Errorf("grader: no scenarios for problem %q", problem)
+	}
+	return suite(), nil
 }
 
 // maxTraceEvents caps the trace a scenario report carries.
@@ -54,15 +78,11 @@ func (openGate) Go(_ string, f func()) { go f() }
 
 // workerIDs lists the workers of the job's scenarios other than worker-1.
 func workerIDs(job Job) []string {
-	problem := job.Problem
-	if problem == "" {
-		problem = DefaultProblem
-	}
-	suite, ok := Suites[problem]
-	if !ok {
+	suite, err := job.suite()
+	if err != nil {
 		return nil
 	}
-	scenarios, err := selectScenarios(suite(), job.Scenarios)
+	scenarios, err := selectScenarios(suite, job.Scenarios)
 	if err != nil {
 		return nil
 	}
@@ -100,15 +120,11 @@ func GradeCompiled(ctx context.Context, job Job, entry NativeProgram, b Bubble, 
 // rep. Grade uses it with the interpreted submission; the native benchmark
 // with a compiled one.
 func GradeProgram(ctx context.Context, job Job, prog Program, b Bubble, progress func(ScenarioReport), rep *Report) error {
-	problem := job.Problem
-	if problem == "" {
-		problem = DefaultProblem
+	suite, err := job.suite()
+	if err != nil {
+		return err
 	}
-	suite, ok := Suites[problem]
-	if !ok {
-		return fmt.Errorf("grader: no scenarios for problem %q", problem)
-	}
-	scenarios, err := selectScenarios(suite(), job.Scenarios)
+	scenarios, err := selectScenarios(suite, job.Scenarios)
 	if err != nil {
 		return err
 	}

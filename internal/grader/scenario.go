@@ -11,8 +11,9 @@ import (
 // Scenario is one fault scenario, as data: the world before the run, the
 // provider's scripted behaviour, who calls RefundMoney when, how many
 // schedules or crash points to explore, and which invariants to check. The
-// engine interprets it; nothing in the grader switches on a scenario's name,
-// so authors can later declare scenarios in content files (the yaml tags).
+// engine interprets it; nothing in the grader switches on a scenario's name.
+// Authors write scenarios in a problem's scenarios file (ParseScenarios),
+// whose fields are the yaml tags.
 type Scenario struct {
 	Name        string            `yaml:"name" json:"name"`
 	Title       string            `yaml:"title" json:"title"`
@@ -37,7 +38,12 @@ type Scenario struct {
 	// Expect is where the refund must end, when a correct submission
 	// leaves no choice (invariant expected-end-state); nil: not checked.
 	Expect *Expectation `yaml:"expect,omitempty" json:"expect,omitempty"`
+	line   int          // in its scenarios file
 }
+
+// Line is the scenario's line in its scenarios file (0 when it was not
+// read from one).
+func (s *Scenario) Line() int { return s.line }
 
 // Expectation is the end state of a request after the last phase.
 type Expectation struct {

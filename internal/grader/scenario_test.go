@@ -1,7 +1,9 @@
 package grader
 
 import (
+	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,23 +14,33 @@ import (
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
 
-// TestScenariosAreData: the suite survives a trip through YAML unchanged,
-// the form in which authors will declare scenarios.
+// TestScenariosFileIsTheGoSuite: the scenarios file the content holds
+// reads back as the suite that was written in Go, field for field, so a
+// grade against it is the grade the Go suite gave (the engine reads
+// nothing else of a scenario).
+func TestScenariosFileIsTheGoSuite(t *testing.T) {
+	suite := AsyncRefundSuite()
+	want := goAsyncRefundSuite()
+	if len(suite) != len(want) {
+		t.Fatalf("the file has %d scenarios, the Go suite %d", len(suite), len(want))
+	}
+	for k := range suite {
+		if suite[k].Line() == 0 {
+			t.Errorf("scenario %s has no line", suite[k].Name)
+		}
+		suite[k].line = 0
+		if !reflect.DeepEqual(suite[k], want[k]) {
+			t.Errorf("scenario %d reads as\n%+v\nwant\n%+v", k, suite[k], want[k])
+		}
+	}
+}
+
+// TestScenariosAreData: every built-in scenario validates and says what it
+// is about.
 func TestScenariosAreData(t *testing.T) {
 	suite := AsyncRefundSuite()
 	if len(suite) < 20 {
 		t.Fatalf("%d scenarios, want at least 20", len(suite))
-	}
-	b, err := yaml.Marshal(suite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back []Scenario
-	if err := yaml.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(suite, back) {
-		t.Fatal("the suite changed on a trip through YAML")
 	}
 	for _, s := range suite {
 		if err := s.Validate(); err != nil {
@@ -117,5 +129,81 @@ func TestScenarioValidate(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseScenariosErrors: a scenarios file's mistakes are named at their
+// file and line.
+func TestParseScenariosErrors(t *testing.T) {
+	const head = "kit: refund\nscenarios:\n  - name: one\n    title: One\n    description: d\n" +
+		"    records: [{request_id: r1, charge_id: ch_1, amount: 2500, status: pending}]\n" +
+		"    charges: [{id: ch_1, amount: 10000}]\n"
+	const call = "    phases:\n      - name: run\n        invocations: [{worker: worker-1, request_id: r1}]\n"
+	tests := []struct {
+		name, file, want string
+	}{
+		{"unknown field", head + call + "    retries: 3\n", "f.yaml:11: field retries not found"},
+		{"unknown fault kind", head + "    faults:\n      - {request: 1, kind: gremlins}\n" + call, `f.yaml:9: scenario "one": unknown fault kind "gremlins"`},
+		{"unknown invariant", head + call + "    invariants: [no-double-refund, never-sad]\n", `f.yaml:11: scenario "one": unknown invariant "never-sad"`},
+		{"unknown defect", head + call + "    defects: {no-double-refund: bad-luck}\n", `f.yaml:11: scenario "one": unknown defect "bad-luck"`},
+		{"a crash point that cannot occur", head + call + "    explore: {crash_points: every-boundary, crash_worker: worker-9}\n",
+			`f.yaml:11: scenario "one": crash worker "worker-9" makes no call, so it has no crash point`},
+		{"unknown call", head + call + "    panics: [{call: Refund, nth: 1}]\n", `f.yaml:11: scenario "one": unknown call "Refund"`},
+		{"a trigger on a worker that makes no call", head +
+			"    phases:\n      - name: run\n        invocations:\n          - {worker: worker-1, request_id: r1, when: {answered: worker-7}}\n",
+			`f.yaml:3: scenario one: worker-1: the trigger waits for an answer to "worker-7"`},
+		{"a name used twice", head + call + "  - name: one\n    title: Again\n" + call, `f.yaml:11: scenario "one": the name is used twice`},
+		{"another kit's file", strings.Replace(head, "kit: refund", "kit: createclient", 1) + call, `f.yaml:1: kit is "createclient"`},
+		{"no phases", head, `f.yaml:3: scenario "one" has no phases`},
+		{"a duration that is not one", head + call + "    budget: soon\n", "f.yaml:11: cannot unmarshal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseScenarios("f.yaml", []byte(tt.file))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v\nwant an error containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := ParseScenarios("f.yaml", []byte(head+call)); err != nil {
+		t.Errorf("a valid file: %v", err)
+	}
+}
+
+// TestContentGuideRefundExample: the refund example of content/README.md
+// is a file the kit accepts, and the guide's invariant table is the kit's.
+func TestContentGuideRefundExample(t *testing.T) {
+	guide, err := os.ReadFile("../../content/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(guide)
+	start := strings.Index(text, "## Scenarios for the refund kit")
+	end := strings.Index(text[max(start, 0):], "\n## ")
+	if start < 0 || end < 0 {
+		t.Fatal("content/README.md has no refund scenarios section")
+	}
+	section := text[start : start+end]
+	_, rest, ok := strings.Cut(section, "```yaml\n")
+	block, _, _ := strings.Cut(rest, "```")
+	if !ok || !strings.HasPrefix(block, "# scenarios.yaml") {
+		t.Fatal("the refund section has no scenarios.yaml example")
+	}
+	list, err := ParseScenarios("README.md", []byte(block))
+	if err != nil {
+		t.Fatalf("the guide's example does not parse: %v", err)
+	}
+	if len(list) != 1 || len(list[0].Phases) != 2 {
+		t.Errorf("the example reads as %d scenarios", len(list))
+	}
+	var ids []string
+	for _, line := range strings.Split(section, "\n") {
+		if id, ok := strings.CutPrefix(line, "| `"); ok {
+			id, _, _ = strings.Cut(id, "`")
+			ids = append(ids, id)
+		}
+	}
+	if !slices.Equal(ids, InvariantIDs) {
+		t.Errorf("the guide's invariants are %v\nthe kit's %v", ids, InvariantIDs)
 	}
 }

@@ -203,15 +203,11 @@ func stoppedReport(job Job, order []string, finished []ScenarioReport, out *sand
 // the child runs them, so a stopped child's last scenario can be named.
 // An unknown problem or scenario is the caller's mistake: an error.
 func scenarioOrder(job Job) ([]string, error) {
-	problem := job.Problem
-	if problem == "" {
-		problem = DefaultProblem
+	suite, err := job.suite()
+	if err != nil {
+		return nil, err
 	}
-	suite, ok := Suites[problem]
-	if !ok {
-		return nil, fmt.Errorf("grader: no scenarios for problem %q", problem)
-	}
-	scenarios, err := selectScenarios(suite(), job.Scenarios)
+	scenarios, err := selectScenarios(suite, job.Scenarios)
 	if err != nil {
 		return nil, err
 	}

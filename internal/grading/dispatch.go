@@ -44,6 +44,12 @@ func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, 
 	if !ok || p.Code == nil || p.Code.ScenariosPath == "" {
 		return d.Refund.GradeAdmitted(ctx, ticket, job, progress)
 	}
+	if p.Code.Kit == grader.KitName {
+		// The refund kit still grades on the grader's own engine, against
+		// the scenarios file as it is now.
+		job.ScenariosFile, job.ScenarioData = p.Code.ScenariosPath, p.Code.Scenarios
+		return d.Refund.GradeAdmitted(ctx, ticket, job, progress)
+	}
 	fj := faultsim.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
 		Only: job.Scenarios, File: fileName(p.Code.StarterPath), Source: job.Source, FirstSeed: job.Seed}
 	var onScenario func(faultsim.ScenarioResult)

@@ -147,8 +147,9 @@ func goodFixture() fstest.MapFS {
 		"problems/refund-demo/problem.md":          {Data: []byte(goodProblem)},
 		"problems/refund-demo/starter/refund.go":   {Data: []byte("package refund\n\nfunc Refund() {}\n")},
 		"problems/refund-demo/reference/refund.go": {Data: []byte("package refund\n\nfunc Refund() { _ = 1 }\n")},
-		"sets/quick.md":          {Data: []byte(goodSet)},
-		"screens/demo-screen.md": {Data: []byte(goodScreen)},
+		"problems/refund-demo/scenarios.yaml":      {Data: []byte("kit: refund\nscenarios: []\n")},
+		"sets/quick.md":                            {Data: []byte(goodSet)},
+		"screens/demo-screen.md":                   {Data: []byte(goodScreen)},
 	}
 }
 

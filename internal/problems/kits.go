@@ -15,7 +15,7 @@ type Kit struct {
 	Name string
 	// Scenarios says the kit grades against a scenarios file beside
 	// problem.md (code.scenarios, default scenarios.yaml); a kit without
-	// one has its scenarios compiled in (refund, for now).
+	// one has its scenarios compiled in.
 	Scenarios bool
 	// CheckScenarios checks a scenarios file against the kit's schema
 	// and returns its errors with file and line; nil checks nothing
@@ -34,7 +34,7 @@ type Options struct {
 // check: Load uses them when it is given none. The server passes the same
 // names with their checks (cmd/server tests that the two lists agree).
 func DefaultKits() []Kit {
-	return []Kit{{Name: "createclient", Scenarios: true}, {Name: "refund"}}
+	return []Kit{{Name: "createclient", Scenarios: true}, {Name: "refund", Scenarios: true}}
 }
 
 // DefaultScenariosFile is the scenarios file a kit with scenarios reads

@@ -43,9 +43,9 @@ const concurrencySchedules = 50
 // twice what envelopeCheck needs to judge the ceiling's growth.
 const envelopeSchedules = 2 * envelopeProcesses
 
-// AsyncRefundSuite returns the scenarios for the async-refund problem, in
+// goAsyncRefundSuite returns the scenarios for the async-refund problem, in
 // report order. Each call returns fresh values.
-func AsyncRefundSuite() []Scenario {
+func goAsyncRefundSuite() []Scenario {
 	return []Scenario{
 		{
 			Name:   "all-attempts-fail",
@@ -578,11 +578,3 @@ func AsyncRefundSuite() []Scenario {
 }
 
 func intp(n int) *int { return &n }
-
-// Suites maps a problem slug to its scenarios.
-var Suites = map[string]func() []Scenario{
-	"async-refund": AsyncRefundSuite,
-}
-
-// DefaultProblem is the problem graded when a job names none.
-const DefaultProblem = "async-refund"
