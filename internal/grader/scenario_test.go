@@ -2,7 +2,6 @@ package grader
 
 import (
 	"os"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -13,27 +12,6 @@ import (
 	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
-
-// TestScenariosFileIsTheGoSuite: the scenarios file the content holds
-// reads back as the suite that was written in Go, field for field, so a
-// grade against it is the grade the Go suite gave (the engine reads
-// nothing else of a scenario).
-func TestScenariosFileIsTheGoSuite(t *testing.T) {
-	suite := AsyncRefundSuite()
-	want := goAsyncRefundSuite()
-	if len(suite) != len(want) {
-		t.Fatalf("the file has %d scenarios, the Go suite %d", len(suite), len(want))
-	}
-	for k := range suite {
-		if suite[k].Line() == 0 {
-			t.Errorf("scenario %s has no line", suite[k].Name)
-		}
-		suite[k].line = 0
-		if !reflect.DeepEqual(suite[k], want[k]) {
-			t.Errorf("scenario %d reads as\n%+v\nwant\n%+v", k, suite[k], want[k])
-		}
-	}
-}
 
 // TestScenariosAreData: every built-in scenario validates and says what it
 // is about.
