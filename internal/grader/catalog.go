@@ -20,68 +20,146 @@ const (
 	InvGoroutinesEnd       = "goroutines-end"
 )
 
-// InvariantIDs lists the invariants in report order.
-var InvariantIDs = []string{
-	InvNoDoubleRefund, InvDoneMeansRefunded, InvRefundRecorded, InvNoStuckProcessing,
-	InvUnknownNotFailed, InvSameKey, InvPermanentNotRetried, InvBackoff, InvBoundedAttempts,
-	InvMissingRecordClear, InvOutcomeMatchesState, InvExclusiveClaim, InvStopsWhenCancelled, InvGoroutinesEnd, InvExpectedEndState,
+// invariant is one entry of the refund kit's catalogue: the only table of
+// invariants. ID is what scenarios and reports name it by; Title and Why
+// are the report's words for it; Defect is the seed defect a violation
+// points to, unless the scenario (Scenario.Defects) or the check says
+// otherwise; Check judges one request in one finished run and returns
+// the evidence of a violation, "" when it held.
+type invariant struct {
+	ID     string
+	Title  string
+	Why    string
+	Defect string
+	Check  func(*runFacts) string
 }
 
-var invariantTitles = map[string]string{
-	InvNoDoubleRefund:      "Never refunded twice",
-	InvDoneMeansRefunded:   "Never marked done without an applied refund of the right amount",
-	InvRefundRecorded:      "An applied refund is recorded as done or needs_check, never lost",
-	InvNoStuckProcessing:   "Nothing left in processing when the function returns",
-	InvUnknownNotFailed:    "An ambiguous outcome ends as needs_check, never failed",
-	InvSameKey:             "The same idempotency key on every attempt and every run",
-	InvPermanentNotRetried: "No resend after a definitive 4xx",
-	InvBackoff:             "Waits between attempts are positive, respect Retry-After, carry jitter and have a growing ceiling",
-	InvBoundedAttempts:     "At most 10 provider requests per call, and the call returns",
-	InvMissingRecordClear:  "A missing record gives a clear error and no provider call",
-	InvOutcomeMatchesState: "The returned outcome matches the stored status",
-	InvExclusiveClaim:      "Only one worker works on a refund at a time",
-	InvStopsWhenCancelled:  "Once the caller's context ends, no more refund requests are sent",
-	InvGoroutinesEnd:       "Every goroutine a call starts ends once the call has returned and its requests are answered",
-	InvExpectedEndState:    "The refund ends where it should: the status and the number of refunds the scenario leaves no choice about",
+// catalogue is the refund invariants, in report order.
+var catalogue = []invariant{
+	{
+		ID:     InvNoDoubleRefund,
+		Title:  "Never refunded twice",
+		Why:    "A second refund is money sent twice; the provider will not undo it for you.",
+		Defect: DefectNoIdempotencyKey,
+		Check:  checkNoDoubleRefund,
+	},
+	{
+		ID:     InvDoneMeansRefunded,
+		Title:  "Never marked done without an applied refund of the right amount",
+		Why:    "done tells support and the customer the money is on its way; if no refund exists, nobody will ever look again.",
+		Defect: DefectDoneAfterFailure,
+		Check:  checkDoneMeansRefunded,
+	},
+	{
+		ID:     InvRefundRecorded,
+		Title:  "An applied refund is recorded as done or needs_check, never lost",
+		Why:    "If the provider refunded but the record says pending or failed, a later run refunds again or a person chases a refund that already happened.",
+		Defect: DefectCrashWindow,
+		Check:  checkRefundRecorded,
+	},
+	{
+		ID:     InvNoStuckProcessing,
+		Title:  "Nothing left in processing when the function returns",
+		Why:    "A record left in processing with no live owner blocks every later run from finishing it.",
+		Defect: DefectCrashWindow,
+		Check:  checkNoStuckProcessing,
+	},
+	{
+		ID:     InvUnknownNotFailed,
+		Title:  "An ambiguous outcome ends as needs_check, never failed",
+		Why:    "After a timeout, a 5xx or a 409 the refund may have happened; calling it failed invites a second refund.",
+		Defect: DefectUnknownAsFailed,
+		Check:  checkUnknownNotFailed,
+	},
+	{
+		ID:     InvSameKey,
+		Title:  "The same idempotency key on every attempt and every run",
+		Why:    "The provider deduplicates by idempotency key: a new key on a retry is a new refund.",
+		Defect: DefectNoIdempotencyKey,
+		Check:  checkSameKey,
+	},
+	{
+		ID:     InvPermanentNotRetried,
+		Title:  "No resend after a definitive 4xx",
+		Why:    "A definitive 4xx will answer the same way every time; retrying it only adds load and noise.",
+		Defect: DefectSwallowedErrors,
+		Check:  checkPermanentNotRetried,
+	},
+	{
+		ID:     InvBackoff,
+		Title:  "Waits between attempts are positive, respect Retry-After, carry jitter and have a growing ceiling",
+		Why:    "Retrying at once, in lock step with every other worker, turns a provider blip into an outage; Retry-After says when to come back.",
+		Defect: DefectNoBackoff,
+		Check:  checkBackoff,
+	},
+	{
+		ID:     InvBoundedAttempts,
+		Title:  "At most 10 provider requests per call, and the call returns",
+		Why:    "An unbounded retry loop never gives the record a final status and keeps hammering the provider.",
+		Defect: DefectNoBackoff,
+		Check:  checkBoundedAttempts,
+	},
+	{
+		ID:     InvMissingRecordClear,
+		Title:  "A missing record gives a clear error and no provider call",
+		Why:    "A missing record is a bug upstream; it must surface as an error, not a panic, and must not move money.",
+		Defect: DefectMissingRecord,
+		Check:  checkMissingRecordClear,
+	},
+	{
+		ID:     InvOutcomeMatchesState,
+		Title:  "The returned outcome matches the stored status",
+		Why:    "Callers act on the returned outcome; if it disagrees with the database, one of them is lying.",
+		Defect: DefectSwallowedErrors,
+		Check:  checkOutcomeMatchesState,
+	},
+	{
+		ID:     InvExclusiveClaim,
+		Title:  "Only one worker works on a refund at a time",
+		Why:    "Two workers that both believe they own a refund will both send it, and both write its status.",
+		Defect: DefectCheckThenAct,
+		Check:  checkExclusiveClaim,
+	},
+	{
+		ID:     InvStopsWhenCancelled,
+		Title:  "Once the caller's context ends, no more refund requests are sent",
+		Why:    "A caller that cancelled, or whose deadline passed, has stopped waiting and may hand the request to another worker: a run that keeps sending then overlaps the next one.",
+		Defect: DefectSwallowedErrors,
+		Check:  checkStopsWhenCancelled,
+	},
+	{
+		ID:     InvGoroutinesEnd,
+		Title:  "Every goroutine a call starts ends once the call has returned and its requests are answered",
+		Why:    "A worker serves request after request: a goroutine left blocked for ever on each abandoned attempt is memory that never comes back, until the process falls over.",
+		Defect: DefectLeakedGoroutine,
+		Check:  checkGoroutinesEnd,
+	},
+	{
+		ID:     InvExpectedEndState,
+		Title:  "The refund ends where it should: the status and the number of refunds the scenario leaves no choice about",
+		Why:    "Being safe is not enough: a refund the customer is owed must actually be made and recorded, and a run that can settle a refund must not leave it for someone else.",
+		Defect: DefectSwallowedErrors,
+		Check:  checkExpectedEndState,
+	},
 }
 
-// invariantWhy says, for the report, why each invariant matters.
-var invariantWhy = map[string]string{
-	InvNoDoubleRefund:      "A second refund is money sent twice; the provider will not undo it for you.",
-	InvDoneMeansRefunded:   "done tells support and the customer the money is on its way; if no refund exists, nobody will ever look again.",
-	InvRefundRecorded:      "If the provider refunded but the record says pending or failed, a later run refunds again or a person chases a refund that already happened.",
-	InvNoStuckProcessing:   "A record left in processing with no live owner blocks every later run from finishing it.",
-	InvUnknownNotFailed:    "After a timeout, a 5xx or a 409 the refund may have happened; calling it failed invites a second refund.",
-	InvSameKey:             "The provider deduplicates by idempotency key: a new key on a retry is a new refund.",
-	InvPermanentNotRetried: "A definitive 4xx will answer the same way every time; retrying it only adds load and noise.",
-	InvBackoff:             "Retrying at once, in lock step with every other worker, turns a provider blip into an outage; Retry-After says when to come back.",
-	InvBoundedAttempts:     "An unbounded retry loop never gives the record a final status and keeps hammering the provider.",
-	InvMissingRecordClear:  "A missing record is a bug upstream; it must surface as an error, not a panic, and must not move money.",
-	InvOutcomeMatchesState: "Callers act on the returned outcome; if it disagrees with the database, one of them is lying.",
-	InvExclusiveClaim:      "Two workers that both believe they own a refund will both send it, and both write its status.",
-	InvStopsWhenCancelled:  "A caller that cancelled, or whose deadline passed, has stopped waiting and may hand the request to another worker: a run that keeps sending then overlaps the next one.",
-	InvGoroutinesEnd:       "A worker serves request after request: a goroutine left blocked for ever on each abandoned attempt is memory that never comes back, until the process falls over.",
-	InvExpectedEndState:    "Being safe is not enough: a refund the customer is owed must actually be made and recorded, and a run that can settle a refund must not leave it for someone else.",
-}
+// InvariantIDs lists the invariants' ids in report order.
+var InvariantIDs = func() []string {
+	ids := make([]string, len(catalogue))
+	for k, inv := range catalogue {
+		ids[k] = inv.ID
+	}
+	return ids
+}()
 
-// DefaultDefects maps each invariant to the seed defect (of the original
-// snippet) its violation usually points to; scenarios override it.
-var DefaultDefects = map[string]string{
-	InvNoDoubleRefund:      DefectNoIdempotencyKey,
-	InvDoneMeansRefunded:   DefectDoneAfterFailure,
-	InvRefundRecorded:      DefectCrashWindow,
-	InvNoStuckProcessing:   DefectCrashWindow,
-	InvUnknownNotFailed:    DefectUnknownAsFailed,
-	InvSameKey:             DefectNoIdempotencyKey,
-	InvPermanentNotRetried: DefectSwallowedErrors,
-	InvBackoff:             DefectNoBackoff,
-	InvBoundedAttempts:     DefectNoBackoff,
-	InvMissingRecordClear:  DefectMissingRecord,
-	InvOutcomeMatchesState: DefectSwallowedErrors,
-	InvExclusiveClaim:      DefectCheckThenAct,
-	InvStopsWhenCancelled:  DefectSwallowedErrors,
-	InvGoroutinesEnd:       DefectLeakedGoroutine,
-	InvExpectedEndState:    DefectSwallowedErrors,
+// invariantOf finds an invariant of the catalogue by id.
+func invariantOf(id string) (invariant, bool) {
+	for _, inv := range catalogue {
+		if inv.ID == id {
+			return inv, true
+		}
+	}
+	return invariant{}, false
 }
 
 // Seed defects: the bugs of the original snippet.
@@ -118,7 +196,10 @@ var defectTitles = map[string]string{
 }
 
 // InvariantTitle returns the plain title of an invariant id.
-func InvariantTitle(id string) string { return invariantTitles[id] }
+func InvariantTitle(id string) string {
+	inv, _ := invariantOf(id)
+	return inv.Title
+}
 
 // Defect kinds: a defect of the original snippet, or a mistake that
 // rewrites of it commonly make (the original has no statuses or keys to get

@@ -140,7 +140,7 @@ func TestCorpusBrokenSolutionsAreCaught(t *testing.T) {
 			skipOutsideRaceSample(t, name)
 			src := readSource(t, f)
 			want := corpusHeader(src, "defect")
-			if invariantTitles[want] == "" && defectTitles[want] == "" {
+			if InvariantTitle(want) == "" && defectTitles[want] == "" {
 				t.Fatalf("the header's defect line names %q, which is neither an invariant nor a defect", want)
 			}
 			rep := grade(t, src, 1)

@@ -411,8 +411,9 @@ func runScenario(b Bubble, sc *Scenario, prog Program, seed int64) (ScenarioRepo
 			deadlock = r.deadlock
 		}
 	}
-	for _, id := range InvariantIDs {
-		ir := InvariantResult{ID: id, Title: invariantTitles[id], Why: invariantWhy[id], Status: InvariantNotChecked}
+	for _, inv := range catalogue {
+		id := inv.ID
+		ir := InvariantResult{ID: id, Title: inv.Title, Why: inv.Why, Status: InvariantNotChecked}
 		if sc.checks(id) {
 			ir.Status = InvariantHeld
 			if v, ok := first[id]; ok {

@@ -184,7 +184,7 @@ func TestMutantsAreCaught(t *testing.T) {
 			seen := map[string]bool{}
 			for _, e := range expect {
 				sc, inv, _ := strings.Cut(e, " ")
-				if !scenarioNames[sc] || invariantTitles[inv] == "" {
+				if !scenarioNames[sc] || InvariantTitle(inv) == "" {
 					t.Fatalf("expect %q names an unknown scenario or invariant", e)
 				}
 				if !seen[sc] {

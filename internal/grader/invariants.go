@@ -126,11 +126,12 @@ func checkRun(sc *Scenario, r *run) []violation {
 	var out []violation
 	for _, id := range ids {
 		f := gather(sc, r, id)
-		for _, inv := range InvariantIDs {
+		for _, c := range catalogue {
+			inv := c.ID
 			if !sc.checks(inv) {
 				continue
 			}
-			if msg := invariantChecks[inv](f); msg != "" {
+			if msg := c.Check(f); msg != "" {
 				v := violation{inv: inv, msg: msg}
 				if inv == InvNoDoubleRefund {
 					v.defect = doubleRefundDefect(f)
@@ -146,24 +147,6 @@ func checkRun(sc *Scenario, r *run) []violation {
 		}
 	}
 	return out
-}
-
-var invariantChecks = map[string]func(*runFacts) string{
-	InvNoDoubleRefund:      checkNoDoubleRefund,
-	InvDoneMeansRefunded:   checkDoneMeansRefunded,
-	InvRefundRecorded:      checkRefundRecorded,
-	InvNoStuckProcessing:   checkNoStuckProcessing,
-	InvUnknownNotFailed:    checkUnknownNotFailed,
-	InvSameKey:             checkSameKey,
-	InvPermanentNotRetried: checkPermanentNotRetried,
-	InvBackoff:             checkBackoff,
-	InvBoundedAttempts:     checkBoundedAttempts,
-	InvMissingRecordClear:  checkMissingRecordClear,
-	InvOutcomeMatchesState: checkOutcomeMatchesState,
-	InvExclusiveClaim:      checkExclusiveClaim,
-	InvStopsWhenCancelled:  checkStopsWhenCancelled,
-	InvGoroutinesEnd:       checkGoroutinesEnd,
-	InvExpectedEndState:    checkExpectedEndState,
 }
 
 func describeApplied(a world.Applied, f *runFacts) string {

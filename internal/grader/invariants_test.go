@@ -118,3 +118,25 @@ func TestStepLimitsSayWhatHappened(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogueIsComplete: every invariant of the one table has its words,
+// a defect the report knows and a check, under an id of its own.
+func TestCatalogueIsComplete(t *testing.T) {
+	seen := map[string]bool{}
+	for _, inv := range catalogue {
+		switch {
+		case inv.ID == "" || seen[inv.ID]:
+			t.Errorf("invariant %q: missing or repeated id", inv.ID)
+		case inv.Title == "" || inv.Why == "":
+			t.Errorf("invariant %s: no title or why", inv.ID)
+		case DefectTitle(inv.Defect) == "":
+			t.Errorf("invariant %s points to unknown defect %q", inv.ID, inv.Defect)
+		case inv.Check == nil:
+			t.Errorf("invariant %s has no check", inv.ID)
+		}
+		seen[inv.ID] = true
+	}
+	if len(catalogue) != 15 {
+		t.Errorf("%d invariants, want the 15 the problem page and content/README.md describe", len(catalogue))
+	}
+}

@@ -30,7 +30,7 @@ type Scenario struct {
 	// Invariants to check; empty means all of them.
 	Invariants []string `yaml:"invariants,omitempty" json:"invariants,omitempty"`
 	// Defects maps an invariant to the seed defect its violation points to
-	// in this scenario; invariants not listed use DefaultDefects.
+	// in this scenario; invariants not listed point to their catalogue entry's.
 	Defects map[string]string `yaml:"defects,omitempty" json:"defects,omitempty"`
 	// Budget is the virtual time a run may take past its phases' offsets
 	// before outstanding workers are stopped (default DefaultBudget).
@@ -204,12 +204,12 @@ func (s *Scenario) Validate() error {
 		}
 	}
 	for _, id := range s.Invariants {
-		if _, ok := invariantTitles[id]; !ok {
+		if _, ok := invariantOf(id); !ok {
 			return fmt.Errorf("grader: scenario %s names unknown invariant %q", s.Name, id)
 		}
 	}
 	for inv, d := range s.Defects {
-		if _, ok := invariantTitles[inv]; !ok {
+		if _, ok := invariantOf(inv); !ok {
 			return fmt.Errorf("grader: scenario %s maps unknown invariant %q to a defect", s.Name, inv)
 		}
 		if _, ok := defectTitles[d]; !ok {
@@ -309,7 +309,8 @@ func (s *Scenario) defectFor(id string) string {
 	if d, ok := s.Defects[id]; ok {
 		return d
 	}
-	return DefaultDefects[id]
+	inv, _ := invariantOf(id)
+	return inv.Defect
 }
 
 func (s *Scenario) budget() time.Duration {

@@ -205,12 +205,12 @@ func (l *scenarioLinter) scenario(i int, sc *Scenario, seen map[string]bool) {
 		}
 	}
 	for k, id := range sc.Invariants {
-		if _, ok := invariantTitles[id]; !ok {
+		if _, ok := invariantOf(id); !ok {
 			l.errf(at("invariants", k), "scenario %q: unknown invariant %q (want one of %s)", name, id, strings.Join(InvariantIDs, ", "))
 		}
 	}
 	for inv, d := range sc.Defects {
-		if _, ok := invariantTitles[inv]; !ok {
+		if _, ok := invariantOf(inv); !ok {
 			l.errf(at("defects", inv), "scenario %q maps unknown invariant %q to a defect", name, inv)
 		}
 		if _, ok := defectTitles[d]; !ok {
