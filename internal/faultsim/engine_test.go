@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -276,5 +277,71 @@ func TestLanesDoNotChangeTheReport(t *testing.T) {
 		if !slices.Equal(order, oneOrder) {
 			t.Errorf("%d lanes: progress %v, want %v", lanes, order, oneOrder)
 		}
+	}
+}
+
+// TestWorkersShareAnInterpreterNotTheirDraws: the workers of a run share
+// one interpreter when the submission keeps no package state, yet each
+// draws from its own source, seeded as its own process's would be (the
+// run's seed times 1000 plus its place), and prints to its own output:
+// from its call, from a goroutine it starts and from a timer's callback
+// alike. With package state each worker has an interpreter, and so a
+// package, of its own.
+func TestWorkersShareAnInterpreterNotTheirDraws(t *testing.T) {
+	const src = `package tally
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"faultline.test/tally"
+)
+
+func Bump(ctx context.Context, c tally.Counter) error {
+	fmt.Println("call", rand.Int63())
+	done := make(chan bool)
+	go func() { fmt.Println("goroutine", rand.Int63()); done <- true }()
+	<-done
+	time.AfterFunc(time.Second, func() { fmt.Println("timer", rand.Int63()); done <- true })
+	<-done
+	return nil
+}
+`
+	const counted = `
+var calls int
+
+func Count(ctx context.Context) { calls++; fmt.Println("calls", calls) }
+`
+	tests := []struct {
+		name, src, more string
+		compiled        int
+	}{
+		{"stateless", src, "", 1},
+		{"package state", strings.Replace(src, "\treturn nil", "\tCount(ctx)\n\treturn nil", 1) + counted, "calls 1\n", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, diags := faultsim.Interpret(toyKit{}, "bump.go", tt.src)
+			if diags != nil {
+				t.Fatal(diags)
+			}
+			rep := grade(t, p, toyScenario{name: "three", workers: 3}, faultsim.Options{FirstSeed: 4, Lanes: 1})
+			calls := rep.Scenarios[0].Calls
+			if len(calls) != 3 {
+				t.Fatalf("calls = %+v", calls)
+			}
+			for i, c := range calls {
+				r := rand.New(rand.NewSource(4*1000 + int64(i)))
+				want := fmt.Sprintf("call %d\ngoroutine %d\ntimer %d\n", r.Int63(), r.Int63(), r.Int63()) + tt.more
+				if c.Output != want {
+					t.Errorf("%s printed %q, want %q", c.Worker, c.Output, want)
+				}
+			}
+			if p.Compiled != tt.compiled {
+				t.Errorf("%d interpreters compiled for one run of three workers, want %d", p.Compiled, tt.compiled)
+			}
+		})
 	}
 }

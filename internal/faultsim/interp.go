@@ -22,62 +22,43 @@ import (
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
-// Interpreted is submitted source, checked once and evaluated in a yaegi
-// interpreter per worker, through internal/sandbox's allowlist: the kit's
-// harness, the allowed standard packages, and stand-ins that keep the
-// virtual clock honest (sync's locks) and runs reproducible (math/rand
-// seeded per worker).
+// Interpreted is submitted source, checked once and evaluated in yaegi
+// interpreters through internal/sandbox's allowlist: the kit's harness,
+// the allowed standard packages, and stand-ins that keep the virtual clock
+// honest (sync's locks) and runs reproducible (math/rand seeded per
+// worker, see slot).
 type Interpreted struct {
-	src     *sandbox.Source
-	kit     Kit
-	entryOf reflect.Type // set by the first load
-	// reusable: the source keeps no package state, so an interpreter can
-	// serve a later run exactly as a new one would; the slot is rebound.
+	src *sandbox.Source
+	kit Kit
+	// reusable: the source keeps no package state, so one interpreter can
+	// serve every worker of a run, and a later run, exactly as new ones
+	// would. Otherwise each worker (a process) compiles its own.
 	reusable bool
 	mu       sync.Mutex
-	free     []*loadedCopy
-	byWorker map[*Worker]*loadedCopy
+	free     []*compiled            // reusable interpreters no run holds
+	byRun    map[*Trace]*runShare   // the interpreter each running run shares
+	byWorker map[*Worker]*workerUse // what each loaded worker holds
 	// Compiled counts interpreters built, for benchmarks.
 	Compiled int
 }
 
-type loadedCopy struct {
+// compiled is an interpreter with the submission evaluated in it.
+type compiled struct{ entry any }
+
+// runShare is one run's hold on a reusable interpreter: its workers load
+// it once between them, and it goes back to the pool when the last one
+// finished, if every one unwound cleanly.
+type runShare struct {
+	ready chan struct{} // closed once c or err is set; made in the run's bubble
+	c     *compiled
+	err   error
+	users int
+	clean bool
+}
+
+type workerUse struct {
 	slot  *slot
-	entry any
-}
-
-// slot is what an interpreter's replaced symbols read: the current
-// worker's random source and output.
-type slot struct {
-	mu   sync.Mutex
-	seed int64
-	r    *rand.Rand
-	out  io.Writer
-}
-
-func (s *slot) bind(seed int64, out io.Writer) {
-	s.mu.Lock()
-	s.seed, s.r, s.out = seed, nil, out
-	s.mu.Unlock()
-}
-
-func (s *slot) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	w := s.out
-	s.mu.Unlock()
-	if w == nil {
-		return len(p), nil
-	}
-	return w.Write(p)
-}
-
-func draw[T any](s *slot, f func(r *rand.Rand) T) T {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.r == nil {
-		s.r = rand.New(rand.NewSource(s.seed))
-	}
-	return f(s.r)
+	share *runShare // nil for an interpreter of the worker's own
 }
 
 // Interpret checks source for kit k: it parses, imports only what it may
@@ -97,7 +78,8 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 	if d := src.CheckFunc(e.Name, e.Params, e.Results, e.Want); d != nil {
 		return nil, []sandbox.Diagnostic{*d}
 	}
-	return &Interpreted{src: src, kit: k, reusable: !hasPackageState(src.File), byWorker: map[*Worker]*loadedCopy{}}, nil
+	return &Interpreted{src: src, kit: k, reusable: !hasPackageState(src.File),
+		byRun: map[*Trace]*runShare{}, byWorker: map[*Worker]*workerUse{}}, nil
 }
 
 // inChild is set by MarkGradingChild.
@@ -107,24 +89,60 @@ var inChild atomic.Bool
 // one process where submitted code may be interpreted.
 func MarkGradingChild() { inChild.Store(true) }
 
-// Load implements Program.
+// Load implements Program. A reusable submission's workers of one run
+// share an interpreter, the first of them to load taking one from the pool
+// or compiling it, so a grade compiles about one per lane rather than one
+// per worker and lane; their random sources and output stay their own
+// (see slot).
 func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 	growStack()
-	p.mu.Lock()
-	if n := len(p.free); n > 0 {
-		c := p.free[n-1]
-		p.free = p.free[:n-1]
-		p.mu.Unlock()
-		c.slot.bind(seed, out)
+	s := newSlot(w.ID, seed, out)
+	s.enter()
+	if !p.reusable {
+		c, err := p.compile(s)
+		if err != nil {
+			s.release()
+			return nil, err
+		}
 		p.mu.Lock()
-		p.byWorker[w] = c
+		p.byWorker[w] = &workerUse{slot: s}
 		p.mu.Unlock()
 		return c.entry, nil
 	}
+	p.mu.Lock()
+	sh := p.byRun[w.trace]
+	if sh == nil {
+		sh = &runShare{ready: make(chan struct{}), clean: true}
+		p.byRun[w.trace] = sh
+		if n := len(p.free); n > 0 {
+			sh.c = p.free[n-1]
+			p.free = p.free[:n-1]
+			close(sh.ready)
+		} else {
+			p.mu.Unlock()
+			c, err := p.compile(nil)
+			p.mu.Lock()
+			sh.c, sh.err = c, err
+			close(sh.ready)
+		}
+	}
+	sh.users++
+	p.byWorker[w] = &workerUse{slot: s, share: sh}
 	p.mu.Unlock()
-	s := &slot{}
-	s.bind(seed, out)
-	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: s, Stderr: s, Packages: p.packages(s)})
+	<-sh.ready
+	if sh.err != nil {
+		p.Finished(w, false)
+		return nil, sh.err
+	}
+	return sh.c.entry, nil
+}
+
+// compile builds an interpreter and evaluates the submission in it, on
+// the calling worker's goroutine: package initialisation writes to that
+// worker's output. An interpreter with an owner serves that worker alone.
+func (p *Interpreted) compile(owner *slot) (*compiled, error) {
+	r := resolver{owner}
+	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: r, Stderr: r, Packages: p.packages(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -139,34 +157,40 @@ func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 	if v.Kind() != reflect.Func {
 		return nil, &LoadError{[]sandbox.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
 	}
-	entry := v.Interface()
 	p.mu.Lock()
 	p.Compiled++
-	if p.reusable {
-		p.byWorker[w] = &loadedCopy{slot: s, entry: entry}
-	}
 	p.mu.Unlock()
-	return entry, nil
+	return &compiled{entry: v.Interface()}, nil
 }
 
-// Finished implements finisher: a copy whose call unwound normally goes
-// back to the pool; any other is dropped.
+// Finished implements finisher: a shared interpreter goes back to the pool
+// once every worker of its run has finished, if each one's call unwound
+// normally; otherwise it is dropped.
 func (p *Interpreted) Finished(w *Worker, clean bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := p.byWorker[w]
-	if c == nil {
+	u := p.byWorker[w]
+	if u == nil {
 		return
 	}
 	delete(p.byWorker, w)
-	if !clean {
+	u.slot.release()
+	sh := u.share
+	if sh == nil {
 		return
 	}
-	c.slot.bind(0, nil)
-	p.free = append(p.free, c)
+	sh.users--
+	sh.clean = sh.clean && clean
+	if sh.users > 0 {
+		return
+	}
+	delete(p.byRun, w.trace)
+	if sh.clean && sh.err == nil {
+		p.free = append(p.free, sh.c)
+	}
 }
 
-func (p *Interpreted) packages(s *slot) interp.Exports {
+func (p *Interpreted) packages(res resolver) interp.Exports {
 	h := p.kit.Harness()
 	out := interp.Exports{}
 	for k, v := range h.Symbols {
@@ -180,20 +204,23 @@ func (p *Interpreted) packages(s *slot) interp.Exports {
 	out[sandbox.SymbolKey("sync")] = syncSyms
 
 	r := sandbox.StdlibSymbols("math/rand")
-	r["Int"] = reflect.ValueOf(func() int { return draw(s, (*rand.Rand).Int) })
-	r["Intn"] = reflect.ValueOf(func(n int) int { return draw(s, func(r *rand.Rand) int { return r.Intn(n) }) })
-	r["Int31"] = reflect.ValueOf(func() int32 { return draw(s, (*rand.Rand).Int31) })
-	r["Int31n"] = reflect.ValueOf(func(n int32) int32 { return draw(s, func(r *rand.Rand) int32 { return r.Int31n(n) }) })
-	r["Int63"] = reflect.ValueOf(func() int64 { return draw(s, (*rand.Rand).Int63) })
-	r["Int63n"] = reflect.ValueOf(func(n int64) int64 { return draw(s, func(r *rand.Rand) int64 { return r.Int63n(n) }) })
-	r["Uint32"] = reflect.ValueOf(func() uint32 { return draw(s, (*rand.Rand).Uint32) })
-	r["Uint64"] = reflect.ValueOf(func() uint64 { return draw(s, (*rand.Rand).Uint64) })
-	r["Float64"] = reflect.ValueOf(func() float64 { return draw(s, (*rand.Rand).Float64) })
-	r["Perm"] = reflect.ValueOf(func(n int) []int { return draw(s, func(r *rand.Rand) []int { return r.Perm(n) }) })
+	r["Int"] = reflect.ValueOf(func() int { return draw(res, (*rand.Rand).Int) })
+	r["Intn"] = reflect.ValueOf(func(n int) int { return draw(res, func(r *rand.Rand) int { return r.Intn(n) }) })
+	r["Int31"] = reflect.ValueOf(func() int32 { return draw(res, (*rand.Rand).Int31) })
+	r["Int31n"] = reflect.ValueOf(func(n int32) int32 { return draw(res, func(r *rand.Rand) int32 { return r.Int31n(n) }) })
+	r["Int63"] = reflect.ValueOf(func() int64 { return draw(res, (*rand.Rand).Int63) })
+	r["Int63n"] = reflect.ValueOf(func(n int64) int64 { return draw(res, func(r *rand.Rand) int64 { return r.Int63n(n) }) })
+	r["Uint32"] = reflect.ValueOf(func() uint32 { return draw(res, (*rand.Rand).Uint32) })
+	r["Uint64"] = reflect.ValueOf(func() uint64 { return draw(res, (*rand.Rand).Uint64) })
+	r["Float64"] = reflect.ValueOf(func() float64 { return draw(res, (*rand.Rand).Float64) })
+	r["Perm"] = reflect.ValueOf(func(n int) []int { return draw(res, func(r *rand.Rand) []int { return r.Perm(n) }) })
 	r["Read"] = reflect.ValueOf(func(b []byte) (int, error) {
-		return draw(s, func(r *rand.Rand) int { n, _ := r.Read(b); return n }), nil
+		return draw(res, func(r *rand.Rand) int { n, _ := r.Read(b); return n }), nil
 	})
-	r["Seed"] = reflect.ValueOf(func(seed int64) { draw(s, func(r *rand.Rand) int { r.Seed(seed ^ s.seed); return 0 }) })
+	r["Seed"] = reflect.ValueOf(func(seed int64) {
+		s := res.must()
+		draw(res, func(r *rand.Rand) int { r.Seed(seed ^ s.seed); return 0 })
+	})
 	// Shuffle's swap is interpreted code, which may draw numbers itself:
 	// it runs outside the slot's lock.
 	r["Shuffle"] = reflect.ValueOf(func(n int, swap func(i, j int)) {
@@ -201,10 +228,17 @@ func (p *Interpreted) packages(s *slot) interp.Exports {
 			panic("invalid argument to Shuffle")
 		}
 		for i := n - 1; i > 0; i-- {
-			swap(i, draw(s, func(r *rand.Rand) int { return r.Intn(i + 1) }))
+			swap(i, draw(res, func(r *rand.Rand) int { return r.Intn(i + 1) }))
 		}
 	})
 	out[sandbox.SymbolKey("math/rand")] = r
+
+	t := sandbox.StdlibSymbols("time")
+	t["AfterFunc"] = reflect.ValueOf(res.afterFunc)
+	out[sandbox.SymbolKey("time")] = t
+	c := sandbox.StdlibSymbols("context")
+	c["AfterFunc"] = reflect.ValueOf(res.contextAfterFunc)
+	out[sandbox.SymbolKey("context")] = c
 	return out
 }
 

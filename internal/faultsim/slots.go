@@ -1,0 +1,151 @@
+//go:build !nointerp
+
+package faultsim
+
+import (
+	"context"
+	"io"
+	"math/rand"
+	"runtime/pprof"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// One interpreter serves every worker of a run (see Interpreted.Load), yet
+// each worker is a process of its own: its own random source, its own
+// output. What interpreted code calls (math/rand, fmt.Print) therefore
+// asks which worker's goroutine is calling. Go has no goroutine-local
+// storage, but it has one thing every goroutine inherits from the one that
+// starts it: its profiler labels. A worker's call labels its goroutine on
+// load, so the goroutines the submission starts carry the label too, and
+// the label's identity (the runtime's pointer to the label set) finds the
+// worker's slot.
+
+// profLabel returns the calling goroutine's label set as the runtime holds
+// it: the pointer pprof.SetGoroutineLabels stored, nil if none. The
+// runtime keeps this entry point for packages outside the standard
+// library (go.dev/issue/67401); it reads one field of the goroutine.
+//
+//go:linkname profLabel runtime/pprof.runtime_getProfLabel
+func profLabel() unsafe.Pointer
+
+// slots maps a label set's pointer to the slot of the worker whose
+// goroutines carry it.
+var slots sync.Map
+
+// slot is one worker's share of an interpreter: its random source, seeded
+// per worker, and its output.
+type slot struct {
+	labels context.Context
+	key    unsafe.Pointer
+	mu     sync.Mutex
+	seed   int64
+	r      *rand.Rand
+	out    io.Writer
+}
+
+func newSlot(worker string, seed int64, out io.Writer) *slot {
+	return &slot{labels: pprof.WithLabels(context.Background(), pprof.Labels("faultsim-worker", worker)), seed: seed, out: out}
+}
+
+// enter labels the calling goroutine, and every goroutine it starts from
+// now on, as the slot's worker's.
+func (s *slot) enter() {
+	pprof.SetGoroutineLabels(s.labels)
+	if s.key == nil {
+		s.key = profLabel()
+		slots.Store(s.key, s)
+	}
+}
+
+// release forgets the slot once its worker's run is over: no goroutine
+// carrying its label runs again.
+func (s *slot) release() {
+	if s.key != nil {
+		slots.Delete(s.key)
+	}
+}
+
+// currentSlot is the slot of the worker whose goroutine calls, nil on a
+// goroutine no worker started.
+func currentSlot() *slot {
+	if v, ok := slots.Load(profLabel()); ok {
+		return v.(*slot)
+	}
+	return nil
+}
+
+// resolver finds the calling worker's slot for one interpreter: the
+// owner's, for an interpreter of one worker's own (a submission with
+// package state), else the slot the calling goroutine's label names.
+type resolver struct{ owner *slot }
+
+func (r resolver) current() *slot {
+	if r.owner != nil {
+		return r.owner
+	}
+	return currentSlot()
+}
+
+// must is current for what a worker must own (its random numbers):
+// interpreted code running where no worker started it is the engine's
+// fault, never to be answered from another worker's source.
+func (r resolver) must() *slot {
+	s := r.current()
+	if s == nil {
+		panic("faultsim: interpreted code ran on a goroutine no worker started")
+	}
+	return s
+}
+
+func (s *slot) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	w := s.out
+	s.mu.Unlock()
+	if w == nil {
+		return len(p), nil
+	}
+	return w.Write(p)
+}
+
+// Write is an interpreter's stdout and stderr: each write goes to the
+// calling worker's output; a write from no worker's goroutine is lost.
+func (r resolver) Write(p []byte) (int, error) {
+	if s := r.current(); s != nil {
+		return s.Write(p)
+	}
+	return len(p), nil
+}
+
+func draw[T any](r resolver, f func(r *rand.Rand) T) T {
+	s := r.must()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r == nil {
+		s.r = rand.New(rand.NewSource(s.seed))
+	}
+	return f(s.r)
+}
+
+// The standard library starts two kinds of goroutine that run a caller's
+// function without inheriting the caller's labels (a timer's, and a
+// context canceller's, which may be a timer's): these stand-ins carry the
+// caller's worker across.
+
+func (r resolver) afterFunc(d time.Duration, f func()) *time.Timer {
+	s := r.current()
+	return time.AfterFunc(d, func() { s.enterFor(f) })
+}
+
+func (r resolver) contextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
+	s := r.current()
+	return context.AfterFunc(ctx, func() { s.enterFor(f) })
+}
+
+func (s *slot) enterFor(f func()) {
+	if s != nil {
+		pprof.SetGoroutineLabels(s.labels)
+	}
+	f()
+}
