@@ -2,8 +2,12 @@ package createclient_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +122,127 @@ func loadScenariosB(b *testing.B) []faultsim.Scenario {
 		b.Fatal(err)
 	}
 	return createclient.Scenarios(list)
+}
+
+const nativeDriver = `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/createclient"
+	"github.com/faultline-dev/faultline/internal/kits/createclient/%s/client"
+)
+
+func main() {
+	data, err := os.ReadFile(%q)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	faultsim.InProcess(func(b faultsim.Bubble) {
+		scs, err := createclient.Kit{}.ParseScenarios("scenarios.yaml", data)
+		if err == nil {
+			var rep *faultsim.Report
+			rep, err = faultsim.Grade(context.Background(), createclient.Kit{}, scs, faultsim.Native{Entry: client.CreatePayment}, b, faultsim.Options{Seeds: 20})
+			if err == nil {
+				fmt.Fprintf(os.Stderr, "native: %%s %%d\n", rep.Status, len(rep.Scenarios))
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	})
+}
+`
+
+// BenchmarkKitVersusGoBuild compares, in one run, grading the reference
+// interpreted (as BenchmarkGradeReference does) against the compile-and-
+// run route of the Go playground and Judge0: a native driver, generated
+// into a temporary directory inside the module, that imports the
+// submission compiled by `go build` and grades it natively through the
+// same engine and scenarios. Each go-build iteration changes the
+// submission (a new declaration) so the build really compiles and links
+// it, as a new submission would; the standard library and the module's
+// packages stay in the build cache. Both routes run one after the other
+// in each iteration, so they meet the same neighbours on a shared machine.
+//
+//	go test ./internal/kits/createclient -run '^$' -bench KitVersusGoBuild -benchtime 8x
+func BenchmarkKitVersusGoBuild(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("no go tool")
+	}
+	src, err := os.ReadFile("solutions/reference/client.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	scenariosFile, err := filepath.Abs(problemDir + "/scenarios.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(".", "nativebench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	name := filepath.Base(dir)
+	if err := os.MkdirAll(filepath.Join(dir, "client"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fmt.Sprintf(nativeDriver, name, scenariosFile)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "driver")
+	scs := loadScenariosB(b)
+	bubble := faultsim.BenchBubble(b)
+	var graded, routed, builds []time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
+		if diags != nil {
+			b.Fatal(diags)
+		}
+		rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
+		if err != nil || rep.Status != faultsim.StatusPass {
+			b.Fatalf("%v %+v", err, rep.Failed())
+		}
+		graded = append(graded, time.Since(start))
+
+		i++
+		// A new declaration, not a comment: a comment leaves the compiled
+		// package byte-identical, so the go command would reuse the
+		// cached link and the route would look cheaper than a real new
+		// submission, which always relinks.
+		changed := string(src) + fmt.Sprintf("\nvar submissionStamp = %d\n", i)
+		if err := os.WriteFile(filepath.Join(dir, "client", "client.go"), []byte(changed), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		// -tags nointerp leaves the interpreter (and yaegi's symbol
+		// tables) out: the native route links only what it runs.
+		build := exec.Command("go", "build", "-tags", "nointerp", "-o", bin, "./"+name)
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+		builds = append(builds, time.Since(start))
+		out, err := exec.Command(bin).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "native: pass") {
+			b.Fatalf("native run: %v\n%s", err, out)
+		}
+		routed = append(routed, time.Since(start))
+	}
+	for _, d := range [][]time.Duration{graded, routed, builds} {
+		slices.Sort(d)
+	}
+	msOf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	med := func(d []time.Duration) time.Duration { return d[len(d)/2] }
+	b.ReportMetric(msOf(med(graded)), "grade-median-ms")
+	b.ReportMetric(msOf(med(routed)), "gobuild-median-ms")
+	b.ReportMetric(msOf(med(builds)), "build-median-ms")
+	b.ReportMetric(float64(med(graded))/float64(med(routed)), "x-gobuild-median")
+	b.ReportMetric(float64(graded[0])/float64(routed[0]), "x-gobuild-best")
 }
