@@ -77,7 +77,14 @@ type GradeRunEnd struct {
 // report, and runs past the RunsKept newest are deleted. A run whose
 // source and largest report would take the user past MaxUserBytes is a
 // *QuotaError, and nothing is written.
+//
+// The run has no owner: nothing renews a lease on it, so ExpireGradeLeases
+// finishes it whenever it runs. Serving instances use StartOwnedGradeRun.
 func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string) (GradeRun, error) {
+	return s.startGradeRun(ctx, attemptID, problem, seed, source, nil)
+}
+
+func (s *Store) startGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string, claim *GradeClaim) (GradeRun, error) {
 	now := s.now()
 	run := GradeRun{AttemptID: attemptID, Problem: problem, Seed: seed, Source: source,
 		Status: GradeRunning, StartedAt: fromMillis(millis(now))}
@@ -91,9 +98,16 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 		if err := s.checkQuota(ctx, tx, attemptID, int64(len(source))+MaxReportBytes, 0); err != nil {
 			return err
 		}
+		if claim != nil {
+			if err := claimGradeRun(ctx, tx, claim, now); err != nil {
+				return err
+			}
+		}
+		owner := claimColumns(claim, now)
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO grade_runs (attempt_id, problem, seed, status, started_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-			attemptID, problem, seed, string(GradeRunning), millis(now)).Scan(&run.ID); err != nil {
+			`INSERT INTO grade_runs (attempt_id, problem, seed, status, started_at, owner, lease_until, user_id, client_key)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			attemptID, problem, seed, string(GradeRunning), millis(now), owner[0], owner[1], owner[2], owner[3]).Scan(&run.ID); err != nil {
 			return fmt.Errorf("storage: start grade run: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO grade_run_files (run_id, source) VALUES (?, ?)`, run.ID, source); err != nil {

@@ -8,7 +8,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -105,8 +104,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 }
 
 // gradeRunViewOf prepares a stored run for a page. A run stored as
-// running that no grading of this process owns was cut off by a restart:
-// it is recorded as such.
+// running whose owner stopped (its lease passed) is recorded as such.
 func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.GradeRun) (gradeRunView, error) {
 	v := gradeRunView{ID: run.ID, Seed: run.Seed, Status: run.Status, URL: gradeRunURL(slug, run.ID),
 		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: scenarioTotal(run.Problem),
@@ -127,7 +125,7 @@ func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.Gr
 		}
 		v.Status, v.Message = run.Status, run.Message
 		if run.Status == storage.GradeRunning {
-			return v, nil // started by this process a moment ago: not registered yet
+			return v, nil // graded by another instance, or this one has not registered it yet
 		}
 	}
 	switch run.Status {
@@ -147,29 +145,15 @@ func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.Gr
 	return v, nil
 }
 
-// abandonRun records a run left running by an earlier server process as
-// a system error, and returns the run as it now stands. A run this process
-// started is left alone: it is either about to be registered or has just
-// recorded its end.
+// abandonRun records a run whose owner stopped (its lease has passed: no
+// instance renews it) as a system error, and returns the run as it now
+// stands. A run whose lease holds is left alone: another instance grades
+// it, or this one is about to register it or has just recorded its end.
 func (s *Server) abandonRun(ctx context.Context, run storage.GradeRun) (storage.GradeRun, error) {
-	started := s.startedAt()
-	if !run.StartedAt.Before(started) {
-		return s.store.GradeRun(ctx, run.ID)
-	}
-	err := s.store.FinishGradeRun(ctx, run.ID, storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned})
-	if err != nil && !errors.Is(err, storage.ErrRunFinished) {
+	if _, err := s.store.ExpireGradeLease(ctx, run.ID, messageAbandoned); err != nil {
 		return run, err
 	}
 	return s.store.GradeRun(ctx, run.ID)
-}
-
-// startedAt is when this process began grading; with grading off every
-// stored running run is from an earlier process.
-func (s *Server) startedAt() time.Time {
-	if s.grading == nil {
-		return time.Now()
-	}
-	return s.grading.started
 }
 
 // withCodeWorkspace adds the workspace's stylesheet and scripts to a

@@ -3,13 +3,17 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grader"
@@ -43,8 +47,11 @@ const DefaultGradesPerAddress = 3
 type codeStore interface {
 	SaveCodeDraft(ctx context.Context, attemptID int64, code string) (storage.CodeDraft, error)
 	CodeDraftOf(ctx context.Context, attemptID int64) (storage.CodeDraft, error)
-	StartGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string) (storage.GradeRun, error)
+	StartOwnedGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string, claim storage.GradeClaim) (storage.GradeRun, error)
 	FinishGradeRun(ctx context.Context, id int64, end storage.GradeRunEnd) error
+	RenewGradeLeases(ctx context.Context, owner string, lease time.Duration) ([]int64, error)
+	ExpireGradeLeases(ctx context.Context, message string) (int64, error)
+	ExpireGradeLease(ctx context.Context, id int64, message string) (bool, error)
 	GradeRun(ctx context.Context, id int64) (storage.GradeRun, error)
 	LatestGradeRun(ctx context.Context, attemptID int64) (storage.GradeRun, error)
 }
@@ -60,6 +67,12 @@ const (
 	// defaultSeed is the seed of a run that names none: the same code then
 	// gives the same report, so a change in the report is the code's.
 	defaultSeed = 1
+	// DefaultGradeLease is how long a run stays its instance's without a
+	// heartbeat. The heartbeat renews it every third of that, so two
+	// heartbeats may fail (a slow database, a long pause) before another
+	// instance takes a live run for dead; a dead instance's runs are
+	// finished as system errors at most this long after it stopped.
+	DefaultGradeLease = 15 * time.Second
 )
 
 // errGradingStopped is claim's error once the server is shutting down.
@@ -68,15 +81,25 @@ var errGradingStopped = errors.New("web: grading has stopped: the server is shut
 // gradingRuns runs gradings in the background and bridges them to the
 // pages: each running job's progress so far is a live.MemoryLog whose
 // appends are announced on broker. Finished runs are read from storage,
-// not from here. A run's progress is per instance, as its registry is:
-// only the instance that grades a run can stream its progress.
+// not from here. A run's progress is per instance: only the instance that
+// grades a run streams its progress; another one follows it to its end,
+// which is announced on shared too.
+//
+// What must hold across instances is in the store: a run is owned by
+// instance, under a lease its heartbeat renews while it has runs going;
+// one run per user and perAddress per client address are checked where
+// the run is inserted (storage.GradeClaim). The maps below are this
+// instance's own runs, and its claims, which also cover Checks: those are
+// never stored, so their limits are per instance.
 type gradingRuns struct {
-	grader  Grader
-	store   codeStore
-	log     *slog.Logger
-	broker  live.Broker
-	timeout time.Duration
-	started time.Time // a run stored as running from before this is abandoned
+	grader   Grader
+	store    codeStore
+	log      *slog.Logger
+	broker   live.Broker
+	shared   live.Broker // every instance's; nil: none
+	timeout  time.Duration
+	instance string        // this instance's id, the owner of its runs
+	lease    time.Duration // see DefaultGradeLease
 
 	ctx  context.Context // ends when the server stops grading
 	stop context.CancelFunc
@@ -89,13 +112,34 @@ type gradingRuns struct {
 	byUser map[string]*liveRun // one run at a time per user
 	byAddr map[string]int      // runs claimed per client address (clientaddr.Key)
 	closed bool
+	// beating: the heartbeat is running. It runs while live has runs, and
+	// stops with the last, so an idle instance writes nothing.
+	beating bool
 }
 
 func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
 	ctx, stop := context.WithCancel(context.Background())
-	return &gradingRuns{grader: g, store: store, log: log, broker: live.NewInProcess(), timeout: gradeTimeout, started: time.Now(),
+	return &gradingRuns{grader: g, store: store, log: log, broker: live.NewInProcess(), timeout: gradeTimeout,
+		instance: newInstanceID(), lease: DefaultGradeLease,
 		perAddress: DefaultGradesPerAddress, ctx: ctx, stop: stop,
 		live: map[int64]*liveRun{}, byUser: map[string]*liveRun{}, byAddr: map[string]int{}}
+}
+
+// newInstanceID names this process among the instances on one database:
+// the host and pid for the operator reading grade_runs.owner, and random
+// bits so a restarted process with a reused pid is a new owner.
+func newInstanceID() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// claimOf is the store's side of a run's claim: the user's one place and
+// one of its address's, under this instance's lease.
+func (g *gradingRuns) claimOf(userID, addr string) storage.GradeClaim {
+	return storage.GradeClaim{Owner: g.instance, Lease: g.lease, UserID: userID, ClientKey: addr,
+		PerAddress: g.perAddress, Expired: messageAbandoned}
 }
 
 // StopGrading cancels the gradings still running (each is recorded as a
@@ -169,10 +213,79 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grader.Job, ticket *sandbo
 	g.mu.Lock()
 	r.id = id
 	r.events = live.NewMemoryLog(runTopic(id), g.broker)
+	r.ctx, r.cancel = context.WithTimeout(g.ctx, g.timeout)
 	g.live[id] = r
 	g.wg.Add(1)
+	if !g.beating {
+		g.beating = true
+		g.wg.Add(1)
+		go g.heartbeat()
+	}
 	g.mu.Unlock()
 	go g.run(r, job, ticket)
+}
+
+// heartbeat renews the leases of this instance's runs every third of a
+// lease, while it has any. A run missing from what the store renewed was
+// taken over by another instance (this one was out of touch past the
+// lease): its grading is stopped, as nobody waits for it. Each beat also
+// finishes the runs of dead instances, so their users see why at once.
+func (g *gradingRuns) heartbeat() {
+	defer g.wg.Done()
+	tick := time.NewTicker(g.lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-g.ctx.Done():
+			g.mu.Lock()
+			g.beating = false
+			g.mu.Unlock()
+			return
+		case <-tick.C:
+		}
+		// Half a lease: a renewal that takes longer than a beat still
+		// counts, as long as it lands inside the lease.
+		ctx, cancel := context.WithTimeout(g.ctx, g.lease/2)
+		renewed, err := g.store.RenewGradeLeases(ctx, g.instance, g.lease)
+		switch {
+		case g.ctx.Err() != nil: // stopping: the beat was cut short, not failed
+		case err != nil:
+			g.log.Warn("web: renewing the grade runs' leases failed", "err", err)
+		default:
+			g.stopLost(renewed)
+		}
+		if n, err := g.store.ExpireGradeLeases(ctx, messageAbandoned); err != nil && g.ctx.Err() == nil {
+			g.log.Warn("web: finishing the grade runs of stopped instances failed", "err", err)
+		} else if n > 0 {
+			g.log.Info("web: finished the grade runs of stopped instances", "runs", n)
+		}
+		cancel()
+		g.mu.Lock()
+		if len(g.live) == 0 {
+			g.beating = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+	}
+}
+
+// stopLost cancels the gradings of this instance's runs that the store
+// did not renew.
+func (g *gradingRuns) stopLost(renewed []int64) {
+	kept := make(map[int64]bool, len(renewed))
+	for _, id := range renewed {
+		kept[id] = true
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for id, r := range g.live {
+		if !kept[id] {
+			g.log.Warn("web: a grade run was taken over by another instance; stopping its grading", "run", id)
+			r.taken.Store(true)
+			r.cancel()
+		}
+	}
 }
 
 // lookup returns the run if it is still going (or has just ended and not
@@ -206,18 +319,29 @@ func (g *gradingRuns) forget(r *liveRun) {
 // finds it in storage.
 func (g *gradingRuns) run(r *liveRun, job grader.Job, ticket *sandbox.Ticket) {
 	defer g.wg.Done()
-	ctx, cancel := context.WithTimeout(g.ctx, g.timeout)
-	defer cancel()
+	ctx := r.ctx
+	defer r.cancel()
 	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
 	end := g.endOf(ctx, r.id, report, err)
+	if r.taken.Load() {
+		end = storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned}
+	}
 
 	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancelStore()
-	if err := g.store.FinishGradeRun(storeCtx, r.id, end); err != nil {
+	stored := storage.GradeRun{ID: r.id, Source: job.Source, Status: end.Status, Message: end.Message,
+		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON}
+	switch err := g.store.FinishGradeRun(storeCtx, r.id, end); {
+	case errors.Is(err, storage.ErrRunFinished):
+		// Another instance took the run over: its ending stands, and the
+		// streams here end with what every other instance shows.
+		if run, err := g.store.GradeRun(storeCtx, r.id); err == nil {
+			stored = run
+		}
+	case err != nil:
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
 	}
-	ev, err := finalEvent(ctx, storage.GradeRun{ID: r.id, Source: job.Source, Status: end.Status, Message: end.Message,
-		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON})
+	ev, err := finalEvent(ctx, stored)
 	if err != nil {
 		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
 		ev = systemErrorEvent(messageGraderBroke)
@@ -226,14 +350,21 @@ func (g *gradingRuns) run(r *liveRun, job grader.Job, ticket *sandbox.Ticket) {
 	// report and presses Grade at once must find their place free. Streams
 	// already following the run hold it and still get the event.
 	g.forget(r)
-	r.finish(ev)
+	seq := r.finish(ev)
+	if g.shared != nil {
+		// Streams following the run from other instances read its end
+		// from the store when woken.
+		if err := g.shared.Publish(storeCtx, runTopic(r.id), seq); err != nil {
+			g.log.Warn("web: announcing a grade run's end to the other instances failed", "run", r.id, "err", err)
+		}
+	}
 }
 
 // Messages for gradings that ended without a report.
 const (
 	messageGraderBroke = "The grader failed while grading this code; that is our fault, not your code's. Your code is saved: grade it again."
 	messageStopped     = "The server stopped while this code was being graded. Your code is saved: grade it again."
-	messageAbandoned   = "The server restarted while this code was being graded. Your code is saved: grade it again."
+	messageAbandoned   = "The server grading this code stopped before it finished. Your code is saved: grade it again."
 )
 
 // endOf turns what Grade returned into the run's stored end.
@@ -311,6 +442,11 @@ func scenarioTotal(problem string) int {
 type liveRun struct {
 	id     int64           // set by start
 	events *live.MemoryLog // set by start
+	// The grading's context, set by start: cancel stops it (the heartbeat
+	// does when another instance took the run over).
+	ctx    context.Context
+	cancel context.CancelFunc
+	taken  atomic.Bool // another instance finished it: cancel was for that
 	userID string
 	addr   string // the client address's limit key
 	total  int
@@ -349,19 +485,22 @@ func (r *liveRun) addProgress(sc grader.ScenarioReport) {
 	r.append(newEvent("progress", p), false)
 }
 
-// finish appends the run's final event, which ends its streams.
-func (r *liveRun) finish(ev live.Event) {
+// finish appends the run's final event, which ends its streams, and
+// returns its number.
+func (r *liveRun) finish(ev live.Event) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.append(ev, true)
+	return r.append(ev, true)
 }
 
 // append adds ev to the run's events. It cannot fail but by a bug: the
 // broker is in-process and nothing follows the final event.
-func (r *liveRun) append(ev live.Event, last bool) {
-	if _, err := r.events.Append(context.Background(), ev.Name, ev.Data, last); err != nil {
+func (r *liveRun) append(ev live.Event, last bool) int64 {
+	appended, err := r.events.Append(context.Background(), ev.Name, ev.Data, last)
+	if err != nil {
 		panic(fmt.Sprintf("web: run %d: %v", r.id, err))
 	}
+	return appended.Seq
 }
 
 // latest returns the last progress event, if any.

@@ -51,7 +51,7 @@ func (s *Server) gradeRunEvents(c echo.Context) error {
 		if run, err = s.abandonRun(ctx, run); err != nil {
 			return err
 		}
-		if run.Status == storage.GradeRunning {
+		if run.Status == storage.GradeRunning && s.broker == nil {
 			return echo.NewHTTPError(http.StatusServiceUnavailable, "This run is starting; try again in a moment.")
 		}
 	}
@@ -59,6 +59,10 @@ func (s *Server) gradeRunEvents(c echo.Context) error {
 	w := live.NewWriter(c.Response(), gradeEventOptions)
 	if err := w.Start(); err != nil {
 		return nil // the client left; nothing to answer
+	}
+	if running == nil && run.Status == storage.GradeRunning {
+		s.followElsewhere(ctx, w, run.ID, after)
+		return nil
 	}
 	if running == nil {
 		ev, err := finalEvent(ctx, run)
@@ -79,6 +83,43 @@ func (s *Server) gradeRunEvents(c echo.Context) error {
 		s.log.ErrorContext(ctx, "web: streaming a run's events failed", "run", run.ID, "err", err)
 	}
 	return nil
+}
+
+// followElsewhere streams a run that another instance grades (or this one
+// is about to register): no progress, which stays with the grading
+// instance, but the final event as soon as the run's end is announced on
+// the shared broker, numbered after the last event the browser had. The
+// stream lasts one lease at most: the browser then reconnects, and if the
+// owner has died meanwhile abandonRun finds its lease passed and the run
+// ends as a system error.
+func (s *Server) followElsewhere(ctx context.Context, w *live.Writer, id int64, after int64) {
+	lease := DefaultGradeLease
+	if s.grading != nil {
+		lease = s.grading.lease
+		// Shutting down ends this stream too, as it does the others.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.grading.ctx, cancel)()
+	}
+	ctx, cancel := context.WithTimeout(ctx, lease)
+	defer cancel()
+	stored := func(ctx context.Context, after int64, _ int) ([]live.Event, error) {
+		run, err := s.store.GradeRun(ctx, id)
+		if err != nil || run.Status == storage.GradeRunning {
+			return nil, err
+		}
+		ev, err := finalEvent(ctx, run)
+		if err != nil {
+			s.log.ErrorContext(ctx, "web: building a run's final event failed", "run", id, "err", err)
+			ev = systemErrorEvent(messageGraderBroke)
+		}
+		ev.Seq, ev.Last = after+1, true
+		return []live.Event{ev}, nil
+	}
+	if err := live.Follow(ctx, w, s.broker, runTopic(id), stored, after); err != nil {
+		s.log.ErrorContext(ctx, "web: following a run graded elsewhere failed", "run", id, "err", err)
+	}
 }
 
 // userMessage is err's message for the page: without the package prefix

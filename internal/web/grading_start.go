@@ -72,14 +72,18 @@ func (s *Server) gradeStart(c echo.Context) error {
 		return answered(codeError(c, http.StatusServiceUnavailable,
 			"The server is restarting, so it cannot grade now. Your code is saved: grade it again in a minute."))
 	case errors.Is(err, errAddressBusy):
-		wait := s.grading.grader.RetryAfter(addr)
-		return s.refuseGrade(c, http.StatusTooManyRequests, wait, fmt.Sprintf(
-			"%d gradings from your network address are running or waiting, the most it may have at once. Your code is saved: grade it again in %d s.",
-			s.grading.perAddress, retrySeconds(wait)))
+		return s.addressBusy(c, addr)
 	case err != nil:
 		return err
+	case existing != nil && existing.id == 0:
+		return s.refuseGrade(c, http.StatusTooManyRequests, time.Second,
+			"Your previous Grade is still starting. Your code is saved: press Grade again in a moment.")
 	case existing != nil:
-		return s.alreadyGrading(c, p.Slug, existing)
+		runSlug := p.Slug // the run may belong to another problem: it is the user's one place
+		if run, err := s.store.GradeRun(ctx, existing.id); err == nil {
+			runSlug = run.Problem
+		}
+		return s.alreadyGrading(c, runSlug, existing.id, existing.total)
 	}
 	ticket, err := s.grading.grader.Admit(addr)
 	if err != nil {
@@ -91,10 +95,19 @@ func (s *Server) gradeStart(c echo.Context) error {
 		}
 		return err
 	}
-	run, err := s.store.StartGradeRun(ctx, a.ID, p.Slug, seed, code)
+	// The claim above is this instance's; the store's holds across every
+	// instance on the database.
+	run, err := s.store.StartOwnedGradeRun(ctx, a.ID, p.Slug, seed, code, s.grading.claimOf(a.UserID, addr))
 	if err != nil {
 		ticket.Release()
 		s.grading.release(claim)
+		var already *storage.AlreadyGradingError
+		switch {
+		case errors.As(err, &already):
+			return s.alreadyGrading(c, already.Run.Problem, already.Run.ID, scenarioTotal(already.Run.Problem))
+		case errors.Is(err, storage.ErrAddressBusy):
+			return s.addressBusy(c, addr)
+		}
 		return err
 	}
 	s.grading.start(claim, run.ID, grader.Job{Problem: p.Slug, Source: code, Seed: seed}, ticket)
@@ -106,22 +119,22 @@ func (s *Server) gradeStart(c echo.Context) error {
 	return redirectSeeOther(c, url)
 }
 
-// alreadyGrading answers a Grade while the user's previous run is still
-// going: one run at a time per user. The new code is saved; the answer
-// points at the run in progress.
-func (s *Server) alreadyGrading(c echo.Context, slug string, r *liveRun) error {
-	// The run may belong to another problem: it is the user's one place.
-	runSlug := slug
-	if r.id == 0 {
-		return s.refuseGrade(c, http.StatusTooManyRequests, time.Second,
-			"Your previous Grade is still starting. Your code is saved: press Grade again in a moment.")
-	}
-	if run, err := s.store.GradeRun(c.Request().Context(), r.id); err == nil {
-		runSlug = run.Problem
-	}
-	url := gradeRunURL(runSlug, r.id)
+// addressBusy refuses a Grade from an address with its maximum going.
+func (s *Server) addressBusy(c echo.Context, addr string) error {
+	wait := s.grading.grader.RetryAfter(addr)
+	return s.refuseGrade(c, http.StatusTooManyRequests, wait, fmt.Sprintf(
+		"%d gradings from your network address are running or waiting, the most it may have at once. Your code is saved: grade it again in %d s.",
+		s.grading.perAddress, retrySeconds(wait)))
+}
+
+// alreadyGrading answers a Grade while the user's previous run (id, of the
+// problem runSlug, perhaps another problem's, on this instance or another)
+// is still going: one run at a time per user. The new code is saved; the
+// answer points at the run in progress.
+func (s *Server) alreadyGrading(c echo.Context, runSlug string, id int64, total int) error {
+	url := gradeRunURL(runSlug, id)
 	if fromScript(c) {
-		return c.JSON(http.StatusConflict, gradeStarted{RunID: r.id, RunURL: url, EventsURL: url + "/events", Total: r.total,
+		return c.JSON(http.StatusConflict, gradeStarted{RunID: id, RunURL: url, EventsURL: url + "/events", Total: total,
 			Error: "Your previous Grade is still running; its progress is shown. Your new code is saved: grade it when this run ends."})
 	}
 	return redirectSeeOther(c, url+"?already=1")

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -62,9 +63,13 @@ type Config struct {
 	// (DefaultWriteRate in serve); zero: no limit.
 	WriteRate ratelimit.Rate
 	// Rooms runs live screens, whose streams follow Broker; nil: no
-	// rooms (their routes are not there).
+	// rooms (their routes are not there). A grade run's end is announced
+	// on Broker too, for streams following it from another instance.
 	Rooms  *rooms.Service
 	Broker live.Broker
+	// GradeLease is how long a grade run stays this instance's without a
+	// heartbeat; 0 means DefaultGradeLease.
+	GradeLease time.Duration
 }
 
 // Server is the web application: an Echo instance with every route.
@@ -121,6 +126,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Grader != nil {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
 		s.grading.perAddress = cmp.Or(cfg.GradesPerAddress, DefaultGradesPerAddress)
+		s.grading.lease = cmp.Or(cfg.GradeLease, DefaultGradeLease)
+		s.grading.shared = cfg.Broker
 	}
 	s.routes()
 	return s, nil
