@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"math/rand"
+	"reflect"
 	"runtime/pprof"
 	"sync"
 	"time"
@@ -37,16 +38,17 @@ var slots sync.Map
 // slot is one worker's share of an interpreter: its random source, seeded
 // per worker, and its output.
 type slot struct {
-	labels context.Context
-	key    unsafe.Pointer
-	mu     sync.Mutex
-	seed   int64
-	r      *rand.Rand
-	out    io.Writer
+	labels  context.Context
+	key     unsafe.Pointer
+	sources *sources
+	mu      sync.Mutex
+	seed    int64
+	r       *rand.Rand
+	out     io.Writer
 }
 
-func newSlot(worker string, seed int64, out io.Writer) *slot {
-	return &slot{labels: pprof.WithLabels(context.Background(), pprof.Labels("faultsim-worker", worker)), seed: seed, out: out}
+func newSlot(worker string, seed int64, out io.Writer, src *sources) *slot {
+	return &slot{labels: pprof.WithLabels(context.Background(), pprof.Labels("faultsim-worker", worker)), seed: seed, out: out, sources: src}
 }
 
 // enter labels the calling goroutine, and every goroutine it starts from
@@ -123,9 +125,30 @@ func draw[T any](r resolver, f func(r *rand.Rand) T) T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.r == nil {
-		s.r = rand.New(rand.NewSource(s.seed))
+		s.r = rand.New(s.sources.seeded(s.seed))
 	}
 	return f(s.r)
+}
+
+// sources holds a freshly seeded source for each seed a grade has drawn
+// from so far. Seeding math/rand's source runs its generator hundreds of
+// times (tens of µs, a few percent of a grade's CPU), and a grade seeds
+// the same few dozen seeds again and again: every crash run of a scenario
+// repeats its first run's seed. A copy of the seeded state is the same
+// source, for a copy of 5 KB.
+type sources struct{ m sync.Map } // int64 -> rand.Source, never drawn from
+
+func (c *sources) seeded(seed int64) rand.Source {
+	v, ok := c.m.Load(seed)
+	if !ok {
+		v, _ = c.m.LoadOrStore(seed, rand.NewSource(seed))
+	}
+	// The source is a pointer to an unexported struct: copying what it
+	// points to copies the whole generator state.
+	orig := reflect.ValueOf(v).Elem()
+	cp := reflect.New(orig.Type())
+	cp.Elem().Set(orig)
+	return cp.Interface().(rand.Source)
 }
 
 // The standard library starts two kinds of goroutine that run a caller's
