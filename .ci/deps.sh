@@ -29,12 +29,26 @@ install_packages() {
 	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
 		echo "installing: $need"
 		export DEBIAN_FRONTEND=noninteractive
+		if [[ " $need " == *" postgresql "* ]]; then
+			no_postgres_service
+		fi
 		# shellcheck disable=SC2086 # one word per package
 		apt-get update -qq && apt-get install -y -qq --no-install-recommends $need
 		return
 	fi
 	echo "missing: $need (install them, or run as root on Debian/Ubuntu)" >&2
 	return 1
+}
+
+# no_postgres_service keeps Debian's postgresql package from creating and
+# starting a "main" cluster as a system service: the tests start their own
+# throwaway cluster (internal/pgtest) and need nothing running. Settings a
+# machine already has are left alone.
+no_postgres_service() {
+	if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
+		mkdir -p /etc/postgresql-common
+		echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.conf
+	fi
 }
 
 # install_npm_packages installs web/editor's locked npm packages (axe-core

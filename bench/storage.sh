@@ -9,8 +9,45 @@
 # With a commit as second argument, that commit's binary is measured too,
 # interleaved with this tree's, so the two see the same machine.
 #
+# "ops" instead measures the store itself: its hot operations per second
+# on SQLite and on Postgres side by side in one run (BenchmarkStoreOps in
+# internal/storage; Postgres is a throwaway cluster that internal/pgtest
+# starts, so Debian's postgresql must be installed), COUNT runs each,
+# medians printed with the Postgres/SQLite ratio.
+#
 # usage: bench/storage.sh [RUNS] [BEFORE_COMMIT]   (default 3 runs; medians printed)
+#        bench/storage.sh ops [COUNT] [BENCHTIME]   (default 3 runs of 2s)
 set -euo pipefail
+
+if [ "${1:-}" = ops ]; then
+	cd "$(dirname "$0")/.."
+	count=${2:-3}
+	benchtime=${3:-2s}
+	out=$(mktemp)
+	trap 'rm -f "$out"' EXIT
+	echo "go: $(go version | cut -d' ' -f3-)  cores: $(nproc)  runs: $count of $benchtime, 8 writers"
+	go test -run '^$' -bench 'BenchmarkStoreOps' -benchtime "$benchtime" -count "$count" ./internal/storage >"$out"
+	# BenchmarkStoreOps/<op>/<db>-N  iters  ns/op  X ops/s: the median X per op and db.
+	awk '/^BenchmarkStoreOps\// {
+		split($1, p, "/"); db = p[3]; sub(/-[0-9]+$/, "", db); op = p[2]
+		for (i = 1; i <= NF; i++) if ($i == "ops/s") v = $(i-1)
+		vals[op "|" db] = vals[op "|" db] " " v
+		if (!(op in seen)) { seen[op] = 1; order[++n] = op }
+	}
+	function median(list,   a, k, i, j, t) {
+		k = split(list, a, " ")
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+	}
+	END {
+		printf "%-28s %14s %14s %10s\n", "operation", "sqlite ops/s", "postgres ops/s", "pg/sqlite"
+		for (i = 1; i <= n; i++) {
+			op = order[i]; l = median(vals[op "|sqlite"]); g = median(vals[op "|postgres"])
+			printf "%-28s %14.0f %14.0f %10.2f\n", op, l, g, (l > 0 ? g / l : 0)
+		}
+	}' "$out"
+	exit 0
+fi
 
 runs=${1:-3}
 before=${2:-}

@@ -3,12 +3,12 @@ package practice
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/storage/storagetest"
 	"github.com/faultline-dev/faultline/internal/timer"
 )
 
@@ -28,12 +28,7 @@ func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d)
 
 func openStore(t *testing.T) *storage.Store {
 	t.Helper()
-	s, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "practice.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return storagetest.Open(t)
 }
 
 func newAnswers(t *testing.T) (*Answers, *storage.Store, *fakeClock, int64) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +19,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/storage/storagetest"
 	"github.com/faultline-dev/faultline/internal/timer"
 )
 
@@ -70,11 +70,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "rooms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storagetest.Open(t)
 	clock := &fakeClock{t: time.UnixMilli(1_800_000_000_000).UTC()}
 	g := &fakeGrader{report: &grader.Report{Status: grader.StatusFail, Summary: grader.Summary{ScenariosPassed: 3, ScenariosTotal: 9},
 		Scenarios: []grader.ScenarioReport{{Name: "lost-reply", Invariants: []grader.InvariantResult{{ID: "no-double-refund", Status: grader.InvariantViolated}}}}}}

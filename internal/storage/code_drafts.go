@@ -18,6 +18,7 @@ type CodeDraft struct {
 // attempt as changed. A draft that would take the user past MaxUserBytes
 // is a *QuotaError, and the draft stored before stays.
 func (s *Store) SaveCodeDraft(ctx context.Context, attemptID int64, code string) (CodeDraft, error) {
+	code = storableText(code)
 	now := s.now()
 	err := s.inTx(ctx, func(tx *txn) error {
 		if err := touch(ctx, tx, attemptID, now); err != nil {

@@ -171,3 +171,14 @@ func busy(err error) error {
 	}
 	return err
 }
+
+// storableText is text as the store keeps it: without U+0000. Postgres's
+// text cannot hold that character at all (the write fails), and no answer,
+// draft or program needs it (Go source may not contain it), so it is
+// dropped on both databases alike, and both keep the same text.
+func storableText(s string) string {
+	if !strings.Contains(s, "\x00") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "")
+}

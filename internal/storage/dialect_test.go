@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -191,3 +192,42 @@ type sqliteCode int
 
 func (c sqliteCode) Error() string { return fmt.Sprintf("sqlite error %d", int(c)) }
 func (c sqliteCode) Code() int     { return int(c) }
+
+// TestTextWithNULStored: U+0000, which Postgres's text cannot hold, is
+// dropped from what users type on both databases, and the rest is kept.
+func TestTextWithNULStored(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, s *Store) {
+		a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err := s.SaveCodeDraft(ctx, a.ID, "package\x00 p"); err != nil || d.Code != "package p" {
+			t.Fatalf("SaveCodeDraft = %q, %v", d.Code, err)
+		}
+		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, timedT0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.SaveDraft(ctx, ts.ID, 1, "\x00dra\x00ft", false, timedT0); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.TimedSession(ctx, ts.ID); got.Draft != "draft" {
+			t.Errorf("draft = %q; want %q", got.Draft, "draft")
+		}
+		ans, err := submitPlain(ctx, s, a.ID, ScopeProblem, "an\x00swer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.TimedAnswer(ctx, ans.ID); got.Body != "answer" {
+			t.Errorf("answer = %q; want %q", got.Body, "answer")
+		}
+		run, err := s.StartGradeRun(ctx, a.ID, "p", 1, "package p\x00")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.GradeRun(ctx, run.ID); got.Source != "package p" {
+			t.Errorf("source = %q; want %q", got.Source, "package p")
+		}
+	})
+}

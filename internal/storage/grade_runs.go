@@ -85,6 +85,7 @@ func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem stri
 }
 
 func (s *Store) startGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string, claim *GradeClaim) (GradeRun, error) {
+	source = storableText(source)
 	now := s.now()
 	run := GradeRun{AttemptID: attemptID, Problem: problem, Seed: seed, Source: source,
 		Status: GradeRunning, StartedAt: fromMillis(millis(now))}

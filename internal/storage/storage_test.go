@@ -21,7 +21,7 @@ func submitPlain(ctx context.Context, s *Store, attemptID int64, scope, body str
 
 // openTestStore opens a SQLite store in a fresh file: for the tests of
 // what only SQLite has (its WAL, its one writer).
-func openTestStore(t *testing.T) *Store {
+func openTestStore(t testing.TB) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "test.db"))
 	if err != nil {
@@ -33,7 +33,7 @@ func openTestStore(t *testing.T) *Store {
 
 // openPostgresTestStore opens a store on a fresh Postgres database
 // (pgtest: skipped without Postgres, failed under CI=true).
-func openPostgresTestStore(t *testing.T) *Store {
+func openPostgresTestStore(t testing.TB) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), pgtest.URL(t))
 	if err != nil {
@@ -48,7 +48,7 @@ func openPostgresTestStore(t *testing.T) *Store {
 // named after it.
 var testStores = []struct {
 	name string
-	open func(t *testing.T) *Store
+	open func(t testing.TB) *Store
 }{
 	{"sqlite", openTestStore},
 	{"postgres", openPostgresTestStore},

@@ -232,6 +232,7 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 	if seq < 1 || seq > MaxDraftSeq {
 		return TimedSession{}, false, fmt.Errorf("storage: save draft: sequence number %d: they count from 1 to %d", seq, int64(MaxDraftSeq))
 	}
+	text = storableText(text)
 	err = s.inTx(ctx, func(tx *txn) error {
 		// Locked as read: "newer wins" compares with draft_seq as read,
 		// and two saves at once must not both pass against the same one.
@@ -308,6 +309,7 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 	if sessionID == 0 {
 		timing = AnswerTiming{WordCount: timing.WordCount}
 	}
+	body, timing.LateBody = storableText(body), storableText(timing.LateBody)
 	a := TimedAnswer{Answer: Answer{Scope: scope, Body: body, CreatedAt: fromMillis(millis(at))}, AttemptID: attemptID, Timing: timing}
 	err := s.inTx(ctx, func(tx *txn) error {
 		if sessionID != 0 {

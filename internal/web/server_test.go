@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/storage/storagetest"
 )
 
 // md is Markdown whose HTML is the text in a paragraph: enough for pages.
@@ -97,16 +96,13 @@ type testServer struct {
 	store *storage.Store
 }
 
-// newTestApp builds the application from cfg over a fresh SQLite store
-// in a temporary folder and a silent logger; cfg names the catalogue and
-// whatever else a test varies (proxies, a grader).
+// newTestApp builds the application from cfg over a fresh store (SQLite
+// in a temporary folder, or Postgres: see storagetest) and a silent
+// logger; cfg names the catalogue and whatever else a test varies
+// (proxies, a grader).
 func newTestApp(t *testing.T, cfg Config) (*Server, *storage.Store) {
 	t.Helper()
-	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "web.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := storagetest.Open(t)
 	cfg.Store = store
 	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	app, err := New(cfg)
