@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -343,5 +344,70 @@ func Count(ctx context.Context) { calls++; fmt.Println("calls", calls) }
 				t.Errorf("%d interpreters compiled for one run of three workers, want %d", p.Compiled, tt.compiled)
 			}
 		})
+	}
+}
+
+// sleepKit replaces time.Sleep as a kit may: a stand-in that finds the
+// calling worker and writes the sleep to the run's trace.
+type sleepKit struct{ toyKit }
+
+func (sleepKit) Harness() faultsim.Harness {
+	h := toyKit{}.Harness()
+	h.Symbols["time/time"] = map[string]reflect.Value{"Sleep": reflect.ValueOf(func(d time.Duration) {
+		w := faultsim.CallingWorker()
+		w.Trace().Add(w.ID, "sleep", "sleeps %s", d)
+		time.Sleep(d)
+	})}
+	return h
+}
+
+// TestAKitsStandInKnowsTheCallingWorker: with one interpreter for the
+// run, a kit's time.Sleep still tells whose sleep it is, in the call and
+// in a goroutine the call starts; the engine's own time.AfterFunc stays.
+func TestAKitsStandInKnowsTheCallingWorker(t *testing.T) {
+	const src = `package tally
+
+import (
+	"context"
+	"time"
+
+	"faultline.test/tally"
+)
+
+func Bump(ctx context.Context, c tally.Counter) error {
+	time.Sleep(time.Second)
+	done := make(chan bool)
+	go func() { time.Sleep(2 * time.Second); done <- true }()
+	<-done
+	time.AfterFunc(time.Second, func() { time.Sleep(3 * time.Second); done <- true })
+	<-done
+	return nil
+}
+`
+	p, diags := faultsim.Interpret(sleepKit{}, "bump.go", src)
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	if faultsim.CallingWorker() != nil {
+		t.Fatal("the test's own goroutine has a worker")
+	}
+	rep, err := faultsim.Grade(context.Background(), sleepKit{}, []faultsim.Scenario{toyScenario{name: "two", workers: 2}}, p, faultsim.TestBubble(t), faultsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, e := range rep.Scenarios[0].Trace {
+		if e.Kind == "sleep" {
+			got[e.Actor] = append(got[e.Actor], e.Text)
+		}
+	}
+	want := []string{"sleeps 1s", "sleeps 2s", "sleeps 3s"}
+	for _, w := range []string{"worker-1", "worker-2"} {
+		if !slices.Equal(got[w], want) {
+			t.Errorf("%s's sleeps = %v, want %v", w, got[w], want)
+		}
+	}
+	if p.Compiled != 1 {
+		t.Errorf("%d interpreters compiled, want 1", p.Compiled)
 	}
 }

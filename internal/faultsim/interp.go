@@ -97,7 +97,7 @@ func MarkGradingChild() { inChild.Store(true) }
 // (see slot).
 func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 	growStack()
-	s := newSlot(w.ID, seed, out, &p.sources)
+	s := newSlot(w, seed, out, &p.sources)
 	s.enter()
 	if !p.reusable {
 		c, err := p.compile(s)
@@ -197,14 +197,23 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 	for k, v := range h.Symbols {
 		out[k] = v
 	}
-	syncSyms := sandbox.StdlibSymbols("sync")
+	// A kit may replace standard symbols too (a time.Sleep that writes
+	// the trace, reading CallingWorker); the engine's stand-ins go on top.
+	std := func(path string) map[string]reflect.Value {
+		syms := sandbox.StdlibSymbols(path)
+		for k, v := range h.Symbols[sandbox.SymbolKey(path)] {
+			syms[k] = v
+		}
+		return syms
+	}
+	syncSyms := std("sync")
 	syncSyms["Mutex"] = reflect.ValueOf((*Mutex)(nil))
 	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
 	syncSyms["Once"] = reflect.ValueOf((*Once)(nil))
 	syncSyms["OnceFunc"] = reflect.ValueOf(OnceFunc)
 	out[sandbox.SymbolKey("sync")] = syncSyms
 
-	r := sandbox.StdlibSymbols("math/rand")
+	r := std("math/rand")
 	r["Int"] = reflect.ValueOf(func() int { return draw(res, (*rand.Rand).Int) })
 	r["Intn"] = reflect.ValueOf(func(n int) int { return draw(res, func(r *rand.Rand) int { return r.Intn(n) }) })
 	r["Int31"] = reflect.ValueOf(func() int32 { return draw(res, (*rand.Rand).Int31) })
@@ -234,10 +243,10 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 	})
 	out[sandbox.SymbolKey("math/rand")] = r
 
-	t := sandbox.StdlibSymbols("time")
+	t := std("time")
 	t["AfterFunc"] = reflect.ValueOf(res.afterFunc)
 	out[sandbox.SymbolKey("time")] = t
-	c := sandbox.StdlibSymbols("context")
+	c := std("context")
 	c["AfterFunc"] = reflect.ValueOf(res.contextAfterFunc)
 	out[sandbox.SymbolKey("context")] = c
 	return out

@@ -40,6 +40,7 @@ var slots sync.Map
 type slot struct {
 	labels  context.Context
 	key     unsafe.Pointer
+	worker  *Worker
 	sources *sources
 	mu      sync.Mutex
 	seed    int64
@@ -47,8 +48,8 @@ type slot struct {
 	out     io.Writer
 }
 
-func newSlot(worker string, seed int64, out io.Writer, src *sources) *slot {
-	return &slot{labels: pprof.WithLabels(context.Background(), pprof.Labels("faultsim-worker", worker)), seed: seed, out: out, sources: src}
+func newSlot(w *Worker, seed int64, out io.Writer, src *sources) *slot {
+	return &slot{labels: pprof.WithLabels(context.Background(), pprof.Labels("faultsim-worker", w.ID)), worker: w, seed: seed, out: out, sources: src}
 }
 
 // enter labels the calling goroutine, and every goroutine it starts from
@@ -74,6 +75,17 @@ func (s *slot) release() {
 func currentSlot() *slot {
 	if v, ok := slots.Load(profLabel()); ok {
 		return v.(*slot)
+	}
+	return nil
+}
+
+// CallingWorker is the worker whose goroutine calls it, nil on a goroutine
+// no worker started: for a kit's stand-ins of standard functions that
+// interpreted code calls without a context (a time.Sleep that writes the
+// trace), which one interpreter serves for every worker of a run.
+func CallingWorker() *Worker {
+	if s := currentSlot(); s != nil {
+		return s.worker
 	}
 	return nil
 }
