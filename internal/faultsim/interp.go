@@ -334,12 +334,14 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 }
 
 // laneCompileLimit is the CPU time of the trial load's one compile past
-// which a grade keeps to one lane: each lane compiles interpreters of its
-// own (one per worker of a run), and for a large submission those cost
-// more than the lane saves. internal/grader's engine measured the same
-// rule: a reference compiled in 6 to 11 ms, the reference padded to 5,000
-// lines with a table in 75 to 100 ms, for which two lanes took its grade
-// from 2.2x to 5.3x the reference's CPU time. The limit sits between.
+// which a grade keeps to one lane: each lane compiles an interpreter of
+// its own, and for a large submission that costs about what the lane
+// saves. internal/grader's engine measured the rule with an interpreter
+// per worker and lane: a reference compiled in 6 to 11 ms, the reference
+// padded to 5,000 lines with a table in 75 to 100 ms, for which two lanes
+// took its grade from 2.2x to 5.3x the reference's CPU time. The limit
+// sits between; with one interpreter per lane the second lane costs less
+// than it did, so this errs towards one lane.
 const laneCompileLimit = 40 * time.Millisecond
 
 func notLoaded(k Kit, diags []sandbox.Diagnostic) *Report {
