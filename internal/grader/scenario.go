@@ -57,11 +57,6 @@ type Expectation struct {
 	Outcome refundkit.Outcome `yaml:"outcome,omitempty" json:"outcome,omitempty"`
 }
 
-// expectEnd is the Expectation "ends in one of statuses with n refunds".
-func expectEnd(n int, statuses ...refundkit.Status) *Expectation {
-	return &Expectation{Status: statuses, Refunds: &n}
-}
-
 // DefaultBudget is how much virtual time a run gets past its phase offsets.
 const DefaultBudget = 48 * time.Hour
 

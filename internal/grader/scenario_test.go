@@ -185,3 +185,8 @@ func TestContentGuideRefundExample(t *testing.T) {
 		t.Errorf("the guide's invariants are %v\nthe kit's %v", ids, InvariantIDs)
 	}
 }
+
+// expectEnd is the Expectation "ends in one of statuses with n refunds".
+func expectEnd(n int, statuses ...rk.Status) *Expectation {
+	return &Expectation{Status: statuses, Refunds: &n}
+}
