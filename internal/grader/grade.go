@@ -43,7 +43,7 @@ type Job struct {
 // parse are the content's error, not the submission's.
 func (job Job) suite() ([]Scenario, error) {
 	if job.ScenarioData != "" {
-		return ParseScenarios(job.ScenariosFile, []byte(job.ScenarioData))
+		return parseScenariosOnce(job.ScenariosFile, job.ScenarioData)
 	}
 	problem := job.Problem
 	if problem == "" {

@@ -2,6 +2,7 @@ package grader
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -189,4 +190,56 @@ func TestContentGuideRefundExample(t *testing.T) {
 // expectEnd is the Expectation "ends in one of statuses with n refunds".
 func expectEnd(n int, statuses ...rk.Status) *Expectation {
 	return &Expectation{Status: statuses, Refunds: &n}
+}
+
+// TestSuiteCopiesAreFresh: the scenarios the cache hands out are copies,
+// equal to a fresh parse, and changing one changes no later one.
+func TestSuiteCopiesAreFresh(t *testing.T) {
+	data, err := os.ReadFile("../../content/problems/async-refund/scenarios.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := ParseScenarios(builtinScenariosFile, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := AsyncRefundSuite()
+	if !reflect.DeepEqual(first, fresh) {
+		t.Fatal("the cached suite differs from a fresh parse")
+	}
+	for k := range first {
+		first[k].Name += "-changed"
+		if len(first[k].Phases) > 0 {
+			first[k].Phases[0].Invocations[0].Worker = "changed"
+		}
+		if first[k].Expect != nil && len(first[k].Expect.Status) > 0 {
+			first[k].Expect.Status[0] = "changed"
+		}
+		for inv := range first[k].Defects {
+			first[k].Defects[inv] = "changed"
+		}
+	}
+	if again := AsyncRefundSuite(); !reflect.DeepEqual(again, fresh) {
+		t.Error("changing a copy changed the next one")
+	}
+}
+
+// BenchmarkParseScenarios and BenchmarkAsyncRefundSuite compare reading the
+// refund scenarios file with handing out a copy of it once read.
+func BenchmarkParseScenarios(b *testing.B) {
+	data, err := os.ReadFile("../../content/problems/async-refund/scenarios.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := ParseScenarios(builtinScenariosFile, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAsyncRefundSuite(b *testing.B) {
+	for b.Loop() {
+		_ = AsyncRefundSuite()
+	}
 }
