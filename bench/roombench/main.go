@@ -102,6 +102,8 @@ type options struct {
 	flags           string
 	grace           time.Duration
 	gzip            bool
+	db              string
+	instances       int
 }
 
 func run(args []string) error {
@@ -118,6 +120,8 @@ func run(args []string) error {
 	fs.StringVar(&o.flags, "flags", "", "more serve flags, space-separated")
 	fs.BoolVar(&o.gzip, "gzip", true, "ask for gzip, as browsers do (the server then compresses each stream)")
 	fs.DurationVar(&o.grace, "grace", 3*time.Second, "how long deliveries are awaited after the typing stops")
+	fs.StringVar(&o.db, "db", "", "the servers' -db; empty: a fresh SQLite file (a postgres:// URL names a database the caller made empty)")
+	fs.IntVar(&o.instances, "instances", 1, "server instances on -db; with 2 each room's interviewer is on the first and its candidate on the second, so every keystroke crosses instances")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -130,6 +134,10 @@ func run(args []string) error {
 		return fmt.Errorf("-seconds %d: want 1 to 600", o.seconds)
 	case o.rate <= 0 || o.rate > 50:
 		return fmt.Errorf("-rate %g: want more than 0, at most 50", o.rate)
+	case o.instances < 1 || o.instances > 2:
+		return fmt.Errorf("-instances %d: want 1 or 2", o.instances)
+	case o.instances == 2 && !strings.HasPrefix(o.db, "postgres"):
+		return errors.New("-instances 2 needs a postgres:// -db: SQLite serves one instance")
 	}
 
 	dir, err := os.MkdirTemp("", "roombench-")
@@ -137,17 +145,45 @@ func run(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s, err := startServer(o.bin, dir, append([]string{"-graders", "0"}, strings.Fields(o.flags)...)...)
-	if err != nil {
-		return err
+	db := o.db
+	if db == "" {
+		db = filepath.Join(dir, "faultline.db")
 	}
-	defer s.stop()
-	idleRSS := procStatus(s.pid(), "VmRSS")
+	var servers []*server
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	for i := range o.instances {
+		s, err := startServer(o.bin, dir, i, append([]string{"-db", db, "-graders", "0"}, strings.Fields(o.flags)...)...)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, s)
+	}
+	s := servers[0]
+	candidateBase := servers[len(servers)-1].base
+	rssOf := func(field string) int64 {
+		var sum int64
+		for _, s := range servers {
+			sum += procStatus(s.pid(), field)
+		}
+		return sum
+	}
+	cpuOf := func() float64 {
+		var sum float64
+		for _, s := range servers {
+			sum += procCPU(s.pid())
+		}
+		return sum
+	}
+	idleRSS := rssOf("VmRSS")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	setupStart := time.Now()
-	rooms, err := setUp(ctx, s.base, o)
+	rooms, err := setUp(ctx, s.base, candidateBase, o)
 	if err != nil {
 		return err
 	}
@@ -163,11 +199,13 @@ func run(args []string) error {
 	if err := waitStreams(rooms, o.candidateStream, 30*time.Second); err != nil {
 		return err
 	}
-	openRSS := procStatus(s.pid(), "VmRSS")
+	openRSS := rssOf("VmRSS")
 
 	stopTyping := make(chan struct{})
 	var typing sync.WaitGroup
-	s.heap.reset()
+	for _, s := range servers {
+		s.heap.reset()
+	}
 	start := time.Now()
 	windowFrom, windowTo := start.Add(o.warmup), start.Add(o.warmup+time.Duration(o.seconds)*time.Second)
 	for _, r := range rooms {
@@ -175,13 +213,17 @@ func run(args []string) error {
 		go func() { defer typing.Done(); r.typeAway(ctx, o, stopTyping) }()
 	}
 	time.Sleep(time.Until(windowFrom))
-	cpu0, self0, wall0 := procCPU(s.pid()), selfCPU(), time.Now()
+	cpu0, self0, wall0 := cpuOf(), selfCPU(), time.Now()
 	load0 := loadAvg()
 	time.Sleep(time.Until(windowTo))
-	cpu1, self1, wall1 := procCPU(s.pid()), selfCPU(), time.Now()
+	cpu1, self1, wall1 := cpuOf(), selfCPU(), time.Now()
 	load1 := loadAvg()
-	rss, hwm := procStatus(s.pid(), "VmRSS"), procStatus(s.pid(), "VmHWM")
-	heapLive, heapPeak := s.heap.get()
+	rss, hwm := rssOf("VmRSS"), rssOf("VmHWM")
+	var heapLive, heapPeak float64
+	for _, s := range servers {
+		live, peak := s.heap.get()
+		heapLive, heapPeak = heapLive+live, heapPeak+peak
+	}
 	close(stopTyping)
 	typing.Wait()
 	time.Sleep(o.grace)
@@ -219,6 +261,7 @@ func run(args []string) error {
 	}
 	pairs := []string{
 		"rooms=" + strconv.Itoa(o.rooms),
+		"instances=" + strconv.Itoa(o.instances),
 		"rate=" + strconv.FormatFloat(o.rate, 'g', -1, 64),
 		"cursors=" + strconv.FormatBool(o.cursors),
 		"cursor_in_push=" + strconv.FormatBool(o.cursorInPush),
@@ -250,7 +293,7 @@ func run(args []string) error {
 		"server_cpu_pct=" + f1(100*(cpu1-cpu0)/wall),
 		"bench_cpu_pct=" + f1(100*(self1-self0)/wall),
 		"load1=" + load0 + "/" + load1,
-		"server_warnings=" + strconv.FormatInt(s.logged.Load(), 10),
+		"server_warnings=" + strconv.FormatInt(warnings(servers), 10),
 		"setup_s=" + f1(setup.Seconds()),
 	}
 	fmt.Println("RESULT " + strings.Join(pairs, " "))
@@ -269,18 +312,28 @@ type server struct {
 
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
-func startServer(bin, dir string, extra ...string) (*server, error) {
+// warnings is how many warnings and errors the servers logged.
+func warnings(servers []*server) int64 {
+	var n int64
+	for _, s := range servers {
+		n += s.logged.Load()
+	}
+	return n
+}
+
+// startServer starts the i-th instance, logging to its own file in dir.
+func startServer(bin, dir string, i int, extra ...string) (*server, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := l.Addr().String()
 	l.Close()
-	logFile, err := os.Create(filepath.Join(dir, "server.log"))
+	logFile, err := os.Create(filepath.Join(dir, fmt.Sprintf("server-%d.log", i)))
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"serve", "-addr", addr, "-db", filepath.Join(dir, "faultline.db")}, extra...)
+	args := append([]string{"serve", "-addr", addr}, extra...)
 	cmd := exec.Command(bin, args...)
 	// gctrace prints the heap at every collection on stderr: the Go heap
 	// without adding an endpoint to the server.
@@ -449,7 +502,8 @@ type pushRTT struct {
 
 // room is one room's two participants and what was measured in it.
 type room struct {
-	id, base    string
+	id, base    string // base: the room on the interviewer's instance
+	candBase    string // the same room on the candidate's
 	interviewer *participant
 	candidate   *participant
 	clientID    string
@@ -466,7 +520,7 @@ type room struct {
 
 var enterLink = regexp.MustCompile(`/rooms/([A-Za-z0-9_-]+)/enter\?key=([A-Za-z0-9_-]+)`)
 
-func setUp(ctx context.Context, base string, o options) ([]*room, error) {
+func setUp(ctx context.Context, base, candidateBase string, o options) ([]*room, error) {
 	rooms := make([]*room, o.rooms)
 	errs := make(chan error, o.rooms)
 	work := make(chan int)
@@ -476,7 +530,7 @@ func setUp(ctx context.Context, base string, o options) ([]*room, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				r, err := newRoom(ctx, base, i, o.gzip)
+				r, err := newRoom(ctx, base, candidateBase, i, o.gzip)
 				if err != nil {
 					errs <- fmt.Errorf("room %d: %w", i, err)
 					continue
@@ -500,7 +554,7 @@ func setUp(ctx context.Context, base string, o options) ([]*room, error) {
 // addr is the i-th room's address for a role: 127.<role>.x.y.
 func addr(role byte, i int) net.IP { return net.IPv4(127, role, byte(i/250), byte(i%250+1)) }
 
-func newRoom(ctx context.Context, base string, i int, gzip bool) (*room, error) {
+func newRoom(ctx context.Context, base, candidateBase string, i int, gzip bool) (*room, error) {
 	r := &room{interviewer: newParticipant(addr(1, i), gzip), candidate: newParticipant(addr(2, i), gzip),
 		lastSeq: map[*participant]int64{}, sent: map[int]sentRec{}, delivered: map[int]time.Time{}}
 	status, body, err := do(ctx, r.interviewer.client, "POST", base+"/rooms", "application/x-www-form-urlencoded",
@@ -522,12 +576,12 @@ func newRoom(ctx context.Context, base string, i int, gzip bool) (*room, error) 
 	if len(links) != 2 || links[0][1] != links[1][1] {
 		return nil, fmt.Errorf("the new room's page has not two links to one room: %.300s", body)
 	}
-	r.id, r.base = links[0][1], base+"/rooms/"+links[0][1]
+	r.id, r.base, r.candBase = links[0][1], base+"/rooms/"+links[0][1], candidateBase+"/rooms/"+links[0][1]
 	for j, p := range []*participant{r.interviewer, r.candidate} {
-		if status, body, err := do(ctx, p.client, "GET", r.base+"/enter?key="+links[j][2], "", ""); err != nil || status != http.StatusOK {
+		if status, body, err := do(ctx, p.client, "GET", r.baseOf(p)+"/enter?key="+links[j][2], "", ""); err != nil || status != http.StatusOK {
 			return nil, fmt.Errorf("opening link %d: %d %v %.200s", j, status, err, body)
 		}
-		status, page, err := do(ctx, p.client, "GET", r.base, "", "")
+		status, page, err := do(ctx, p.client, "GET", r.baseOf(p), "", "")
 		if err != nil || status != http.StatusOK {
 			return nil, fmt.Errorf("the room's page: %d %v %.200s", status, err, page)
 		}
@@ -549,6 +603,14 @@ func newRoom(ctx context.Context, base string, i int, gzip bool) (*room, error) 
 		}
 	}
 	return r, nil
+}
+
+// baseOf is the room's address on p's instance.
+func (r *room) baseOf(p *participant) string {
+	if p == r.candidate {
+		return r.candBase
+	}
+	return r.base
 }
 
 func attr(page []byte, name string) string {
@@ -641,7 +703,7 @@ func (p *participant) follow(ctx context.Context, r *room, record bool) {
 				}
 			}
 			first = false
-			req, err := http.NewRequestWithContext(ctx, "GET", r.base+"/events", nil)
+			req, err := http.NewRequestWithContext(ctx, "GET", r.baseOf(p)+"/events", nil)
 			if err != nil {
 				return
 			}
@@ -769,7 +831,7 @@ func (r *room) typeAway(ctx context.Context, o options, stop <-chan struct{}) {
 		mu.Unlock()
 		cur, _ := json.Marshal(map[string]any{"item": 0, "clientID": r.clientID, "name": "Candidate", "colour": 1,
 			"version": v, "anchor": pos, "head": pos})
-		status, _, err := do(ctx, r.candidate.client, "POST", r.base+"/cursor", "application/x-www-form-urlencoded",
+		status, _, err := do(ctx, r.candidate.client, "POST", r.candBase+"/cursor", "application/x-www-form-urlencoded",
 			url.Values{"cursor": {string(cur)}}.Encode())
 		if err != nil || status != http.StatusSeeOther && status != http.StatusOK {
 			r.cursorErrors.Add(1)
@@ -829,7 +891,7 @@ func (r *room) push(ctx context.Context, base, length int, keys []time.Time, wit
 		ups[len(ups)-1]["selection"] = map[string]any{"anchor": end, "head": end, "name": "Candidate", "colour": 1}
 	}
 	body, _ := json.Marshal(map[string]any{"version": base, "updates": ups})
-	req, err := http.NewRequestWithContext(ctx, "POST", r.base+"/code/0/push", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, "POST", r.candBase+"/code/0/push", bytes.NewReader(body))
 	if err != nil {
 		return false, length, base
 	}
@@ -884,7 +946,7 @@ func (r *room) push(ctx context.Context, base, length int, keys []time.Time, wit
 // pullLength pulls the updates after base and returns the text's length
 // and version after them: what the editor rebases its own updates over.
 func (r *room) pullLength(ctx context.Context, base, length int) (int, int) {
-	status, body, err := do(ctx, r.candidate.client, "GET", r.base+"/code/0/pull?since="+strconv.Itoa(base), "", "")
+	status, body, err := do(ctx, r.candidate.client, "GET", r.candBase+"/code/0/pull?since="+strconv.Itoa(base), "", "")
 	if err != nil || status != http.StatusOK {
 		if status != 0 {
 			r.status(status)
