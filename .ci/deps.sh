@@ -49,6 +49,8 @@ no_postgres_service() {
 		mkdir -p /etc/postgresql-common
 		echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.conf
 	fi
+	# postgresql-common installs that file through ucf: keep this one.
+	export UCF_FORCE_CONFFOLD=1
 }
 
 # install_npm_packages installs web/editor's locked npm packages (axe-core

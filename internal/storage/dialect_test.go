@@ -115,7 +115,7 @@ func TestPostgresConcurrentMigrate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("instance %d: Open: %v", i, err)
 		}
-		defer stores[i].Close()
+		t.Cleanup(func() { stores[i].Close() })
 	}
 	ms, err := Migrations(migrations.Postgres)
 	if err != nil {
@@ -138,6 +138,21 @@ func TestPostgresConcurrentMigrate(t *testing.T) {
 	}
 	if stores[0].Dialect() != "postgres" {
 		t.Errorf("Dialect = %q", stores[0].Dialect())
+	}
+	// What one instance wrote, another sees, and a restart keeps.
+	if _, err := stores[1].EnsureUser(ctx, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stores {
+		s.Close()
+	}
+	again, err := Open(ctx, url)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer again.Close()
+	if _, err := again.User(ctx, "u1"); err != nil {
+		t.Fatalf("user lost across reopen: %v", err)
 	}
 }
 

@@ -3,16 +3,12 @@ package storage
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/faultline-dev/faultline/migrations"
 )
 
 func TestQuotaRefusesAndKeepsWhatWasSaved(t *testing.T) {
@@ -293,53 +289,31 @@ func TestGradeRunsReadsNoSourceOrReport(t *testing.T) {
 // reports, now read from grade_run_files.
 func TestMigrationMovesSourcesAndReports(t *testing.T) {
 	ctx := context.Background()
-	all, err := Migrations(migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "old.db")
-	// Build a database at version 4 by hand, as an older binary left it.
-	db, err := openAt(ctx, path, all[:4])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.db.ExecContext(ctx, `INSERT INTO users (id, created_at) VALUES ('u1', 1);
+	forEachDialect(t, func(t *testing.T, dialect string) {
+		// Build a database at version 4 by hand, as an older binary left it.
+		db, path := openOldStore(t, dialect, 4)
+		if _, err := db.db.ExecContext(ctx, `INSERT INTO users (id, created_at) VALUES ('u1', 1);
 		INSERT INTO attempts (id, user_id, kind, slug, created_at, updated_at) VALUES (1, 'u1', 'problem', 'p', 1, 1);
 		INSERT INTO grade_runs (id, attempt_id, problem, seed, source, status, started_at, finished_at, verdict,
 		  scenarios_passed, scenarios_total, invariants_held, invariants_total, defects_fixed, defects_total, report_json)
 		VALUES (1, 1, 'p', 9, 'OLD SOURCE', 'done', 1, 2, 'pass', 23, 23, 260, 260, 6, 6, '{"old":true}')`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s2, err := Open(ctx, path)
-	if err != nil {
-		t.Fatalf("migrating an old database: %v", err)
-	}
-	defer s2.Close()
-	r, err := s2.GradeRun(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Source != "OLD SOURCE" || string(r.ReportJSON) != `{"old":true}` || r.Seed != 9 || r.Summary.InvariantsHeld != 260 {
-		t.Errorf("migrated run = source %q, report %q, seed %d, summary %+v", r.Source, r.ReportJSON, r.Seed, r.Summary)
-	}
-	if n, _ := s2.Usage(ctx, "u1"); n != int64(len("OLD SOURCE")+len(`{"old":true}`)) {
-		t.Errorf("Usage after migration = %d", n)
-	}
-}
-
-// openAt opens a store migrated only through ms.
-func openAt(ctx context.Context, path string, ms []Migration) (*Store, error) {
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		return nil, err
-	}
-	st := newStore(db, sqliteDialect)
-	st.path = path
-	st.startCheckpoints(time.Hour)
-	if _, err := st.apply(ctx, ms); err != nil {
-		st.Close()
-		return nil, err
-	}
-	return st, nil
+			t.Fatal(err)
+		}
+		db.Close()
+		s2, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("migrating an old database: %v", err)
+		}
+		defer s2.Close()
+		r, err := s2.GradeRun(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Source != "OLD SOURCE" || string(r.ReportJSON) != `{"old":true}` || r.Seed != 9 || r.Summary.InvariantsHeld != 260 {
+			t.Errorf("migrated run = source %q, report %q, seed %d, summary %+v", r.Source, r.ReportJSON, r.Seed, r.Summary)
+		}
+		if n, _ := s2.Usage(ctx, "u1"); n != int64(len("OLD SOURCE")+len(`{"old":true}`)) {
+			t.Errorf("Usage after migration = %d", n)
+		}
+	})
 }

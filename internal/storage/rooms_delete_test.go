@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -87,52 +86,43 @@ func TestDeleteRoomsExpiredBy(t *testing.T) {
 }
 
 // TestDeleteRoomsExpiredByTwoInstances: two stores on one database file
-// (two server instances) sweeping at once delete each room exactly once
+// (two server instances), on each database, sweeping at once delete each room exactly once
 // between them.
 func TestDeleteRoomsExpiredByTwoInstances(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "shared.db")
-	a, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	t0 := time.UnixMilli(1_800_000_000_000).UTC()
-	const rooms = 40
-	for i := range rooms {
-		newTestRoom(t, a, "r"+string(rune('A'+i)), t0, time.Hour)
-	}
-	var wg sync.WaitGroup
-	got := make([][]string, 2)
-	errs := make([]error, 2)
-	for i, s := range []*Store{a, b} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 10 {
-				ids, err := s.DeleteRoomsExpiredBy(ctx, t0.Add(2*time.Hour), 8)
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				got[i] = append(got[i], ids...)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
+	forEachStorePair(t, func(t *testing.T, a, b *Store) {
+		t0 := time.UnixMilli(1_800_000_000_000).UTC()
+		const rooms = 40
+		for i := range rooms {
+			newTestRoom(t, a, "r"+string(rune('A'+i)), t0, time.Hour)
 		}
-	}
-	all := append(slices.Clone(got[0]), got[1]...)
-	slices.Sort(all)
-	if len(all) != rooms || len(slices.Compact(slices.Clone(all))) != rooms {
-		t.Fatalf("the two sweeps deleted %d rooms between them (%d distinct); want each of %d once", len(all), len(slices.Compact(all)), rooms)
-	}
+		var wg sync.WaitGroup
+		got := make([][]string, 2)
+		errs := make([]error, 2)
+		for i, s := range []*Store{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 10 {
+					ids, err := s.DeleteRoomsExpiredBy(ctx, t0.Add(2*time.Hour), 8)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					got[i] = append(got[i], ids...)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		all := append(slices.Clone(got[0]), got[1]...)
+		slices.Sort(all)
+		if len(all) != rooms || len(slices.Compact(slices.Clone(all))) != rooms {
+			t.Fatalf("the two sweeps deleted %d rooms between them (%d distinct); want each of %d once", len(all), len(slices.Compact(all)), rooms)
+		}
+	})
 }

@@ -2,16 +2,12 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/faultline-dev/faultline/migrations"
 )
 
 func newTestRoom(t *testing.T, s *Store, id string, created time.Time, ttl time.Duration) Room {
@@ -301,57 +297,38 @@ func TestDocUpdatesFromOneBase(t *testing.T) {
 // without gaps, and appends go on from there.
 func TestPublicSeqMigrationNumbersOldEvents(t *testing.T) {
 	ctx := context.Background()
-	ms, err := Migrations(migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := -1
-	for i, m := range ms {
-		if m.Version == 9 {
-			at = i
-		}
-	}
-	if at < 0 {
-		t.Fatal("no migration 0009")
-	}
-	db, err := sql.Open("sqlite", dsn(filepath.Join(t.TempDir(), "old.db")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	s := newStore(db, sqliteDialect)
-	if _, err := s.apply(ctx, ms[:at]); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq)
-		VALUES ('old', 'problem', 'async-refund', x'01', x'02', 0, 9999999999999, 4)`); err != nil {
-		t.Fatal(err)
-	}
-	for i, vis := range []string{"everyone", "interviewer", "everyone", "everyone"} {
-		if _, err := db.ExecContext(ctx, `INSERT INTO room_events (room_id, seq, at, actor, kind, visibility, payload)
-			VALUES ('old', ?, 0, 'system', 'x', ?, '{}')`, i+1, vis); err != nil {
+	forEachDialect(t, func(t *testing.T, dialect string) {
+		s, _ := openOldStore(t, dialect, 8) // before 0009
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq)
+		VALUES ('old', 'problem', 'async-refund', ?, ?, 0, 9999999999999, 4)`, []byte{1}, []byte{2}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if _, err := s.apply(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	out, err := s.AppendRoomEvents(ctx, "old", time.UnixMilli(1), ev(ActorSystem, "y", VisibleToEveryone, `{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out[0].Seq != 5 || out[0].PublicSeq != 4 {
-		t.Fatalf("the append after the migration = seq %d, public seq %d; want 5 and 4", out[0].Seq, out[0].PublicSeq)
-	}
-	all, err := s.RoomEvents(ctx, "old", 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := ""
-	for _, e := range all {
-		got += fmt.Sprintf("%d:%d ", e.Seq, e.PublicSeq)
-	}
-	if want := "1:1 2:0 3:2 4:3 5:4 "; got != want {
-		t.Fatalf("seq:public seq after the migration = %s; want %s", got, want)
-	}
+		for i, vis := range []string{"everyone", "interviewer", "everyone", "everyone"} {
+			if _, err := s.db.ExecContext(ctx, `INSERT INTO room_events (room_id, seq, at, actor, kind, visibility, payload)
+			VALUES ('old', ?, 0, 'system', 'x', ?, '{}')`, i+1, vis); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		out, err := s.AppendRoomEvents(ctx, "old", time.UnixMilli(1), ev(ActorSystem, "y", VisibleToEveryone, `{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[0].Seq != 5 || out[0].PublicSeq != 4 {
+			t.Fatalf("the append after the migration = seq %d, public seq %d; want 5 and 4", out[0].Seq, out[0].PublicSeq)
+		}
+		all, err := s.RoomEvents(ctx, "old", 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, e := range all {
+			got += fmt.Sprintf("%d:%d ", e.Seq, e.PublicSeq)
+		}
+		if want := "1:1 2:0 3:2 4:3 5:4 "; got != want {
+			t.Fatalf("seq:public seq after the migration = %s; want %s", got, want)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/faultline-dev/faultline/internal/pgtest"
 	"github.com/faultline-dev/faultline/migrations"
@@ -41,6 +45,55 @@ func openPostgresTestStore(t testing.TB) *Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// openOldStore opens a store on a fresh database of the named dialect with
+// only the first n of its migrations applied, as an older binary left it,
+// and returns it with what Open takes to open the database again.
+func openOldStore(t *testing.T, dialect string, n int) (*Store, string) {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		s  *Store
+		db string
+	)
+	switch dialect {
+	case "sqlite":
+		db = filepath.Join(t.TempDir(), "old.db")
+		raw, err := sql.Open("sqlite", dsn(db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = newStore(raw, sqliteDialect)
+		s.path = db
+	case "postgres":
+		db = pgtest.URL(t)
+		cfg, err := pgx.ParseConfig(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = newStore(stdlib.OpenDB(*cfg), postgresDialect)
+	default:
+		t.Fatalf("no dialect %q", dialect)
+	}
+	t.Cleanup(func() { s.Close() })
+	ms, err := Migrations(migrationsOf(s.d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.apply(ctx, ms[:n]); err != nil {
+		t.Fatal(err)
+	}
+	return s, db
+}
+
+// forEachDialect runs f once per database, by name, for the tests that
+// build a database by hand.
+func forEachDialect(t *testing.T, f func(t *testing.T, dialect string)) {
+	t.Helper()
+	for _, db := range testStores {
+		t.Run(db.name, func(t *testing.T) { f(t, db.name) })
+	}
 }
 
 // testStores are the databases of the conformance suite: every test that
@@ -158,24 +211,28 @@ func TestMigrationNumbering(t *testing.T) {
 
 func TestMigrationFailureRollsBack(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
-	base, err := Migrations(migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	broken := append(base, Migration{Version: len(base) + 1, Name: "broken.sql",
-		SQL: "CREATE TABLE half_done (x INTEGER); THIS IS NOT SQL;"})
-	if _, err := s.apply(ctx, broken); err == nil {
-		t.Fatal("apply of a broken migration succeeded")
-	}
-	if v, _ := s.SchemaVersion(ctx); v != len(base) {
-		t.Errorf("version after failed migration = %d; want %d", v, len(base))
-	}
-	var n int
-	s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'half_done'`).Scan(&n)
-	if n != 0 {
-		t.Error("the failed migration's first statement was kept; want the whole file rolled back")
-	}
+	forEachStore(t, func(t *testing.T, s *Store) {
+		base, err := Migrations(migrationsOf(s.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		broken := append(base, Migration{Version: len(base) + 1, Name: "broken.sql",
+			SQL: "CREATE TABLE half_done (x INTEGER); THIS IS NOT SQL;"})
+		if _, err := s.apply(ctx, broken); err == nil {
+			t.Fatal("apply of a broken migration succeeded")
+		}
+		if v, _ := s.SchemaVersion(ctx); v != len(base) {
+			t.Errorf("version after failed migration = %d; want %d", v, len(base))
+		}
+		tables := `SELECT count(*) FROM sqlite_master WHERE name = 'half_done'`
+		if s.d == postgresDialect {
+			tables = `SELECT count(*) FROM information_schema.tables WHERE table_name = 'half_done'`
+		}
+		n := -1
+		if err := s.db.QueryRowContext(ctx, tables).Scan(&n); err != nil || n != 0 {
+			t.Errorf("tables named half_done: %d, %v; want none: the whole file rolled back", n, err)
+		}
+	})
 }
 
 func TestUsers(t *testing.T) {
