@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/token"
 	"io"
 	"math/rand"
 	"reflect"
@@ -30,12 +28,16 @@ import (
 type Interpreted struct {
 	src *sandbox.Source
 	kit Kit
-	// reusable: the source keeps no package state, so one interpreter can
-	// serve every worker of a run, and a later run, exactly as new ones
-	// would. Otherwise each worker (a process) compiles its own.
+	// reusable: the source keeps no package state a run could change, so
+	// one interpreter can serve every worker of a run, and a later run,
+	// exactly as new ones would. Otherwise each worker (a process) has an
+	// interpreter of its own, whose package state the worker's load resets
+	// (sandbox.ParseResettable) inside the run, as a new process would
+	// initialise it.
 	reusable bool
 	mu       sync.Mutex
 	free     []*compiled            // reusable interpreters no run holds
+	own      []*compiled            // resettable interpreters no worker holds
 	byRun    map[*Trace]*runShare   // the interpreter each running run shares
 	byWorker map[*Worker]*workerUse // what each loaded worker holds
 	sources  sources
@@ -43,8 +45,14 @@ type Interpreted struct {
 	Compiled int
 }
 
-// compiled is an interpreter with the submission evaluated in it.
-type compiled struct{ entry any }
+// compiled is an interpreter with the submission evaluated in it. One of
+// a worker's own has an owner, the slot of the worker holding it, and the
+// reset of its package state.
+type compiled struct {
+	entry any
+	owner *atomic.Pointer[slot]
+	reset func()
+}
 
 // runShare is one run's hold on a reusable interpreter: its workers load
 // it once between them, and it goes back to the pool when the last one
@@ -60,6 +68,7 @@ type runShare struct {
 type workerUse struct {
 	slot  *slot
 	share *runShare // nil for an interpreter of the worker's own
+	own   *compiled
 }
 
 // Interpret checks source for kit k: it parses, imports only what it may
@@ -71,7 +80,7 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
 	h := k.Harness()
-	src, diags := sandbox.ParseSource(filename, source, []string{h.Path})
+	src, diags := sandbox.ParseResettable(filename, source, []string{h.Path})
 	if diags != nil {
 		return nil, diags
 	}
@@ -79,7 +88,7 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 	if d := src.CheckFunc(e.Name, e.Params, e.Results, e.Want); d != nil {
 		return nil, []sandbox.Diagnostic{*d}
 	}
-	return &Interpreted{src: src, kit: k, reusable: !hasPackageState(src.File),
+	return &Interpreted{src: src, kit: k, reusable: !src.Resettable || src.FixedState,
 		byRun: map[*Trace]*runShare{}, byWorker: map[*Worker]*workerUse{}}, nil
 }
 
@@ -100,13 +109,13 @@ func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 	s := newSlot(w, seed, out, &p.sources)
 	s.enter()
 	if !p.reusable {
-		c, err := p.compile(s)
+		c, err := p.loadOwn(w, s)
 		if err != nil {
 			s.release()
 			return nil, err
 		}
 		p.mu.Lock()
-		p.byWorker[w] = &workerUse{slot: s}
+		p.byWorker[w] = &workerUse{slot: s, own: c}
 		p.mu.Unlock()
 		return c.entry, nil
 	}
@@ -138,10 +147,58 @@ func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 	return sh.c.entry, nil
 }
 
+// loadOwn gives worker w, whose slot s labels the calling goroutine, an
+// interpreter of its own: one a finished worker left, or a new one, with
+// the package's state initialised afresh for w inside w's run.
+func (p *Interpreted) loadOwn(w *Worker, s *slot) (*compiled, error) {
+	p.mu.Lock()
+	var c *compiled
+	if n := len(p.own); n > 0 {
+		c = p.own[n-1]
+		p.own = p.own[:n-1]
+	}
+	p.mu.Unlock()
+	if c == nil {
+		// Compiling initialises the package once more than a process
+		// would; what that does (draw random numbers, print, reach the
+		// calling worker) must not reach w, whose initialisation is the
+		// reset below: it happens as a scratch worker's.
+		scratch := newSlot(newWorker(w.ID, openGate{}, NewTrace(time.Now()), CrashPoint{}), 0, nil, &p.sources)
+		owner := &atomic.Pointer[slot]{}
+		owner.Store(scratch)
+		scratch.enter()
+		var err error
+		c, err = p.compile(owner)
+		scratch.release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	c.owner.Store(s)
+	s.enter()
+	if err := resetState(c.reset); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// resetState runs the package's initialisation for the worker whose load
+// called it. A panic in it is the submission's, a load failure, as a panic
+// of a package initialiser is on a fresh load.
+func resetState(reset func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &LoadError{[]sandbox.Diagnostic{{Message: "loading the code panicked in package initialisation: " + fmt.Sprint(v)}}}
+		}
+	}()
+	reset()
+	return nil
+}
+
 // compile builds an interpreter and evaluates the submission in it, on
-// the calling worker's goroutine: package initialisation writes to that
-// worker's output. An interpreter with an owner serves that worker alone.
-func (p *Interpreted) compile(owner *slot) (*compiled, error) {
+// the calling goroutine. An interpreter with an owner serves that slot's
+// worker alone, and gets the reset of its package state.
+func (p *Interpreted) compile(owner *atomic.Pointer[slot]) (*compiled, error) {
 	r := resolver{owner}
 	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: r, Stderr: r, Packages: p.packages(r)})
 	if err != nil {
@@ -158,10 +215,21 @@ func (p *Interpreted) compile(owner *slot) (*compiled, error) {
 	if v.Kind() != reflect.Func {
 		return nil, &LoadError{[]sandbox.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
 	}
+	c := &compiled{entry: v.Interface(), owner: owner}
+	if owner != nil {
+		rv, err := i.Eval(p.src.Package + "." + sandbox.ResetFunc)
+		if err != nil {
+			return nil, &LoadError{sandbox.ErrorDiagnostics(err)}
+		}
+		var ok bool
+		if c.reset, ok = rv.Interface().(func()); !ok {
+			return nil, fmt.Errorf("faultsim: %s has type %s", sandbox.ResetFunc, rv.Type())
+		}
+	}
 	p.mu.Lock()
 	p.Compiled++
 	p.mu.Unlock()
-	return &compiled{entry: v.Interface()}, nil
+	return c, nil
 }
 
 // Finished implements finisher: a shared interpreter goes back to the pool
@@ -176,10 +244,13 @@ func (p *Interpreted) Finished(w *Worker, clean bool) {
 	}
 	delete(p.byWorker, w)
 	u.slot.release()
-	sh := u.share
-	if sh == nil {
+	if u.own != nil {
+		if clean {
+			p.own = append(p.own, u.own)
+		}
 		return
 	}
+	sh := u.share
 	sh.users--
 	sh.clean = sh.clean && clean
 	if sh.users > 0 {
@@ -250,58 +321,6 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 	c["AfterFunc"] = reflect.ValueOf(res.contextAfterFunc)
 	out[sandbox.SymbolKey("context")] = c
 	return out
-}
-
-// hasPackageState reports whether a file declares package variables or
-// init functions, state an interpreter would carry from run to run. A
-// sentinel error made by errors.New or fmt.Errorf of literals is let
-// through: reading it is all code does with it.
-func hasPackageState(f *ast.File) bool {
-	for _, d := range f.Decls {
-		switch d := d.(type) {
-		case *ast.GenDecl:
-			if d.Tok != token.VAR {
-				continue
-			}
-			for _, spec := range d.Specs {
-				vs := spec.(*ast.ValueSpec)
-				if len(vs.Values) != len(vs.Names) {
-					return true
-				}
-				for _, v := range vs.Values {
-					if !isSentinel(v) {
-						return true
-					}
-				}
-			}
-		case *ast.FuncDecl:
-			if d.Recv == nil && d.Name.Name == "init" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isSentinel(e ast.Expr) bool {
-	c, ok := e.(*ast.CallExpr)
-	if !ok {
-		return false
-	}
-	sel, ok := c.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return false
-	}
-	pkg, ok := sel.X.(*ast.Ident)
-	if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf") {
-		return false
-	}
-	for _, a := range c.Args {
-		if _, ok := a.(*ast.BasicLit); !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // GradeSource interprets source and grades it: a submission that does

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -93,11 +94,13 @@ func CallingWorker() *Worker {
 // resolver finds the calling worker's slot for one interpreter: the
 // owner's, for an interpreter of one worker's own (a submission with
 // package state), else the slot the calling goroutine's label names.
-type resolver struct{ owner *slot }
+type resolver struct{ owner *atomic.Pointer[slot] }
 
 func (r resolver) current() *slot {
 	if r.owner != nil {
-		return r.owner
+		if s := r.owner.Load(); s != nil {
+			return s
+		}
 	}
 	return currentSlot()
 }

@@ -195,6 +195,10 @@ type Source struct {
 	// Resettable is set when the file declares ResetFunc (see
 	// ParseResettable).
 	Resettable bool
+	// FixedState is set with Resettable when the reset has nothing to
+	// do: every package variable is fixed (see fixedVars) and there is no
+	// init function, so one interpreter may serve many processes at once.
+	FixedState bool
 }
 
 // ParseSource parses one submitted Go file and checks its imports against

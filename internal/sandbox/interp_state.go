@@ -45,12 +45,40 @@ func ParseResettable(filename, text string, extra []string) (*Source, []Diagnost
 	if !ok {
 		return src, nil
 	}
+	fixed := onlyFixedState(src.File)
 	src, diags = ParseSource(filename, with, extra)
 	if diags != nil {
 		return nil, diags
 	}
-	src.Resettable = true
+	src.Resettable, src.FixedState = true, fixed
 	return src, nil
+}
+
+// onlyFixedState reports whether f's package state is all fixed variables
+// (see fixedVars), with no init function: nothing a run could change.
+func onlyFixedState(f *ast.File) bool {
+	var specs []*ast.ValueSpec
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				for _, s := range d.Specs {
+					specs = append(specs, s.(*ast.ValueSpec))
+				}
+			}
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" {
+				return false
+			}
+		}
+	}
+	fixed := fixedVars(f, specs)
+	for _, s := range specs {
+		if !fixed[s] {
+			return false
+		}
+	}
+	return true
 }
 
 // fixedVars finds the package variables the reset may leave alone: their
