@@ -246,3 +246,39 @@ func TestTextWithNULStored(t *testing.T) {
 		}
 	})
 }
+
+// TestPostgresLockWaitIsBusy: a write that waits past lock_timeout for a
+// row another transaction holds is ErrBusy, as a SQLite write past its
+// busy timeout is. The URL may set lock_timeout; it is short here.
+func TestPostgresLockWaitIsBusy(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, pgtest.URL(t)+"&lock_timeout=200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, err := s.StartAttempt(ctx, "u", KindProblem, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	if _, err := holder.ExecContext(ctx, `SELECT id FROM attempts WHERE id = $1 FOR UPDATE`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = s.RevealHint(ctx, a.ID, 1, 1)
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("RevealHint while another transaction holds the attempt = %v; want ErrBusy", err)
+	}
+	if waited := time.Since(start); waited > 3*time.Second {
+		t.Errorf("waited %v; want about lock_timeout (200ms)", waited)
+	}
+	holder.Rollback()
+	if err := s.RevealHint(ctx, a.ID, 1, 1); err != nil {
+		t.Fatalf("RevealHint once the lock is gone: %v", err)
+	}
+}
