@@ -17,22 +17,23 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // Interpreted is submitted source, checked once and evaluated in yaegi
-// interpreters through internal/sandbox's allowlist: the kit's harness,
+// interpreters through internal/gointerp's allowlist: the kit's harness,
 // the allowed standard packages, and stand-ins that keep the virtual clock
 // honest (sync's locks) and runs reproducible (math/rand seeded per
 // worker, see slot).
 type Interpreted struct {
-	src *sandbox.Source
+	src *gointerp.Source
 	kit Kit
 	// reusable: the source keeps no package state a run could change, so
 	// one interpreter can serve every worker of a run, and a later run,
 	// exactly as new ones would. Otherwise each worker (a process) has an
 	// interpreter of its own, whose package state the worker's load resets
-	// (sandbox.ParseResettable) inside the run, as a new process would
+	// (gointerp.ParseResettable) inside the run, as a new process would
 	// initialise it.
 	reusable bool
 	mu       sync.Mutex
@@ -80,7 +81,7 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
 	h := k.Harness()
-	src, diags := sandbox.ParseResettable(filename, source, []string{h.Path})
+	src, diags := gointerp.ParseResettable(filename, source, []string{h.Path})
 	if diags != nil {
 		return nil, diags
 	}
@@ -200,30 +201,30 @@ func resetState(reset func()) (err error) {
 // worker alone, and gets the reset of its package state.
 func (p *Interpreted) compile(owner *atomic.Pointer[slot]) (*compiled, error) {
 	r := resolver{owner}
-	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: r, Stderr: r, Packages: p.packages(r)})
+	i, err := gointerp.NewInterpreter(gointerp.InterpreterOptions{Stdout: r, Stderr: r, Packages: p.packages(r)})
 	if err != nil {
 		return nil, err
 	}
-	if diags := sandbox.Eval(i, p.src); diags != nil {
+	if diags := gointerp.Eval(i, p.src); diags != nil {
 		return nil, &LoadError{diags}
 	}
 	name := p.kit.Entry().Name
 	v, err := i.Eval(p.src.Package + "." + name)
 	if err != nil {
-		return nil, &LoadError{sandbox.ErrorDiagnostics(err)}
+		return nil, &LoadError{gointerp.ErrorDiagnostics(err)}
 	}
 	if v.Kind() != reflect.Func {
 		return nil, &LoadError{[]sandbox.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
 	}
 	c := &compiled{entry: v.Interface(), owner: owner}
 	if owner != nil {
-		rv, err := i.Eval(p.src.Package + "." + sandbox.ResetFunc)
+		rv, err := i.Eval(p.src.Package + "." + gointerp.ResetFunc)
 		if err != nil {
-			return nil, &LoadError{sandbox.ErrorDiagnostics(err)}
+			return nil, &LoadError{gointerp.ErrorDiagnostics(err)}
 		}
 		var ok bool
 		if c.reset, ok = rv.Interface().(func()); !ok {
-			return nil, fmt.Errorf("faultsim: %s has type %s", sandbox.ResetFunc, rv.Type())
+			return nil, fmt.Errorf("faultsim: %s has type %s", gointerp.ResetFunc, rv.Type())
 		}
 	}
 	p.mu.Lock()
@@ -271,8 +272,8 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 	// A kit may replace standard symbols too (a time.Sleep that writes
 	// the trace, reading CallingWorker); the engine's stand-ins go on top.
 	std := func(path string) map[string]reflect.Value {
-		syms := sandbox.StdlibSymbols(path)
-		for k, v := range h.Symbols[sandbox.SymbolKey(path)] {
+		syms := gointerp.StdlibSymbols(path)
+		for k, v := range h.Symbols[gointerp.SymbolKey(path)] {
 			syms[k] = v
 		}
 		return syms
@@ -282,7 +283,7 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
 	syncSyms["Once"] = reflect.ValueOf((*Once)(nil))
 	syncSyms["OnceFunc"] = reflect.ValueOf(OnceFunc)
-	out[sandbox.SymbolKey("sync")] = syncSyms
+	out[gointerp.SymbolKey("sync")] = syncSyms
 
 	r := std("math/rand")
 	r["Int"] = reflect.ValueOf(func() int { return draw(res, (*rand.Rand).Int) })
@@ -312,14 +313,14 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 			swap(i, draw(res, func(r *rand.Rand) int { return r.Intn(i + 1) }))
 		}
 	})
-	out[sandbox.SymbolKey("math/rand")] = r
+	out[gointerp.SymbolKey("math/rand")] = r
 
 	t := std("time")
 	t["AfterFunc"] = reflect.ValueOf(res.afterFunc)
-	out[sandbox.SymbolKey("time")] = t
+	out[gointerp.SymbolKey("time")] = t
 	c := std("context")
 	c["AfterFunc"] = reflect.ValueOf(res.contextAfterFunc)
-	out[sandbox.SymbolKey("context")] = c
+	out[gointerp.SymbolKey("context")] = c
 	return out
 }
 

@@ -46,7 +46,7 @@ type Harness struct {
 }
 
 // EntrySpec is the entry point's signature: parameter and result types
-// written with import paths (as sandbox.Source.TypeString prints them), and
+// written with import paths (as gointerp.Source.TypeString prints them), and
 // Want as the user reads it.
 type EntrySpec struct {
 	Name    string

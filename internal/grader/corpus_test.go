@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 )
 
 // The corpus (testdata/corpus) is solutions of the refund problem written
@@ -249,7 +249,7 @@ func everySeedJobs(seeds int64) []sweepJob {
 // job it does not pass; it returns each report's SHA-256 by sweepKey.
 func passesEverySeed(t *testing.T, name, source string, jobs []sweepJob) map[string]string {
 	t.Helper()
-	src, diags := sandbox.ParseSource("refund.go", source, []string{RefundkitPath})
+	src, diags := gointerp.ParseSource("refund.go", source, []string{RefundkitPath})
 	if diags != nil {
 		t.Fatal(diags)
 	}

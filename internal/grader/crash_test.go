@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 func scenarioNamed(t *testing.T, name string) Scenario {
@@ -50,7 +50,7 @@ func TestCrashStopsTheWholeWorker(t *testing.T) {
 	return refundkit.OutcomeDone, refundkit.MarkDone(ctx, id)
 }
 `
-	parsed, diags := sandbox.ParseSource("refund.go", src, []string{RefundkitPath})
+	parsed, diags := gointerp.ParseSource("refund.go", src, []string{RefundkitPath})
 	if diags != nil {
 		t.Fatal(diags)
 	}

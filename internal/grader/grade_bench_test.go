@@ -13,7 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 )
 
 // reportLatencies adds the best, median and worst of took to b's
@@ -65,7 +65,7 @@ func BenchmarkGradeReference(b *testing.B) {
 // BenchmarkLoadSubmission is the cost of one worker's interpreter: create
 // it with the allowlist and evaluate the reference in it.
 func BenchmarkLoadSubmission(b *testing.B) {
-	src, diags := sandbox.ParseSource("refund.go", readSource(b, referenceFile), []string{RefundkitPath})
+	src, diags := gointerp.ParseSource("refund.go", readSource(b, referenceFile), []string{RefundkitPath})
 	if diags != nil {
 		b.Fatal(diags)
 	}

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 )
 
 // diffSubmission is one program of the differential test.
@@ -135,7 +135,7 @@ var keepImport = map[string]string{"math/rand": "New", "time": "Duration(0)", "s
 // nativeSource turns a submission into a native copy's source: package
 // state made resettable, and the substituted names pointed at the shim.
 func nativeSource(t *testing.T, name, text string) (string, bool) {
-	text, resettable, err := sandbox.StateResetText("refund.go", text)
+	text, resettable, err := gointerp.StateResetText("refund.go", text)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -392,7 +392,7 @@ func runNative(t *testing.T, subs []diffSubmission, jobs []sweepJob) []byte {
 		}
 		reset := "nil"
 		if resettable {
-			reset = sandbox.ResetFunc
+			reset = gointerp.ResetFunc
 		}
 		fmt.Fprintf(&table, "\t\t{%q, []grader.NativeCopy{", s.name)
 		for c := 0; c < copies; c++ {

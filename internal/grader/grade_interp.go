@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -35,7 +36,7 @@ func Grade(ctx context.Context, job Job, b Bubble, progress func(ScenarioReport)
 	// process (the grading child), so the setting is ours to change.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	rep := newReport(job)
-	src, diags := sandbox.ParseSource("refund.go", job.Source, []string{RefundkitPath})
+	src, diags := gointerp.ParseSource("refund.go", job.Source, []string{RefundkitPath})
 	if diags == nil {
 		if d := src.CheckFunc(EntryName, []string{"context.Context", "string"}, []string{RefundkitPath + ".Outcome", "error"}, entryWant); d != nil {
 			diags = []Diagnostic{*d}
@@ -144,7 +145,7 @@ var resetPackageState = true
 // load while the file as written does (a form of package initialisation
 // the reset does not handle), the file as written is graded with a fresh
 // interpreter per worker: slower, never wrong.
-func loadProgram(b Bubble, job Job, src *sandbox.Source) (*interpretedProgram, []Diagnostic) {
+func loadProgram(b Bubble, job Job, src *gointerp.Source) (*interpretedProgram, []Diagnostic) {
 	plain := func() (*interpretedProgram, []Diagnostic) {
 		prog := newInterpretedProgram(src)
 		return prog, trialLoad(b, prog, job.Seed, workerIDs(job))
@@ -152,7 +153,7 @@ func loadProgram(b Bubble, job Job, src *sandbox.Source) (*interpretedProgram, [
 	if !hasPackageState(src.File) || !resetPackageState {
 		return plain()
 	}
-	rsrc, diags := sandbox.ParseResettable("refund.go", job.Source, []string{RefundkitPath})
+	rsrc, diags := gointerp.ParseResettable("refund.go", job.Source, []string{RefundkitPath})
 	if diags != nil || !rsrc.Resettable {
 		return plain()
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 )
 
 // stateFiles are the correct solutions with package state (corpus files
@@ -42,11 +42,11 @@ func TestResetStateMatchesFreshInterpreters(t *testing.T) {
 	for _, path := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".go"), func(t *testing.T) {
 			text := readSource(t, path)
-			plain, diags := sandbox.ParseSource("refund.go", text, []string{RefundkitPath})
+			plain, diags := gointerp.ParseSource("refund.go", text, []string{RefundkitPath})
 			if diags != nil {
 				t.Fatal(diags)
 			}
-			resettable, diags := sandbox.ParseResettable("refund.go", text, []string{RefundkitPath})
+			resettable, diags := gointerp.ParseResettable("refund.go", text, []string{RefundkitPath})
 			if diags != nil {
 				t.Fatal(diags)
 			}

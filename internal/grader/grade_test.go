@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
@@ -112,7 +112,7 @@ func TestReferencePassesEverySeed(t *testing.T) {
 	if testing.Short() {
 		seeds = 20
 	}
-	src, diags := sandbox.ParseSource("refund.go", readSource(t, referenceFile), []string{RefundkitPath})
+	src, diags := gointerp.ParseSource("refund.go", readSource(t, referenceFile), []string{RefundkitPath})
 	if diags != nil {
 		t.Fatal(diags)
 	}
@@ -288,7 +288,7 @@ func equalTraces(a, b []TraceEvent) bool {
 // report.
 func TestReusedInterpretersMatchFresh(t *testing.T) {
 	for _, path := range []string{referenceFile, starterFile} {
-		src, diags := sandbox.ParseSource("refund.go", readSource(t, path), []string{RefundkitPath})
+		src, diags := gointerp.ParseSource("refund.go", readSource(t, path), []string{RefundkitPath})
 		if diags != nil {
 			t.Fatal(diags)
 		}
@@ -530,7 +530,7 @@ func TestCrashStopsDeferredWrites(t *testing.T) {
 	return refundkit.OutcomeUnknown, nil
 }
 `
-	parsed, diags := sandbox.ParseSource("refund.go", src, []string{RefundkitPath})
+	parsed, diags := gointerp.ParseSource("refund.go", src, []string{RefundkitPath})
 	if diags != nil {
 		t.Fatal(diags)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 )
 
 // candidateAPI is everything a refund submission may name in refundkit: the
@@ -60,7 +60,7 @@ func TestHarnessExportsOnlyTheCandidateAPI(t *testing.T) {
 		t.Errorf("refundkit declares %v\nwant the candidate's API %v", declared, want)
 	}
 	var extracted []string
-	for name := range maps.Keys(Symbols[sandbox.SymbolKey(RefundkitPath)]) {
+	for name := range maps.Keys(Symbols[gointerp.SymbolKey(RefundkitPath)]) {
 		if ast.IsExported(name) {
 			extracted = append(extracted, name)
 		} else if !strings.HasPrefix(name, "_") {

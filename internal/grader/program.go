@@ -19,6 +19,7 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -27,9 +28,9 @@ import (
 // interpretedProgram is submitted source, checked once, evaluated in an
 // interpreter of its own for every worker of a run.
 type interpretedProgram struct {
-	src       *sandbox.Source
+	src       *gointerp.Source
 	stateless bool
-	// resettable: src declares sandbox.ResetFunc, and each load (fresh or
+	// resettable: src declares gointerp.ResetFunc, and each load (fresh or
 	// reused) calls it inside the run, so the package's variables start
 	// from their initial values in every run, as in a new process.
 	resettable bool
@@ -55,7 +56,7 @@ type interpretedProgram struct {
 // worker, sync with channel-based locks, math/rand on the slot's seeded
 // source, and time.Sleep with a line in the trace.
 func packagesFor(s *workerSlot) interp.Exports {
-	key := sandbox.SymbolKey(RefundkitPath)
+	key := gointerp.SymbolKey(RefundkitPath)
 	kit := make(map[string]reflect.Value, len(Symbols[key]))
 	for k, v := range Symbols[key] {
 		kit[k] = v
@@ -76,13 +77,13 @@ func packagesFor(s *workerSlot) interp.Exports {
 	})
 	kit["Logf"] = reflect.ValueOf(func(ctx context.Context, format string, args ...any) { s.w.Logf(ctx, format, args...) })
 
-	syncSyms := sandbox.StdlibSymbols("sync")
+	syncSyms := gointerp.StdlibSymbols("sync")
 	syncSyms["Mutex"] = reflect.ValueOf((*Mutex)(nil))
 	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
 	syncSyms["Once"] = reflect.ValueOf((*Once)(nil))
 	syncSyms["OnceFunc"] = reflect.ValueOf(OnceFunc)
 
-	timeSyms := sandbox.StdlibSymbols("time")
+	timeSyms := gointerp.StdlibSymbols("time")
 	timeSyms["Sleep"] = reflect.ValueOf(func(d time.Duration) { s.w.Sleep(d) })
 	timeSyms["After"] = reflect.ValueOf(func(d time.Duration) <-chan time.Time { return s.w.After(d) })
 	// Every run's bubble clock starts at the same instant, and the workers
@@ -97,7 +98,7 @@ func packagesFor(s *workerSlot) interp.Exports {
 	timeSyms["Since"] = reflect.ValueOf(func(t time.Time) time.Duration { return s.now().Sub(t) })
 	timeSyms["Until"] = reflect.ValueOf(func(t time.Time) time.Duration { return t.Sub(s.now()) })
 
-	randSyms := sandbox.StdlibSymbols("math/rand")
+	randSyms := gointerp.StdlibSymbols("math/rand")
 	randSyms["Int"] = reflect.ValueOf(func() int { return random(s, (*rand.Rand).Int) })
 	randSyms["Intn"] = reflect.ValueOf(func(n int) int { return random(s, func(r *rand.Rand) int { return r.Intn(n) }) })
 	randSyms["Int31"] = reflect.ValueOf(func() int32 { return random(s, (*rand.Rand).Int31) })
@@ -128,10 +129,10 @@ func packagesFor(s *workerSlot) interp.Exports {
 		random(s, func(r *rand.Rand) int { r.Seed(seed ^ s.seed); return 0 })
 	})
 	return interp.Exports{
-		key:                            kit,
-		sandbox.SymbolKey("sync"):      syncSyms,
-		sandbox.SymbolKey("time"):      timeSyms,
-		sandbox.SymbolKey("math/rand"): randSyms,
+		key:                             kit,
+		gointerp.SymbolKey("sync"):      syncSyms,
+		gointerp.SymbolKey("time"):      timeSyms,
+		gointerp.SymbolKey("math/rand"): randSyms,
 	}
 }
 
@@ -163,7 +164,7 @@ func resetState(reset func()) (err error) {
 // when the source has no package-level state (no package var, no init),
 // with nothing to remember it behaves exactly as a fresh one would; when
 // it has some, the package's initialisation runs again at the start of
-// every run (see sandbox.ParseResettable), inside the run's bubble, so a
+// every run (see gointerp.ParseResettable), inside the run's bubble, so a
 // mutex, a channel or a random source belongs to the run that uses it.
 // Within a run every worker still has its own interpreter.
 func (p *interpretedProgram) Load(w *world.Worker, seed int64, out io.Writer) (Entry, error) {
@@ -203,16 +204,16 @@ func (p *interpretedProgram) load(lane int, w *world.Worker, seed int64, out io.
 	} else {
 		slot.bind(w, seed, out)
 	}
-	i, err := sandbox.NewInterpreter(sandbox.InterpreterOptions{Stdout: slot.out, Stderr: slot.out, Packages: packagesFor(slot)})
+	i, err := gointerp.NewInterpreter(gointerp.InterpreterOptions{Stdout: slot.out, Stderr: slot.out, Packages: packagesFor(slot)})
 	if err != nil {
 		return nil, err
 	}
-	if diags := sandbox.Eval(i, p.src); diags != nil {
+	if diags := gointerp.Eval(i, p.src); diags != nil {
 		return nil, &loadError{diags}
 	}
 	v, err := i.Eval(p.src.Package + "." + EntryName)
 	if err != nil {
-		return nil, &loadError{sandbox.ErrorDiagnostics(err)}
+		return nil, &loadError{gointerp.ErrorDiagnostics(err)}
 	}
 	f, ok := v.Interface().(func(context.Context, string) (refundkit.Outcome, error))
 	if !ok {
@@ -220,12 +221,12 @@ func (p *interpretedProgram) load(lane int, w *world.Worker, seed int64, out io.
 	}
 	var reset func()
 	if p.resettable {
-		rv, err := i.Eval(p.src.Package + "." + sandbox.ResetFunc)
+		rv, err := i.Eval(p.src.Package + "." + gointerp.ResetFunc)
 		if err != nil {
-			return nil, &loadError{sandbox.ErrorDiagnostics(err)}
+			return nil, &loadError{gointerp.ErrorDiagnostics(err)}
 		}
 		if reset, ok = rv.Interface().(func()); !ok {
-			return nil, fmt.Errorf("grader: %s has type %s", sandbox.ResetFunc, rv.Type())
+			return nil, fmt.Errorf("grader: %s has type %s", gointerp.ResetFunc, rv.Type())
 		}
 		slot.bind(w, seed, out)
 		if err := resetState(reset); err != nil {
@@ -356,7 +357,7 @@ func isSentinelError(e ast.Expr) bool {
 	return true
 }
 
-func newInterpretedProgram(src *sandbox.Source) *interpretedProgram {
+func newInterpretedProgram(src *gointerp.Source) *interpretedProgram {
 	// A resettable source has its init functions renamed, so its own
 	// declarations no longer tell whether it has state: the flag does.
 	return &interpretedProgram{src: src, stateless: !src.Resettable && !hasPackageState(src.File), resettable: src.Resettable, inUse: map[string]*loaded{}}

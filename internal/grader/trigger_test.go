@@ -4,15 +4,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // TestTriggeredInvocation: a call with a trigger starts at the instant of
 // its event, inside the step that made it, and a call whose event never
 // comes is never made (the phase ends without it, nothing left blocked).
 func TestTriggeredInvocation(t *testing.T) {
-	parsed, diags := sandbox.ParseSource("refund.go", readSource(t, referenceFile), []string{RefundkitPath})
+	parsed, diags := gointerp.ParseSource("refund.go", readSource(t, referenceFile), []string{RefundkitPath})
 	if diags != nil {
 		t.Fatal(diags)
 	}

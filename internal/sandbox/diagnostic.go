@@ -1,8 +1,9 @@
 package sandbox
 
 // What submitted code produces that the grader reports, kept apart from the
-// interpreter (interp.go) so that a native build of the grader's scenario
-// engine (-tags nointerp, for the go-build benchmark) links no yaegi.
+// interpreter (internal/gointerp) so that the parent side and a native
+// build of the grader's scenario engine (-tags nointerp, for the go-build
+// benchmark) link no yaegi.
 
 import (
 	"bytes"

@@ -11,8 +11,8 @@
 // (normal, wall-time limit, CPU limit, memory limit, crash, ...). The
 // grader decides what those mean for a candidate.
 //
-// The yaegi interpreter with its import allowlist lives here too
-// (interp*.go); it runs inside the child.
+// The yaegi interpreter that runs inside the child lives apart, in
+// internal/gointerp, so the server's parent side links none of it.
 package sandbox
 
 import (

@@ -1,6 +1,6 @@
 //go:build !nointerp
 
-package sandbox
+package gointerp
 
 // Package state a submission can reset. Compiling a submission is nearly
 // all the cost of running it, so an interpreter is reused from run to run;
@@ -18,6 +18,8 @@ import (
 	"go/parser"
 	"go/token"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // ResetFunc is the function ParseResettable appends.
@@ -31,14 +33,14 @@ const (
 // ParseResettable is ParseSource for a file whose package state the caller
 // resets between runs. When the file declares package variables or init
 // functions, the returned Source has Resettable set and declares ResetFunc.
-func ParseResettable(filename, text string, extra []string) (*Source, []Diagnostic) {
+func ParseResettable(filename, text string, extra []string) (*Source, []sandbox.Diagnostic) {
 	src, diags := ParseSource(filename, text, extra)
 	if diags != nil {
 		return nil, diags
 	}
 	for _, name := range []string{ResetFunc, initPrefix, zeroName} {
 		if strings.Contains(text, name) {
-			return nil, []Diagnostic{{Line: 1, Column: 1, Message: "identifiers starting with " + name + " are reserved for the grader: rename them"}}
+			return nil, []sandbox.Diagnostic{{Line: 1, Column: 1, Message: "identifiers starting with " + name + " are reserved for the grader: rename them"}}
 		}
 	}
 	with, ok := withStateReset(src.Fset, src.File, text)

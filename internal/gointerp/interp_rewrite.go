@@ -1,6 +1,6 @@
 //go:build !nointerp
 
-package sandbox
+package gointerp
 
 // Source rewrites that keep yaegi v0.16.1 from changing what Go code means.
 // Each form below is valid Go that the interpreter runs wrongly (found by
@@ -32,6 +32,8 @@ import (
 	"go/token"
 	"sort"
 	"strings"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // tmpPrefix names the variables the rewrites introduce.
@@ -50,12 +52,12 @@ type rewriter struct {
 	imports map[string]string
 	edits   []edit
 	ntmp    int
-	refused *Diagnostic
+	refused *sandbox.Diagnostic
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
 // f), or returns a diagnostic for the first form it refuses.
-func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, *Diagnostic) {
+func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, *sandbox.Diagnostic) {
 	rw := &rewriter{fset: fset, file: f, text: text, imports: imports}
 	if strings.Contains(text, tmpPrefix) {
 		return "", rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")
@@ -90,9 +92,9 @@ func (rw *rewriter) tmp() string {
 	return fmt.Sprintf("%s%d", tmpPrefix, rw.ntmp)
 }
 
-func (rw *rewriter) diag(p token.Pos, msg string) *Diagnostic {
+func (rw *rewriter) diag(p token.Pos, msg string) *sandbox.Diagnostic {
 	pos := rw.fset.Position(p)
-	return &Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
+	return &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
 }
 
 func (rw *rewriter) refuse(p token.Pos, msg string) {

@@ -1,9 +1,11 @@
-package sandbox
+package gointerp
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 func TestParseSourceRefusesImports(t *testing.T) {
@@ -129,7 +131,7 @@ func TestEvalDiagnostics(t *testing.T) {
 
 func TestInterpreterSandbox(t *testing.T) {
 	t.Run("fmt prints to the interpreter's stdout, capped", func(t *testing.T) {
-		out := &OutputBuffer{Limit: 16}
+		out := &sandbox.OutputBuffer{Limit: 16}
 		i, err := NewInterpreter(InterpreterOptions{Stdout: out})
 		if err != nil {
 			t.Fatal(err)

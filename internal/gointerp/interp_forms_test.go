@@ -1,6 +1,6 @@
 //go:build !nointerp
 
-package sandbox
+package gointerp
 
 import (
 	"bytes"
@@ -157,7 +157,7 @@ func nativeForms(t *testing.T, files []string) map[string]string {
 		if err := os.WriteFile(filepath.Join(dir, name, name+".go"), text, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&imports, "\t%q\n", "github.com/faultline-dev/faultline/internal/sandbox/"+filepath.Base(dir)+"/"+name)
+		fmt.Fprintf(&imports, "\t%q\n", "github.com/faultline-dev/faultline/internal/gointerp/"+filepath.Base(dir)+"/"+name)
 		fmt.Fprintf(&calls, "\trun(%q, %s.Main)\n", name, name)
 	}
 	main := "package main\n\nimport (\n\t\"fmt\"\n" + imports.String() + ")\n\n" +
