@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/content"
-	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -66,13 +66,15 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return gradeExitNotGraded
 	}
 	path := fs.Arg(0)
-	job := grader.Job{Problem: *problem, Seed: *seed}
+	job := gradewire.RefundJob{Problem: *problem, Seed: *seed}
+	var order []string // the scenarios in the child's order, for a stopped child's message
 	if code, ok, exit := kitProblem(*contentDir, *problem, stderr); exit != 0 {
 		return exit
 	} else if ok && code.Kit == grader.KitName {
 		// Refund grades on the grader's own engine, against the
 		// scenarios file as it is now in the content folder.
 		job.ScenariosFile, job.ScenarioData = code.ScenariosPath, code.Scenarios
+		order = code.ScenarioNames
 	} else if ok {
 		return gradeWithKit(ctx, code, path, *seed, *seeds, *asJSON, stdout, stderr)
 	}
@@ -87,9 +89,9 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc := grader.NewService(sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+	svc := grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
 	job.Source = string(src)
-	report, err := svc.Grade(ctx, job, nil)
+	report, err := svc.GradeRefund(ctx, nil, job, order, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return gradeExitNotGraded
@@ -154,11 +156,10 @@ func gradeWithKit(ctx context.Context, code *problems.Code, path string, seed in
 		return gradeExitNotGraded
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc := grading.New(sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
-	report, err := svc.Grade(ctx, nil, faultsim.Job{
-		Kit: code.Kit, ScenariosFile: code.ScenariosPath, Scenarios: []byte(code.Scenarios),
-		File: filepath.Base(path), Source: string(src), Seeds: seeds, FirstSeed: seed,
-	}, nil)
+	svc := grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+	job := grading.KitJob(code, string(src), seed, nil)
+	job.File, job.Seeds = filepath.Base(path), seeds
+	report, err := svc.GradeKit(ctx, nil, job, code.ScenarioNames, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return gradeExitNotGraded
@@ -171,9 +172,9 @@ func gradeWithKit(ctx context.Context, code *problems.Code, path string, seed in
 			return gradeExitNotGraded
 		}
 	} else {
-		grading.WriteText(stdout, report)
+		report.WriteText(stdout)
 	}
-	return grading.ExitCode(report)
+	return report.ExitCode()
 }
 
 // readSubmission reads the Go file to grade, or says on stderr why it

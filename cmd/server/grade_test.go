@@ -161,9 +161,9 @@ func TestGradeWithContent(t *testing.T) {
 		stderrHas string
 	}{
 		{name: "the reference passes the added scenario", edit: added, file: "reference/client.go", code: 0,
-			stdout: []string{"PASS: 23 of 23 scenarios passed", "ok   added-by-the-test "}},
+			stdout: []string{"PASS: Every invariant held in all 23 scenarios.", "Scenarios (23 of 23 passed, seed 1)", "ok   added-by-the-test "}},
 		{name: "the starter fails it", edit: added, file: "starter/client.go", code: 1,
-			stdout: []string{"FAIL: 0 of 23 scenarios passed", "FAIL added-by-the-test "}},
+			stdout: []string{"FAIL: 23 of 23 scenarios failed", "Scenarios (0 of 23 passed, seed 1)", "FAIL added-by-the-test "}},
 		{name: "a broken scenario is named at its line", file: "reference/client.go", code: 2,
 			edit: func(t *testing.T, s string) string {
 				return replaceOnce(t, s, "{request: 1, kind: connect}", "{request: 1, kind: meteor}")

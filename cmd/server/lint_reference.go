@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -51,14 +52,14 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 		}
 		if svc == nil {
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			svc = grading.New(sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+			svc = grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
 		}
-		rep, err := svc.Grade(ctx, nil, faultsim.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
-			File: path.Base(p.Code.ReferencePath), Source: p.Code.Reference, Seeds: lintReferenceSeeds}, nil)
+		rep, err := svc.GradeKit(ctx, nil, gradewire.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
+			File: path.Base(p.Code.ReferencePath), Source: p.Code.Reference, Seeds: lintReferenceSeeds}, nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("lint: grade the reference of %s: %w", p.Slug, err)
 		}
-		if rep.Status == faultsim.StatusError {
+		if rep.Status == gradewire.StatusError {
 			out = append(out, problems.Diagnostic{File: p.Code.ReferencePath, Message: "the reference cannot be graded: " + rep.Message})
 			continue
 		}
@@ -90,23 +91,23 @@ func refundReferenceDiagnostics(ctx context.Context, p *problems.Problem, stderr
 		return nil, fmt.Errorf("lint: %s parsed at load but not now: %w", p.Code.ScenariosPath, err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc := grader.NewService(sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
-	rep, err := svc.Grade(ctx, grader.Job{Problem: p.Slug, Source: p.Code.Reference, Seed: 1,
-		ScenariosFile: p.Code.ScenariosPath, ScenarioData: p.Code.Scenarios}, nil)
+	svc := grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+	rep, err := svc.GradeRefund(ctx, nil, gradewire.RefundJob{Problem: p.Slug, Source: p.Code.Reference, Seed: 1,
+		ScenariosFile: p.Code.ScenariosPath, ScenarioData: p.Code.Scenarios}, p.Code.ScenarioNames, nil)
 	if err != nil {
 		return nil, fmt.Errorf("lint: grade the reference of %s: %w", p.Slug, err)
 	}
-	if rep.Status == grader.StatusError && len(rep.Scenarios) == 0 {
+	if rep.Status == gradewire.StatusError && len(rep.Scenarios) == 0 {
 		return []problems.Diagnostic{{File: p.Code.ReferencePath, Message: "the reference cannot be graded: " + rep.Message}}, nil
 	}
 	var out []problems.Diagnostic
 	for _, sr := range rep.Scenarios {
-		if sr.Status == grader.StatusPass {
+		if sr.Status == gradewire.StatusPass {
 			continue
 		}
 		var ids []string
 		for _, inv := range sr.Invariants {
-			if inv.Status == grader.InvariantViolated {
+			if inv.Status == gradewire.InvariantViolated {
 				ids = append(ids, inv.ID)
 			}
 		}

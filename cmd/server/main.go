@@ -6,13 +6,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"github.com/faultline-dev/faultline/internal/grader"
 )
 
 // subcommand is one mode of the binary. run returns the process exit code.
@@ -27,7 +26,7 @@ var subcommands = []subcommand{
 	{"serve", "run the web app (the default; with -content DIR -watch, it reloads DIR as it is edited)", serveCommand},
 	{"lint", "check content files and print every error with file and line", lintCommand},
 	{"grade", "grade a refund submission in a sandboxed child and print the report", gradeCommand},
-	{grader.ChildCommand, "", gradeChildCommand}, // hidden: the sandboxed grading child
+	{gradewire.ChildCommand, "", gradeChildCommand}, // hidden: the sandboxed grading child
 }
 
 func main() {

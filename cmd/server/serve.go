@@ -274,7 +274,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		webCfg.NewIdentities = ratelimit.New(ratelimit.Rate{Burst: float64(cfg.NewIdentities), PerSecond: 1 / cfg.NewIdentityEvery.Seconds()}, nil)
 	}
 	if cfg.Graders > 0 {
-		// Grading children re-execute this binary (grader.ChildCommand),
+		// Grading children re-execute this binary (gradewire.ChildCommand),
 		// at the lowest CPU priority. A spare is kept started per place so
 		// a Grade skips the child's start-up. A Grade waits for a place
 		// while its expected wait is under gradeMaxWait (a class pressing
@@ -282,13 +282,13 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		// up to gradeQueuePerPlace jobs a place; past either, it is told
 		// the grader is busy and when to try again. Places go fairly
 		// between client addresses.
-		pool := sandbox.NewPool(grader.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, gradeQueuePerPlace*cfg.Graders)
+		pool := sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, gradeQueuePerPlace*cfg.Graders)
 		pool.SetMaxWait(gradeMaxWait)
 		pool.KeepWarm()
 		defer pool.Close()
 		// One pool for every problem: a kit problem's grades take the same
 		// places and per-address turns as the refund problem's.
-		webCfg.Grader = &grading.Dispatcher{Refund: grader.NewService(pool, log), Kits: grading.New(pool, log), Content: current}
+		webCfg.Grader = &grading.Dispatcher{Service: grading.New(pool, log), Content: current, RefundKit: grader.KitName}
 	}
 	// Live screens: their events are in the store; the broker only wakes
 	// the streams that follow a room. Closing it ends those streams, so

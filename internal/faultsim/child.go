@@ -10,6 +10,8 @@ import (
 	"io"
 	"runtime/debug"
 	"sync"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // maxJobBytes bounds what a child reads: a source and a scenarios file
@@ -20,14 +22,10 @@ const maxJobBytes = 4 << 20
 // stack overflow, before the stack outgrows the child's address space.
 const childMaxStack = 256 << 20
 
-// ChildMessage is one NDJSON line a grading child writes: a finished
-// scenario (progress), then exactly one line with the Report or, when the
-// engine, a kit or the job itself is broken, Error.
-type ChildMessage struct {
-	Scenario *ScenarioResult `json:"scenario,omitempty"`
-	Report   *Report         `json:"report,omitempty"`
-	Error    string          `json:"error,omitempty"`
-}
+// ChildMessage is one NDJSON line a grading child writes (the wire
+// contract, internal/gradewire): scenarios and the report leave the child
+// converted to the wire's report (see wire.go).
+type ChildMessage = gradewire.ChildMessage
 
 // ServeChild is a grading child's whole life: it reads one JSON Job from
 // in, grades it with the kit it names among kits in a synctest bubble,
@@ -56,14 +54,17 @@ func ServeChild(in io.Reader, out io.Writer, kits []Kit) error {
 // ServeChild so tests can give it a bubble of their own.
 func ServeJob(ctx context.Context, kits []Kit, job Job, b Bubble, out io.Writer) {
 	w := &lineWriter{w: bufio.NewWriter(out)}
-	rep, err := RunJob(ctx, kits, job, b, func(s ScenarioResult) { w.write(ChildMessage{Scenario: &s}) })
+	rep, err := RunJob(ctx, kits, job, b, func(s ScenarioResult) {
+		ws := s.Wire()
+		w.write(ChildMessage{Scenario: &ws})
+	})
 	switch {
 	case err != nil:
 		w.write(ChildMessage{Error: err.Error()})
 	case rep == nil:
 		w.write(ChildMessage{Error: "faultsim: the grade returned no report and no error"})
 	default:
-		w.write(ChildMessage{Report: rep})
+		w.write(ChildMessage{Report: rep.Wire(job.FirstSeed)})
 	}
 }
 

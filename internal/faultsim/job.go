@@ -6,27 +6,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
-// Job is one grade as the parent sends it to the grading child: everything
-// the child needs travels with it (the kit's name, the scenarios file as the
-// author wrote it, the source), so the child keeps no catalogue of problems
-// and a content folder read at run time grades like a built-in one.
-type Job struct {
-	Kit           string `json:"kit"`
-	ScenariosFile string `json:"scenarios_file"` // for file:line in errors
-	Scenarios     []byte `json:"scenarios"`
-	// Only names the scenarios to run, in the file's order; empty runs all.
-	Only      []string `json:"only,omitempty"`
-	File      string   `json:"file"`
-	Source    string   `json:"source"`
-	Seeds     int      `json:"seeds,omitempty"`
-	FirstSeed int64    `json:"first_seed,omitempty"`
-	// Lanes, above zero, is the most runs the child executes at once
-	// (Options.Lanes): the parent sets 1 when another child already has
-	// the cores.
-	Lanes int `json:"lanes,omitempty"`
-}
+// Job is one grade as the parent sends it to the grading child (the wire
+// contract, internal/gradewire).
+type Job = gradewire.Job
 
 // RunJob grades job.Source interpreted with the kit it names, among kits.
 // A job naming a kit or a scenario that is not there, or scenarios that do

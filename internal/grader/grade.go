@@ -21,27 +21,11 @@ import (
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
-// Job is one grading request.
-type Job struct {
-	Problem   string   `json:"problem"`
-	Source    string   `json:"source"`
-	Seed      int64    `json:"seed"`
-	Scenarios []string `json:"scenarios,omitempty"` // optional filter by name
-	// Lanes, above zero, is the most scenarios the grade runs at once;
-	// zero means one per core. Service sets it (see Service.grade).
-	Lanes int `json:"lanes,omitempty"`
-	// ScenariosFile and ScenarioData are the problem's scenarios file as
-	// the content being served holds it (a -content folder's, after a
-	// -watch reload too): the child grades against it, with no rebuild.
-	// Empty: the scenarios of the content built into the binary.
-	ScenariosFile string `json:"scenarios_file,omitempty"`
-	ScenarioData  string `json:"scenario_data,omitempty"`
-}
-
-// suite returns the scenarios job's problem is graded against: those it
+// suiteOf returns the scenarios job's problem is graded against: those it
 // carries, else the built-in ones of its problem. Scenarios that do not
-// parse are the content's error, not the submission's.
-func (job Job) suite() ([]Scenario, error) {
+// parse are the content's error, not the submission's. (A function, not a
+// method: Job is the wire's type, internal/gradewire.)
+func suiteOf(job Job) ([]Scenario, error) {
 	if job.ScenarioData != "" {
 		return parseScenariosOnce(job.ScenariosFile, job.ScenarioData)
 	}
@@ -78,7 +62,7 @@ func (openGate) Go(_ string, f func()) { go f() }
 
 // workerIDs lists the workers of the job's scenarios other than worker-1.
 func workerIDs(job Job) []string {
-	suite, err := job.suite()
+	suite, err := suiteOf(job)
 	if err != nil {
 		return nil
 	}
@@ -120,7 +104,7 @@ func GradeCompiled(ctx context.Context, job Job, entry NativeProgram, b Bubble, 
 // rep. Grade uses it with the interpreted submission; the native benchmark
 // with a compiled one.
 func GradeProgram(ctx context.Context, job Job, prog Program, b Bubble, progress func(ScenarioReport), rep *Report) error {
-	suite, err := job.suite()
+	suite, err := suiteOf(job)
 	if err != nil {
 		return err
 	}

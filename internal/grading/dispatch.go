@@ -1,15 +1,12 @@
-//go:build !nointerp
-
 package grading
 
 import (
 	"context"
 	"fmt"
-	"strings"
+	"path"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/faultsim"
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -20,121 +17,92 @@ type Problems interface {
 	Problem(slug string) (*problems.Problem, bool)
 }
 
-// Dispatcher is the grader the web and the rooms use: a problem whose kit
-// grades against a scenarios file goes to Kits, any other to Refund. Both
-// services must share one sandbox pool: Admit and RetryAfter ask it, so the
-// places, the queue and the per-address turns are the same for every
-// problem.
+// Request is a grade as the web and the rooms ask for it: a problem's
+// code, and optionally only some of its scenarios (a Check).
+type Request struct {
+	Problem string
+	Source  string
+	Seed    int64
+	// Only names the scenarios to run, in the problem's order; empty runs
+	// all of them.
+	Only []string
+}
+
+// Plan is a problem's scenarios as the parent knows them.
+type Plan = gradewire.Plan
+
+// Dispatcher is the grader the web and the rooms use. A problem whose kit
+// grades against a scenarios file goes to the child with that file as it
+// is now (after a -watch reload too): as the refund grader's job when its
+// kit is RefundKit (refund still grades on its own engine), as a kit's job
+// otherwise. Both go through Service's one pool, so the places, the queue
+// and the per-address turns are the same for every problem.
 type Dispatcher struct {
-	Refund  *grader.Service
-	Kits    *Service
+	Service *Service
 	Content Problems
+	// RefundKit names the kit whose problems the refund grader grades
+	// ("refund"); the program that links both sides says which.
+	RefundKit string
 }
 
 // Admit takes a place in the shared queue for a job of key.
-func (d *Dispatcher) Admit(key string) (*sandbox.Ticket, error) { return d.Refund.Admit(key) }
+func (d *Dispatcher) Admit(key string) (*sandbox.Ticket, error) { return d.Service.Admit(key) }
 
 // RetryAfter is when key's first job should end.
-func (d *Dispatcher) RetryAfter(key string) time.Duration { return d.Refund.RetryAfter(key) }
+func (d *Dispatcher) RetryAfter(key string) time.Duration { return d.Service.RetryAfter(key) }
 
-// GradeAdmitted grades job with the grader its problem names, and returns
-// the report in the form the web renders.
-func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error) {
-	p, ok := d.Content.Problem(job.Problem)
+// Plan is the plan of problem, read from its scenarios file; false when
+// nothing grades it.
+func (d *Dispatcher) Plan(problem string) (Plan, bool) {
+	code, ok := d.gradedCode(problem)
+	if !ok {
+		return Plan{}, false
+	}
+	return Plan{Scenarios: code.ScenarioNames, Check: code.CheckScenarios}, true
+}
+
+// gradedCode is problem's code when its kit grades it against a scenarios
+// file.
+func (d *Dispatcher) gradedCode(problem string) (*problems.Code, bool) {
+	if d.Content == nil {
+		return nil, false
+	}
+	p, ok := d.Content.Problem(problem)
 	if !ok || p.Code == nil || p.Code.ScenariosPath == "" {
-		return d.Refund.GradeAdmitted(ctx, ticket, job, progress)
+		return nil, false
 	}
-	if p.Code.Kit == grader.KitName {
-		// The refund kit still grades on the grader's own engine, against
-		// the scenarios file as it is now.
-		job.ScenariosFile, job.ScenarioData = p.Code.ScenariosPath, p.Code.Scenarios
-		return d.Refund.GradeAdmitted(ctx, ticket, job, progress)
-	}
-	fj := faultsim.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
-		Only: job.Scenarios, File: fileName(p.Code.StarterPath), Source: job.Source, FirstSeed: job.Seed}
-	var onScenario func(faultsim.ScenarioResult)
-	if progress != nil {
-		onScenario = func(s faultsim.ScenarioResult) { progress(scenarioReport(s)) }
-	}
-	rep, err := d.Kits.Grade(ctx, ticket, fj, onScenario)
-	if err != nil {
-		return nil, err
-	}
-	return RefundView(rep, job.Problem, job.Seed), nil
+	return p.Code, true
 }
 
-func fileName(path string) string {
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		return path[i+1:]
+// GradeAdmitted grades req with the grader its problem's kit names; see
+// Service.GradeKit for progress, the ticket and the error. A problem
+// nothing grades is an error: the caller should have asked Plan.
+func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, req Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
+	code, ok := d.gradedCode(req.Problem)
+	if !ok {
+		ticket.Release()
+		return nil, fmt.Errorf("grading: no grader for problem %q", req.Problem)
 	}
-	if path == "" {
-		return "main.go"
+	if code.Kit == d.RefundKit {
+		job := gradewire.RefundJob{Problem: req.Problem, Source: req.Source, Seed: req.Seed, Scenarios: req.Only,
+			ScenariosFile: code.ScenariosPath, ScenarioData: code.Scenarios}
+		return d.Service.GradeRefund(ctx, ticket, job, code.ScenarioNames, progress)
 	}
-	return path
+	rep, err := d.Service.GradeKit(ctx, ticket, KitJob(code, req.Source, req.Seed, req.Only), code.ScenarioNames, progress)
+	if rep != nil {
+		rep.Problem = req.Problem
+	}
+	return rep, err
 }
 
-// RefundView restates a kit's report as the report the web's report page
-// renders (grader.Report, the refund grader's shape): scenarios,
-// invariants with their evidence, calls and trace carry over; the refund
-// problem's defect table stays empty, a kit having none.
-func RefundView(r *faultsim.Report, problem string, seed int64) *grader.Report {
-	out := &grader.Report{Version: grader.ReportVersion, Status: r.Status, Message: r.Message, Problem: problem, Seed: seed,
-		Diagnostics: append([]grader.Diagnostic{}, r.Diagnostics...), Scenarios: []grader.ScenarioReport{},
-		Summary: grader.Summary{Defects: []grader.DefectStatus{}}}
-	for _, s := range r.Scenarios {
-		sr := scenarioReport(s)
-		out.Scenarios = append(out.Scenarios, sr)
-		out.Summary.ScenariosTotal++
-		if sr.Status == grader.StatusPass {
-			out.Summary.ScenariosPassed++
-		}
+// KitJob is the job that grades source against code's scenarios (only
+// those named, when any are): the scenarios file travels as read, so a
+// grade uses the file as it is now.
+func KitJob(code *problems.Code, source string, seed int64, only []string) gradewire.Job {
+	file := "main.go"
+	if code.StarterPath != "" {
+		file = path.Base(code.StarterPath)
 	}
-	if out.Message == "" {
-		switch out.Status {
-		case grader.StatusPass:
-			out.Message = fmt.Sprintf("Every invariant held in all %d scenarios.", out.Summary.ScenariosTotal)
-		case grader.StatusFail:
-			failed := out.Summary.ScenariosTotal - out.Summary.ScenariosPassed
-			out.Message = fmt.Sprintf("%d of %d scenario%s failed.", failed, out.Summary.ScenariosTotal, plural(out.Summary.ScenariosTotal))
-		}
-	}
-	return out
-}
-
-func scenarioReport(s faultsim.ScenarioResult) grader.ScenarioReport {
-	sr := grader.ScenarioReport{Name: s.Name, Title: s.Title, Status: s.Status, SchedulesExplored: s.Runs,
-		Invariants: []grader.InvariantResult{}, Invocations: []grader.InvocationResult{}, Trace: []grader.TraceEvent{}}
-	if s.Status != faultsim.StatusPass {
-		sr.FailingRun = s.Run
-	}
-	for _, inv := range s.Invariants {
-		ir := grader.InvariantResult{ID: inv.ID, Title: inv.Title, Why: inv.Why, Status: grader.InvariantHeld}
-		if !inv.Held {
-			// The view's Defect is an id into the refund problem's defect
-			// table; a kit's defect is a sentence, so it joins the message.
-			ir.Status, ir.Message = grader.InvariantViolated, strings.Join(inv.Evidence, "\n")
-			if inv.Defect != "" {
-				ir.Message += "\nWhat it points to: " + inv.Defect + "."
-			}
-		}
-		sr.Invariants = append(sr.Invariants, ir)
-	}
-	for _, c := range s.Calls {
-		iv := grader.InvocationResult{Worker: c.Worker, RequestID: c.Subject, Ended: c.Ended, Panic: c.Panic}
-		iv.Outcome, iv.Error, _ = strings.Cut(c.Result, ", ")
-		if iv.Error == "nil" {
-			iv.Error = ""
-		}
-		if c.Restarted {
-			iv.CrashedAt = "restarted after a crash"
-		}
-		sr.Invocations = append(sr.Invocations, iv)
-		if c.Output != "" {
-			sr.Output += c.Output
-		}
-	}
-	for _, e := range s.Trace {
-		sr.Trace = append(sr.Trace, grader.TraceEvent{At: "+" + e.At.String(), Actor: e.Actor, Kind: e.Kind, Text: e.Text})
-	}
-	return sr
+	return gradewire.Job{Kit: code.Kit, ScenariosFile: code.ScenariosPath, Scenarios: []byte(code.Scenarios),
+		Only: only, File: file, Source: source, FirstSeed: seed}
 }

@@ -1,12 +1,14 @@
 package grading
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/faultline-dev/faultline/internal/faultsim"
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 func TestStreamReadsTheChildsLines(t *testing.T) {
@@ -25,66 +27,96 @@ func TestStreamReadsTheChildsLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var seen []string
-			st := stream{progress: func(s faultsim.ScenarioResult) { seen = append(seen, s.Name) }}
+			st := resultStream{progress: func(s gradewire.ScenarioReport) { seen = append(seen, s.Name) }}
 			for _, l := range tt.lines {
 				if err := st.receive([]byte(l)); (err != nil) != tt.wantBreak {
 					t.Fatalf("receive(%s) = %v", l, err)
 				}
 			}
-			if len(st.finished) != tt.finished || len(seen) != tt.finished || (st.report != nil) != tt.report || st.childErr != tt.childErr {
-				t.Errorf("finished %d (progress %v), report %v, error %q", len(st.finished), seen, st.report != nil, st.childErr)
+			report, childErr, finished, _ := st.result()
+			if len(finished) != tt.finished || len(seen) != tt.finished || (report != nil) != tt.report || childErr != tt.childErr {
+				t.Errorf("finished %d (progress %v), report %v, error %q", len(finished), seen, report != nil, childErr)
 			}
 		})
 	}
 }
 
-func TestWriteTextAndExitCode(t *testing.T) {
-	rep := &faultsim.Report{Kit: "createclient", Status: faultsim.StatusFail, Scenarios: []faultsim.ScenarioResult{
-		{Name: "ok-one", Status: faultsim.StatusPass, Runs: 3},
-		{Name: "bad-one", Title: "The bad one", Status: faultsim.StatusFail, Runs: 3, Run: "seed 2",
-			Invariants: []faultsim.InvariantResult{{ID: "no-duplicate", Title: "Created once", Evidence: []string{"pay_1 and pay_2"}}},
-			Calls:      []faultsim.CallResult{{Worker: "worker-1", Subject: "op-1", Ended: "returned", Result: "created, nil"}}},
-	}}
-	var b strings.Builder
-	WriteText(&b, rep)
-	for _, want := range []string{"FAIL: 1 of 2 scenarios passed", "ok   ok-one", "FAIL bad-one", "run shown: seed 2", "violated no-duplicate: Created once", "pay_1 and pay_2", "worker-1 op-1 returned created, nil"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, b.String())
-		}
+func TestWhereNamesTheRunningScenario(t *testing.T) {
+	done := func(n int) []gradewire.ScenarioReport { return make([]gradewire.ScenarioReport, n) }
+	tests := []struct {
+		order    []string
+		finished int
+		want     string
+	}{
+		{[]string{"a", "b", "c"}, 0, `the first scenario, "a"`},
+		{[]string{"a", "b", "c"}, 1, `in scenario "b" (1 of 3 scenarios had finished)`},
+		{[]string{"a", "b"}, 2, "after its last scenario"},
+		{nil, 0, "running its first scenario"},
+		{nil, 2, "after 2 scenarios had finished"},
 	}
-	for status, code := range map[string]int{faultsim.StatusPass: 0, faultsim.StatusFail: 1, faultsim.StatusError: 2} {
-		if got := ExitCode(&faultsim.Report{Status: status}); got != code {
-			t.Errorf("ExitCode(%s) = %d, want %d", status, got, code)
+	for _, tt := range tests {
+		if got := where(tt.order, done(tt.finished)); !strings.Contains(got, tt.want) {
+			t.Errorf("where(%v, %d finished) = %q; want it to say %q", tt.order, tt.finished, got, tt.want)
 		}
 	}
 }
 
-func TestRefundViewCarriesTheKitReport(t *testing.T) {
-	rep := &faultsim.Report{Kit: "createclient", Status: faultsim.StatusFail, Scenarios: []faultsim.ScenarioResult{
-		{Name: "a", Status: faultsim.StatusPass, Runs: 2, Invariants: []faultsim.InvariantResult{{ID: "no-duplicate", Held: true}}},
-		{Name: "b", Status: faultsim.StatusFail, Runs: 4, Run: "seed 3",
-			Invariants: []faultsim.InvariantResult{{ID: "one-key", Title: "One key", Evidence: []string{"key#1", "key#2"}, Defect: "a new key per attempt"}},
-			Calls:      []faultsim.CallResult{{Worker: "worker-1", Subject: "op-1", Ended: "returned", Result: "created, nil"}},
-			Trace:      []faultsim.Event{{At: 1500 * time.Millisecond, Actor: "worker-1", Kind: "send", Text: "sends"}}},
-	}}
-	v := RefundView(rep, "p", 7)
-	if v.Status != grader.StatusFail || v.Problem != "p" || v.Seed != 7 || v.Summary.ScenariosPassed != 1 || v.Summary.ScenariosTotal != 2 ||
-		v.Message != "1 of 2 scenarios failed." {
-		t.Fatalf("view = %+v", v)
+// content is a Problems of one kit problem.
+type content map[string]*problems.Problem
+
+func (c content) Problem(slug string) (*problems.Problem, bool) { p, ok := c[slug]; return p, ok }
+
+func TestDispatcherPlans(t *testing.T) {
+	kit := &problems.Problem{Slug: "kit-one", Code: &problems.Code{Kit: "k", ScenariosPath: "problems/kit-one/scenarios.yaml",
+		ScenarioNames: []string{"a", "b", "c"}, CheckScenarios: []string{"b"}}}
+	plain := &problems.Problem{Slug: "no-kit", Code: &problems.Code{}}
+	refund := &problems.Problem{Slug: "refund-one", Code: &problems.Code{Kit: "refund", ScenariosPath: "problems/refund-one/scenarios.yaml",
+		ScenarioNames: []string{"x", "y"}, CheckScenarios: []string{"x"}}}
+	d := &Dispatcher{Content: content{"kit-one": kit, "no-kit": plain, "refund-one": refund}, RefundKit: "refund"}
+	tests := []struct {
+		problem string
+		want    Plan
+		ok      bool
+	}{
+		{"kit-one", Plan{Scenarios: []string{"a", "b", "c"}, Check: []string{"b"}}, true},
+		{"refund-one", Plan{Scenarios: []string{"x", "y"}, Check: []string{"x"}}, true},
+		{"no-kit", Plan{}, false},
+		{"nothing", Plan{}, false},
 	}
-	b := v.Scenarios[1]
-	inv := b.Invariants[0]
-	if b.FailingRun != "seed 3" || b.SchedulesExplored != 4 || inv.Status != grader.InvariantViolated ||
-		inv.Message != "key#1\nkey#2\nWhat it points to: a new key per attempt." || inv.Defect != "" {
-		t.Errorf("scenario b = %+v", b)
+	for _, tt := range tests {
+		got, ok := d.Plan(tt.problem)
+		if ok != tt.ok || strings.Join(got.Scenarios, ",") != strings.Join(tt.want.Scenarios, ",") || strings.Join(got.Check, ",") != strings.Join(tt.want.Check, ",") {
+			t.Errorf("Plan(%q) = %+v, %v; want %+v, %v", tt.problem, got, ok, tt.want, tt.ok)
+		}
 	}
-	if iv := b.Invocations[0]; iv.Outcome != "created" || iv.Error != "" || iv.RequestID != "op-1" {
-		t.Errorf("invocation = %+v", iv)
+}
+
+func TestKitJobCarriesTheScenariosFile(t *testing.T) {
+	code := &problems.Code{Kit: "k", StarterPath: "problems/p/starter/client.go", ScenariosPath: "problems/p/scenarios.yaml", Scenarios: "kit: k\n"}
+	job := KitJob(code, "package x", 7, []string{"b"})
+	if job.Kit != "k" || job.File != "client.go" || job.ScenariosFile != code.ScenariosPath || string(job.Scenarios) != code.Scenarios ||
+		job.Source != "package x" || job.FirstSeed != 7 || strings.Join(job.Only, ",") != "b" {
+		t.Errorf("KitJob = %+v", job)
 	}
-	if e := b.Trace[0]; e.At != "+1.5s" || e.Kind != "send" {
-		t.Errorf("trace = %+v", e)
+}
+
+func TestRefusalsNeedNoChild(t *testing.T) {
+	// A runner that cannot start: none of these may reach it.
+	svc := New(sandbox.NewPool(&sandbox.Runner{Executable: "/nonexistent"}, 1, 0), nil)
+	huge := strings.Repeat("x", gradewire.MaxSourceBytes+1)
+	rep, err := svc.GradeKit(context.Background(), nil, gradewire.Job{Kit: "k", Source: huge}, nil, nil)
+	if err != nil || rep.Status != gradewire.StatusError || !strings.Contains(rep.Message, "source too large") {
+		t.Errorf("a huge kit source: %+v, %v", rep, err)
 	}
-	if v.Scenarios[0].Invariants[0].Status != grader.InvariantHeld || v.Scenarios[0].FailingRun != "" {
-		t.Errorf("scenario a = %+v", v.Scenarios[0])
+	rep, err = svc.GradeRefund(context.Background(), nil, gradewire.RefundJob{Problem: "p", Source: huge, Seed: 3}, nil, nil)
+	if err != nil || rep.Status != gradewire.StatusError || rep.Problem != "p" || rep.Seed != 3 || !strings.Contains(rep.Message, "source too large") {
+		t.Errorf("a huge refund source: %+v, %v", rep, err)
+	}
+	if _, err := svc.GradeKit(context.Background(), nil, gradewire.Job{Source: "package x"}, nil, nil); err == nil {
+		t.Error("a job naming no kit was graded")
+	}
+	d := &Dispatcher{Service: svc, Content: content{}}
+	if _, err := d.GradeAdmitted(context.Background(), nil, Request{Problem: "nothing"}, nil); err == nil || errors.Is(err, sandbox.ErrBusy) {
+		t.Errorf("a problem nothing grades: %v", err)
 	}
 }

@@ -29,6 +29,9 @@ func testKits() []Kit {
 	}
 }
 
+// twoScenarios is a scenarios file of two scenarios, a and b (lines 1-5).
+const twoScenarios = "scenarios:\n  - name: a\n    title: A\n  - name: b\n    title: B\n"
+
 func TestCodeKit(t *testing.T) {
 	const grader = "  grader: refund\n"
 	tests := []struct {
@@ -37,7 +40,9 @@ func TestCodeKit(t *testing.T) {
 		files    map[string]string
 		wantKit  string
 		wantScen string
-		want     []string
+		// the scenario names and the check list read from the file
+		wantNames, wantCheck []string
+		want                 []string
 	}{
 		{name: "grader is the old spelling of kit", code: grader, wantKit: "refund"},
 		{name: "kit", code: "  kit: refund\n", wantKit: "refund"},
@@ -82,6 +87,22 @@ func TestCodeKit(t *testing.T) {
 			files: map[string]string{"problems/refund-demo/scenarios.yaml": "scenarios:\n  - name: a\n    bogus: 1\n"},
 			want:  []string{"problems/refund-demo/scenarios.yaml:3: unknown field bogus"},
 		},
+		{
+			name: "the scenario names and the check list are read", code: "  kit: createclient\n",
+			files:   map[string]string{"problems/refund-demo/scenarios.yaml": twoScenarios + "check: [b]\n"},
+			wantKit: "createclient", wantScen: "problems/refund-demo/scenarios.yaml", wantNames: []string{"a", "b"}, wantCheck: []string{"b"},
+		},
+		{
+			name: "no check list", code: "  kit: createclient\n",
+			files:   map[string]string{"problems/refund-demo/scenarios.yaml": twoScenarios},
+			wantKit: "createclient", wantScen: "problems/refund-demo/scenarios.yaml", wantNames: []string{"a", "b"},
+		},
+		{
+			name: "a check entry that is not a scenario", code: "  kit: createclient\n",
+			files: map[string]string{"problems/refund-demo/scenarios.yaml": twoScenarios + "check:\n  - a\n  - c\n  - a\n"},
+			want: []string{`problems/refund-demo/scenarios.yaml:8: check names "c", which is not a scenario of this file`,
+				`problems/refund-demo/scenarios.yaml:9: check names "a" twice`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +133,9 @@ func TestCodeKit(t *testing.T) {
 			}
 			if tt.wantScen != "" && code.Scenarios != tt.files[tt.wantScen] {
 				t.Errorf("scenarios text %q", code.Scenarios)
+			}
+			if !slices.Equal(code.ScenarioNames, tt.wantNames) || !slices.Equal(code.CheckScenarios, tt.wantCheck) {
+				t.Errorf("scenarios %q, check %q; want %q, %q", code.ScenarioNames, code.CheckScenarios, tt.wantNames, tt.wantCheck)
 			}
 		})
 	}

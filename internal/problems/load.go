@@ -337,6 +337,7 @@ func (l *loader) resolveKit(bd *builder, dir string, fm *codeFront, code *Code) 
 			l.ds.list = append(l.ds.list, d)
 		}
 	}
+	l.readScenarioList(code)
 }
 
 // readCode reads one code file named in the front matter (relative to the

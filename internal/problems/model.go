@@ -68,6 +68,11 @@ type Code struct {
 	// written.
 	ScenariosPath string `json:"scenarios_path,omitempty"`
 	Scenarios     string `json:"scenarios,omitempty"`
+	// ScenarioNames are the file's scenarios in order, and CheckScenarios
+	// the few its check list names for the fast pre-grade (Check): the
+	// server reads them without the kit (see readScenarioList).
+	ScenarioNames  []string `json:"scenario_names,omitempty"`
+	CheckScenarios []string `json:"check_scenarios,omitempty"`
 }
 
 // Problem is a debugging or design exercise.

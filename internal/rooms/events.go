@@ -164,7 +164,7 @@ type RunStarted struct {
 }
 
 // RunFinished is a run's end. Report is the grader's report JSON
-// (grader.Report) when it graded; otherwise Status says why not.
+// (gradewire.Report) when it graded; otherwise Status says why not.
 type RunFinished struct {
 	Item    int             `json:"item"`
 	Run     int64           `json:"run"`

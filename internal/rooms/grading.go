@@ -8,15 +8,18 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// Grader grades code; *grader.Service satisfies it, as for solo practice.
+// Grader grades code; *grading.Dispatcher satisfies it, as for solo
+// practice. Plan says whether anything grades a problem.
 type Grader interface {
 	Admit(key string) (*sandbox.Ticket, error)
-	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error)
+	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
+	Plan(problem string) (grading.Plan, bool)
 }
 
 const (
@@ -70,7 +73,7 @@ func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.
 	if !it.HasCode() {
 		return storage.RoomEvent{}, inputErrorf("%q has no code to grade", it.Title())
 	}
-	if _, ok := grader.Suites[it.Problem.Slug]; !ok {
+	if _, ok := s.grader.Plan(it.Problem.Slug); !ok {
 		return storage.RoomEvent{}, inputErrorf("%q has no grader", it.Title())
 	}
 	now := s.now()
@@ -96,7 +99,7 @@ func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.
 		ticket.Release()
 		return storage.RoomEvent{}, err
 	}
-	job := grader.Job{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
+	job := grading.Request{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
 	s.runs.Add(1)
 	go s.grade(a, it.Index, started.Seq, job, ticket)
 	return started, nil
@@ -104,7 +107,7 @@ func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.
 
 // grade runs in a context detached from the request: the interviewer's
 // tab closing does not stop it, and its end is always appended.
-func (s *Service) grade(a Access, item int, run int64, job grader.Job, ticket *sandbox.Ticket) {
+func (s *Service) grade(a Access, item int, run int64, job grading.Request, ticket *sandbox.Ticket) {
 	defer s.runs.Done()
 	ctx, cancel := context.WithTimeout(s.runCtx, gradeTimeout)
 	defer cancel()
@@ -148,11 +151,11 @@ func (s *Service) grade(a Access, item int, run int64, job grader.Job, ticket *s
 	}
 }
 
-func summaryOf(r *grader.Report) string {
+func summaryOf(r *gradewire.Report) string {
 	switch r.Status {
-	case grader.StatusPass:
+	case gradewire.StatusPass:
 		return fmt.Sprintf("Every invariant held in all %d scenarios.", r.Summary.ScenariosTotal)
-	case grader.StatusFail:
+	case gradewire.StatusFail:
 		return fmt.Sprintf("%d of %d scenarios passed.", r.Summary.ScenariosPassed, r.Summary.ScenariosTotal)
 	}
 	return "The code could not be graded: " + r.Message
@@ -182,7 +185,7 @@ func invariantStatus(report json.RawMessage, scenario, invariant string) (string
 	if len(report) == 0 {
 		return "", false
 	}
-	var r grader.Report
+	var r gradewire.Report
 	if err := json.Unmarshal(report, &r); err != nil {
 		return "", false
 	}

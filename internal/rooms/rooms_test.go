@@ -14,7 +14,8 @@ import (
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/collab"
 	"github.com/faultline-dev/faultline/internal/collab/collabtest"
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -37,14 +38,20 @@ func (c *fakeClock) Add(d time.Duration) {
 
 // fakeGrader reports what report says, after release is closed (when set).
 type fakeGrader struct {
-	report  *grader.Report
+	report  *gradewire.Report
 	err     error
 	release chan struct{}
-	jobs    chan grader.Job
+	jobs    chan grading.Request
 }
 
 func (g *fakeGrader) Admit(string) (*sandbox.Ticket, error) { return nil, g.err }
-func (g *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job grader.Job, _ func(grader.ScenarioReport)) (*grader.Report, error) {
+
+// Plan grades the refund problem only, as the server does with its
+// built-in scenarios.
+func (g *fakeGrader) Plan(problem string) (grading.Plan, bool) {
+	return grading.Plan{Scenarios: []string{"lost-reply"}}, problem == "async-refund"
+}
+func (g *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job grading.Request, _ func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
 	if g.jobs != nil {
 		g.jobs <- job
 	}
@@ -72,8 +79,8 @@ func newFixture(t testing.TB) *fixture {
 	}
 	st := storagetest.Open(t)
 	clock := &fakeClock{t: time.UnixMilli(1_800_000_000_000).UTC()}
-	g := &fakeGrader{report: &grader.Report{Status: grader.StatusFail, Summary: grader.Summary{ScenariosPassed: 3, ScenariosTotal: 9},
-		Scenarios: []grader.ScenarioReport{{Name: "lost-reply", Invariants: []grader.InvariantResult{{ID: "no-double-refund", Status: grader.InvariantViolated}}}}}}
+	g := &fakeGrader{report: &gradewire.Report{Status: gradewire.StatusFail, Summary: gradewire.Summary{ScenariosPassed: 3, ScenariosTotal: 9},
+		Scenarios: []gradewire.ScenarioReport{{Name: "lost-reply", Invariants: []gradewire.InvariantResult{{ID: "no-double-refund", Status: gradewire.InvariantViolated}}}}}}
 	svc, err := New(Config{Store: st, Catalog: cat, Grader: g, Now: clock.Now, TTL: time.Hour,
 		Creates: ratelimit.New(ratelimit.Per(3, time.Hour), clock.Now)})
 	if err != nil {
@@ -253,7 +260,7 @@ func TestCandidateViewHoldsNoInterviewerData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(iv.Runs) != 1 || !iv.Runs[0].Finished || iv.Runs[0].Verdict != grader.StatusFail {
+	if len(iv.Runs) != 1 || !iv.Runs[0].Finished || iv.Runs[0].Verdict != gradewire.StatusFail {
 		t.Fatalf("interviewer's runs = %+v; want the one finished run", iv.Runs)
 	}
 	if !strings.Contains(string(iv.NotesHTML), "NOTE-MARKER") || strings.Contains(string(iv.NotesHTML), "<script>") {
@@ -303,7 +310,7 @@ func TestCandidateViewHoldsNoInterviewerData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cv.Shared) != 1 || cv.Shared[0].Verdict != grader.StatusFail {
+	if len(cv.Shared) != 1 || cv.Shared[0].Verdict != gradewire.StatusFail {
 		t.Fatalf("after sharing, the candidate has %+v; want the run", cv.Shared)
 	}
 	// Once shared the report is the candidate's; the rest stays hidden.
@@ -496,7 +503,7 @@ func TestScoresCiteTheRunsEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := iv.Scores[ScoreKey{Item: 0, Part: 2, Point: 0}]
-	if got.Cite == nil || got.Cite.Status != grader.InvariantViolated {
+	if got.Cite == nil || got.Cite.Status != gradewire.InvariantViolated {
 		t.Fatalf("the cited score = %+v; want the run's status (violated), not the form's", got)
 	}
 }
@@ -607,7 +614,7 @@ func TestAHugeReportKeepsItsSummary(t *testing.T) {
 		t.Fatalf("runs = %+v, %v", iv.Runs, err)
 	}
 	r := iv.Runs[0]
-	if !r.Finished || r.Verdict != grader.StatusFail || len(r.Report) != 0 || !strings.Contains(r.Summary, "too large") {
+	if !r.Finished || r.Verdict != gradewire.StatusFail || len(r.Report) != 0 || !strings.Contains(r.Summary, "too large") {
 		t.Fatalf("the huge run = finished %v, verdict %q, %d bytes of report, summary %q", r.Finished, r.Verdict, len(r.Report), r.Summary)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -235,7 +235,7 @@ func scorecardRun(r Run, finishedAt time.Time) ScorecardRun {
 	t := finishedAt.UTC()
 	out.FinishedAt, out.Status, out.Verdict, out.Summary = &t, r.Status, r.Verdict, r.Summary
 	var rep struct {
-		Summary grader.Summary `json:"summary"`
+		Summary gradewire.Summary `json:"summary"`
 	}
 	if len(r.Report) > 0 && json.Unmarshal(r.Report, &rep) == nil {
 		out.ScenariosPassed, out.ScenariosTotal = rep.Summary.ScenariosPassed, rep.Summary.ScenariosTotal

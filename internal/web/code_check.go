@@ -11,49 +11,36 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 const (
-	// checkScenarioCount is how many scenarios a Check runs: enough to
-	// show that the code compiles and handles the plain failures, few
-	// enough to answer in about a second.
-	checkScenarioCount = 4
 	// checkTimeout bounds one Check from the request: a place in the pool
 	// and a child's run of a few single-worker scenarios.
 	checkTimeout = 45 * time.Second
 )
 
-// checkScenarios names the scenarios a Check of problem runs: the first
-// few with one worker and one run, which need no schedule exploration.
-func checkScenarios(problem string) []string {
-	suite, ok := grader.Suites[problem]
-	if !ok {
-		return nil
-	}
-	var names []string
-	for _, sc := range suite() {
-		if len(names) == checkScenarioCount {
-			break
-		}
-		if len(sc.Phases) == 1 && len(sc.Phases[0].Invocations) == 1 {
-			names = append(names, sc.Name)
-		}
-	}
-	return names
+// checkScenarios names the scenarios a Check of problem runs: the short
+// list its grader declares (a kit's scenarios file says it in check; the
+// refund grader's are its first few single-worker, single-run scenarios,
+// which need no schedule exploration). None means every scenario.
+func (s *Server) checkScenarios(problem string) []string {
+	plan, _ := s.grading.grader.Plan(problem)
+	return plan.Check
 }
 
 // checkResult answers the script's Check: what a few scenarios made of
 // the code. It is not stored as a grade run.
 type checkResult struct {
-	Verdict     string              `json:"verdict"`
-	Summary     string              `json:"summary"`
-	HTML        string              `json:"html"`
-	Diagnostics []grader.Diagnostic `json:"diagnostics"`
-	Scenarios   []checkedScenario   `json:"scenarios"`
+	Verdict     string                 `json:"verdict"`
+	Summary     string                 `json:"summary"`
+	HTML        string                 `json:"html"`
+	Diagnostics []gradewire.Diagnostic `json:"diagnostics"`
+	Scenarios   []checkedScenario      `json:"scenarios"`
 }
 
 type checkedScenario struct {
@@ -85,7 +72,7 @@ func (s *Server) codeCheck(c echo.Context) error {
 	if s.grading == nil {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Checking is off on this server. Your code is saved."))
 	}
-	names := checkScenarios(p.Slug)
+	names := s.checkScenarios(p.Slug)
 	addr := clientOf(ctx).key
 	claim, existing, err := s.grading.claim(a.UserID, addr, len(names))
 	if errors.Is(err, errGradingStopped) {
@@ -106,7 +93,7 @@ func (s *Server) codeCheck(c echo.Context) error {
 		return answered(codeError(c, http.StatusConflict,
 			"Your Grade or Check is still running. Your code is saved: check it when that has finished."))
 	}
-	report, err := s.runCheck(ctx, addr, grader.Job{Problem: p.Slug, Source: code, Seed: defaultSeed, Scenarios: names})
+	report, err := s.runCheck(ctx, addr, grading.Request{Problem: p.Slug, Source: code, Seed: defaultSeed, Only: names})
 	s.grading.release(claim)
 	var busy *sandbox.BusyError
 	switch {
@@ -134,17 +121,17 @@ func (s *Server) codeCheck(c echo.Context) error {
 
 // runCheck grades the job for the client address addr within
 // checkTimeout of the request.
-func (s *Server) runCheck(ctx context.Context, addr string, job grader.Job) (*grader.Report, error) {
+func (s *Server) runCheck(ctx context.Context, addr string, job grading.Request) (*gradewire.Report, error) {
 	ticket, err := s.grading.grader.Admit(addr)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	return s.grading.grader.GradeAdmitted(ctx, ticket, job, func(grader.ScenarioReport) {})
+	return s.grading.grader.GradeAdmitted(ctx, ticket, job, func(gradewire.ScenarioReport) {})
 }
 
-func checkResultOf(ctx context.Context, r *grader.Report) (checkResult, error) {
+func checkResultOf(ctx context.Context, r *gradewire.Report) (checkResult, error) {
 	var buf bytes.Buffer
 	if err := checkReport(r).Render(ctx, &buf); err != nil {
 		return checkResult{}, fmt.Errorf("web: render a check's report: %w", err)
@@ -152,7 +139,7 @@ func checkResultOf(ctx context.Context, r *grader.Report) (checkResult, error) {
 	res := checkResult{Verdict: r.Status, Summary: checkSummary(r), HTML: buf.String(), Diagnostics: r.Diagnostics,
 		Scenarios: []checkedScenario{}}
 	if res.Diagnostics == nil {
-		res.Diagnostics = []grader.Diagnostic{}
+		res.Diagnostics = []gradewire.Diagnostic{}
 	}
 	for _, sc := range r.Scenarios {
 		res.Scenarios = append(res.Scenarios, checkedScenario{Name: sc.Name, Title: sc.Title, Status: sc.Status})
@@ -162,9 +149,9 @@ func checkResultOf(ctx context.Context, r *grader.Report) (checkResult, error) {
 
 // checkSummary is a Check's one line: it says how few scenarios ran, so a
 // pass is not taken for a graded pass.
-func checkSummary(r *grader.Report) string {
+func checkSummary(r *gradewire.Report) string {
 	switch r.Status {
-	case grader.StatusPass, grader.StatusFail:
+	case gradewire.StatusPass, gradewire.StatusFail:
 		return fmt.Sprintf("Checked: %d of %d quick scenarios passed. Grade runs all of them.", r.Summary.ScenariosPassed, r.Summary.ScenariosTotal)
 	}
 	if len(r.Diagnostics) > 0 {
@@ -176,6 +163,6 @@ func checkSummary(r *grader.Report) string {
 // checkPage is what a Check without JavaScript shows.
 type checkPage struct {
 	Problem *problems.Problem
-	Report  *grader.Report
+	Report  *gradewire.Report
 	Summary string
 }

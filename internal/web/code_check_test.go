@@ -7,40 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
-
-func TestCheckScenariosAreAFewSingleRunOnes(t *testing.T) {
-	names := checkScenarios(gradedSlug)
-	if len(names) != checkScenarioCount {
-		t.Fatalf("checkScenarios(%q) = %v; want %d names", gradedSlug, names, checkScenarioCount)
-	}
-	all := map[string]grader.Scenario{}
-	for _, sc := range grader.Suites[gradedSlug]() {
-		all[sc.Name] = sc
-	}
-	for _, n := range names {
-		sc, ok := all[n]
-		if !ok {
-			t.Errorf("%q is not a scenario of the suite", n)
-			continue
-		}
-		if len(sc.Phases) != 1 || len(sc.Phases[0].Invocations) != 1 {
-			t.Errorf("%q runs %d phases; a check scenario runs one worker once", n, len(sc.Phases))
-		}
-	}
-	if got := checkScenarios("no-such-problem"); got != nil {
-		t.Errorf("checkScenarios of an unknown problem = %v; want none", got)
-	}
-}
 
 // TestCheck: a Check saves the draft, grades only the quick scenarios, is
 // not stored as a grade run, and answers the script with the result.
 func TestCheck(t *testing.T) {
 	tests := []struct {
 		name        string
-		report      *grader.Report
+		report      *gradewire.Report
 		err         error
 		script      bool
 		status      int
@@ -48,9 +24,9 @@ func TestCheck(t *testing.T) {
 		wantVerdict string
 	}{
 		{name: "failing code, from the script", report: failingReport(), script: true, status: http.StatusOK,
-			wantInBody: []string{"1 of 2 quick scenarios passed", "LOST-REPLY-TITLE"}, wantVerdict: grader.StatusFail},
+			wantInBody: []string{"1 of 2 quick scenarios passed", "LOST-REPLY-TITLE"}, wantVerdict: gradewire.StatusFail},
 		{name: "a compile error, from the script", report: compileErrorReport(), script: true, status: http.StatusOK,
-			wantInBody: []string{"does not compile", "COMPILE-MARKER"}, wantVerdict: grader.StatusError},
+			wantInBody: []string{"does not compile", "COMPILE-MARKER"}, wantVerdict: gradewire.StatusError},
 		{name: "failing code, from a plain form", report: failingReport(), status: http.StatusOK,
 			wantInBody: []string{"Check of your code", "1 of 2 quick scenarios passed", "back to your code"}},
 		{name: "the grader busy", err: &sandbox.BusyError{}, script: true, status: http.StatusServiceUnavailable,
@@ -87,8 +63,9 @@ func TestCheck(t *testing.T) {
 			if len(jobs) != 1 {
 				t.Fatalf("%d gradings; want 1", len(jobs))
 			}
-			if !slices.Equal(jobs[0].Scenarios, checkScenarios(gradedSlug)) || jobs[0].Source != code {
-				t.Errorf("graded scenarios %v of %q; want the check's %v", jobs[0].Scenarios, jobs[0].Source, checkScenarios(gradedSlug))
+			want := shippedPlan(gradedSlug).Check
+			if len(want) == 0 || !slices.Equal(jobs[0].Only, want) || jobs[0].Source != code {
+				t.Errorf("graded scenarios %v of %q; want the check's %v", jobs[0].Only, jobs[0].Source, want)
 			}
 			// The draft is saved; no grade run is stored.
 			page := b.get("/problems/" + gradedSlug)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -50,8 +50,8 @@ type gradeRunView struct {
 	Status      storage.GradeStatus
 	URL         string
 	EventsURL   string
-	Report      *grader.Report // done only
-	SourceHash  string         // sourceHash of the code graded
+	Report      *gradewire.Report // done only
+	SourceHash  string            // sourceHash of the code graded
 	Message     string
 	RetryAfterS int
 	Finished    int // running only: scenarios finished so far
@@ -71,7 +71,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 	if p.Code == nil {
 		return codeWorkspaceState{}, nil
 	}
-	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: scenarioTotal(p.Slug),
+	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: s.grading.scenarioTotal(p.Slug),
 		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade", CheckURL: problemURL(p.Slug) + "/check",
 		StarterRef: path.Base(p.Code.StarterPath), MergeSrc: s.assets.url("editor-merge.js")}
 	if attemptID == 0 {
@@ -107,7 +107,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 // running whose owner stopped (its lease passed) is recorded as such.
 func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.GradeRun) (gradeRunView, error) {
 	v := gradeRunView{ID: run.ID, Seed: run.Seed, Status: run.Status, URL: gradeRunURL(slug, run.ID),
-		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: scenarioTotal(run.Problem),
+		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: s.grading.scenarioTotal(run.Problem),
 		SourceHash: sourceHash(run.Source)}
 	if run.Status == storage.GradeRunning {
 		var live *liveRun
@@ -170,8 +170,8 @@ func (s *Server) withCodeWorkspace(m pageMeta, p *problems.Problem) pageMeta {
 }
 
 // codeBodyLimit caps the body of the code routes: a source file of
-// grader.MaxSourceBytes can triple in size when URL-encoded.
-const codeBodyLimit = 3*grader.MaxSourceBytes + 4<<10
+// gradewire.MaxSourceBytes can triple in size when URL-encoded.
+const codeBodyLimit = 3*gradewire.MaxSourceBytes + 4<<10
 
 // routeBodyLimit is the body cap of a route whose bodies are larger than
 // a form's; limitBody applies it.
@@ -190,7 +190,7 @@ func codeTooLarge(size int) string {
 		what = "The code is " + sandbox.FormatBytes(int64(size)) + "; it"
 	}
 	return fmt.Sprintf("%s is larger than the grader accepts (%s). It was not saved; your last saved draft is kept. Shorten the code and try again.",
-		what, sandbox.FormatBytes(grader.MaxSourceBytes))
+		what, sandbox.FormatBytes(gradewire.MaxSourceBytes))
 }
 
 // codeValue reads the code field of a POSTed form. Line endings become
@@ -213,7 +213,7 @@ func codeValue(c echo.Context) (string, error) {
 	}
 	code := strings.ReplaceAll(form.Get("code"), "\r\n", "\n")
 	switch {
-	case len(code) > grader.MaxSourceBytes:
+	case len(code) > gradewire.MaxSourceBytes:
 		return "", codeError(c, http.StatusRequestEntityTooLarge, codeTooLarge(len(code)))
 	case !utf8.ValidString(code):
 		return "", codeError(c, http.StatusBadRequest, "The code is not valid UTF-8 text.")

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // failedListedOpen is how many failed scenarios the report lists unfolded;
@@ -18,22 +18,22 @@ const failedListedOpen = 8
 // where it broke), the held ones as a count, then the failed scenarios
 // closed, each with its run drawn as a sequence diagram.
 type reportView struct {
-	R *grader.Report
+	R *gradewire.Report
 	P string // prefix of every id, so two reports can share a page
 	// SourceHash is sourceHash of the graded code: the page's script marks
 	// the report stale when the editor's text no longer has it.
 	SourceHash string
 
-	Original       []grader.DefectStatus
+	Original       []gradewire.DefectStatus
 	OriginalFixed  int
-	Rewrite        []grader.DefectStatus
+	Rewrite        []gradewire.DefectStatus
 	RewriteAvoided int
 
-	FirstFailure *grader.ScenarioReport // nil when nothing failed
+	FirstFailure *gradewire.ScenarioReport // nil when nothing failed
 	Broken       []brokenInvariant
 	Held         []heldInvariant
 	Failed       []failedScenario
-	Passed       []grader.ScenarioReport
+	Passed       []gradewire.ScenarioReport
 }
 
 // brokenInvariant is one invariant violated in at least one scenario.
@@ -59,10 +59,14 @@ type heldInvariant struct {
 // failedScenario is a scenario that did not pass, with its first failing
 // run in words and as a picture.
 type failedScenario struct {
-	S           grader.ScenarioReport
-	Violated    []grader.InvariantResult
+	S           gradewire.ScenarioReport
+	Violated    []gradewire.InvariantResult
 	Invocations []string
-	Diagram     *sequenceDiagram // nil without a trace
+	// Diagram draws the refund grader's trace, whose actors and calls it
+	// knows (a store, a provider, refunds); nil without a trace, and for
+	// a kit's report, whose trace is listed as it is (Trace) instead.
+	Diagram *sequenceDiagram
+	Trace   []gradewire.TraceEvent
 }
 
 // withGradeReport adds the report's stylesheet and script to a page that
@@ -75,10 +79,10 @@ func (s *Server) withGradeReport(m pageMeta) pageMeta {
 
 // newReportView arranges r; sourceHash is that of the code graded ("" when
 // unknown: nothing is marked stale then); idPrefix starts every id.
-func newReportView(r *grader.Report, sourceHash, idPrefix string) reportView {
+func newReportView(r *gradewire.Report, sourceHash, idPrefix string) reportView {
 	v := reportView{R: r, SourceHash: sourceHash, P: idPrefix,
-		Original: r.Summary.DefectsOfKind(grader.DefectKindOriginal),
-		Rewrite:  r.Summary.DefectsOfKind(grader.DefectKindRewrite)}
+		Original: r.Summary.DefectsOfKind(gradewire.DefectKindOriginal),
+		Rewrite:  r.Summary.DefectsOfKind(gradewire.DefectKindRewrite)}
 	v.OriginalFixed = countFixed(v.Original)
 	v.RewriteAvoided = countFixed(v.Rewrite)
 
@@ -88,28 +92,28 @@ func newReportView(r *grader.Report, sourceHash, idPrefix string) reportView {
 	var heldOrder []string
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
-		if s.Status == grader.StatusPass {
+		if s.Status == gradewire.StatusPass {
 			v.Passed = append(v.Passed, *s)
 		} else {
 			if v.FirstFailure == nil {
 				v.FirstFailure = s
 			}
-			v.Failed = append(v.Failed, newFailedScenario(*s, idPrefix))
+			v.Failed = append(v.Failed, newFailedScenario(*s, r.Kit, idPrefix))
 		}
 		for _, inv := range s.Invariants {
 			switch inv.Status {
-			case grader.InvariantViolated:
+			case gradewire.InvariantViolated:
 				b := broken[inv.ID]
 				if b == nil {
 					b = &brokenInvariant{ID: inv.ID, Title: inv.Title, Why: inv.Why, Evidence: inv.Message}
 					broken[inv.ID] = b
 					brokenOrder = append(brokenOrder, inv.ID)
 				}
-				if t := grader.DefectTitle(inv.Defect); t != "" && !contains(b.Defects, t) {
+				if t := r.DefectTitle(inv.Defect); t != "" && !contains(b.Defects, t) {
 					b.Defects = append(b.Defects, t)
 				}
 				b.In = append(b.In, brokenIn{Scenario: s.Name, Title: s.Title, Message: inv.Message})
-			case grader.InvariantHeld:
+			case gradewire.InvariantHeld:
 				h := held[inv.ID]
 				if h == nil {
 					h = &heldInvariant{ID: inv.ID, Title: inv.Title, Why: inv.Why}
@@ -136,23 +140,29 @@ func newReportView(r *grader.Report, sourceHash, idPrefix string) reportView {
 	return v
 }
 
-func newFailedScenario(s grader.ScenarioReport, idPrefix string) failedScenario {
+// newFailedScenario arranges s, a scenario of a report by kit ("" for the
+// refund grader).
+func newFailedScenario(s gradewire.ScenarioReport, kit, idPrefix string) failedScenario {
 	f := failedScenario{S: s}
 	for _, inv := range s.Invariants {
-		if inv.Status == grader.InvariantViolated {
+		if inv.Status == gradewire.InvariantViolated {
 			f.Violated = append(f.Violated, inv)
 		}
 	}
 	for _, iv := range s.Invocations {
 		f.Invocations = append(f.Invocations, invocationWords(iv))
 	}
-	if len(s.Trace) > 0 {
+	switch {
+	case len(s.Trace) == 0:
+	case kit == "":
 		f.Diagram = newSequenceDiagram(idPrefix+"seq-"+s.Name, s.Trace, s.TraceTruncated)
+	default:
+		f.Trace = s.Trace
 	}
 	return f
 }
 
-func countFixed(ds []grader.DefectStatus) int {
+func countFixed(ds []gradewire.DefectStatus) int {
 	n := 0
 	for _, d := range ds {
 		if d.Fixed {
@@ -173,7 +183,7 @@ func contains(list []string, s string) bool {
 
 // invocationWords says how one call of the entry point ended, with no
 // blanks: an empty outcome or a nil error is named, not left out.
-func invocationWords(iv grader.InvocationResult) string {
+func invocationWords(iv gradewire.InvocationResult) string {
 	who := iv.Worker
 	switch iv.Ended {
 	case "returned":
@@ -231,11 +241,11 @@ func plainRuns(n int) string {
 
 func scenarioStatusWord(status string) string {
 	switch status {
-	case grader.StatusPass:
+	case gradewire.StatusPass:
 		return "passed"
-	case grader.StatusFail:
+	case gradewire.StatusFail:
 		return "failed"
-	case grader.StatusError:
+	case gradewire.StatusError:
 		return "could not be graded"
 	}
 	return status
@@ -249,7 +259,7 @@ func scenarioWord(n int) string {
 }
 
 // diagnosticWhere is "line 10, column 2: " for a diagnostic with a place.
-func diagnosticWhere(d grader.Diagnostic) string {
+func diagnosticWhere(d gradewire.Diagnostic) string {
 	if d.Line == 0 {
 		return ""
 	}
@@ -259,11 +269,11 @@ func diagnosticWhere(d grader.Diagnostic) string {
 // verdictLine is the sentence under the heading. A compile error's message
 // repeats its first diagnostic, which the list below gives: say how many
 // instead, so each error is listed once.
-func verdictLine(r *grader.Report) string {
-	if r.Status == grader.StatusError && len(r.Diagnostics) > 0 {
+func verdictLine(r *gradewire.Report) string {
+	if r.Status == gradewire.StatusError && len(r.Diagnostics) > 0 {
 		return "The code could not be graded: " + plural(len(r.Diagnostics), "problem") + " to fix first."
 	}
-	if r.Status == grader.StatusFail {
+	if r.Status == gradewire.StatusFail {
 		failed := r.Summary.ScenariosTotal - r.Summary.ScenariosPassed
 		return strconv.Itoa(failed) + " of " + strconv.Itoa(r.Summary.ScenariosTotal) + " scenarios failed."
 	}

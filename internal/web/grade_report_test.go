@@ -13,6 +13,7 @@ import (
 	nethtml "golang.org/x/net/html"
 
 	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 const (
@@ -26,7 +27,7 @@ const (
 
 // gradeForReport grades src with the real grader in a synctest bubble, so
 // the report's HTML is tested against the data the grader really produces.
-func gradeForReport(t *testing.T, src string, seed int64, scenarios ...string) *grader.Report {
+func gradeForReport(t *testing.T, src string, seed int64, scenarios ...string) *gradewire.Report {
 	t.Helper()
 	rep, err := grader.Grade(context.Background(), grader.Job{Problem: "async-refund", Source: src, Seed: seed, Scenarios: scenarios}, grader.BubbleFromT(t), nil)
 	if err != nil {
@@ -44,20 +45,20 @@ func readRefundStarter(t *testing.T) string {
 	return string(b)
 }
 
-func goldenReport(t *testing.T, path string) *grader.Report {
+func goldenReport(t *testing.T, path string) *gradewire.Report {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r grader.Report
+	var r gradewire.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return &r
 }
 
-func renderReport(t *testing.T, rep *grader.Report) string {
+func renderReport(t *testing.T, rep *gradewire.Report) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := gradeReport(rep, "c0ffee").Render(context.Background(), &buf); err != nil {
@@ -224,7 +225,7 @@ func TestGradeReportReadsAtAGlance(t *testing.T) {
 			seen := map[string]bool{}
 			for _, s := range rep.Scenarios {
 				for _, inv := range s.Invariants {
-					if inv.Status == grader.InvariantNotChecked || seen[inv.ID] {
+					if inv.Status == gradewire.InvariantNotChecked || seen[inv.ID] {
 						continue
 					}
 					seen[inv.ID] = true
@@ -254,7 +255,7 @@ func TestGradeReportReadsAtAGlance(t *testing.T) {
 					continue
 				}
 				svgs := find(sc, tagged("svg"))
-				if s.Status == grader.StatusPass || len(s.Trace) == 0 {
+				if s.Status == gradewire.StatusPass || len(s.Trace) == 0 {
 					if len(svgs) > 0 {
 						t.Errorf("%s: a passed scenario has a diagram", s.Name)
 					}
@@ -342,10 +343,10 @@ func TestGradeReportFromTheGrader(t *testing.T) {
 }
 
 func TestGradeReportEscapesSubmissionText(t *testing.T) {
-	rep := &grader.Report{Status: grader.StatusFail, Message: "m", Scenarios: []grader.ScenarioReport{{
-		Name: "x", Status: grader.StatusFail, Output: "<script>alert(1)</script>",
-		Invocations: []grader.InvocationResult{{Worker: "worker-1", Ended: "returned", Error: "<b>bad</b>"}},
-		Trace:       []grader.TraceEvent{{At: "+0s", Actor: "worker-1", Kind: "log", Text: "<img src=x onerror=alert(1)>"}},
+	rep := &gradewire.Report{Status: gradewire.StatusFail, Message: "m", Scenarios: []gradewire.ScenarioReport{{
+		Name: "x", Status: gradewire.StatusFail, Output: "<script>alert(1)</script>",
+		Invocations: []gradewire.InvocationResult{{Worker: "worker-1", Ended: "returned", Error: "<b>bad</b>"}},
+		Trace:       []gradewire.TraceEvent{{At: "+0s", Actor: "worker-1", Kind: "log", Text: "<img src=x onerror=alert(1)>"}},
 	}}}
 	out := renderReport(t, rep)
 	for _, bad := range []string{"<script>", "<b>bad", "<img"} {
@@ -357,16 +358,16 @@ func TestGradeReportEscapesSubmissionText(t *testing.T) {
 
 func TestInvocationWords(t *testing.T) {
 	tests := []struct {
-		iv   grader.InvocationResult
+		iv   gradewire.InvocationResult
 		want string
 	}{
-		{grader.InvocationResult{Worker: "worker-1", Ended: "returned", Outcome: "done"}, `worker-1 returned "done" and a nil error`},
-		{grader.InvocationResult{Worker: "worker-1", Ended: "returned", Error: "boom"}, `worker-1 returned an empty outcome and the error "boom"`},
-		{grader.InvocationResult{Worker: "worker-2", Ended: "returned", Outcome: "failed", Error: "declined"}, `worker-2 returned "failed" and the error "declined"`},
-		{grader.InvocationResult{Worker: "worker-1", Ended: "panicked", Panic: "nil map"}, "worker-1 panicked: nil map"},
-		{grader.InvocationResult{Worker: "worker-1", Ended: "crashed", CrashedAt: "after CreateRefund (call 2)"}, "worker-1's process crashed after CreateRefund (call 2)"},
-		{grader.InvocationResult{Worker: "worker-1", Ended: "did-not-return"}, "worker-1 had not returned when the run ended"},
-		{grader.InvocationResult{Worker: "worker-1", Ended: "not-loaded", Error: "undefined: x"}, "worker-1's code could not be loaded: undefined: x"},
+		{gradewire.InvocationResult{Worker: "worker-1", Ended: "returned", Outcome: "done"}, `worker-1 returned "done" and a nil error`},
+		{gradewire.InvocationResult{Worker: "worker-1", Ended: "returned", Error: "boom"}, `worker-1 returned an empty outcome and the error "boom"`},
+		{gradewire.InvocationResult{Worker: "worker-2", Ended: "returned", Outcome: "failed", Error: "declined"}, `worker-2 returned "failed" and the error "declined"`},
+		{gradewire.InvocationResult{Worker: "worker-1", Ended: "panicked", Panic: "nil map"}, "worker-1 panicked: nil map"},
+		{gradewire.InvocationResult{Worker: "worker-1", Ended: "crashed", CrashedAt: "after CreateRefund (call 2)"}, "worker-1's process crashed after CreateRefund (call 2)"},
+		{gradewire.InvocationResult{Worker: "worker-1", Ended: "did-not-return"}, "worker-1 had not returned when the run ended"},
+		{gradewire.InvocationResult{Worker: "worker-1", Ended: "not-loaded", Error: "undefined: x"}, "worker-1's code could not be loaded: undefined: x"},
 	}
 	for _, tc := range tests {
 		if got := invocationWords(tc.iv); got != tc.want {

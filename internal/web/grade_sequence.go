@@ -1,12 +1,11 @@
 package web
 
 import (
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/faultline-dev/faultline/internal/grader"
 )
 
 // A sequence diagram of one run, drawn on the server as SVG: a lane per
@@ -128,7 +127,7 @@ func cut(s string, n int) string {
 }
 
 // newSequenceDiagram lays out a trace.
-func newSequenceDiagram(id string, trace []grader.TraceEvent, truncated bool) *sequenceDiagram {
+func newSequenceDiagram(id string, trace []gradewire.TraceEvent, truncated bool) *sequenceDiagram {
 	d := &sequenceDiagram{ID: id, Truncated: truncated}
 	var workers []string
 	for _, e := range trace {
@@ -152,7 +151,7 @@ func newSequenceDiagram(id string, trace []grader.TraceEvent, truncated bool) *s
 	refunds, lost, crashes := 0, 0, 0
 	y := seqHeadH + seqRowH/2
 	lastAt := ""
-	add := func(e grader.TraceEvent, shape string, x1, x2 int, label string) {
+	add := func(e gradewire.TraceEvent, shape string, x1, x2 int, label string) {
 		text := eventWords(e.Text)
 		if label == "" {
 			label = text
@@ -226,7 +225,7 @@ func newSequenceDiagram(id string, trace []grader.TraceEvent, truncated bool) *s
 				call, result, ok := strings.Cut(e.Text, " -> ")
 				add(e, shapeCall, w, x[laneStore], call)
 				if ok {
-					add(grader.TraceEvent{At: e.At, Actor: e.Actor, Kind: "reply", Text: e.Text}, shapeReply, x[laneStore], w, "→ "+result)
+					add(gradewire.TraceEvent{At: e.At, Actor: e.Actor, Kind: "reply", Text: e.Text}, shapeReply, x[laneStore], w, "→ "+result)
 					d.Rows[len(d.Rows)-1].Text = "" // the call's row says it all
 				}
 			case e.Kind == "reply" && strings.HasPrefix(e.Text, "RefundMoney("):
@@ -300,7 +299,7 @@ func afterColon(s string) string {
 	return s
 }
 
-func seqCaption(workers []string, trace []grader.TraceEvent, refunds, lost, crashes int) string {
+func seqCaption(workers []string, trace []gradewire.TraceEvent, refunds, lost, crashes int) string {
 	var b strings.Builder
 	b.WriteString(joinWords(workers))
 	b.WriteString(", the store and the provider, over ")

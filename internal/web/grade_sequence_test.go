@@ -1,13 +1,12 @@
 package web
 
 import (
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"strings"
 	"testing"
-
-	"github.com/faultline-dev/faultline/internal/grader"
 )
 
-func scenarioOf(t *testing.T, r *grader.Report, name string) grader.ScenarioReport {
+func scenarioOf(t *testing.T, r *gradewire.Report, name string) gradewire.ScenarioReport {
 	t.Helper()
 	for _, s := range r.Scenarios {
 		if s.Name == name {
@@ -15,7 +14,7 @@ func scenarioOf(t *testing.T, r *grader.Report, name string) grader.ScenarioRepo
 		}
 	}
 	t.Fatalf("the report has no scenario %s", name)
-	return grader.ScenarioReport{}
+	return gradewire.ScenarioReport{}
 }
 
 func laneX(d *sequenceDiagram, name string) int {

@@ -16,21 +16,24 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// Grader grades submissions; *grader.Service satisfies it. Admit takes a
-// job's place in the queue for a client address, or refuses at once (a
-// *sandbox.BusyError); GradeAdmitted grades it: what the code did is in
-// the Report, the error is the grading system's (busy, a broken child,
-// ctx ended). RetryAfter is when the address's first job should end.
+// Grader grades submissions; *grading.Dispatcher satisfies it. Admit
+// takes a job's place in the queue for a client address, or refuses at
+// once (a *sandbox.BusyError); GradeAdmitted grades it: what the code did
+// is in the Report, the error is the grading system's (busy, a broken
+// child, ctx ended). RetryAfter is when the address's first job should
+// end. Plan names a problem's scenarios (false: nothing grades it).
 type Grader interface {
 	Admit(key string) (*sandbox.Ticket, error)
-	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error)
+	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
 	RetryAfter(key string) time.Duration
+	Plan(problem string) (grading.Plan, bool)
 }
 
 // DefaultGradesPerAddress is how many gradings one client address may have
@@ -209,7 +212,7 @@ func (g *gradingRuns) unclaimLocked(r *liveRun) {
 
 // start grades job in the background as run id, under the claim r, in the
 // place ticket holds in the grader's queue.
-func (g *gradingRuns) start(r *liveRun, id int64, job grader.Job, ticket *sandbox.Ticket) {
+func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *sandbox.Ticket) {
 	g.mu.Lock()
 	r.id = id
 	r.events = live.NewMemoryLog(runTopic(id), g.broker)
@@ -317,7 +320,7 @@ func (g *gradingRuns) forget(r *liveRun) {
 // closing the tab does not stop a grading, and its end is always stored
 // before the run leaves the registry, so a reader that misses it live
 // finds it in storage.
-func (g *gradingRuns) run(r *liveRun, job grader.Job, ticket *sandbox.Ticket) {
+func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticket) {
 	defer g.wg.Done()
 	ctx := r.ctx
 	defer r.cancel()
@@ -368,7 +371,7 @@ const (
 )
 
 // endOf turns what Grade returned into the run's stored end.
-func (g *gradingRuns) endOf(ctx context.Context, id int64, report *grader.Report, err error) storage.GradeRunEnd {
+func (g *gradingRuns) endOf(ctx context.Context, id int64, report *gradewire.Report, err error) storage.GradeRunEnd {
 	var busy *sandbox.BusyError
 	switch {
 	case err == nil && report != nil:
@@ -404,20 +407,20 @@ func busyMessage(wait time.Duration) string {
 func retrySeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
 
 // summarize computes the figures the history shows from a report.
-func summarize(r *grader.Report) storage.GradeSummary {
+func summarize(r *gradewire.Report) storage.GradeSummary {
 	sm := storage.GradeSummary{Verdict: r.Status, ScenariosPassed: r.Summary.ScenariosPassed, ScenariosTotal: r.Summary.ScenariosTotal}
 	for _, sc := range r.Scenarios {
 		for _, inv := range sc.Invariants {
 			switch inv.Status {
-			case grader.InvariantHeld:
+			case gradewire.InvariantHeld:
 				sm.InvariantsHeld++
 				sm.InvariantsTotal++
-			case grader.InvariantViolated:
+			case gradewire.InvariantViolated:
 				sm.InvariantsTotal++
 			}
 		}
 	}
-	for _, d := range r.Summary.DefectsOfKind(grader.DefectKindOriginal) {
+	for _, d := range r.Summary.DefectsOfKind(gradewire.DefectKindOriginal) {
 		sm.DefectsTotal++
 		if d.Fixed {
 			sm.DefectsFixed++
@@ -426,14 +429,15 @@ func summarize(r *grader.Report) storage.GradeSummary {
 	return sm
 }
 
-// scenarioTotal is how many scenarios grade problem, or 0 when the grader
-// has no suite for it (progress then counts without a total).
-func scenarioTotal(problem string) int {
-	suite, ok := grader.Suites[problem]
-	if !ok {
+// scenarioTotal is how many scenarios grade problem, or 0 when its
+// grader does not say (progress then counts without a total) or grading
+// is off.
+func (g *gradingRuns) scenarioTotal(problem string) int {
+	if g == nil {
 		return 0
 	}
-	return len(suite())
+	plan, _ := g.grader.Plan(problem)
+	return len(plan.Scenarios)
 }
 
 // liveRun is one grading in progress: its events so far ("progress" per
@@ -468,14 +472,14 @@ type progressData struct {
 	Status   string `json:"status"`
 }
 
-func (r *liveRun) addProgress(sc grader.ScenarioReport) {
+func (r *liveRun) addProgress(sc gradewire.ScenarioReport) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	failed := 0
 	if n := len(r.progress); n > 0 {
 		failed = r.progress[n-1].Failed
 	}
-	if sc.Status != grader.StatusPass {
+	if sc.Status != gradewire.StatusPass {
 		failed++
 	}
 	p := progressData{Finished: len(r.progress) + 1, Total: r.total, Failed: failed,
@@ -515,11 +519,11 @@ func (r *liveRun) latest() (progressData, bool) {
 
 // reportData is the data of the final "report" event.
 type reportData struct {
-	RunID       int64               `json:"run_id"`
-	Verdict     string              `json:"verdict"`
-	Summary     string              `json:"summary"`
-	HTML        string              `json:"html"`
-	Diagnostics []grader.Diagnostic `json:"diagnostics"`
+	RunID       int64                  `json:"run_id"`
+	Verdict     string                 `json:"verdict"`
+	Summary     string                 `json:"summary"`
+	HTML        string                 `json:"html"`
+	Diagnostics []gradewire.Diagnostic `json:"diagnostics"`
 }
 
 // busyData is the data of the final "busy" event.
@@ -561,7 +565,7 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (live.Event, error) {
 		if run.ReportJSON == nil { // trimmed: the summary is all there is
 			msg := trimmedMessage(run.Trimmed)
 			return newEvent("report", reportData{RunID: run.ID, Verdict: run.Summary.Verdict, Summary: msg,
-				HTML: "<p class=\"note\">" + html.EscapeString(msg) + "</p>", Diagnostics: []grader.Diagnostic{}}), nil
+				HTML: "<p class=\"note\">" + html.EscapeString(msg) + "</p>", Diagnostics: []gradewire.Diagnostic{}}), nil
 		}
 		report, err := decodeReport(run.ReportJSON)
 		if err != nil {
@@ -577,23 +581,23 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (live.Event, error) {
 	return live.Event{}, fmt.Errorf("web: run %d has not finished (%s)", run.ID, run.Status)
 }
 
-func decodeReport(data []byte) (*grader.Report, error) {
-	var r grader.Report
+func decodeReport(data []byte) (*gradewire.Report, error) {
+	var r gradewire.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("web: decode a stored grade report: %w", err)
 	}
 	if r.Diagnostics == nil {
-		r.Diagnostics = []grader.Diagnostic{}
+		r.Diagnostics = []gradewire.Diagnostic{}
 	}
 	return &r, nil
 }
 
 // reportSummary is the one line the progress region ends with.
-func reportSummary(r *grader.Report) string {
+func reportSummary(r *gradewire.Report) string {
 	switch r.Status {
-	case grader.StatusPass:
+	case gradewire.StatusPass:
 		return fmt.Sprintf("Graded: every invariant held in all %d scenarios.", r.Summary.ScenariosTotal)
-	case grader.StatusFail:
+	case gradewire.StatusFail:
 		return fmt.Sprintf("Graded: %d of %d scenarios passed.", r.Summary.ScenariosPassed, r.Summary.ScenariosTotal)
 	}
 	if len(r.Diagnostics) > 0 {

@@ -7,11 +7,12 @@ import (
 	"log/slog"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/faultline-dev/faultline/content"
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -40,9 +41,9 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 	}
 	shipped := NewContent(cat)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pool := sandbox.NewPool(&sandbox.Runner{Executable: bin, Args: []string{grader.ChildCommand}, Limits: sandbox.DefaultLimits(), Logger: log}, 1, 4)
+	pool := sandbox.NewPool(&sandbox.Runner{Executable: bin, Args: []string{gradewire.ChildCommand}, Limits: sandbox.DefaultLimits(), Logger: log}, 1, 4)
 	t.Cleanup(func() { pool.Close() })
-	g := &grading.Dispatcher{Refund: grader.NewService(pool, log), Kits: grading.New(pool, log), Content: shipped}
+	g := &grading.Dispatcher{Service: grading.New(pool, log), Content: shipped, RefundKit: "refund"}
 	ts := newGradingTestServer(t, g, func(c *Config) { c.Catalog, c.Content = nil, shipped })
 	p, _ := cat.Problem(kitSlug)
 	// The spoken prompt leads to the code problem.
@@ -52,8 +53,8 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 		name, code, verdict string
 		want                []string // in the report's HTML
 	}{
-		{"starter", p.Code.Starter, grader.StatusFail, []string{"connect-errors", "plan-before-send"}},
-		{"reference", p.Code.Reference, grader.StatusPass, []string{"connect-errors", "key-expired"}},
+		{"starter", p.Code.Starter, gradewire.StatusFail, []string{"connect-errors", "plan-before-send"}},
+		{"reference", p.Code.Reference, gradewire.StatusPass, []string{"connect-errors", "key-expired"}},
 	}
 	// A scenario added to the content after start-up (as -watch loads it)
 	// is graded from then on, with no rebuild.
@@ -76,7 +77,7 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 	tests = append(tests, struct {
 		name, code, verdict string
 		want                []string
-	}{"reference after a reload", p.Code.Reference, grader.StatusPass, []string{"added-after-start"}})
+	}{"reference after a reload", p.Code.Reference, gradewire.StatusPass, []string{"added-after-start"}})
 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +94,18 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 			if err := json.Unmarshal([]byte(resp.body), &started); err != nil {
 				t.Fatalf("Grade answered %q: %v", resp.body, err)
 			}
-			rep := decode[reportData](t, b.events(started.EventsURL).waitFor("report"), "report")
+			// The progress counts to the scenarios file's total, as for the
+			// refund problem.
+			served, _ := shipped.Problem(kitSlug)
+			if total := len(served.Code.ScenarioNames); total < 20 || started.Total != total {
+				t.Errorf("Grade's total is %d; the served scenarios file has %d", started.Total, total)
+			}
+			events := b.events(started.EventsURL)
+			first := decode[progressData](t, events.waitFor("progress"), "progress")
+			if first.Total != started.Total || first.Finished != 1 {
+				t.Errorf("first progress %+v; want 1 of %d", first, started.Total)
+			}
+			rep := decode[reportData](t, events.waitFor("report"), "report")
 			if rep.Verdict != tt.verdict {
 				t.Fatalf("verdict %q (%s), want %q", rep.Verdict, rep.Summary, tt.verdict)
 			}
@@ -111,12 +123,19 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 				t.Errorf("stored run: status %q, summary %+v, %d bytes of report", run.Status, run.Summary, len(run.ReportJSON))
 			}
 			b.get(started.RunURL).mustContain(t, "connect-errors")
-			// Check answers at once through the same grader (a kit has no
-			// short list of scenarios for it yet, so it runs them all).
+			// Check answers at once through the same grader, with the short
+			// list the scenarios file declares (check).
 			check := b.postCode("/problems/"+kitSlug+"/check", tt.code, true)
 			var res checkResult
 			if err := json.Unmarshal([]byte(check.body), &res); err != nil || check.status != 200 || res.Verdict != tt.verdict {
 				t.Errorf("Check: status %d, verdict %q (%v): %.300s", check.status, res.Verdict, err, check.body)
+			}
+			var checked []string
+			for _, sc := range res.Scenarios {
+				checked = append(checked, sc.Name)
+			}
+			if want := served.Code.CheckScenarios; len(want) == 0 || !slices.Equal(checked, want) {
+				t.Errorf("Check ran %q; want the file's check list %q", checked, want)
 			}
 		})
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -64,7 +64,7 @@ func (s *Server) gradeStart(c echo.Context) error {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Grading is off on this server. Your code is saved."))
 	}
 
-	total := scenarioTotal(p.Slug)
+	total := s.grading.scenarioTotal(p.Slug)
 	addr := clientOf(ctx).key
 	claim, existing, err := s.grading.claim(a.UserID, addr, total)
 	switch {
@@ -104,13 +104,13 @@ func (s *Server) gradeStart(c echo.Context) error {
 		var already *storage.AlreadyGradingError
 		switch {
 		case errors.As(err, &already):
-			return s.alreadyGrading(c, already.Run.Problem, already.Run.ID, scenarioTotal(already.Run.Problem))
+			return s.alreadyGrading(c, already.Run.Problem, already.Run.ID, s.grading.scenarioTotal(already.Run.Problem))
 		case errors.Is(err, storage.ErrAddressBusy):
 			return s.addressBusy(c, addr)
 		}
 		return err
 	}
-	s.grading.start(claim, run.ID, grader.Job{Problem: p.Slug, Source: code, Seed: seed}, ticket)
+	s.grading.start(claim, run.ID, grading.Request{Problem: p.Slug, Source: code, Seed: seed}, ticket)
 
 	url := gradeRunURL(p.Slug, run.ID)
 	if fromScript(c) {

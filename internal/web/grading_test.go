@@ -20,7 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -45,14 +47,14 @@ func gradingCatalog() *problems.Catalog {
 // fakeGrader grades by a script: it reports each scenario of its report
 // as progress, after waiting for a step on the gate when there is one.
 type fakeGrader struct {
-	report   *grader.Report
+	report   *gradewire.Report
 	err      error
 	gate     chan struct{} // nil: no waiting
 	admitErr error         // Admit's answer
 	retry    time.Duration // RetryAfter's answer
 
 	mu       sync.Mutex
-	jobs     []grader.Job
+	jobs     []grading.Request
 	admitted []string // keys, in order
 }
 
@@ -67,7 +69,35 @@ func (f *fakeGrader) Admit(key string) (*sandbox.Ticket, error) {
 
 func (f *fakeGrader) RetryAfter(string) time.Duration { return f.retry }
 
-func (f *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job grader.Job, progress func(grader.ScenarioReport)) (*grader.Report, error) {
+// Plan is the real plan of the refund problem (its shipped scenarios file's
+// scenarios and Check list), and nothing for any other problem.
+func (f *fakeGrader) Plan(problem string) (grading.Plan, bool) {
+	if problem != gradedSlug {
+		return grading.Plan{}, false
+	}
+	return shippedPlan(gradedSlug), true
+}
+
+// shippedPlan is the plan of a problem of the shipped content.
+func shippedPlan(slug string) grading.Plan {
+	shippedCatalog.once.Do(func() { shippedCatalog.cat, shippedCatalog.err = problems.Load(content.FS) })
+	if shippedCatalog.err != nil {
+		panic(shippedCatalog.err)
+	}
+	p, ok := shippedCatalog.cat.Problem(slug)
+	if !ok || p.Code == nil {
+		panic("the shipped content has no code problem " + slug)
+	}
+	return grading.Plan{Scenarios: p.Code.ScenarioNames, Check: p.Code.CheckScenarios}
+}
+
+var shippedCatalog struct {
+	once sync.Once
+	cat  *problems.Catalog
+	err  error
+}
+
+func (f *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
 	f.mu.Lock()
 	f.jobs = append(f.jobs, job)
 	f.mu.Unlock()
@@ -93,40 +123,40 @@ func (f *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job g
 	return f.report, f.err
 }
 
-func (f *fakeGrader) graded() []grader.Job {
+func (f *fakeGrader) graded() []grading.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]grader.Job(nil), f.jobs...)
+	return append([]grading.Request(nil), f.jobs...)
 }
 
 // failingReport is a report with two scenarios, one failed.
-func failingReport() *grader.Report {
-	return &grader.Report{Version: grader.ReportVersion, Status: grader.StatusFail, Message: "1 of 2 scenarios failed.",
-		Problem: gradedSlug, Seed: 1, Diagnostics: []grader.Diagnostic{},
-		Summary: grader.Summary{ScenariosPassed: 1, ScenariosTotal: 2, Defects: []grader.DefectStatus{
-			{ID: "blind-resend", Title: "BLIND-RESEND-DEFECT", Kind: grader.DefectKindOriginal, Fixed: false},
-			{ID: "no-key", Title: "NO-KEY-DEFECT", Kind: grader.DefectKindOriginal, Fixed: true},
-			{ID: "lost-claim", Title: "LOST-CLAIM-MISTAKE", Kind: grader.DefectKindRewrite, Fixed: true},
+func failingReport() *gradewire.Report {
+	return &gradewire.Report{Version: gradewire.ReportVersion, Status: gradewire.StatusFail, Message: "1 of 2 scenarios failed.",
+		Problem: gradedSlug, Seed: 1, Diagnostics: []gradewire.Diagnostic{},
+		Summary: gradewire.Summary{ScenariosPassed: 1, ScenariosTotal: 2, Defects: []gradewire.DefectStatus{
+			{ID: "blind-resend", Title: "BLIND-RESEND-DEFECT", Kind: gradewire.DefectKindOriginal, Fixed: false},
+			{ID: "no-key", Title: "NO-KEY-DEFECT", Kind: gradewire.DefectKindOriginal, Fixed: true},
+			{ID: "lost-claim", Title: "LOST-CLAIM-MISTAKE", Kind: gradewire.DefectKindRewrite, Fixed: true},
 		}},
-		Scenarios: []grader.ScenarioReport{
-			{Name: "happy-path", Title: "HAPPY-PATH-TITLE", Status: grader.StatusPass, SchedulesExplored: 1,
-				Invariants: []grader.InvariantResult{{ID: "no-double-refund", Title: "Never refunded twice", Status: grader.InvariantHeld}}},
-			{Name: "lost-reply", Title: "LOST-REPLY-TITLE", Status: grader.StatusFail, SchedulesExplored: 3,
-				Invariants: []grader.InvariantResult{
-					{ID: "no-double-refund", Title: "Never refunded twice", Status: grader.InvariantViolated,
+		Scenarios: []gradewire.ScenarioReport{
+			{Name: "happy-path", Title: "HAPPY-PATH-TITLE", Status: gradewire.StatusPass, SchedulesExplored: 1,
+				Invariants: []gradewire.InvariantResult{{ID: "no-double-refund", Title: "Never refunded twice", Status: gradewire.InvariantHeld}}},
+			{Name: "lost-reply", Title: "LOST-REPLY-TITLE", Status: gradewire.StatusFail, SchedulesExplored: 3,
+				Invariants: []gradewire.InvariantResult{
+					{ID: "no-double-refund", Title: "Never refunded twice", Status: gradewire.InvariantViolated,
 						Message: "LOST-REPLY-EXPLANATION", Defect: "blind-resend"},
-					{ID: "same-key", Title: "Same key", Status: grader.InvariantHeld},
-					{ID: "backoff", Title: "Backoff", Status: grader.InvariantNotChecked},
+					{ID: "same-key", Title: "Same key", Status: gradewire.InvariantHeld},
+					{ID: "backoff", Title: "Backoff", Status: gradewire.InvariantNotChecked},
 				}},
 		},
 	}
 }
 
 // compileErrorReport is the report of code that does not compile.
-func compileErrorReport() *grader.Report {
-	return &grader.Report{Version: grader.ReportVersion, Status: grader.StatusError, Message: "The code does not compile.",
-		Problem: gradedSlug, Seed: 1, Scenarios: []grader.ScenarioReport{}, Summary: grader.Summary{Defects: []grader.DefectStatus{}},
-		Diagnostics: []grader.Diagnostic{{Line: 3, Column: 5, Message: "undefined: COMPILE-MARKER"}}}
+func compileErrorReport() *gradewire.Report {
+	return &gradewire.Report{Version: gradewire.ReportVersion, Status: gradewire.StatusError, Message: "The code does not compile.",
+		Problem: gradedSlug, Seed: 1, Scenarios: []gradewire.ScenarioReport{}, Summary: gradewire.Summary{Defects: []gradewire.DefectStatus{}},
+		Diagnostics: []gradewire.Diagnostic{{Line: 3, Column: 5, Message: "undefined: COMPILE-MARKER"}}}
 }
 
 func newGradingTestServer(t *testing.T, g Grader, configure ...func(*Config)) *testServer {
@@ -304,7 +334,7 @@ func TestGradeStreamsProgressThenReport(t *testing.T) {
 	g := &fakeGrader{report: failingReport(), gate: make(chan struct{})}
 	ts := newGradingTestServer(t, g)
 	b := ts.newBrowser(t)
-	total := scenarioTotal(gradedSlug)
+	total := len(shippedPlan(gradedSlug).Scenarios)
 	if total < 2 {
 		t.Fatalf("the real suite of %s has %d scenarios", gradedSlug, total)
 	}
@@ -588,8 +618,8 @@ func TestCodeTooLarge(t *testing.T) {
 		name string
 		code string
 	}{
-		{"just over the grader's limit", strings.Repeat("a", grader.MaxSourceBytes+1)},
-		{"over the body limit", strings.Repeat("{", grader.MaxSourceBytes+2<<10)}, // %7B: three bytes each
+		{"just over the grader's limit", strings.Repeat("a", gradewire.MaxSourceBytes+1)},
+		{"over the body limit", strings.Repeat("{", gradewire.MaxSourceBytes+2<<10)}, // %7B: three bytes each
 	}
 	for _, tt := range tests {
 		for _, route := range []string{"code", "grade"} {
@@ -896,7 +926,7 @@ func TestGradeSeed(t *testing.T) {
 	}
 }
 
-func (f *fakeGrader) jobsSoFar() []grader.Job {
+func (f *fakeGrader) jobsSoFar() []grading.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.jobs)

@@ -19,7 +19,8 @@ import (
 
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/collab"
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/live"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/rooms"
@@ -44,12 +45,13 @@ func (c *roomTestClock) add(d time.Duration) {
 type roomGrader struct{}
 
 func (roomGrader) Admit(string) (*sandbox.Ticket, error) { return nil, nil }
-func (roomGrader) GradeAdmitted(context.Context, *sandbox.Ticket, grader.Job, func(grader.ScenarioReport)) (*grader.Report, error) {
-	return &grader.Report{Status: grader.StatusFail, Message: "one scenario failed", Diagnostics: []grader.Diagnostic{},
-		Summary: grader.Summary{ScenariosPassed: 0, ScenariosTotal: 1, Defects: []grader.DefectStatus{}},
-		Scenarios: []grader.ScenarioReport{{Name: "SECRET-SCENARIO", Title: "SECRET-SCENARIO-TITLE", Status: grader.StatusFail,
-			Invariants:  []grader.InvariantResult{{ID: "SECRET-INVARIANT", Title: "SECRET-INVARIANT-TITLE", Status: grader.InvariantViolated}},
-			Invocations: []grader.InvocationResult{}, Trace: []grader.TraceEvent{}}}}, nil
+func (roomGrader) Plan(string) (grading.Plan, bool)      { return grading.Plan{}, true }
+func (roomGrader) GradeAdmitted(context.Context, *sandbox.Ticket, grading.Request, func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
+	return &gradewire.Report{Status: gradewire.StatusFail, Message: "one scenario failed", Diagnostics: []gradewire.Diagnostic{},
+		Summary: gradewire.Summary{ScenariosPassed: 0, ScenariosTotal: 1, Defects: []gradewire.DefectStatus{}},
+		Scenarios: []gradewire.ScenarioReport{{Name: "SECRET-SCENARIO", Title: "SECRET-SCENARIO-TITLE", Status: gradewire.StatusFail,
+			Invariants:  []gradewire.InvariantResult{{ID: "SECRET-INVARIANT", Title: "SECRET-INVARIANT-TITLE", Status: gradewire.InvariantViolated}},
+			Invocations: []gradewire.InvocationResult{}, Trace: []gradewire.TraceEvent{}}}}, nil
 }
 
 type roomTestServer struct {

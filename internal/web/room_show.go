@@ -11,7 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/rooms"
 )
 
@@ -143,12 +143,12 @@ func reportOf(ctx context.Context, run int64, status, summary string, data json.
 	if len(data) == 0 {
 		return rep, nil
 	}
-	var r grader.Report
+	var r gradewire.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return roomReport{}, fmt.Errorf("web: decode the report of room run %d: %w", run, err)
 	}
 	if r.Diagnostics == nil {
-		r.Diagnostics = []grader.Diagnostic{}
+		r.Diagnostics = []gradewire.Diagnostic{}
 	}
 	rep.Body = gradeReport(&r, "")
 	return rep, nil

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/rooms"
 	"github.com/faultline-dev/faultline/internal/timer"
 )
@@ -113,7 +113,7 @@ func citeChoices(page roomPage) []citeChoice {
 		var out []citeChoice
 		for _, sc := range rep.Scenarios {
 			for _, inv := range sc.Invariants {
-				if inv.Status == grader.InvariantNotChecked {
+				if inv.Status == gradewire.InvariantNotChecked {
 					continue
 				}
 				out = append(out, citeChoice{

@@ -1,0 +1,69 @@
+package gradewire
+
+// ChildCommand is the hidden subcommand that turns the server binary into
+// a grading child. The parent's runner passes it; the binary dispatches it
+// to the child side. It is not shown in usage.
+const ChildCommand = "__grade-child"
+
+// MaxSourceBytes is the largest submission graded: a whole solution is a
+// few KiB, so anything near this is not one. The parent refuses larger
+// sources before a child starts; the child bounds what it reads by it.
+const MaxSourceBytes = 256 << 10
+
+// Job is a grade by a kit, as the parent sends it: everything the child
+// needs travels with it (the kit's name, the scenarios file as the author
+// wrote it, the source), so the child keeps no catalogue of problems and
+// content read at run time grades like built-in content.
+type Job struct {
+	Kit           string `json:"kit"`
+	ScenariosFile string `json:"scenarios_file"` // for file:line in errors
+	Scenarios     []byte `json:"scenarios"`
+	// Only names the scenarios to run, in the file's order; empty runs all.
+	Only      []string `json:"only,omitempty"`
+	File      string   `json:"file"`
+	Source    string   `json:"source"`
+	Seeds     int      `json:"seeds,omitempty"`
+	FirstSeed int64    `json:"first_seed,omitempty"`
+	// Lanes, above zero, is the most runs the child executes at once: the
+	// parent sets 1 when another child already has the cores.
+	Lanes int `json:"lanes,omitempty"`
+}
+
+// RefundJob is a grade by the refund grader, whose scenarios are still
+// compiled into the child: it names a problem instead of a kit. The child
+// tells the two apart by Job's kit field, which this lacks. It goes away
+// when the refund grader becomes a kit.
+type RefundJob struct {
+	Problem   string   `json:"problem"`
+	Source    string   `json:"source"`
+	Seed      int64    `json:"seed"`
+	Scenarios []string `json:"scenarios,omitempty"` // optional filter by name
+	// Lanes, above zero, is the most scenarios the grade runs at once;
+	// zero means one per core. The parent's service sets it.
+	Lanes int `json:"lanes,omitempty"`
+	// ScenariosFile and ScenarioData are the problem's scenarios file as
+	// the content being served holds it (a -content folder's, after a
+	// -watch reload too): the child grades against it, with no rebuild.
+	// Empty: the scenarios of the content built into the binary.
+	ScenariosFile string `json:"scenarios_file,omitempty"`
+	ScenarioData  string `json:"scenario_data,omitempty"`
+}
+
+// ChildMessage is one NDJSON line a grading child writes on its result
+// pipe: zero or more finished scenarios (progress), then exactly one line
+// with the Report or, when the grading system itself broke (a bug, a
+// broken kit or scenarios file, never the submission), Error.
+type ChildMessage struct {
+	Scenario *ScenarioReport `json:"scenario,omitempty"`
+	Report   *Report         `json:"report,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// Plan is what the parent knows of a problem's scenarios without grading:
+// their names in the order the child runs them (a progress total, the
+// name of the scenario a stopped child was running), and the short list a
+// Check (the fast pre-grade) runs; an empty Check runs every scenario.
+type Plan struct {
+	Scenarios []string
+	Check     []string
+}
