@@ -1,6 +1,6 @@
 //go:build !nointerp
 
-package sandbox
+package gointerp
 
 import "testing"
 
