@@ -21,6 +21,9 @@ func (s *Store) SaveCodeDraft(ctx context.Context, attemptID int64, code string)
 	code = storableText(code)
 	now := s.now()
 	err := s.inTx(ctx, func(tx *txn) error {
+		if err := lockUserOf(ctx, tx, attemptID); err != nil {
+			return err
+		}
 		if err := touch(ctx, tx, attemptID, now); err != nil {
 			return err
 		}

@@ -90,6 +90,9 @@ func (s *Store) startGradeRun(ctx context.Context, attemptID int64, problem stri
 	run := GradeRun{AttemptID: attemptID, Problem: problem, Seed: seed, Source: source,
 		Status: GradeRunning, StartedAt: fromMillis(millis(now))}
 	err := s.inTx(ctx, func(tx *txn) error {
+		if err := lockUserOf(ctx, tx, attemptID); err != nil {
+			return err
+		}
 		if err := touch(ctx, tx, attemptID, now); err != nil {
 			return err
 		}

@@ -75,16 +75,10 @@ func (s *Store) checkQuota(ctx context.Context, tx *txn, attemptID int64, adding
 	if adding <= replacing {
 		return nil
 	}
-	// The quota is the user's, across attempts: the user's row is locked
-	// so that two writes to two of their attempts cannot both count the
-	// same old total (SQLite's one writer makes this a no-op there).
-	if s.d.forUpdate != "" {
-		var id string
-		err := tx.QueryRowContext(ctx,
-			`SELECT id FROM users WHERE id = (SELECT user_id FROM attempts WHERE id = ?)`+s.d.forUpdate, attemptID).Scan(&id)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("storage: quota: lock the user: %w", err)
-		}
+	// The callers took this lock first already (see lockUserOf); taking
+	// it again costs nothing and keeps the check safe without them.
+	if err := lockUserOf(ctx, tx, attemptID); err != nil {
+		return err
 	}
 	used, err := usage(ctx, tx, attemptID)
 	if err != nil {
@@ -92,6 +86,36 @@ func (s *Store) checkQuota(ctx context.Context, tx *txn, attemptID int64, adding
 	}
 	if used-replacing+adding > s.maxUserBytes {
 		return &QuotaError{Limit: s.maxUserBytes, Used: used, Adding: adding - replacing}
+	}
+	return nil
+}
+
+// lockUserOf locks the row of the user who owns attemptID until the
+// transaction ends. The quota is the user's, across attempts, so two
+// writes to two of their attempts must not both count the same old total.
+// Every write that checks the quota takes this lock as its first
+// statement: the locks of one user's writes are then always taken user
+// first, then attempt, then the row written, and no two of them can wait
+// on each other (on Postgres such a cycle is a deadlock, and one write
+// fails). SQLite's one writer needs no lock: there it does nothing.
+func lockUserOf(ctx context.Context, tx *txn, attemptID int64) error {
+	return lockUser(ctx, tx, `SELECT user_id FROM attempts WHERE id = ?`, attemptID)
+}
+
+// lockUserOfSession is lockUserOf for the owner of a timed session.
+func lockUserOfSession(ctx context.Context, tx *txn, sessionID int64) error {
+	return lockUser(ctx, tx,
+		`SELECT a.user_id FROM attempts a JOIN timed_sessions t ON t.attempt_id = a.id WHERE t.id = ?`, sessionID)
+}
+
+func lockUser(ctx context.Context, tx *txn, owner string, id int64) error {
+	if tx.d.forUpdate == "" {
+		return nil
+	}
+	var user string
+	err := tx.QueryRowContext(ctx, `SELECT id FROM users WHERE id = (`+owner+`)`+tx.d.forUpdate, id).Scan(&user)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) { // no such row: the write itself says so
+		return fmt.Errorf("storage: lock the user: %w", err)
 	}
 	return nil
 }

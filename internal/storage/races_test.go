@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -347,6 +348,63 @@ func TestRaceRoomAppendsFromTwoInstances(t *testing.T) {
 		}
 		if len(evs) != writers*each+1 {
 			t.Fatalf("%d events; want %d", len(evs), writers*each+1)
+		}
+	})
+}
+
+// TestRaceMixedWritesOfOneUser: a user's different writes at once (an
+// autosave of the answer box, a submit, a code save, a grade started and
+// finished) take their
+// locks in one order, user before attempt before row, so none waits on
+// another that waits on it: on Postgres such a cycle is a deadlock, and
+// one of the writes would fail as busy.
+func TestRaceMixedWritesOfOneUser(t *testing.T) {
+	ctx := context.Background()
+	forEachStorePair(t, func(t *testing.T, a, b *Store) {
+		at, err := a.StartAttempt(ctx, "u", KindProblem, "p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, _, err := a.StartTimedSession(ctx, at.ID, ScopeProblem, ModeUntimed, time.Hour, timedT0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seq atomic.Int64
+		writes := []func(s *Store) error{
+			func(s *Store) error {
+				_, _, err := s.SaveDraft(ctx, ts.ID, seq.Add(1), "draft text", false, timedT0)
+				return err
+			},
+			func(s *Store) error {
+				_, err := submitPlain(ctx, s, at.ID, ScopeQuestion("q"), "an answer")
+				return err
+			},
+			func(s *Store) error {
+				_, err := s.SaveCodeDraft(ctx, at.ID, "package p")
+				return err
+			},
+			func(s *Store) error {
+				r, err := s.StartGradeRun(ctx, at.ID, "p", 1, "package p")
+				if err != nil {
+					return err
+				}
+				return s.FinishGradeRun(ctx, r.ID, GradeRunEnd{Status: GradeDone, ReportJSON: []byte(`{}`), Summary: GradeSummary{Verdict: "pass"}})
+			},
+		}
+		for round := range 3 {
+			errs := race(16, a, b, func(i int, s *Store) error {
+				for range 3 {
+					if err := writes[i%len(writes)](s); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("round %d, writer %d: %v", round, i, err)
+				}
+			}
 		}
 	})
 }

@@ -234,6 +234,9 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 	}
 	text = storableText(text)
 	err = s.inTx(ctx, func(tx *txn) error {
+		if err := lockUserOfSession(ctx, tx, sessionID); err != nil {
+			return err
+		}
 		// Locked as read: "newer wins" compares with draft_seq as read,
 		// and two saves at once must not both pass against the same one.
 		t, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM timed_sessions WHERE id = ?`+s.d.forUpdate, sessionID))
@@ -312,6 +315,9 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 	body, timing.LateBody = storableText(body), storableText(timing.LateBody)
 	a := TimedAnswer{Answer: Answer{Scope: scope, Body: body, CreatedAt: fromMillis(millis(at))}, AttemptID: attemptID, Timing: timing}
 	err := s.inTx(ctx, func(tx *txn) error {
+		if err := lockUserOf(ctx, tx, attemptID); err != nil {
+			return err
+		}
 		if sessionID != 0 {
 			var (
 				owner    int64
