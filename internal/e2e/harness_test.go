@@ -175,6 +175,7 @@ type app struct {
 	DB      string // the SQLite file
 	Content string // the content folder it serves
 	log     *serverLog
+	pid     int // the server's, which leads its process group
 }
 
 // url is the absolute URL of a path on the app.
@@ -235,6 +236,7 @@ func startApp(t *testing.T, opts ...appOption) *app {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("e2e: start the server: %v", err)
 	}
+	a.pid = cmd.Process.Pid
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
