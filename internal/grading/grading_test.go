@@ -61,10 +61,10 @@ func TestWhereNamesTheRunningScenario(t *testing.T) {
 	}
 }
 
-// content is a Problems of one kit problem.
-type content map[string]*problems.Problem
+// fakeContent is a Problems of a few problems.
+type fakeContent map[string]*problems.Problem
 
-func (c content) Problem(slug string) (*problems.Problem, bool) { p, ok := c[slug]; return p, ok }
+func (c fakeContent) Problem(slug string) (*problems.Problem, bool) { p, ok := c[slug]; return p, ok }
 
 func TestDispatcherPlans(t *testing.T) {
 	kit := &problems.Problem{Slug: "kit-one", Code: &problems.Code{Kit: "k", ScenariosPath: "problems/kit-one/scenarios.yaml",
@@ -72,7 +72,7 @@ func TestDispatcherPlans(t *testing.T) {
 	plain := &problems.Problem{Slug: "no-kit", Code: &problems.Code{}}
 	refund := &problems.Problem{Slug: "refund-one", Code: &problems.Code{Kit: "refund", ScenariosPath: "problems/refund-one/scenarios.yaml",
 		ScenarioNames: []string{"x", "y"}, CheckScenarios: []string{"x"}}}
-	d := &Dispatcher{Content: content{"kit-one": kit, "no-kit": plain, "refund-one": refund}, RefundKit: "refund"}
+	d := &Dispatcher{Content: fakeContent{"kit-one": kit, "no-kit": plain, "refund-one": refund}, RefundKit: "refund"}
 	tests := []struct {
 		problem string
 		want    Plan
@@ -115,7 +115,7 @@ func TestRefusalsNeedNoChild(t *testing.T) {
 	if _, err := svc.GradeKit(context.Background(), nil, gradewire.Job{Source: "package x"}, nil, nil); err == nil {
 		t.Error("a job naming no kit was graded")
 	}
-	d := &Dispatcher{Service: svc, Content: content{}}
+	d := &Dispatcher{Service: svc, Content: fakeContent{}}
 	if _, err := d.GradeAdmitted(context.Background(), nil, Request{Problem: "nothing"}, nil); err == nil || errors.Is(err, sandbox.ErrBusy) {
 		t.Errorf("a problem nothing grades: %v", err)
 	}
