@@ -158,10 +158,10 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 	sr := ScenarioResult{Name: plan.Name, Title: plan.Title, Status: StatusPass, Runs: len(runs)}
 	shown := first
 	for _, inv := range invs {
-		res := InvariantResult{ID: inv.ID, Title: inv.Title, Held: true}
+		res := InvariantResult{ID: inv.ID, Title: inv.Title, Why: inv.Why, Held: true}
 		for _, r := range runs {
 			if ev := inv.Check(r); len(ev) > 0 {
-				res.Held, res.Why, res.Defect, res.Evidence, res.Run = false, inv.Why, inv.Defect, ev, r.Label()
+				res.Held, res.Defect, res.Evidence, res.Run = false, inv.Defect, ev, r.Label()
 				if sr.Status == StatusPass {
 					sr.Status, shown = StatusFail, r
 				}

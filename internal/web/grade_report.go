@@ -280,6 +280,15 @@ func verdictLine(r *gradewire.Report) string {
 	return strings.TrimSpace(r.Message)
 }
 
+// failedHint says what opening a failed scenario shows: the refund
+// grader's run drawn, a kit's listed event by event.
+func failedHint(r *gradewire.Report) string {
+	if r.Kit == "" {
+		return "open one to see its failing run drawn as a sequence diagram"
+	}
+	return "open one to see its failing run, event by event, and how it ended"
+}
+
 func stripClass(good bool) string {
 	if good {
 		return "grade-strip-ok"

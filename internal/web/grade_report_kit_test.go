@@ -133,6 +133,16 @@ func TestKitReportReadsWithoutTheRefundView(t *testing.T) {
 			}
 		}
 	}
+	// An invariant that held everywhere says why it matters too.
+	held := find(doc.root, func(n *nethtml.Node) bool { return n.Data == "li" && hasClass(n, "grade-held") })
+	if len(held) == 0 {
+		t.Error("the report lists no invariant that held")
+	}
+	for _, h := range held {
+		if len(find(h, tagged("p"))) != 1 {
+			t.Errorf("the held invariant %q does not say why it matters", textOf(h))
+		}
+	}
 	if n := len(find(doc.root, tagged("svg"))); n != 0 {
 		t.Errorf("a kit's report draws %d refund sequence diagrams", n)
 	}
