@@ -110,6 +110,9 @@ func (p *pool) QueryRowContext(ctx context.Context, q string, args ...any) *sql.
 type txn struct {
 	*sql.Tx
 	d *dialect
+	// userLocked: the transaction holds its user's row (lockUser), so
+	// the quota check need not ask for it again.
+	userLocked bool
 }
 
 func (t *txn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {

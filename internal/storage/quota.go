@@ -75,8 +75,8 @@ func (s *Store) checkQuota(ctx context.Context, tx *txn, attemptID int64, adding
 	if adding <= replacing {
 		return nil
 	}
-	// The callers took this lock first already (see lockUserOf); taking
-	// it again costs nothing and keeps the check safe without them.
+	// The callers took this lock first already (see lockUserOf); asking
+	// again, which is free then, keeps the check safe without them.
 	if err := lockUserOf(ctx, tx, attemptID); err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func lockUserOfSession(ctx context.Context, tx *txn, sessionID int64) error {
 }
 
 func lockUser(ctx context.Context, tx *txn, owner string, id int64) error {
-	if tx.d.forUpdate == "" {
+	if tx.d.forUpdate == "" || tx.userLocked {
 		return nil
 	}
 	var user string
@@ -117,6 +117,7 @@ func lockUser(ctx context.Context, tx *txn, owner string, id int64) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // no such row: the write itself says so
 		return fmt.Errorf("storage: lock the user: %w", err)
 	}
+	tx.userLocked = true
 	return nil
 }
 
