@@ -12,13 +12,13 @@ import (
 // as long as a subscriber ends up woken after the last one (or told to
 // re-read with Notify(0)).
 //
-// A Postgres implementation maps Publish to pg_notify(channel,
-// topic+" "+seq), called after the append commits (or inside its
-// transaction, which Postgres delivers at commit), and Subscribe to one
-// LISTEN connection per instance that calls Notify on the subscriptions
-// of the topic named; after that connection is lost and regained it calls
-// Notify(0) on every subscription, since notifications sent meanwhile are
-// gone.
+// The Postgres implementation (package pgbroker) maps Publish to
+// pg_notify(channel, topic+" "+seq), called after the append commits (or
+// inside its transaction, which Postgres delivers at commit), and
+// Subscribe to one LISTEN connection per instance that calls Notify on
+// the subscriptions of the topic named; after that connection is lost and
+// regained it calls Notify(0) on every subscription, since notifications
+// sent meanwhile are gone.
 type Broker interface {
 	// Publish tells the topic's subscribers its log now reaches seq. It
 	// does not wait for any of them.

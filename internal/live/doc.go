@@ -8,9 +8,9 @@
 // caller owns; this package only reads it, through a Source. Whoever
 // appends an event publishes "topic reached seq N" on a Broker; the
 // notification carries no event, so a broker is small enough to put on
-// Postgres LISTEN/NOTIFY later (its payload is the topic and a number),
-// and a notification lost or merged with the next one costs nothing: the
-// follower reads the store again.
+// Postgres LISTEN/NOTIFY (package pgbroker: its payload is the topic and
+// a number), and a notification lost or merged with the next one costs
+// nothing: the follower reads the store again.
 //
 // # The API
 //

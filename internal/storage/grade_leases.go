@@ -174,22 +174,35 @@ func (s *Store) RenewGradeLeases(ctx context.Context, owner string, lease time.D
 
 // ExpireGradeLeases finishes every running run whose lease has passed (a
 // run from before leases has none, and counts as passed) as a system
-// error with message, and returns how many it finished. Any instance may
+// error with message, and returns the ids it finished, so the caller can
+// announce their ends to the streams following them. Any instance may
 // call it at any time: a run whose owner renews its lease is never
 // touched, and the condition is in the UPDATE, so two instances expiring
 // at once finish each run once.
-func (s *Store) ExpireGradeLeases(ctx context.Context, message string) (int64, error) {
+func (s *Store) ExpireGradeLeases(ctx context.Context, message string) ([]int64, error) {
 	now := s.now()
-	var n int64
+	var ids []int64
 	err := s.inTx(ctx, func(tx *txn) error {
-		res, err := tx.ExecContext(ctx,
+		ids = ids[:0]
+		rows, err := tx.QueryContext(ctx,
 			`UPDATE grade_runs SET status = 'system-error', finished_at = ?, message = ?
-			 WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?)`,
+			 WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) RETURNING id`,
 			millis(now), message, millis(now))
 		if err != nil {
 			return err
 		}
-		n, _ = res.RowsAffected()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
 		// The address rows left unused for a day go too; one being locked
 		// now has just been stamped, and the condition is checked again
 		// once its lock is released.
@@ -198,9 +211,9 @@ func (s *Store) ExpireGradeLeases(ctx context.Context, message string) (int64, e
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("storage: expire grade leases: %w", err)
+		return nil, fmt.Errorf("storage: expire grade leases: %w", err)
 	}
-	return n, nil
+	return ids, nil
 }
 
 // addressLockIdle is how long an address's lock row outlives its last

@@ -92,8 +92,8 @@ func TestGradeLeasesOfTwoLiveInstances(t *testing.T) {
 				if len(ids) != 1 || ids[0] != owner.run {
 					t.Fatalf("%s renewed %v; want [%d]", owner.name, ids, owner.run)
 				}
-				if n, err := s.ExpireGradeLeases(ctx, "EXPIRED"); err != nil || n != 0 {
-					t.Fatalf("%s's sweep expired %d runs (%v); want 0: both owners are alive", owner.name, n, err)
+				if ids, err := s.ExpireGradeLeases(ctx, "EXPIRED"); err != nil || len(ids) != 0 {
+					t.Fatalf("%s's sweep expired %v (%v); want none: both owners are alive", owner.name, ids, err)
 				}
 			}
 		}
@@ -120,12 +120,12 @@ func TestGradeLeaseOfADeadOwner(t *testing.T) {
 		if _, err := s.RenewGradeLeases(ctx, "instance-b", testLease); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := s.ExpireGradeLeases(ctx, "EXPIRED"); n != 0 {
-			t.Fatalf("a sweep inside the lease expired %d runs", n)
+		if ids, _ := s.ExpireGradeLeases(ctx, "EXPIRED"); len(ids) != 0 {
+			t.Fatalf("a sweep inside the lease expired %v", ids)
 		}
 		clock.add(2 * time.Millisecond)
-		if n, err := s.ExpireGradeLeases(ctx, "EXPIRED"); err != nil || n != 1 {
-			t.Fatalf("a sweep past the dead owner's lease expired %d runs (%v); want 1", n, err)
+		if ids, err := s.ExpireGradeLeases(ctx, "EXPIRED"); err != nil || len(ids) != 1 || ids[0] != dead.ID {
+			t.Fatalf("a sweep past the dead owner's lease expired %v (%v); want [%d]", ids, err, dead.ID)
 		}
 		r := statusOf(t, s, dead.ID)
 		if r.Status != GradeSystemError || r.Message != "EXPIRED" || r.FinishedAt.IsZero() {
@@ -136,8 +136,8 @@ func TestGradeLeaseOfADeadOwner(t *testing.T) {
 		}
 		// A second instance sweeping finds nothing more; the owner coming
 		// back learns its run was taken and cannot finish it again.
-		if n, _ := s.ExpireGradeLeases(ctx, "AGAIN"); n != 0 {
-			t.Errorf("a second sweep expired %d runs", n)
+		if ids, _ := s.ExpireGradeLeases(ctx, "AGAIN"); len(ids) != 0 {
+			t.Errorf("a second sweep expired %v", ids)
 		}
 		if ids, _ := s.RenewGradeLeases(ctx, "instance-a", testLease); len(ids) != 0 {
 			t.Errorf("the late owner renewed %v; want nothing: its run was taken over", ids)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html"
 	"log/slog"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -53,7 +54,7 @@ type codeStore interface {
 	StartOwnedGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string, claim storage.GradeClaim) (storage.GradeRun, error)
 	FinishGradeRun(ctx context.Context, id int64, end storage.GradeRunEnd) error
 	RenewGradeLeases(ctx context.Context, owner string, lease time.Duration) ([]int64, error)
-	ExpireGradeLeases(ctx context.Context, message string) (int64, error)
+	ExpireGradeLeases(ctx context.Context, message string) ([]int64, error)
 	ExpireGradeLease(ctx context.Context, id int64, message string) (bool, error)
 	GradeRun(ctx context.Context, id int64) (storage.GradeRun, error)
 	LatestGradeRun(ctx context.Context, attemptID int64) (storage.GradeRun, error)
@@ -257,10 +258,11 @@ func (g *gradingRuns) heartbeat() {
 		default:
 			g.stopLost(renewed)
 		}
-		if n, err := g.store.ExpireGradeLeases(ctx, messageAbandoned); err != nil && g.ctx.Err() == nil {
+		if ids, err := g.store.ExpireGradeLeases(ctx, messageAbandoned); err != nil && g.ctx.Err() == nil {
 			g.log.Warn("web: finishing the grade runs of stopped instances failed", "err", err)
-		} else if n > 0 {
-			g.log.Info("web: finished the grade runs of stopped instances", "runs", n)
+		} else if len(ids) > 0 {
+			g.log.Info("web: finished the grade runs of stopped instances", "runs", ids)
+			g.announceEnds(ctx, ids)
 		}
 		cancel()
 		g.mu.Lock()
@@ -270,6 +272,21 @@ func (g *gradingRuns) heartbeat() {
 			return
 		}
 		g.mu.Unlock()
+	}
+}
+
+// announceEnds wakes the streams following runs that ended elsewhere than
+// on their owner (the owner is gone), wherever they are: they read the
+// end from the store. The sequence number only has to pass what a stream
+// has sent, which no run's few dozen events come near.
+func (g *gradingRuns) announceEnds(ctx context.Context, ids []int64) {
+	if g.shared == nil {
+		return
+	}
+	for _, id := range ids {
+		if err := g.shared.Publish(ctx, runTopic(id), math.MaxInt64); err != nil {
+			g.log.Warn("web: announcing a grade run's end to the other instances failed", "run", id, "err", err)
+		}
 	}
 }
 
