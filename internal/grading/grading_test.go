@@ -120,3 +120,11 @@ func TestRefusalsNeedNoChild(t *testing.T) {
 		t.Errorf("a problem nothing grades: %v", err)
 	}
 }
+
+// The runner passes gradewire.ChildCommand; the grader's child still
+// names its mode itself, so the two must stay one word.
+func TestChildCommandIsTheGradersMode(t *testing.T) {
+	if got := NewChildRunner(sandbox.Limits{}, nil).Args; len(got) != 1 || got[0] != gradewire.ChildCommand {
+		t.Errorf("the child runner passes %q; want [%q]", got, gradewire.ChildCommand)
+	}
+}
