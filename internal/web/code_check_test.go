@@ -94,7 +94,11 @@ func TestCheckWhileGradeRuns(t *testing.T) {
 		t.Errorf("a Check during a Grade: status %d %s; want 409 saying the Grade is still running", p.status, p.body)
 	}
 	close(g.gate)
-	if n := len(g.graded()); n != 1 {
-		t.Errorf("%d gradings; the Check must not have graded", n)
+	// The Grade reaches the grader in the background, later on a slower
+	// store (Postgres); the Check's 409 came back without grading, so
+	// once the Grade's job is there the count is final.
+	waitFor(t, func() bool { return len(g.graded()) > 0 })
+	if jobs := g.graded(); len(jobs) != 1 || strings.Contains(jobs[0].Source, "SECOND") {
+		t.Errorf("%d gradings (%v); only the Grade's, and the Check must not have graded", len(jobs), jobs)
 	}
 }
