@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
+	"github.com/faultline-dev/faultline/internal/kits/scenariofile"
 )
 
 // KitName is the refund kit's name, as a problem's front matter spells it
@@ -47,26 +46,26 @@ func ParseScenarios(file string, data []byte) ([]Scenario, error) {
 	dec.KnownFields(true)
 	var f scenariosFile
 	if err := dec.Decode(&f); err != nil {
-		return nil, yamlError(file, err)
+		return nil, scenariofile.Error(file, err)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(file, err)
+		return nil, scenariofile.Error(file, err)
 	}
-	l := &scenarioLinter{file: file, root: &root}
+	l := &scenarioLinter{scenariofile.Linter{File: file, Root: &root}}
 	if f.Kit != KitName {
-		l.errf(l.line("kit"), "kit is %q: this file is for kit %q", f.Kit, KitName)
+		l.Errf(l.Line("kit"), "kit is %q: this file is for kit %q", f.Kit, KitName)
 	}
 	if len(f.Scenarios) == 0 {
-		l.errf(1, "the file declares no scenarios")
+		l.Errf(1, "the file declares no scenarios")
 	}
 	seen := map[string]bool{}
 	for i := range f.Scenarios {
-		f.Scenarios[i].line = l.line("scenarios", i)
+		f.Scenarios[i].line = l.Line("scenarios", i)
 		l.scenario(i, &f.Scenarios[i], seen)
 	}
-	if len(l.errs) > 0 {
-		return nil, errors.Join(l.errs...)
+	if len(l.Errs) > 0 {
+		return nil, errors.Join(l.Errs...)
 	}
 	return f.Scenarios, nil
 }
@@ -165,97 +164,29 @@ func deepCopy(v reflect.Value) reflect.Value {
 	return v
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): `)
-
-// yamlError restates a yaml error as file:line: message.
-func yamlError(file string, err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		var errs []error
-		for _, m := range te.Errors {
-			errs = append(errs, lineError(file, m))
-		}
-		return errors.Join(errs...)
-	}
-	return lineError(file, strings.TrimPrefix(err.Error(), "yaml: "))
-}
-
-func lineError(file, msg string) error {
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
-		n, _ := strconv.Atoi(msg[m[2]:m[3]])
-		rest := msg[:m[0]] + msg[m[1]:]
-		return fmt.Errorf("%s:%d: %s", file, n, strings.TrimPrefix(rest, "yaml: "))
-	}
-	return fmt.Errorf("%s: %s", file, msg)
-}
-
-// scenarioLinter checks what the decoder cannot, with lines from the node
-// tree.
-type scenarioLinter struct {
-	file string
-	root *yaml.Node
-	errs []error
-}
-
-func (l *scenarioLinter) errf(line int, format string, args ...any) {
-	l.errs = append(l.errs, fmt.Errorf("%s:%d: %s", l.file, line, fmt.Sprintf(format, args...)))
-}
-
-// node walks from the document along keys (strings) and indexes (ints);
-// it returns the deepest node it reached.
-func (l *scenarioLinter) node(path ...any) *yaml.Node {
-	n := l.root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	for _, p := range path {
-		switch p := p.(type) {
-		case string:
-			if n.Kind != yaml.MappingNode {
-				return n
-			}
-			found := false
-			for k := 0; k+1 < len(n.Content); k += 2 {
-				if n.Content[k].Value == p {
-					n, found = n.Content[k+1], true
-					break
-				}
-			}
-			if !found {
-				return n
-			}
-		case int:
-			if n.Kind != yaml.SequenceNode || p >= len(n.Content) {
-				return n
-			}
-			n = n.Content[p]
-		}
-	}
-	return n
-}
-
-func (l *scenarioLinter) line(path ...any) int { return l.node(path...).Line }
+// scenarioLinter checks what the decoder cannot, with lines from the node tree.
+type scenarioLinter struct{ scenariofile.Linter }
 
 // scenario checks one scenario, each problem at the line of what is wrong;
 // Validate then catches anything left, at the scenario's line.
 func (l *scenarioLinter) scenario(i int, sc *Scenario, seen map[string]bool) {
-	at := func(path ...any) int { return l.line(append([]any{"scenarios", i}, path...)...) }
-	before := len(l.errs)
+	at := func(path ...any) int { return l.Line(append([]any{"scenarios", i}, path...)...) }
+	before := len(l.Errs)
 	name := sc.Name
 	switch {
 	case name == "":
-		l.errf(at(), "scenario %d has no name", i+1)
+		l.Errf(at(), "scenario %d has no name", i+1)
 		name = fmt.Sprintf("#%d", i+1)
 	case seen[name]:
-		l.errf(at("name"), "scenario %q: the name is used twice", name)
+		l.Errf(at("name"), "scenario %q: the name is used twice", name)
 	}
 	seen[name] = true
 	if len(sc.Phases) == 0 {
-		l.errf(at(), "scenario %q has no phases: nobody calls RefundMoney", name)
+		l.Errf(at(), "scenario %q has no phases: nobody calls RefundMoney", name)
 	}
 	fault := func(f world.Fault, path ...any) {
 		if err := f.Validate(); err != nil {
-			l.errf(at(path...), "scenario %q: %s", name, strings.TrimPrefix(err.Error(), "refundkit: "))
+			l.Errf(at(path...), "scenario %q: %s", name, strings.TrimPrefix(err.Error(), "refundkit: "))
 		}
 	}
 	for k, f := range sc.Faults {
@@ -263,32 +194,32 @@ func (l *scenarioLinter) scenario(i int, sc *Scenario, seen map[string]bool) {
 	}
 	for k, f := range sc.LookupFaults {
 		if err := world.ValidateLookupFault(f); err != nil {
-			l.errf(at("lookup_faults", k), "scenario %q: %s", name, strings.TrimPrefix(err.Error(), "refundkit: "))
+			l.Errf(at("lookup_faults", k), "scenario %q: %s", name, strings.TrimPrefix(err.Error(), "refundkit: "))
 		}
 	}
 	for k, r := range sc.Panics {
 		switch {
 		case !slices.Contains(harnessCalls, r.Call):
-			l.errf(at("panics", k, "call"), "scenario %q: unknown call %q (want one of %s)", name, r.Call, strings.Join(harnessCalls, ", "))
+			l.Errf(at("panics", k, "call"), "scenario %q: unknown call %q (want one of %s)", name, r.Call, strings.Join(harnessCalls, ", "))
 		case r.Nth < 1:
-			l.errf(at("panics", k), "scenario %q: nth counts the calls of %s from 1, not %d", name, r.Call, r.Nth)
+			l.Errf(at("panics", k), "scenario %q: nth counts the calls of %s from 1, not %d", name, r.Call, r.Nth)
 		default:
 			if err := world.ValidatePanicRule(r); err != nil {
-				l.errf(at("panics", k), "scenario %q: %s", name, strings.TrimPrefix(err.Error(), "refundkit: "))
+				l.Errf(at("panics", k), "scenario %q: %s", name, strings.TrimPrefix(err.Error(), "refundkit: "))
 			}
 		}
 	}
 	for k, id := range sc.Invariants {
 		if _, ok := invariantOf(id); !ok {
-			l.errf(at("invariants", k), "scenario %q: unknown invariant %q (want one of %s)", name, id, strings.Join(InvariantIDs, ", "))
+			l.Errf(at("invariants", k), "scenario %q: unknown invariant %q (want one of %s)", name, id, strings.Join(InvariantIDs, ", "))
 		}
 	}
 	for inv, d := range sc.Defects {
 		if _, ok := invariantOf(inv); !ok {
-			l.errf(at("defects", inv), "scenario %q maps unknown invariant %q to a defect", name, inv)
+			l.Errf(at("defects", inv), "scenario %q maps unknown invariant %q to a defect", name, inv)
 		}
 		if _, ok := defectTitles[d]; !ok {
-			l.errf(at("defects", inv), "scenario %q: unknown defect %q (want one of %s)", name, d, strings.Join(DefectIDs, ", "))
+			l.Errf(at("defects", inv), "scenario %q: unknown defect %q (want one of %s)", name, d, strings.Join(DefectIDs, ", "))
 		}
 	}
 	workers := map[string]bool{}
@@ -301,11 +232,11 @@ func (l *scenarioLinter) scenario(i int, sc *Scenario, seen map[string]bool) {
 		}
 	}
 	if w := sc.Explore.CrashWorker; sc.Explore.CrashPoints != "" && !workers[w] {
-		l.errf(at("explore", "crash_worker"), "scenario %q: crash worker %q makes no call, so it has no crash point", name, w)
+		l.Errf(at("explore", "crash_worker"), "scenario %q: crash worker %q makes no call, so it has no crash point", name, w)
 	}
-	if len(l.errs) == before {
+	if len(l.Errs) == before {
 		if err := sc.Validate(); err != nil {
-			l.errf(at(), "%s", strings.TrimPrefix(err.Error(), "grader: "))
+			l.Errf(at(), "%s", strings.TrimPrefix(err.Error(), "grader: "))
 		}
 	}
 }

@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/scenariofile"
 )
 
 // File is a scenarios file: what a content author writes beside
@@ -201,221 +200,154 @@ func ParseScenarios(file string, data []byte) ([]*Scenario, error) {
 	dec.KnownFields(true)
 	var f File
 	if err := dec.Decode(&f); err != nil {
-		return nil, yamlError(file, err)
+		return nil, scenariofile.Error(file, err)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(file, err)
+		return nil, scenariofile.Error(file, err)
 	}
-	l := &linter{file: file, root: &root}
+	l := &linter{scenariofile.Linter{File: file, Root: &root}}
 	if f.Kit != Name {
-		l.errf(l.line("kit"), "kit is %q: this file is for kit %q", f.Kit, Name)
+		l.Errf(l.Line("kit"), "kit is %q: this file is for kit %q", f.Kit, Name)
 	}
 	if len(f.Scenarios) == 0 {
-		l.errf(1, "the file declares no scenarios")
+		l.Errf(1, "the file declares no scenarios")
 	}
 	seen := map[string]bool{}
 	out := make([]*Scenario, 0, len(f.Scenarios))
 	for i := range f.Scenarios {
 		sc := &f.Scenarios[i]
-		sc.line = l.line("scenarios", i)
+		sc.line = l.Line("scenarios", i)
 		l.scenario(i, sc, seen)
 		sc.Vendor = sc.Vendor.withDefaults()
 		out = append(out, sc)
 	}
-	if len(l.errs) > 0 {
-		return nil, errors.Join(l.errs...)
+	if len(l.Errs) > 0 {
+		return nil, errors.Join(l.Errs...)
 	}
 	return out, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): `)
-
-// yamlError restates a yaml error as file:line: message.
-func yamlError(file string, err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		var errs []error
-		for _, m := range te.Errors {
-			errs = append(errs, lineError(file, m))
-		}
-		return errors.Join(errs...)
-	}
-	return lineError(file, strings.TrimPrefix(err.Error(), "yaml: "))
-}
-
-func lineError(file, msg string) error {
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
-		n, _ := strconv.Atoi(msg[m[2]:m[3]])
-		rest := msg[:m[0]] + msg[m[1]:]
-		return fmt.Errorf("%s:%d: %s", file, n, strings.TrimPrefix(rest, "yaml: "))
-	}
-	return fmt.Errorf("%s: %s", file, msg)
-}
-
 // linter checks what the decoder cannot, with lines from the node tree.
-type linter struct {
-	file string
-	root *yaml.Node
-	errs []error
-}
-
-func (l *linter) errf(line int, format string, args ...any) {
-	l.errs = append(l.errs, fmt.Errorf("%s:%d: %s", l.file, line, fmt.Sprintf(format, args...)))
-}
-
-// node walks from the document along keys (strings) and indexes (ints);
-// it returns the deepest node it reached.
-func (l *linter) node(path ...any) *yaml.Node {
-	n := l.root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	for _, p := range path {
-		switch p := p.(type) {
-		case string:
-			if n.Kind != yaml.MappingNode {
-				return n
-			}
-			found := false
-			for k := 0; k+1 < len(n.Content); k += 2 {
-				if n.Content[k].Value == p {
-					n, found = n.Content[k+1], true
-					break
-				}
-			}
-			if !found {
-				return n
-			}
-		case int:
-			if n.Kind != yaml.SequenceNode || p >= len(n.Content) {
-				return n
-			}
-			n = n.Content[p]
-		}
-	}
-	return n
-}
-
-func (l *linter) line(path ...any) int { return l.node(path...).Line }
+type linter struct{ scenariofile.Linter }
 
 func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
-	at := func(path ...any) int { return l.line(append([]any{"scenarios", i}, path...)...) }
+	at := func(path ...any) int { return l.Line(append([]any{"scenarios", i}, path...)...) }
 	name := sc.Name
 	switch {
 	case name == "":
-		l.errf(at(), "scenario %d has no name", i+1)
+		l.Errf(at(), "scenario %d has no name", i+1)
 		name = fmt.Sprintf("#%d", i+1)
 	case seen[name]:
-		l.errf(at("name"), "scenario %q: the name is used twice", name)
+		l.Errf(at("name"), "scenario %q: the name is used twice", name)
 	}
 	seen[name] = true
 	ops := map[string]bool{}
 	for k, op := range sc.Operations {
 		switch {
 		case op.ID == "":
-			l.errf(at("operations", k), "scenario %q: operation %d has no id", name, k+1)
+			l.Errf(at("operations", k), "scenario %q: operation %d has no id", name, k+1)
 		case ops[op.ID]:
-			l.errf(at("operations", k, "id"), "scenario %q: operation %q is declared twice", name, op.ID)
+			l.Errf(at("operations", k, "id"), "scenario %q: operation %q is declared twice", name, op.ID)
 		}
 		ops[op.ID] = true
 		if op.Amount <= 0 {
-			l.errf(at("operations", k), "scenario %q: operation %q needs a positive amount", name, op.ID)
+			l.Errf(at("operations", k), "scenario %q: operation %q needs a positive amount", name, op.ID)
 		}
 		if e := op.Earlier; e != nil {
 			if e.Landed && !e.Sent {
-				l.errf(at("operations", k, "earlier", "landed"), "scenario %q: operation %q landed but was never sent", name, op.ID)
+				l.Errf(at("operations", k, "earlier", "landed"), "scenario %q: operation %q landed but was never sent", name, op.ID)
 			}
 			if sc.Vendor.Keys && e.Key == "" {
-				l.errf(at("operations", k, "earlier"), "scenario %q: operation %q: a plan for a vendor with keys needs a key", name, op.ID)
+				l.Errf(at("operations", k, "earlier"), "scenario %q: operation %q: a plan for a vendor with keys needs a key", name, op.ID)
 			}
 			if sc.Vendor.References && e.Reference == "" {
-				l.errf(at("operations", k, "earlier"), "scenario %q: operation %q: a plan for a vendor with references needs a reference", name, op.ID)
+				l.Errf(at("operations", k, "earlier"), "scenario %q: operation %q: a plan for a vendor with references needs a reference", name, op.ID)
 			}
 		}
 	}
 	if len(sc.Operations) == 0 {
-		l.errf(at(), "scenario %q has no operations", name)
+		l.Errf(at(), "scenario %q has no operations", name)
 	}
 	workers := map[string]bool{}
 	for k, c := range sc.Calls {
 		if c.Worker == "" {
-			l.errf(at("calls", k), "scenario %q: call %d names no worker", name, k+1)
+			l.Errf(at("calls", k), "scenario %q: call %d names no worker", name, k+1)
 		}
 		if workers[c.Worker] {
-			l.errf(at("calls", k, "worker"), "scenario %q: worker %q makes two calls (one process, one call)", name, c.Worker)
+			l.Errf(at("calls", k, "worker"), "scenario %q: worker %q makes two calls (one process, one call)", name, c.Worker)
 		}
 		workers[c.Worker] = true
 		if !ops[c.Op] {
-			l.errf(at("calls", k, "op"), "scenario %q: call of operation %q, which the scenario does not declare", name, c.Op)
+			l.Errf(at("calls", k, "op"), "scenario %q: call of operation %q, which the scenario does not declare", name, c.Op)
 		}
 	}
 	if len(sc.Calls) == 0 {
-		l.errf(at(), "scenario %q makes no calls", name)
+		l.Errf(at(), "scenario %q makes no calls", name)
 	}
 	for k, w := range sc.Crash {
 		if !workers[w] {
-			l.errf(at("crash", k), "scenario %q: crash of worker %q, which makes no call", name, w)
+			l.Errf(at("crash", k), "scenario %q: crash of worker %q, which makes no call", name, w)
 		}
 	}
 	if len(sc.Crash) > 0 && sc.Restart <= 0 {
-		l.errf(at("crash"), "scenario %q: crashes need a restart delay (restart: 1m) so the operation can settle", name)
+		l.Errf(at("crash"), "scenario %q: crashes need a restart delay (restart: 1m) so the operation can settle", name)
 	}
 	v := sc.Vendor.withDefaults()
 	if !v.Keys && (v.KeyLifetime != 0 || v.ReplaysErrors) {
-		l.errf(at("vendor"), "scenario %q: key_lifetime and replays_errors need keys: true", name)
+		l.Errf(at("vendor"), "scenario %q: key_lifetime and replays_errors need keys: true", name)
 	}
 	if !v.References && v.SearchLag != 0 {
-		l.errf(at("vendor", "search_lag"), "scenario %q: search_lag needs references: true", name)
+		l.Errf(at("vendor", "search_lag"), "scenario %q: search_lag needs references: true", name)
 	}
 	requests := map[int]bool{}
 	for k, f := range sc.Faults {
 		fat := func(field string) int { return at("faults", k, field) }
 		if f.Request < 1 {
-			l.errf(fat("request"), "scenario %q: fault %d: request counts from 1", name, k+1)
+			l.Errf(fat("request"), "scenario %q: fault %d: request counts from 1", name, k+1)
 		}
 		if requests[f.Request] {
-			l.errf(fat("request"), "scenario %q: two faults for request %d", name, f.Request)
+			l.Errf(fat("request"), "scenario %q: two faults for request %d", name, f.Request)
 		}
 		requests[f.Request] = true
 		switch f.Kind {
 		case FaultConnect, FaultTimeout:
 		case FaultSlow:
 			if f.LandsAfter <= 0 || f.LandsAfter > v.LandsWithin {
-				l.errf(fat("lands_after"), "scenario %q: a slow request lands after more than 0 and at most lands_within (%s)", name, v.LandsWithin)
+				l.Errf(fat("lands_after"), "scenario %q: a slow request lands after more than 0 and at most lands_within (%s)", name, v.LandsWithin)
 			}
 		case FaultStatus:
 			if !slices.Contains(refusedStatuses, f.Status) && !slices.Contains(serverStatuses, f.Status) {
-				l.errf(fat("status"), "scenario %q: status %d is not one the fake vendor answers (want one of %v or %v)", name, f.Status, refusedStatuses, serverStatuses)
+				l.Errf(fat("status"), "scenario %q: status %d is not one the fake vendor answers (want one of %v or %v)", name, f.Status, refusedStatuses, serverStatuses)
 			}
 			if f.Lands && !slices.Contains(serverStatuses, f.Status) {
-				l.errf(fat("lands"), "scenario %q: only a 5xx can follow a create that happened", name)
+				l.Errf(fat("lands"), "scenario %q: only a 5xx can follow a create that happened", name)
 			}
 		default:
-			l.errf(fat("kind"), "scenario %q: unknown fault kind %q (want one of %s)", name, f.Kind, strings.Join(faultKinds, ", "))
+			l.Errf(fat("kind"), "scenario %q: unknown fault kind %q (want one of %s)", name, f.Kind, strings.Join(faultKinds, ", "))
 		}
 	}
 	for k, f := range sc.CallFaults {
 		if !slices.Contains(faultableCalls, f.Call) {
-			l.errf(at("call_faults", k, "call"), "scenario %q: call %q cannot be made to fail (want one of %s)", name, f.Call, strings.Join(faultableCalls, ", "))
+			l.Errf(at("call_faults", k, "call"), "scenario %q: call %q cannot be made to fail (want one of %s)", name, f.Call, strings.Join(faultableCalls, ", "))
 		}
 		if f.Nth < 1 {
-			l.errf(at("call_faults", k, "nth"), "scenario %q: nth counts from 1", name)
+			l.Errf(at("call_faults", k, "nth"), "scenario %q: nth counts from 1", name)
 		}
 	}
 	for op, want := range sc.Expect {
 		if !ops[op] {
-			l.errf(at("expect", op), "scenario %q: expect names operation %q, which the scenario does not declare", name, op)
+			l.Errf(at("expect", op), "scenario %q: expect names operation %q, which the scenario does not declare", name, op)
 		}
 		for _, s := range want {
 			if !slices.Contains(statuses, s) {
-				l.errf(at("expect", op), "scenario %q: unknown status %q (want one of %s)", name, s, strings.Join(statuses, ", "))
+				l.Errf(at("expect", op), "scenario %q: unknown status %q (want one of %s)", name, s, strings.Join(statuses, ", "))
 			}
 		}
 	}
 	for k, id := range sc.Checks {
 		if id != faultsim.Returns && !slices.ContainsFunc(catalogue, func(inv faultsim.Invariant) bool { return inv.ID == id }) {
-			l.errf(at("checks", k), "scenario %q: unknown invariant %q (want one of %s)", name, id, strings.Join(InvariantIDs(), ", "))
+			l.Errf(at("checks", k), "scenario %q: unknown invariant %q (want one of %s)", name, id, strings.Join(InvariantIDs(), ", "))
 		}
 	}
 }
