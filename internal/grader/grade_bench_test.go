@@ -8,11 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gointerp"
 )
 
@@ -78,44 +77,9 @@ func BenchmarkLoadSubmission(b *testing.B) {
 	}
 }
 
-// benchBubble is a Bubble for a benchmark: synctest.Test needs a
-// *testing.T, which a benchmark does not have. One test, started with
-// testing.RunTests and kept until the benchmark ends, hands out its T to
-// every bubble, as the grading child's one test does (RunInBubbleProcess):
-// a RunTests per bubble would add what the child never pays (RunTests sets
-// GOMAXPROCS, stopping the world, every time).
-func benchBubble(b *testing.B) Bubble {
-	ts := make(chan *testing.T)
-	done := make(chan struct{})
-	go func() {
-		// RunTests runs a test once per -test.cpu value: serve once.
-		var once sync.Once
-		ok := testing.RunTests(func(pat, str string) (bool, error) { return true, nil },
-			[]testing.InternalTest{{Name: "bubble", F: func(t *testing.T) {
-				once.Do(func() {
-					for {
-						select {
-						case ts <- t:
-						case <-done:
-							return
-						}
-					}
-				})
-			}}})
-		if !ok {
-			panic("grader: the benchmark's bubble test failed")
-		}
-	}()
-	t := <-ts
-	b.Cleanup(func() { close(done) })
-	return func(f func()) {
-		failed := true
-		synctest.Test(t, func(*testing.T) { f(); failed = false })
-		if failed {
-			b.Fatal("the bubble failed")
-		}
-	}
-}
+// benchBubble is faultsim's benchmark bubble: one long-lived test serves
+// every run, as in the grading child.
+func benchBubble(b *testing.B) Bubble { return Bubble(faultsim.BenchBubble(b)) }
 
 const nativeDriver = `package main
 

@@ -1,15 +1,12 @@
 package grader
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
@@ -42,17 +39,12 @@ var harnessCalls = []string{"GetRecord", "Claim", "MarkProcessing", "MarkDone", 
 // fault kind, call, status, invariant or defect, a crash or trigger naming
 // a worker that makes no call, a scenario name used twice.
 func ParseScenarios(file string, data []byte) ([]Scenario, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f scenariosFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, scenariofile.Error(file, err)
+	decoded, err := scenariofile.Decode(file, data, &f)
+	if err != nil {
+		return nil, err
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, scenariofile.Error(file, err)
-	}
-	l := &scenarioLinter{scenariofile.Linter{File: file, Root: &root}}
+	l := &scenarioLinter{*decoded}
 	if f.Kit != KitName {
 		l.Errf(l.Line("kit"), "kit is %q: this file is for kit %q", f.Kit, KitName)
 	}

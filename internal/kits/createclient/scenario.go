@@ -1,14 +1,11 @@
 package createclient
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/kits/scenariofile"
@@ -196,17 +193,12 @@ func (s *Scenario) Plan() faultsim.Plan {
 // call of an operation that does not exist, a crash of a worker that never
 // runs.
 func ParseScenarios(file string, data []byte) ([]*Scenario, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f File
-	if err := dec.Decode(&f); err != nil {
-		return nil, scenariofile.Error(file, err)
+	decoded, err := scenariofile.Decode(file, data, &f)
+	if err != nil {
+		return nil, err
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, scenariofile.Error(file, err)
-	}
-	l := &linter{scenariofile.Linter{File: file, Root: &root}}
+	l := &linter{*decoded}
 	if f.Kit != Name {
 		l.Errf(l.Line("kit"), "kit is %q: this file is for kit %q", f.Kit, Name)
 	}

@@ -4,6 +4,7 @@
 package scenariofile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -12,6 +13,21 @@ import (
 
 	"gopkg.in/yaml.v3"
 )
+
+// Decode decodes data into v, refusing keys v does not declare, and
+// returns a Linter over the same document for the kit's own checks.
+func Decode(file string, data []byte, v any) (*Linter, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		return nil, Error(file, err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, Error(file, err)
+	}
+	return &Linter{File: file, Root: &root}, nil
+}
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 

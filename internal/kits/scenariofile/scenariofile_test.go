@@ -48,3 +48,14 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		t.Errorf("Errs = %v", l.Errs)
 	}
 }
+
+func TestDecodeRefusesUnknownKeysAtTheirLine(t *testing.T) {
+	var into struct{ Kit string }
+	if _, err := Decode("s.yaml", []byte("kit: refund\nkits: x\n"), &into); err == nil || !strings.Contains(err.Error(), "s.yaml:2: ") {
+		t.Fatalf("Decode of an unknown key: %v; want an error at s.yaml:2", err)
+	}
+	l, err := Decode("s.yaml", []byte("kit: refund\n"), &into)
+	if err != nil || into.Kit != "refund" || l.Line("kit") != 1 {
+		t.Fatalf("Decode = %v, %q, line %d; want no error, refund, line 1", err, into.Kit, l.Line("kit"))
+	}
+}
