@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/mutation"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -23,7 +24,7 @@ func TestMutantsAreMade(t *testing.T) {
 		files = files[:3]
 	}
 	for _, f := range append(files, referenceFile) {
-		ms, err := Mutants(readSource(t, f))
+		ms, err := mutation.Mutants(readSource(t, f), refundMutation)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -37,7 +38,7 @@ func TestMutantsAreMade(t *testing.T) {
 			}
 		}
 	}
-	for _, op := range MutationOps {
+	for _, op := range mutation.Ops {
 		if byOp[op] == 0 {
 			t.Errorf("operator %s made no mutant of the corpus", op)
 		}
@@ -53,6 +54,10 @@ func TestMutantsAreMade(t *testing.T) {
 // survivors that have it, each with the line the mutant changes as the
 // file reads, so an entry that no longer points at its line fails loudly.
 const survivorsFile = "testdata/mutation-survivors.txt"
+
+// refundMutation tells the mutation tool the harness's trace function,
+// for its trace-only rule.
+var refundMutation = mutation.Options{Trace: RefundkitPath + ".Logf"}
 
 // Kinds of survivor explanations.
 const (
@@ -135,17 +140,6 @@ func loadSurvivors(t testing.TB) *survivorList {
 	return l
 }
 
-// firstChanged is the first non-blank line a mutant changes, trimmed: what
-// an entry quotes.
-func firstChanged(m Mutant) string {
-	for _, l := range strings.Split(m.Before+m.After, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
-}
-
 // mutationVerdict turns a grade into a verdict: "killed" (a scenario failed,
 // or the mutant was stopped at a limit or by a crash: caught either way),
 // "stillborn" (it does not compile or load), "grader-error" (the grader
@@ -190,7 +184,7 @@ func TestSurvivorsFileParses(t *testing.T) {
 // a rule or in the survivors file). The full run is TestMutationFull.
 func TestMutationSample(t *testing.T) {
 	const mutationSampleStep = 12
-	ms, err := Mutants(readSource(t, referenceFile))
+	ms, err := mutation.Mutants(readSource(t, referenceFile), refundMutation)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,10 +206,10 @@ func TestMutationSample(t *testing.T) {
 			case v != "survived":
 			case m.Equivalent != "":
 				t.Skipf("equivalent by rule %s", m.Equivalent)
-			case e != nil && e.line == firstChanged(m):
+			case e != nil && e.line == m.FirstChanged():
 				t.Skipf("%s: %s", e.reason.kind, e.reason.text)
 			case e != nil:
-				t.Fatalf("%s:%d quotes %q, but the mutant changes %q: did the reference change?", survivorsFile, e.at, e.line, firstChanged(m))
+				t.Fatalf("%s:%d quotes %q, but the mutant changes %q: did the reference change?", survivorsFile, e.at, e.line, m.FirstChanged())
 			default:
 				t.Fatalf("mutant %s survived every scenario:\n-%s\n+%s", m.ID, m.Before, m.After)
 			}
@@ -226,7 +220,7 @@ func TestMutationSample(t *testing.T) {
 // mutationResult is one graded mutant of one file.
 type mutationResult struct {
 	file    string // base name
-	m       Mutant
+	m       mutation.Mutant
 	verdict string
 	message string
 	why     string // a survivor's explanation: kind and reason
@@ -244,7 +238,7 @@ func tokensOf(src string) string {
 // same change: the state file's patch applied to that mutant's source
 // gives this mutant's source, up to spacing. A twin's survival is explained as
 // the reference's is, instead of eight more times.
-func stateTwins(t testing.TB, refMutants []Mutant, patches []string) map[string]map[string]string {
+func stateTwins(t testing.TB, refMutants []mutation.Mutant, patches []string) map[string]map[string]string {
 	t.Helper()
 	out := map[string]map[string]string{}
 	for _, p := range patches {
@@ -258,7 +252,7 @@ func stateTwins(t testing.TB, refMutants []Mutant, patches []string) map[string]
 			bySource[tokensOf(src)] = r.ID
 		}
 		name := filepath.Base(stateCorpusFile(p))
-		ms, err := Mutants(readSource(t, stateCorpusFile(p)))
+		ms, err := mutation.Mutants(readSource(t, stateCorpusFile(p)), refundMutation)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,9 +301,9 @@ func TestMutationFull(t *testing.T) {
 		}
 	}
 	var results []*mutationResult
-	var refMutants []Mutant
+	var refMutants []mutation.Mutant
 	for _, f := range files {
-		ms, err := Mutants(readSource(t, f))
+		ms, err := mutation.Mutants(readSource(t, f), refundMutation)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,8 +357,8 @@ func TestMutationFull(t *testing.T) {
 		case r.verdict != "survived":
 		case r.m.Equivalent != "":
 			r.kind, r.why = "rule", "equivalent by rule "+r.m.Equivalent
-		case e != nil && e.line != firstChanged(r.m):
-			problems = append(problems, fmt.Sprintf("%s:%d: %s quotes %q, but the mutant changes %q: did the file change?", survivorsFile, e.at, key, e.line, firstChanged(r.m)))
+		case e != nil && e.line != r.m.FirstChanged():
+			problems = append(problems, fmt.Sprintf("%s:%d: %s quotes %q, but the mutant changes %q: did the file change?", survivorsFile, e.at, key, e.line, r.m.FirstChanged()))
 		case e != nil:
 			r.kind, r.why = e.reason.kind, e.reason.kind+" ("+e.reason.name+"): "+e.reason.text
 		}
@@ -435,12 +429,12 @@ func TestMutationFull(t *testing.T) {
 		head += fmt.Sprintf(" %11s", k)
 	}
 	lines = append(lines, head)
-	for _, op := range MutationOps {
+	for _, op := range mutation.Ops {
 		row(op, counts[op])
 	}
 	row("all", total)
 	sort.Strings(survived)
-	t.Logf("mutation run: %d mutants of %d files graded in %s (equivalent columns: rule = by a rule of mutate_rules.go; equivalent, pending, escape = %s or a reference twin)\n%s\nsurvivors (%d):\n%s",
+	t.Logf("mutation run: %d mutants of %d files graded in %s (equivalent columns: rule = by a rule of internal/mutation; equivalent, pending, escape = %s or a reference twin)\n%s\nsurvivors (%d):\n%s",
 		len(results), len(graded), elapsed.Round(time.Second), survivorsFile, strings.Join(lines, "\n"), len(survived), strings.Join(survived, "\n"))
 	if path := os.Getenv("FAULTLINE_MUTATE_DRAFT"); path != "" {
 		// Draft entries for the unexplained survivors, REASON left as "?":
@@ -448,7 +442,7 @@ func TestMutationFull(t *testing.T) {
 		var draft []string
 		for _, r := range results {
 			if r.verdict == "survived" && r.kind == "" {
-				draft = append(draft, fmt.Sprintf("%s %s ? | %s", r.file, r.m.ID, firstChanged(r.m)))
+				draft = append(draft, fmt.Sprintf("%s %s ? | %s", r.file, r.m.ID, r.m.FirstChanged()))
 			}
 		}
 		if err := os.WriteFile(path, []byte(strings.Join(draft, "\n")+"\n"), 0o644); err != nil {
@@ -470,104 +464,16 @@ func firstLine(s string) string {
 	return s
 }
 
-// TestTraceRule: the trace-only rule classifies a mutant only when the
-// statement it changes does nothing but write trace lines, judged by what
-// the statement calls and evaluates, not by names alone.
-func TestTraceRule(t *testing.T) {
-	const kit = `"github.com/faultline-dev/faultline/internal/grader/refundkit"`
-	file := func(imports, decls, body string) string {
-		return "package refund\n\nimport (\n\t\"context\"\n" + imports + "\n)\n\n" + decls +
-			"\nfunc run(ctx context.Context, id string, n int, err error, ch chan int, f func() int) {\n" + body + "\n}\n"
-	}
-	tests := []struct {
-		name, src, op, marker string
-		want                  bool
-	}{
-		{"a log line", file(kit, "", `refundkit.Logf(ctx, "try %d of %s: %v", n+1, id, err)`), OpDropStatement, "Logf", true},
-		{"a log line with err.Error()", file(kit, "", `refundkit.Logf(ctx, "%s", "x: "+err.Error())`), OpDropStatement, "Logf", true},
-		{"a renamed import", file("kit "+kit, "", `kit.Logf(ctx, "try %d", n)`), OpDropStatement, "Logf", true},
-		{"an argument that calls", file(kit, "", `refundkit.Logf(ctx, "%d", f())`), OpDropStatement, "Logf", false},
-		{"an argument that receives", file(kit, "", `refundkit.Logf(ctx, "%d", <-ch)`), OpDropStatement, "Logf", false},
-		{"an argument that can panic", file(kit, "", `refundkit.Logf(ctx, "%d", 10/n)`), OpDropStatement, "Logf", false},
-		{"a spread argument", file(kit, "", `refundkit.Logf(ctx, "%d", []any{n}...)`), OpDropStatement, "Logf", false},
-		{"another package's Logf", file(`refundkit "example.com/refundkit"`, "", `refundkit.Logf(ctx, "%d", n)`), OpDropStatement, "Logf", false},
-		{"a local that shadows the package", file(kit, "type logger struct{}\n\nfunc (logger) Logf(context.Context, string, ...any) {}\n",
-			"refundkit := logger{}\n\trefundkit.Logf(ctx, \"%d\", n)"), OpDropStatement, "refundkit.Logf", false},
-		{"a file with its own Error method", file(kit, "type myErr struct{}\n\nfunc (myErr) Error() string { return \"\" }\n", `refundkit.Logf(ctx, "%v", err)`), OpDropStatement, "Logf", false},
-		{"a store write", file(kit, "", `refundkit.MarkDone(ctx, id)`), OpDropStatement, "MarkDone", false},
-		{"an if that only logs", file(kit, "", "if n > 1 {\n\t\trefundkit.Logf(ctx, \"%d\", n)\n\t}"), OpDropStatement, "if n > 1", true},
-		{"an if that also writes", file(kit, "", "if n > 1 {\n\t\trefundkit.Logf(ctx, \"%d\", n)\n\t\trefundkit.MarkDone(ctx, id)\n\t}"), OpDropStatement, "if n > 1", false},
-		{"an if whose condition calls", file(kit, "", "if f() > 1 {\n\t\trefundkit.Logf(ctx, \"%d\", n)\n\t}"), OpDropStatement, "if f() > 1", false},
-		{"a constant in a log line", file(kit, "", `refundkit.Logf(ctx, "try %d", n+1)`), OpZeroConstant, "n+", true},
-		{"a constant in a write", file(kit, "", `refundkit.MarkFailed(ctx, id, id[:1])`), OpZeroConstant, "id[:", false},
-		{"negated between two log lines", file(kit, "", "if n > 1 {\n\t\trefundkit.Logf(ctx, \"a\")\n\t} else {\n\t\trefundkit.Logf(ctx, \"b\")\n\t}"), OpNegateCondition, "if ", true},
-		{"negated: log and return, else log", file(kit, "", "if err := refundkit.MarkDone(ctx, id); err != nil {\n\t\trefundkit.Logf(ctx, \"a\")\n\t\treturn\n\t}\n\trefundkit.Logf(ctx, \"b\")"), OpNegateCondition, "if err", true},
-		{"negated: log and return, else write", file(kit, "", "if err := refundkit.MarkDone(ctx, id); err != nil {\n\t\trefundkit.Logf(ctx, \"a\")\n\t\treturn\n\t}\n\trefundkit.MarkFailed(ctx, id, \"\")"), OpNegateCondition, "if err", false},
-		{"negated: a write in the body", file(kit, "", "if n > 1 {\n\t\trefundkit.MarkDone(ctx, id)\n\t}"), OpNegateCondition, "if ", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			ms, err := Mutants(tc.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var found bool
-			for _, m := range ms {
-				if m.Operator != tc.op || !strings.Contains(firstChanged(m), tc.marker) {
-					continue
-				}
-				found = true
-				if got := m.Equivalent == RuleTraceOnly; got != tc.want {
-					t.Errorf("%s (%s): classified %v, want %v", m.ID, firstChanged(m), got, tc.want)
-				}
-			}
-			if !found {
-				t.Fatalf("no %s mutant changes a line with %q", tc.op, tc.marker)
-			}
-		})
-	}
-}
-
-// TestMergeCases: merging two cases makes one clause in the first's place
-// with either body, and a mutant that changes nothing is not made.
-func TestMergeCases(t *testing.T) {
-	src := "package p\n\nfunc f(x int) int {\n\tswitch x {\n\tcase 1:\n\t\treturn 10\n\tcase 2:\n\t\treturn 20\n\tcase 3:\n\t\treturn 20\n\t}\n\treturn 0\n}\n"
-	ms, err := Mutants(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, m := range ms {
-		if m.Operator == OpMergeCases || m.Operator == OpSwapCases {
-			got = append(got, m.ID+" "+strings.Join(strings.Fields(m.After), " "))
-		}
-	}
-	want := []string{
-		"swap-cases@5:2 return 20 case 2: return 10",
-		// Swapping or merging cases 2 and 3, of equal bodies, changes nothing: no mutant.
-		"merge-cases@5:2 case 1, 2: return 10",
-		"merge-cases@5:2/2 case 1, 2:", // the rest of the change is case 1's body, dropped
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	for _, m := range ms {
-		if m.Operator == OpMergeCases && !strings.Contains(strings.Join(strings.Fields(m.Source), " "), "case 1, 2:") {
-			t.Errorf("%s: no merged case in\n%s", m.ID, m.Source)
-		}
-	}
-}
-
 // TestStateTwins: a state-* solution's mutants in the lines it shares with
 // the reference are matched to the reference's (most of them: the shared
 // lines are most of the file), each to one of the same operator, and a
 // mutant in the patched lines is matched to none.
 func TestStateTwins(t *testing.T) {
-	ref, err := Mutants(readSource(t, referenceFile))
+	ref, err := mutation.Mutants(readSource(t, referenceFile), refundMutation)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]Mutant{}
+	byID := map[string]mutation.Mutant{}
 	for _, m := range ref {
 		byID[m.ID] = m
 	}
@@ -578,7 +484,7 @@ func TestStateTwins(t *testing.T) {
 	twins := stateTwins(t, ref, patches)
 	for _, p := range patches {
 		name := filepath.Base(stateCorpusFile(p))
-		ms, err := Mutants(readSource(t, stateCorpusFile(p)))
+		ms, err := mutation.Mutants(readSource(t, stateCorpusFile(p)), refundMutation)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -589,8 +495,8 @@ func TestStateTwins(t *testing.T) {
 				continue
 			}
 			matched++
-			if r := byID[tw]; r.Operator != m.Operator || firstChanged(r) != firstChanged(m) {
-				t.Errorf("%s %s (%s) is matched to refund.go %s (%s)", name, m.ID, firstChanged(m), tw, firstChanged(r))
+			if r := byID[tw]; r.Operator != m.Operator || r.FirstChanged() != m.FirstChanged() {
+				t.Errorf("%s %s (%s) is matched to refund.go %s (%s)", name, m.ID, m.FirstChanged(), tw, r.FirstChanged())
 			}
 		}
 		if matched < len(ms)*8/10 {
@@ -600,7 +506,7 @@ func TestStateTwins(t *testing.T) {
 	// state-slice-table replaces the loop of backoff: none of its mutants
 	// there may claim a reference twin.
 	for id, tw := range twins["state-slice-table.go"] {
-		if strings.Contains(firstChanged(byID[tw]), "for i := 1; i < attempt") {
+		if strings.Contains(byID[tw].FirstChanged(), "for i := 1; i < attempt") {
 			t.Errorf("state-slice-table.go %s is matched to refund.go %s, in lines the patch replaced", id, tw)
 		}
 	}

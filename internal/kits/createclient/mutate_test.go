@@ -13,19 +13,19 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
-	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
+	"github.com/faultline-dev/faultline/internal/mutation"
 )
 
 const survivorsFile = "testdata/mutation-survivors.txt"
 
-// TestMutantsOfTheReference applies the grader's mutation operators to the
+// TestMutantsOfTheReference applies internal/mutation's operators to the
 // reference and grades every mutant interpreted: a mutant that passes every
 // scenario is a survivor, and each must be explained in survivorsFile (an
 // equivalent change, or a gap the suite accepts). It grades a hundred-odd
 // submissions (about a minute), so it is built only with -tags mutate,
-// which also keeps this package's tests compiling while the grader's
-// mutation tool changes; -update rewrites the file's list, keeping the
+// which also keeps this package's tests compiling while the mutation tool
+// changes; -update rewrites the file's list, keeping the
 // explanations already written:
 //
 //	go test -tags mutate -run TestMutantsOfTheReference ./internal/kits/createclient/
@@ -34,7 +34,7 @@ func TestMutantsOfTheReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mutants, err := grader.Mutants(string(src))
+	mutants, err := mutation.Mutants(string(src), mutation.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

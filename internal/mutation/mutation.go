@@ -1,4 +1,11 @@
-package grader
+// Package mutation makes mutants of a Go source file: each one small change
+// a stranger's bug might be (a dropped statement, a negated condition, two
+// error cases swapped or merged, a constant zeroed, an early return, an
+// empty idempotency key). A kit's mutation test grades every mutant of its
+// correct solutions; one that passes every scenario shows a check the
+// suite lacks, or is an equivalent change, which the rules of rules.go
+// classify where they can prove it.
+package mutation
 
 import (
 	"bytes"
@@ -23,8 +30,8 @@ const (
 	OpMergeCases      = "merge-cases"      // two neighbouring cases of a switch become one, with either body
 )
 
-// MutationOps lists the operators in the order Mutants applies them.
-var MutationOps = []string{OpNegateCondition, OpDropStatement, OpZeroConstant, OpEmptyKey, OpSwapCases, OpMergeCases, OpReturnEarly}
+// Ops lists the operators in the order Mutants applies them.
+var Ops = []string{OpNegateCondition, OpDropStatement, OpZeroConstant, OpEmptyKey, OpSwapCases, OpMergeCases, OpReturnEarly}
 
 // Mutant is a source with one change.
 type Mutant struct {
@@ -35,33 +42,50 @@ type Mutant struct {
 	// Before and After are the lines the change touches, as the formatted
 	// original and the mutant read: what a reviewer of a survivor needs.
 	Before, After string
-	// Equivalent names the rule (traceRule) that shows the change cannot
-	// alter what the code does to money or records; "" when none applies.
+	// Equivalent names the rule (RuleTraceOnly) that shows the change
+	// cannot alter what the code does to the world; "" when none applies.
 	Equivalent string
+}
+
+// Options say what the equivalence rules may assume of the file's imports.
+type Options struct {
+	// Trace is a function whose only effect is a line in the run's trace,
+	// as import path, a dot and its name ("example.com/kit/api.Logf"):
+	// with it, RuleTraceOnly classifies the mutants that only change such
+	// calls. Empty: no mutant is classified.
+	Trace string
 }
 
 // Mutants returns every mutant of src the operators make, in source order
 // per operator. A mutant that does not compile is still returned; grading
 // it reports the compile error (a stillborn mutant, not a survivor).
-func Mutants(src string) ([]Mutant, error) {
+func Mutants(src string, opt Options) ([]Mutant, error) {
 	fset := token.NewFileSet()
-	f0, err := parser.ParseFile(fset, "refund.go", src, parser.ParseComments)
+	f0, err := parser.ParseFile(fset, "source.go", src, parser.ParseComments)
 	if err != nil {
-		return nil, fmt.Errorf("grader: mutate: %w", err)
+		return nil, fmt.Errorf("mutation: %w", err)
 	}
 	var base bytes.Buffer
 	if err := format.Node(&base, fset, f0); err != nil {
-		return nil, fmt.Errorf("grader: mutate: %w", err)
+		return nil, fmt.Errorf("mutation: %w", err)
+	}
+	tracePath, traceFunc := "", ""
+	if opt.Trace != "" {
+		dot := strings.LastIndex(opt.Trace, ".")
+		if dot <= 0 || dot == len(opt.Trace)-1 {
+			return nil, fmt.Errorf("mutation: Options.Trace %q: want an import path, a dot and a function name", opt.Trace)
+		}
+		tracePath, traceFunc = opt.Trace[:dot], opt.Trace[dot+1:]
 	}
 	var out []Mutant
 	seen := map[string]bool{}
-	for _, op := range MutationOps {
+	for _, op := range Ops {
 		// Each mutant edits a fresh parse, found again by its index among
 		// the nodes the operator applies to.
 		for k := 0; ; k++ {
 			fset := token.NewFileSet()
-			f, _ := parser.ParseFile(fset, "refund.go", src, parser.ParseComments)
-			rules := newRuleFile(f)
+			f, _ := parser.ParseFile(fset, "source.go", src, parser.ParseComments)
+			rules := newRuleFile(f, tracePath, traceFunc)
 			pos, touched, ok := applyOp(op, f, k)
 			if !ok {
 				break
@@ -85,6 +109,17 @@ func Mutants(src string) ([]Mutant, error) {
 		}
 	}
 	return out, nil
+}
+
+// FirstChanged is the first non-blank line the mutant changes, trimmed:
+// what a survivors file quotes to pin an entry to its line.
+func (m Mutant) FirstChanged() string {
+	for _, l := range strings.Split(m.Before+m.After, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // applyOp applies the k-th instance of op to f and reports where and the

@@ -1,24 +1,26 @@
-package grader
+package mutation
 
 import (
 	"go/ast"
 	"go/token"
+	"path"
 	"strconv"
 )
 
 // Equivalence rules: a class of mutant that provably cannot change what a
-// solution does to money or records is classified by the tool instead of
-// by hand. Each rule looks at what the changed statement does, never only
-// at names: the call must resolve to the refundkit import, and everything
+// solution does to the world is classified by the tool instead of by hand.
+// Each rule looks at what the changed statement does, never only at names:
+// the call must resolve to the import Options.Trace names, and everything
 // the statement evaluates must be free of effects.
 //
-// RuleTraceOnly: the change drops a refundkit.Logf call, changes only its
-// arguments, drops or negates an if whose every path does nothing but such
-// calls. Logf writes a line to the run's trace and nothing else: it reads
-// and writes no record, sends nothing, and takes no virtual time. (It is a
-// scheduling point of the grader's explorer, but one that touches no state
-// another worker can see, so the states a schedule can reach are the same
-// without it.) The statement's arguments must be effect-free: literals,
+// RuleTraceOnly: the change drops a call of the trace function (the refund
+// kit's refundkit.Logf), changes only its arguments, drops or negates an
+// if whose every path does nothing but such calls. Such a function writes
+// a line to the run's trace and nothing else: it reads and writes no
+// record, sends nothing, and takes no virtual time. (It is a scheduling
+// point of the engine's explorer, but one that touches no state another
+// worker can see, so the states a schedule can reach are the same without
+// it.) The statement's arguments must be effect-free: literals,
 // variable and field reads, operators other than a receive, a division or
 // a shift (which can panic), and err.Error() calls. Formatting an argument
 // calls its Error or String method, so a file that declares such a method
@@ -34,14 +36,19 @@ const RuleTraceOnly = "trace-only"
 type ruleFile struct {
 	parents map[ast.Node]ast.Node
 	funcs   map[ast.Node]*ast.FuncDecl // a function's body -> the function
-	kit     string                     // the refundkit import's name in the file; "" if none
+	kit     string                     // the trace function's package's name in the file; "" if none
+	trace   string                     // the trace function's name
 }
 
-func newRuleFile(f *ast.File) *ruleFile {
-	r := &ruleFile{parents: map[ast.Node]ast.Node{}, funcs: map[ast.Node]*ast.FuncDecl{}}
+// newRuleFile reads f for the rules; tracePath and traceFunc are
+// Options.Trace's parts, "" for no trace rule.
+func newRuleFile(f *ast.File, tracePath, traceFunc string) *ruleFile {
+	r := &ruleFile{parents: map[ast.Node]ast.Node{}, funcs: map[ast.Node]*ast.FuncDecl{}, trace: traceFunc}
 	for _, imp := range f.Imports {
-		if p, err := strconv.Unquote(imp.Path.Value); err == nil && p == RefundkitPath {
-			r.kit = "refundkit"
+		if p, err := strconv.Unquote(imp.Path.Value); err == nil && tracePath != "" && p == tracePath {
+			// The package's name as its path's last element spells it,
+			// which the kits' harness packages keep.
+			r.kit = path.Base(p)
 			if imp.Name != nil {
 				r.kit = imp.Name.Name
 			}
@@ -66,7 +73,7 @@ func newRuleFile(f *ast.File) *ruleFile {
 			switch fn.Name.Name {
 			case "Error", "String", "GoString", "Format":
 				if fn.Recv != nil {
-					r.kit = "" // formatting a Logf argument could run this method
+					r.kit = "" // formatting a trace call's argument could run this method
 				}
 			}
 		}
@@ -106,8 +113,8 @@ func (r *ruleFile) equivalent(op string, node ast.Node) string {
 	return ""
 }
 
-// traceCall reports whether s is refundkit.Logf(...) with effect-free
-// arguments.
+// traceCall reports whether s is a call of the trace function with
+// effect-free arguments.
 func (r *ruleFile) traceCall(s ast.Stmt) bool {
 	es, ok := s.(*ast.ExprStmt)
 	if !ok {
@@ -118,7 +125,7 @@ func (r *ruleFile) traceCall(s ast.Stmt) bool {
 		return false
 	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "Logf" {
+	if !ok || sel.Sel.Name != r.trace {
 		return false
 	}
 	// The parser resolves local names: an identifier with an object is a
