@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sort"
+	"strings"
 )
 
 // Options says how much of each scenario's space a grade explores.
@@ -96,6 +98,7 @@ func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bub
 			opt.Progress(results[i])
 		}
 	})
+	examined, violated := map[string]bool{}, map[string]bool{}
 	for i, sr := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -103,34 +106,63 @@ func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bub
 		if sr.Status != StatusPass {
 			rep.Status = StatusFail
 		}
+		for _, d := range sr.examined {
+			examined[d] = true
+		}
+		for _, d := range sr.violated {
+			violated[d] = true
+		}
 		rep.Scenarios = append(rep.Scenarios, sr)
+	}
+	// A kit with a table of defects gets a summary of those some checked
+	// invariant pointed to: fixed unless one of them failed.
+	if dt, ok := k.(DefectTable); ok {
+		rep.Defects = []DefectStatus{}
+		for _, d := range dt.Defects() {
+			if examined[d.ID] {
+				rep.Defects = append(rep.Defects, DefectStatus{ID: d.ID, Title: d.Title, Kind: d.Kind, Fixed: !violated[d.ID]})
+			}
+		}
 	}
 	return rep, nil
 }
 
-// catalogue is the invariants a plan judges, the engine's first.
-func catalogue(k Kit, p Plan) ([]Invariant, error) {
-	all := append([]Invariant{returnsInvariant}, k.Invariants()...)
-	if len(p.Checks) == 0 {
-		return all, nil
+// catalogue is the kit's invariants, the engine's first (unless the kit
+// has its own of that id), and whether the plan checks each.
+func catalogue(k Kit, p Plan) ([]Invariant, []bool, error) {
+	all := k.Invariants()
+	if !slices.ContainsFunc(all, func(inv Invariant) bool { return inv.ID == Returns }) {
+		all = append([]Invariant{returnsInvariant}, all...)
 	}
-	var out []Invariant
-	for _, inv := range all {
-		if inv.ID == Returns || slices.Contains(p.Checks, inv.ID) {
-			out = append(out, inv)
-		}
+	checked := make([]bool, len(all))
+	for i, inv := range all {
+		checked[i] = len(p.Checks) == 0 || inv.ID == Returns || slices.Contains(p.Checks, inv.ID)
 	}
 	for _, id := range p.Checks {
 		if !slices.ContainsFunc(all, func(inv Invariant) bool { return inv.ID == id }) {
-			return nil, fmt.Errorf("faultsim: scenario %s checks %q, which kit %s does not have", p.Name, id, k.Name())
+			return nil, nil, fmt.Errorf("faultsim: scenario %s checks %q, which kit %s does not have", p.Name, id, k.Name())
 		}
 	}
-	return out, nil
+	return all, checked, nil
 }
 
+// maxTraceEvents caps the trace a scenario's result carries.
+const maxTraceEvents = 400
+
 func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (ScenarioResult, error) {
+	if l, ok := k.(Learner); ok {
+		var err error
+		sc, err = l.Learn(sc, func(q Scenario) (*Run, error) {
+			r := &Run{Seed: opt.FirstSeed, Plan: q.Plan(), Scenario: q}
+			opt.lanes.execute(b, k, prog, r)
+			return r, r.internal
+		})
+		if err != nil {
+			return ScenarioResult{}, err
+		}
+	}
 	plan := sc.Plan()
-	invs, err := catalogue(k, plan)
+	invs, checked, err := catalogue(k, plan)
 	if err != nil {
 		return ScenarioResult{}, err
 	}
@@ -140,10 +172,17 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		return ScenarioResult{}, first.internal
 	}
 	var rest []*Run
+	seeds := opt.Seeds
+	if plan.Schedules > 0 {
+		seeds = plan.Schedules
+	}
+	switch {
+	case plan.EveryCrashPoint:
+		rest = crashRuns(first, -1)
 	// A first run stopped by the step limits is a loop that never lets
 	// time pass: every other schedule would spin to the same limit.
-	if first.Stopped != StopSpin && first.Stopped != StopSteps {
-		for i := 1; i < opt.Seeds; i++ {
+	case first.Stopped != StopSpin && first.Stopped != StopSteps:
+		for i := 1; i < seeds; i++ {
 			rest = append(rest, &Run{Seed: opt.FirstSeed + int64(i), Plan: plan, Scenario: sc})
 		}
 		rest = append(rest, crashRuns(first, opt.MaxCrashRuns)...)
@@ -155,35 +194,115 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 			return ScenarioResult{}, r.internal
 		}
 	}
-	sr := ScenarioResult{Name: plan.Name, Title: plan.Title, Status: StatusPass, Runs: len(runs)}
-	shown := first
-	for _, inv := range invs {
-		res := InvariantResult{ID: inv.ID, Title: inv.Title, Why: inv.Why, Held: true}
-		for _, r := range runs {
-			if ev := inv.Check(r); len(ev) > 0 {
-				res.Held, res.Defect, res.Evidence, res.Run = false, inv.Defect, ev, r.Label()
-				if sr.Status == StatusPass {
-					sr.Status, shown = StatusFail, r
+	sr := ScenarioResult{Name: plan.Name, Title: plan.Title, Description: plan.Description, Status: StatusPass, Runs: len(runs)}
+	// Each invariant's first violation, in run order; the run shown is
+	// the first that broke any.
+	type violation struct {
+		ev     []string
+		defect string
+		run    int
+	}
+	found := make([]*violation, len(invs))
+	failing := -1
+	for ri, r := range runs {
+		for i, inv := range invs {
+			if !checked[i] || found[i] != nil {
+				continue
+			}
+			ev, defect := inv.judge(r)
+			if len(ev) == 0 && ri == len(runs)-1 && inv.CheckRuns != nil {
+				ev = inv.CheckRuns(runs)
+			}
+			if len(ev) > 0 {
+				found[i] = &violation{ev, defect, ri}
+				if failing < 0 {
+					failing = ri
 				}
-				break
+			}
+		}
+	}
+	for i, inv := range invs {
+		res := InvariantResult{ID: inv.ID, Title: inv.Title, Why: inv.Why, Held: true, NotChecked: !checked[i]}
+		if checked[i] {
+			d := inv.Defect
+			if pd, ok := plan.Defects[inv.ID]; ok {
+				d = pd
+			}
+			sr.examined = append(sr.examined, d)
+			if v := found[i]; v != nil {
+				res.Held, res.Defect, res.Evidence = false, d, v.ev
+				if v.defect != "" {
+					res.Defect = v.defect
+				}
+				if v.run != failing {
+					res.Run = runs[v.run].Label()
+				}
+				sr.violated = append(sr.violated, res.Defect)
 			}
 		}
 		sr.Invariants = append(sr.Invariants, res)
 	}
-	sr.Run = shown.Label()
+	shown := first
+	if failing >= 0 {
+		shown = runs[failing]
+		seed := shown.Seed
+		sr.Status, sr.FailingSeed, sr.Run = StatusFail, &seed, shown.Label()
+	}
+	var loadProblem, deadlock string
+	for _, r := range runs {
+		for _, iv := range r.Calls {
+			if iv.Ended == EndNotLoaded && loadProblem == "" {
+				loadProblem = iv.LoadError
+			}
+		}
+		if r.Deadlock != "" && deadlock == "" {
+			deadlock = r.Deadlock
+		}
+	}
+	switch {
+	case loadProblem != "":
+		sr.Status, sr.Message = StatusError, loadProblem
+	case deadlock != "":
+		sr.Status, sr.Message = StatusFail, "Some goroutines of the submission stayed blocked forever: "+deadlock
+	}
+	rep, _ := shown.World.(Reporter)
 	for _, iv := range shown.Calls {
-		sr.Calls = append(sr.Calls, CallResult{Worker: iv.Call.Worker, Subject: iv.Call.Subject, Restarted: iv.Restarted,
-			Ended: iv.Ended, Result: iv.Result, Panic: iv.Panic, Output: outputOf(iv)})
+		cr := CallResult{Worker: iv.Call.Worker, Subject: iv.Call.Subject, Restarted: iv.Restarted,
+			Ended: iv.Ended, Result: iv.Result, Panic: iv.Panic, Output: outputOf(iv)}
+		switch {
+		case iv.Ended == EndNotLoaded:
+			cr.Error = iv.LoadError
+		case rep != nil:
+			cr.Outcome, cr.Error = rep.ResultParts(iv)
+		default:
+			cr.Outcome, cr.Error, _ = strings.Cut(iv.Result, ", ")
+			if cr.Error == "nil" {
+				cr.Error = ""
+			}
+		}
+		if iv.Worker != nil {
+			cr.CrashedAt = iv.Worker.Died
+		}
+		if iv.output != nil && iv.output.Truncated() {
+			sr.OutputTruncated = true
+		}
+		sr.Calls = append(sr.Calls, cr)
 	}
 	if shown.World != nil {
 		sr.EndState = shown.World.EndState()
 	}
-	sr.Trace = shown.Trace.Events()
+	events := shown.Trace.Events()
+	sort.SliceStable(events, func(i, j int) bool { return events[i].At < events[j].At })
+	if len(events) > maxTraceEvents {
+		events, sr.TraceTruncated = events[:maxTraceEvents], true
+	}
+	sr.Trace = events
 	return sr, nil
 }
 
 // crashRuns are the first run's seed again with each crash point of each
-// worker the plan names: before and after every harness call it made.
+// worker the plan names: before and after every harness call it made; at
+// most max of them, unless max < 0.
 func crashRuns(first *Run, max int) []*Run {
 	var out []*Run
 	for _, id := range first.Plan.Crash {
@@ -196,7 +315,7 @@ func crashRuns(first *Run, max int) []*Run {
 		}
 		for n := 1; n <= calls; n++ {
 			for _, before := range []bool{true, false} {
-				if len(out) == max {
+				if max >= 0 && len(out) == max {
 					return out
 				}
 				out = append(out, &Run{Seed: first.Seed, Plan: first.Plan, Scenario: first.Scenario,

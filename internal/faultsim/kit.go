@@ -78,7 +78,32 @@ type Plan struct {
 	// Zero: no restart.
 	Restart time.Duration
 	// Checks are the invariant ids judged; empty means all of the kit's.
+	// An invariant left out shows in the report as not checked.
 	Checks []string
+	// Description says in prose what the scenario does, for the report.
+	Description string
+	// Phases, when set, run the calls in steps: every call names its
+	// phase (Call.Phase), and phase i begins After once every call of
+	// phase i-1 has ended (returned, panicked, or its process died). The
+	// phases' clock is an actor of its own, "clock", which passes the
+	// gate at each phase's start (see PhaseHook). Without phases every
+	// call starts at once.
+	Phases []Phase
+	// Schedules is how many seeds the scenario runs, when it says so
+	// (else Options.Seeds).
+	Schedules int
+	// EveryCrashPoint explores every crash point of the Crash workers,
+	// with no cap (Options.MaxCrashRuns), and no further seeds.
+	EveryCrashPoint bool
+	// Defects maps an invariant id to the defect its failure points to in
+	// this scenario, over the invariant's own (Invariant.Defect).
+	Defects map[string]string
+}
+
+// Phase is one step of a scenario.
+type Phase struct {
+	Name  string
+	After time.Duration
 }
 
 // Call is one invocation of the entry point.
@@ -88,6 +113,36 @@ type Call struct {
 	// Subject is what the call is about, for the kit (an id); the engine
 	// only prints it.
 	Subject string
+	// Phase is the index of the call's phase in Plan.Phases.
+	Phase int
+	// When, if set, is an event of the world, opaque to the engine: the
+	// call starts At after the event first happens (see Triggers), if its
+	// phase is still open then; if the event never happens, it never
+	// starts.
+	When string
+	// CancelAfter and Timeout end the call's context, as its caller
+	// would: cancelled, or past a deadline, that long after the call
+	// starts. Zero: never. The first to come is the one that happens.
+	CancelAfter time.Duration
+	Timeout     time.Duration
+}
+
+// How a call's context ends (Invocation.ContextEnds).
+const (
+	ContextCancelled = "cancelled"
+	ContextDeadline  = "past its deadline"
+)
+
+// contextEnds is when c's context ends, since the call started, and how;
+// zero when it never does.
+func (c Call) contextEnds() (time.Duration, string) {
+	switch {
+	case c.CancelAfter > 0 && (c.Timeout <= 0 || c.CancelAfter <= c.Timeout):
+		return c.CancelAfter, ContextCancelled
+	case c.Timeout > 0:
+		return c.Timeout, ContextDeadline
+	}
+	return 0, ""
 }
 
 // World is one run's fakes, built by a Kit.
@@ -101,7 +156,51 @@ type World interface {
 	EndState() []string
 }
 
-// Invariant is one entry of a kit's catalogue.
+// PhaseHook is a World told when each phase of a plan with phases
+// begins, holding the gate as the actor "clock": where a world changes its
+// script for the phase and says so in the trace.
+type PhaseHook interface {
+	PhaseStarts(i int, p Phase)
+}
+
+// Triggers is a World whose events start calls (Call.When). The world
+// calls fire, inside the step that made the event happen, the first time
+// event happens; fire says whether the call starts (false: its phase is
+// over). Calls with a When need a World that has it.
+type Triggers interface {
+	When(c Call, fire func() bool)
+}
+
+// Reporter is a World that says how a call's result reads in the
+// report's outcome and error columns; without it the result is split at
+// its first ", ".
+type Reporter interface {
+	ResultParts(iv *Invocation) (outcome, err string)
+}
+
+// Learner is a Kit that learns from the submission before exploring a
+// scenario: quiet executes one scenario once (a quiet variant of sc, say,
+// to see what the code sends) and returns its run; Learn returns the
+// scenario to explore in sc's place.
+type Learner interface {
+	Learn(sc Scenario, quiet func(Scenario) (*Run, error)) (Scenario, error)
+}
+
+// Defect is one entry of a kit's table of defects: what the report's
+// summary lists, fixed or not, for each defect some checked invariant of
+// the grade points to.
+type Defect struct {
+	ID, Title, Kind string
+}
+
+// DefectTable is a Kit whose invariants point to defects by id (Defect
+// and Plan.Defects hold ids of its table).
+type DefectTable interface {
+	Defects() []Defect
+}
+
+// Invariant is one entry of a kit's catalogue. A kit's invariant with the
+// engine's id Returns replaces the engine's.
 type Invariant struct {
 	ID     string
 	Title  string
@@ -110,4 +209,23 @@ type Invariant struct {
 	// Check judges one finished run; it returns the evidence of a
 	// violation, nil when the invariant held.
 	Check func(r *Run) []string
+	// Judge, if set, is Check with the defect this violation points to
+	// when its evidence names one better than the scenario does ("" for
+	// the scenario's).
+	Judge func(r *Run) (evidence []string, defect string)
+	// CheckRuns, if set, judges all the runs of a scenario at once, after
+	// every run held under Check: a property of the runs together (waits
+	// that differ between processes, say). A violation is shown with the
+	// last run.
+	CheckRuns func(runs []*Run) []string
+}
+
+func (inv Invariant) judge(r *Run) ([]string, string) {
+	if inv.Judge != nil {
+		return inv.Judge(r)
+	}
+	if inv.Check == nil {
+		return nil, ""
+	}
+	return inv.Check(r), ""
 }

@@ -16,6 +16,17 @@ type Report struct {
 	Message     string               `json:"message,omitempty"`
 	Diagnostics []sandbox.Diagnostic `json:"diagnostics,omitempty"`
 	Scenarios   []ScenarioResult     `json:"scenarios"`
+	// Defects is the summary of a kit with a table of defects (see
+	// DefectTable), nil for one without.
+	Defects []DefectStatus `json:"defects,omitempty"`
+}
+
+// DefectStatus is one defect of a kit's table that the grade examined.
+type DefectStatus struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
+	Fixed bool   `json:"fixed"`
 }
 
 // ScenarioResult is one scenario over every run explored: each invariant
@@ -23,26 +34,41 @@ type Report struct {
 // calls, end state and trace are those of the first failing run (the first
 // run when all held).
 type ScenarioResult struct {
-	Name       string            `json:"name"`
-	Title      string            `json:"title,omitempty"`
-	Status     string            `json:"status"`
-	Runs       int               `json:"runs"`
-	Invariants []InvariantResult `json:"invariants"`
-	Run        string            `json:"run"`
-	Calls      []CallResult      `json:"calls"`
-	EndState   []string          `json:"end_state"`
-	Trace      []Event           `json:"trace"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Status      string `json:"status"`
+	// Message says what went wrong with the scenario as a whole: the
+	// code that did not load, goroutines blocked forever.
+	Message     string            `json:"message,omitempty"`
+	Runs        int               `json:"runs"`
+	Invariants  []InvariantResult `json:"invariants"`
+	Run         string            `json:"run"`
+	FailingSeed *int64            `json:"failing_seed,omitempty"`
+	Calls       []CallResult      `json:"calls"`
+	EndState    []string          `json:"end_state"`
+	Trace       []Event           `json:"trace"`
+	// TraceTruncated: the run's trace was longer than the report keeps;
+	// OutputTruncated: a call printed more than its share.
+	TraceTruncated  bool `json:"trace_truncated,omitempty"`
+	OutputTruncated bool `json:"output_truncated,omitempty"`
+	// The defects the checked invariants point to, and those of the
+	// ones that failed (see DefectTable).
+	examined, violated []string
 }
 
 // InvariantResult is one invariant of a scenario.
 type InvariantResult struct {
-	ID       string   `json:"id"`
-	Title    string   `json:"title"`
-	Held     bool     `json:"held"`
-	Why      string   `json:"why,omitempty"`
-	Defect   string   `json:"defect,omitempty"`
-	Evidence []string `json:"evidence,omitempty"`
-	Run      string   `json:"run,omitempty"`
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Held  bool   `json:"held"`
+	// NotChecked: the scenario does not judge this invariant (Held is
+	// then true, and means nothing).
+	NotChecked bool     `json:"not_checked,omitempty"`
+	Why        string   `json:"why,omitempty"`
+	Defect     string   `json:"defect,omitempty"`
+	Evidence   []string `json:"evidence,omitempty"`
+	Run        string   `json:"run,omitempty"`
 }
 
 // CallResult is how one call of the entry point ended in the run shown.
@@ -52,7 +78,10 @@ type CallResult struct {
 	Restarted bool   `json:"restarted,omitempty"`
 	Ended     string `json:"ended"`
 	Result    string `json:"result,omitempty"`
+	Outcome   string `json:"outcome,omitempty"`
+	Error     string `json:"error,omitempty"`
 	Panic     string `json:"panic,omitempty"`
+	CrashedAt string `json:"crashed_at,omitempty"`
 	Output    string `json:"output,omitempty"`
 }
 
@@ -61,7 +90,7 @@ func (r *Report) Failed() map[string][]string {
 	out := map[string][]string{}
 	for _, sc := range r.Scenarios {
 		for _, inv := range sc.Invariants {
-			if !inv.Held {
+			if !inv.Held && !inv.NotChecked {
 				out[sc.Name] = append(out[sc.Name], inv.ID)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -31,12 +32,17 @@ type Run struct {
 	World       World
 	Calls       []*Invocation
 	// Stopped says which limit cut the run short (StopNone if none);
-	// Deadlock is synctest's message when calls stayed blocked forever.
+	// Deadlock is synctest's message when calls stayed blocked forever;
+	// Leftover is its message when every call had ended and goroutines
+	// stayed blocked all the same (a dead process's, or ones a call left
+	// behind), which is no call that never ends.
 	Stopped  string
 	Deadlock string
+	Leftover string
 	EndedAt  time.Duration
 	internal error
 	sched    *Scheduler
+	mu       sync.Mutex // Calls, which a triggered call joins from another actor's step
 }
 
 // Gate is the run's scheduler, for the fakes.
@@ -60,24 +66,38 @@ type Invocation struct {
 	Panic     string
 	LoadError string
 	StartedAt time.Duration
-	EndedAt   time.Duration
-	output    *sandbox.OutputBuffer
-	entry     any
-	index     int // in Run.Calls: seeds the worker's random source
+	// EndedAt is when the call ended (returned, panicked, its process
+	// died, or the run stopped it); EndSeq is where in the trace (its
+	// length then), which orders ends that share a virtual instant.
+	EndedAt time.Duration
+	EndSeq  int
+	// ContextEndsAt is when the call's context ends (since the run
+	// started) and ContextEnds how (ContextCancelled, ContextDeadline);
+	// "" when it never does.
+	ContextEndsAt time.Duration
+	ContextEnds   string
+	output        *sandbox.OutputBuffer
+	entry         any
+	index         int // in Run.Calls, from 1: seeds the worker's random source
 }
+
+// Output is what the call printed.
+func (iv *Invocation) Output() *sandbox.OutputBuffer { return iv.output }
 
 // execute runs one scenario once, in a new bubble.
 func execute(b Bubble, k Kit, prog Program, r *Run) {
 	defer func() {
 		v := recover()
 		for _, iv := range r.Calls {
-			if iv.Worker != nil && iv.Worker.Died != "" && (iv.Ended == EndDidNotReturn || iv.Ended == "") {
-				iv.Ended, iv.EndedAt = EndCrashed, iv.Worker.DiedAt
+			if iv.Worker != nil && iv.Worker.Died != "" && (iv.Ended == EndDidNotReturn || iv.Ended == "" || iv.Ended == EndCrashed) {
+				iv.Ended, iv.EndedAt, iv.EndSeq = EndCrashed, iv.Worker.DiedAt, iv.Worker.DiedSeq
 			}
 		}
 		if v != nil {
 			if msg := fmt.Sprint(v); strings.Contains(msg, "deadlock") {
-				if !allEnded(r) {
+				if allEnded(r) {
+					r.Leftover = msg
+				} else {
 					r.Deadlock = msg
 				}
 			} else {
@@ -107,14 +127,95 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 			return
 		}
 		r.World = w
-		for _, c := range r.Plan.Calls {
-			iv := &Invocation{Call: c, index: len(r.Calls)}
-			r.Calls = append(r.Calls, iv)
-			r.sched.Start(func() { r.supervise(k, prog, iv) })
+		if len(r.Plan.Phases) > 0 {
+			r.sched.Start(func() { r.coordinate(k, prog) })
+		} else {
+			for _, c := range r.Plan.Calls {
+				iv := r.newInvocation(c, false)
+				r.sched.Start(func() { r.supervise(k, prog, iv) })
+			}
 		}
 		r.Stopped = r.sched.Run(r.Plan.Budget)
 		r.EndedAt = r.Trace.Since()
 	})
+}
+
+func (r *Run) newInvocation(c Call, restarted bool) *Invocation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	iv := &Invocation{Call: c, Restarted: restarted, index: len(r.Calls) + 1}
+	r.Calls = append(r.Calls, iv)
+	return iv
+}
+
+// coordinate is the clock of a plan with phases: it begins each phase,
+// starts its calls (a triggered one when its event happens) and waits for
+// every call that started to end before the next phase.
+func (r *Run) coordinate(k Kit, prog Program) {
+	hook, _ := r.World.(PhaseHook)
+	trig, _ := r.World.(Triggers)
+	for pi, ph := range r.Plan.Phases {
+		if ph.After > 0 {
+			time.Sleep(ph.After)
+		}
+		if !r.sched.Pass("clock") {
+			return
+		}
+		if hook != nil {
+			hook.PhaseStarts(pi, ph)
+		}
+		// A triggered call starts inside another actor's step; mu orders
+		// its start with the reading of ends below.
+		var mu sync.Mutex
+		var ends []chan struct{}
+		over := false
+		start := func(c Call) {
+			iv := r.newInvocation(c, false)
+			end := make(chan struct{})
+			ends = append(ends, end)
+			r.sched.Start(func() {
+				defer close(end)
+				r.supervise(k, prog, iv)
+			})
+		}
+		for _, c := range r.Plan.Calls {
+			if c.Phase != pi {
+				continue
+			}
+			if c.When == "" {
+				mu.Lock()
+				start(c)
+				mu.Unlock()
+				continue
+			}
+			if trig == nil {
+				r.internal = fmt.Errorf("faultsim: scenario %s: %s's call waits for %q, and the world has no events", r.Plan.Name, c.Worker, c.When)
+				return
+			}
+			trig.When(c, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				if over {
+					return false
+				}
+				start(c)
+				return true
+			})
+		}
+		// Every call that has started keeps the phase open; one that
+		// starts meanwhile joins the list, so the loop waits for it too.
+		for i := 0; ; i++ {
+			mu.Lock()
+			if i == len(ends) {
+				over = true
+				mu.Unlock()
+				break
+			}
+			end := ends[i]
+			mu.Unlock()
+			<-end
+		}
+	}
 }
 
 func allEnded(r *Run) bool {
@@ -148,19 +249,18 @@ func (r *Run) supervise(k Kit, prog Program, iv *Invocation) {
 		return
 	}
 	r.Trace.Add("engine", KindState, "%s restarts and calls %s(%s) again", c.Worker, k.Entry().Name, c.Subject)
-	again := &Invocation{Call: c, Restarted: true, index: len(r.Calls)}
-	r.Calls = append(r.Calls, again)
-	r.start(k, prog, again, CrashPoint{})
+	r.start(k, prog, r.newInvocation(c, true), CrashPoint{})
 }
 
 // start runs iv on a new worker and waits until the call ends or the
 // worker's process dies.
 func (r *Run) start(k Kit, prog Program, iv *Invocation, crash CrashPoint) *Worker {
 	w := newWorker(iv.Call.Worker, r.sched, r.Trace, crash)
+	seed := r.Seed*1000 + int64(iv.index)
+	w.Seed, w.world = seed, r.World
 	iv.Worker, iv.Ended = w, EndDidNotReturn
 	iv.output = &sandbox.OutputBuffer{Limit: sandbox.OutputLimit / 4}
 	done := make(chan struct{})
-	seed := r.Seed*1000 + int64(iv.index)
 	release := r.sched.Start(func() {
 		defer close(done)
 		r.invoke(k, prog, iv, seed)
@@ -183,13 +283,22 @@ func (r *Run) invoke(k Kit, prog Program, iv *Invocation, seed int64) {
 		return
 	}
 	iv.entry = entry
+	defer func() {
+		// A Goexit (the run is over, or the process died, which execute
+		// records) runs this with nothing to recover.
+		if iv.Ended == EndDidNotReturn && w.Died == "" {
+			iv.EndedAt = r.Trace.Since()
+		}
+	}()
 	w.Step()
 	iv.StartedAt = r.Trace.Since()
 	name := k.Entry().Name
-	r.Trace.Add(w.ID, KindCall, "calls %s(%s)", name, iv.Call.Subject)
-	result, panicMsg, panicked := call(r.World, w, entry, iv.Call)
+	ctx, stop := r.callerContext(name, iv)
+	defer stop()
+	result, panicMsg, panicked := call(ctx, r.World, w, entry, iv.Call)
+	stop()
+	iv.EndedAt, iv.EndSeq = r.Trace.Since(), r.Trace.Len()
 	w.Step()
-	iv.EndedAt = r.Trace.Since()
 	if panicked {
 		iv.Ended, iv.Panic = EndPanicked, panicMsg
 		r.Trace.Add(w.ID, KindReply, "%s(%s) panics: %s", name, iv.Call.Subject, panicMsg)
@@ -199,11 +308,93 @@ func (r *Run) invoke(k Kit, prog Program, iv *Invocation, seed int64) {
 	r.Trace.Add(w.ID, KindReply, "%s(%s) returns %s", name, iv.Call.Subject, result)
 }
 
-func call(wd World, w *Worker, entry any, c Call) (result, panicMsg string, panicked bool) {
+// callerContext is the context the call's caller passes: one that ends
+// when the plan says the caller stops waiting (a cancel or a deadline),
+// marked in the trace. It writes the call's first trace line, so call it
+// holding the gate. stop says the call is over: a cancel due later is not
+// made.
+func (r *Run) callerContext(name string, iv *Invocation) (context.Context, func()) {
+	w, c := iv.Worker, iv.Call
+	ctx := context.Background()
+	ends, how := c.contextEnds()
+	if ends <= 0 {
+		r.Trace.Add(w.ID, KindCall, "%s(%s) starts", name, c.Subject)
+		return ctx, func() {}
+	}
+	iv.ContextEndsAt, iv.ContextEnds = iv.StartedAt+ends, how
+	var cancel context.CancelFunc
+	if how == ContextCancelled {
+		ctx, cancel = context.WithCancel(ctx)
+		r.Trace.Add(w.ID, KindCall, "%s(%s) starts; its caller will stop waiting and cancel the context at %s", name, c.Subject, formatOffset(iv.ContextEndsAt))
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, ends)
+		r.Trace.Add(w.ID, KindCall, "%s(%s) starts, with a context deadline at %s", name, c.Subject, formatOffset(iv.ContextEndsAt))
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	actor := "caller/" + w.ID
+	r.sched.Go(actor, func() {
+		t := time.NewTimer(ends)
+		select {
+		case <-done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if !r.sched.Pass(actor) {
+			return
+		}
+		select {
+		case <-done:
+			return // the call returned at this very instant
+		default:
+		}
+		if how != ContextCancelled {
+			// The context ends by itself; cancelling it here could beat
+			// its own timer and end it as cancelled instead.
+			if !w.Dead() {
+				r.Trace.Add(actor, KindState, "the context of %s's call passes its deadline", w.ID)
+			}
+			return
+		}
+		if !w.Dead() {
+			r.Trace.Add(actor, KindState, "the caller of %s stops waiting: it cancels the context", w.ID)
+		}
+		cancel()
+	})
+	// Once the call is over its caller cancels the context, as a caller's
+	// deferred cancel does.
+	return ctx, func() {
+		once.Do(func() {
+			close(done)
+			cancel()
+		})
+	}
+}
+
+// formatOffset prints a time since the run started as reports do:
+// "+1.5s", to the millisecond.
+func formatOffset(d time.Duration) string { return "+" + d.Round(time.Millisecond).String() }
+
+func call(ctx context.Context, wd World, w *Worker, entry any, c Call) (result, panicMsg string, panicked bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			panicked, panicMsg = true, textclip.Bytes(fmt.Sprint(v), 300, "...")
+			panicked, panicMsg = true, panicWords(v)
 		}
 	}()
-	return wd.Invoke(context.Background(), w, entry, c), "", false
+	return wd.Invoke(ctx, w, entry, c), "", false
+}
+
+// panicWords is a panic's value as the report says it: a nil pointer as
+// the compiled program's runtime says it, whether yaegi met it (using a
+// nil pointer to a host type, "on zero Value") or Go did.
+func panicWords(v any) string {
+	msg := fmt.Sprint(v)
+	if strings.Contains(msg, "on zero Value") {
+		msg = "runtime error: invalid memory address or nil pointer dereference"
+	}
+	if strings.Contains(msg, "nil pointer") {
+		msg = "nil pointer dereference (" + msg + ")"
+	}
+	return textclip.Bytes(msg, 300, "...")
 }

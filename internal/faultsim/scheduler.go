@@ -68,7 +68,7 @@ func compareParked(a, b *parked) int {
 
 // NewScheduler returns a scheduler whose choices come from seed alone.
 func NewScheduler(seed int64) *Scheduler {
-	return &Scheduler{rng: rand.New(rand.NewPCG(uint64(seed), 0x5851f42d4c957f2d)), wake: make(chan struct{}, 1)}
+	return &Scheduler{rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), wake: make(chan struct{}, 1)}
 }
 
 func (s *Scheduler) nudge() {

@@ -42,7 +42,7 @@ func (toyKit) Invariants() []faultsim.Invariant {
 	return []faultsim.Invariant{{
 		ID: "no-lost-update", Title: "Every bump counts", Why: "a lost update is a lost order", Defect: "read-modify-write without a compare",
 		Check: func(r *faultsim.Run) []string {
-			w := r.World.(*toyWorld)
+			w := toyWorldOf(r.World)
 			returned := 0
 			for _, iv := range r.Calls {
 				if iv.Ended == faultsim.EndReturned && iv.Result == "nil" {
@@ -94,6 +94,13 @@ func (toyKit) ParseScenarios(file string, data []byte) ([]faultsim.Scenario, err
 
 func (toyKit) NewWorld(sc faultsim.Scenario, r *faultsim.Run) (faultsim.World, error) {
 	return &toyWorld{run: r}, nil
+}
+
+func toyWorldOf(w faultsim.World) *toyWorld {
+	if e, ok := w.(*eventWorld); ok {
+		return &e.toyWorld
+	}
+	return w.(*toyWorld)
 }
 
 type toyWorld struct {

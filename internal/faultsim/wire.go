@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // The engine's report leaves the child as the wire's report
 // (internal/gradewire), the one shape the server renders and stores for
-// every kit. A kit's invariant names its defect in words, so the wire
-// report's defect table stays empty and each violation carries its
-// defect as a sentence.
+// every kit. A kit's invariant names its defect in words, or by an id of
+// the kit's table of defects (DefectTable), whose summary then fills the
+// wire report's.
 
 // Wire is r as the parent receives it; seed is the first seed the job
 // explored.
@@ -19,6 +20,9 @@ func (r *Report) Wire(seed int64) *gradewire.Report {
 	out := &gradewire.Report{Version: gradewire.ReportVersion, Kit: r.Kit, Status: r.Status, Message: r.Message, Seed: seed,
 		Diagnostics: append([]gradewire.Diagnostic{}, r.Diagnostics...), Scenarios: []gradewire.ScenarioReport{},
 		Summary: gradewire.Summary{Defects: []gradewire.DefectStatus{}}}
+	for _, d := range r.Defects {
+		out.Summary.Defects = append(out.Summary.Defects, gradewire.DefectStatus(d))
+	}
 	var failed []string
 	for _, s := range r.Scenarios {
 		out.Scenarios = append(out.Scenarios, s.Wire())
@@ -44,29 +48,30 @@ func (r *Report) Wire(seed int64) *gradewire.Report {
 // message, one line a fact, and a violation seen in another run than the
 // one shown says which.
 func (s ScenarioResult) Wire() gradewire.ScenarioReport {
-	sr := gradewire.ScenarioReport{Name: s.Name, Title: s.Title, Status: s.Status, SchedulesExplored: s.Runs,
+	sr := gradewire.ScenarioReport{Name: s.Name, Title: s.Title, Description: s.Description, Status: s.Status, Message: s.Message,
+		SchedulesExplored: s.Runs, FailingSeed: s.FailingSeed,
 		Invariants: []gradewire.InvariantResult{}, Invocations: []gradewire.InvocationResult{}, Trace: []gradewire.TraceEvent{},
-		EndState: s.EndState}
-	if s.Status != StatusPass {
+		EndState: s.EndState, TraceTruncated: s.TraceTruncated, OutputTruncated: s.OutputTruncated}
+	if s.FailingSeed != nil {
 		sr.FailingRun = s.Run
 	}
 	for _, inv := range s.Invariants {
 		ir := gradewire.InvariantResult{ID: inv.ID, Title: inv.Title, Why: inv.Why, Status: gradewire.InvariantHeld}
-		if !inv.Held {
+		switch {
+		case inv.NotChecked:
+			ir.Status = gradewire.InvariantNotChecked
+		case !inv.Held:
 			ir.Status, ir.Message, ir.Defect = gradewire.InvariantViolated, strings.Join(inv.Evidence, "\n"), inv.Defect
 			if inv.Run != "" && inv.Run != s.Run {
-				ir.Message += "\n(in the run with " + inv.Run + ")"
+				ir.Message += " (in the run with " + inv.Run + ")"
 			}
 		}
 		sr.Invariants = append(sr.Invariants, ir)
 	}
 	var output strings.Builder
 	for _, c := range s.Calls {
-		iv := gradewire.InvocationResult{Worker: c.Worker, RequestID: c.Subject, Ended: c.Ended, Panic: c.Panic}
-		iv.Outcome, iv.Error, _ = strings.Cut(c.Result, ", ")
-		if iv.Error == "nil" {
-			iv.Error = ""
-		}
+		iv := gradewire.InvocationResult{Worker: c.Worker, RequestID: c.Subject, Ended: c.Ended, Outcome: c.Outcome, Error: c.Error,
+			Panic: c.Panic, CrashedAt: c.CrashedAt}
 		if c.Restarted {
 			iv.CrashedAt = "restarted after a crash"
 		}
@@ -79,8 +84,11 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 		}
 	}
 	sr.Output = output.String()
+	if len(sr.Output) > sandbox.OutputLimit {
+		sr.Output, sr.OutputTruncated = sr.Output[:sandbox.OutputLimit], true
+	}
 	for _, e := range s.Trace {
-		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: "+" + e.At.String(), Actor: e.Actor, Kind: e.Kind, Text: e.Text})
+		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text})
 	}
 	return sr
 }

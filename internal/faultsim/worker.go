@@ -41,10 +41,15 @@ type Worker struct {
 	dead  atomic.Bool
 	// Crashed is closed when the process dies at its crash point.
 	crashed chan struct{}
-	// DiedAt is when the process died (since the run started), "" where
-	// empty; Died says where.
-	DiedAt time.Duration
-	Died   string
+	// DiedAt is when the process died (since the run started), and
+	// DiedSeq where in the trace (its length then); Died says where ("" if
+	// it did not die): "before Get (call 3)".
+	DiedAt  time.Duration
+	DiedSeq int
+	Died    string
+	// Seed is the seed of the worker's call (its random source's).
+	Seed  int64
+	world World
 }
 
 func newWorker(id string, gate Gate, tr *Trace, crash CrashPoint) *Worker {
@@ -54,21 +59,33 @@ func newWorker(id string, gate Gate, tr *Trace, crash CrashPoint) *Worker {
 // Step takes the gate for one step of the worker that is not a harness
 // call of its own (a reply arriving, a sleep ending). A dead worker's
 // goroutine, or any once the run is over, exits here.
-func (w *Worker) Step() {
-	if w.dead.Load() || !w.gate.Pass(w.ID) || w.dead.Load() {
+func (w *Worker) Step() { w.StepAs("") }
+
+// StepAs is Step for a named step. Two goroutines of one worker can wait
+// at the gate at one virtual instant, in an order the Go runtime picks;
+// the step's name (after a NUL, so workers sort among each other as by
+// their ids) puts them in an order of their own: a goroutine's reply
+// before its sibling's next call whatever the runtime did, natively and
+// interpreted alike.
+func (w *Worker) StepAs(step string) {
+	actor := w.ID
+	if step != "" {
+		actor += "\x00" + step
+	}
+	if w.dead.Load() || !w.gate.Pass(actor) || w.dead.Load() {
 		w.dead.Store(true)
 		runtime.Goexit()
 	}
 }
 
-// Enter begins harness call name: it takes the gate, counts the call and
-// applies a crash due before it.
+// Enter begins harness call name: it takes the gate (a step named name),
+// counts the call and applies a crash due before it.
 func (w *Worker) Enter(name string) {
-	w.Step()
+	w.StepAs(name)
 	w.calls++
 	w.names = append(w.names, name)
 	if w.crash.Call == w.calls && w.crash.Before {
-		w.die(fmt.Sprintf("before its call %d (%s)", w.calls, name))
+		w.die("before " + name)
 	}
 }
 
@@ -76,14 +93,17 @@ func (w *Worker) Enter(name string) {
 // crash due after it strikes here, before the caller sees the result.
 func (w *Worker) Leave() {
 	if w.crash.Call == w.calls && !w.crash.Before && !w.dead.Load() {
-		w.die(fmt.Sprintf("after its call %d (%s)", w.calls, w.names[w.calls-1]))
+		w.die("after " + w.names[w.calls-1])
 	}
 }
 
 func (w *Worker) die(where string) {
-	w.Died, w.DiedAt = where, w.trace.Since()
-	w.trace.Add(w.ID, KindCrash, "the process of %s dies %s", w.ID, where)
+	// Died and DiedAt first: another goroutine of the worker that sees
+	// dead (an atomic) then sees them too.
+	w.Died = fmt.Sprintf("%s (call %d)", where, w.calls)
+	w.DiedAt, w.DiedSeq = w.trace.Since(), w.trace.Len()
 	w.dead.Store(true)
+	w.trace.Add(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect, in any of its goroutines", w.ID, where)
 	close(w.crashed)
 	runtime.Goexit()
 }
@@ -99,3 +119,10 @@ func (w *Worker) Gate() Gate { return w.gate }
 
 // Trace is the run's trace.
 func (w *Worker) Trace() *Trace { return w.trace }
+
+// World is the world of the worker's run (nil outside a run): how a
+// harness bound to no world finds the one its calling worker lives in.
+func (w *Worker) World() World { return w.world }
+
+// Crashed is closed when the process dies at its crash point.
+func (w *Worker) Crashed() <-chan struct{} { return w.crashed }

@@ -119,7 +119,7 @@ func TestBrokenSolutionsAreCaught(t *testing.T) {
 	for name, entry := range broken {
 		t.Run(name, func(t *testing.T) {
 			want := defectOf(t, name)
-			rep := gradeNative(t, entry, faultsim.Options{Seeds: 5})
+			rep := gradeNative(t, entry, faultsim.Options{Seeds: 20})
 			var where []string
 			for sc, ids := range rep.Failed() {
 				if slices.Contains(ids, want) {
