@@ -246,3 +246,96 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	b.ReportMetric(float64(med(graded))/float64(med(routed)), "x-gobuild-median")
 	b.ReportMetric(float64(graded[0])/float64(routed[0]), "x-gobuild-best")
 }
+
+// stateVariants are the reference rewritten into the forms of package
+// state that issue 9 found realistic correct solutions use, each still
+// correct, and the reference padded to 5,000 lines with a read-only table
+// it consults: for BenchmarkGradePackageState.
+func stateVariants(b *testing.B, ref string) []struct{ name, src string } {
+	edit := func(name, src string, pairs ...string) struct{ name, src string } {
+		for i := 0; i < len(pairs); i += 2 {
+			if !strings.Contains(src, pairs[i]) {
+				b.Fatalf("variant %s: the reference has no %q", name, pairs[i])
+			}
+			src = strings.Replace(src, pairs[i], pairs[i+1], 1)
+		}
+		return struct{ name, src string }{name, src}
+	}
+	const imports = "import (\n\t\"context\"\n"
+	const keyDraw = "hex[rand.Intn(len(hex))]"
+	const keyFunc = "func newKey() string {\n"
+	const retry = "case s == 408 || s == 429:"
+	var pad strings.Builder
+	pad.WriteString("\n// notes explains a finish in the log.\nvar notes = map[string]string{\n")
+	for k := strings.Count(ref, "\n"); k < 5000-3; k++ {
+		fmt.Fprintf(&pad, "\t\"note-%05d\": \"note %d\",\n", k, k)
+	}
+	pad.WriteString("}\n")
+	const finish = "func (c *creator) finish(ctx context.Context, s createapi.Status, paymentID, note string) (createapi.Status, error) {\n"
+	return []struct{ name, src string }{
+		{"reference", ref},
+		edit("state-rand-source", ref, keyDraw, "hex[rng.Intn(len(hex))]",
+			keyFunc, "var rng = rand.New(rand.NewSource(rand.Int63()))\n\n"+keyFunc),
+		edit("state-mutex", ref, imports, imports+"\t\"sync\"\n",
+			keyFunc, "var keyMu sync.Mutex\n\n"+keyFunc+"\tkeyMu.Lock()\n\tdefer keyMu.Unlock()\n"),
+		edit("state-func-value", ref, keyDraw, "hex[pick(len(hex))]",
+			keyFunc, "var pick = rand.Intn\n\n"+keyFunc),
+		edit("state-table", ref, retry, "case retryable[s]:",
+			keyFunc, "var retryable = map[int]bool{408: true, 429: true}\n\n"+keyFunc),
+		edit("state-blank", ref, keyFunc, "var _ = fmt.Sprint\n\n"+keyFunc),
+		edit("state-wrapped-sentinel", ref, keyFunc, "var errGaveUp = fmt.Errorf(\"client: %w\", errors.ErrUnsupported)\n\n"+keyFunc,
+			"return c.finish(ctx, createapi.Failed, \"\", \"attempts used up; none was sent\")",
+			"return c.finish(ctx, createapi.Failed, \"\", \"attempts used up; none was sent\"+strings.Repeat(errGaveUp.Error(), 0))",
+			imports, imports+"\t\"strings\"\n"),
+		edit("padded-5000", ref+pad.String(), finish, finish+"\t_ = notes[note]\n"),
+	}
+}
+
+// BenchmarkGradePackageState grades, in one run, the stateless reference,
+// each variant of it with package state, and the reference padded to 5,000
+// lines (see stateVariants), as BenchmarkGradeReference grades, and
+// reports each one's median CPU time of a grade with its ratio to the
+// reference's. Issue 9's targets: every state-* within 1.5x, the padded
+// file within 5x.
+//
+//	go test ./internal/kits/createclient -run '^$' -bench GradePackageState -benchtime 5x
+func BenchmarkGradePackageState(b *testing.B) {
+	src, err := os.ReadFile("solutions/reference/client.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	scs := loadScenariosB(b)
+	bubble := faultsim.BenchBubble(b)
+	var refMedian time.Duration
+	for _, v := range stateVariants(b, string(src)) {
+		b.Run(v.name, func(b *testing.B) {
+			var took, cpu []time.Duration
+			compiled := 0
+			for b.Loop() {
+				start, cpu0 := time.Now(), faultsim.ProcessCPU()
+				prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", v.src)
+				if diags != nil {
+					b.Fatal(diags)
+				}
+				rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
+				if err != nil || rep.Status != faultsim.StatusPass {
+					b.Fatalf("%v %+v", err, rep.Failed())
+				}
+				took = append(took, time.Since(start))
+				cpu = append(cpu, faultsim.ProcessCPU()-cpu0)
+				compiled = prog.Compiled
+			}
+			slices.Sort(took)
+			slices.Sort(cpu)
+			med := cpu[len(cpu)/2]
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+			b.ReportMetric(float64(med.Microseconds())/1000, "cpu-median-ms")
+			b.ReportMetric(float64(compiled), "interpreters")
+			if v.name == "reference" {
+				refMedian = med
+			} else if refMedian > 0 {
+				b.ReportMetric(float64(med)/float64(refMedian), "x-reference")
+			}
+		})
+	}
+}
