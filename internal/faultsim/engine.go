@@ -131,12 +131,13 @@ func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bub
 // has its own of that id), and whether the plan checks each.
 func catalogue(k Kit, p Plan) ([]Invariant, []bool, error) {
 	all := k.Invariants()
-	if !slices.ContainsFunc(all, func(inv Invariant) bool { return inv.ID == Returns }) {
+	_, own := k.(ReturnsJudge)
+	if !own && !slices.ContainsFunc(all, func(inv Invariant) bool { return inv.ID == Returns }) {
 		all = append([]Invariant{returnsInvariant}, all...)
 	}
 	checked := make([]bool, len(all))
 	for i, inv := range all {
-		checked[i] = len(p.Checks) == 0 || inv.ID == Returns || slices.Contains(p.Checks, inv.ID)
+		checked[i] = len(p.Checks) == 0 || (inv.ID == Returns && !own) || slices.Contains(p.Checks, inv.ID)
 	}
 	for _, id := range p.Checks {
 		if !slices.ContainsFunc(all, func(inv Invariant) bool { return inv.ID == id }) {

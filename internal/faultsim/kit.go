@@ -186,6 +186,12 @@ type Learner interface {
 	Learn(sc Scenario, quiet func(Scenario) (*Run, error)) (Scenario, error)
 }
 
+// ReturnsJudge is a Kit whose catalogue judges a call that never returns
+// itself: the engine's Returns invariant is left out of its reports.
+type ReturnsJudge interface {
+	JudgesReturns()
+}
+
 // Defect is one entry of a kit's table of defects: what the report's
 // summary lists, fixed or not, for each defect some checked invariant of
 // the grade points to.

@@ -52,6 +52,12 @@ type Worker struct {
 	world World
 }
 
+// NewWorker is a worker outside the engine's runs: for fakes tried on
+// their own, with a gate and trace of the caller's.
+func NewWorker(id string, gate Gate, tr *Trace, crash CrashPoint) *Worker {
+	return newWorker(id, gate, tr, crash)
+}
+
 func newWorker(id string, gate Gate, tr *Trace, crash CrashPoint) *Worker {
 	return &Worker{ID: id, gate: gate, trace: tr, crash: crash, crashed: make(chan struct{})}
 }

@@ -140,7 +140,7 @@ func execute(b Bubble, sc *Scenario, prog Program, r *run) {
 // not the invocation's own goroutine ever unwound.
 func settleCrashed(r *run) {
 	for _, iv := range r.invs {
-		if iv.worker.CrashedAt != "" && (iv.ended == endDidNotReturn || iv.ended == endCrashed) {
+		if iv.worker.Died != "" && (iv.ended == endDidNotReturn || iv.ended == endCrashed) {
 			iv.ended, iv.endedAt, iv.endSeq = endCrashed, iv.worker.DiedAt, iv.worker.DiedSeq
 		}
 	}
@@ -405,7 +405,7 @@ func invoke(env *world.Env, prog Program, iv *invocation, seed int64) {
 	defer func() {
 		// A Goexit (the run is over, or the worker's process died, which
 		// settleCrashed records) runs this with nothing to recover.
-		if iv.ended == endDidNotReturn && w.CrashedAt == "" {
+		if iv.ended == endDidNotReturn && w.Died == "" {
 			iv.endedAt = time.Since(env.Start())
 		}
 	}()

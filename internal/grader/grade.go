@@ -480,7 +480,7 @@ func fillShownRun(sr *ScenarioReport, r *run) {
 	var out strings.Builder
 	for _, iv := range r.invs {
 		res := InvocationResult{Worker: iv.Worker, RequestID: iv.RequestID, Ended: iv.ended, Outcome: string(iv.outcome),
-			Error: iv.errText, Panic: iv.panicMsg, CrashedAt: iv.worker.CrashedAt}
+			Error: iv.errText, Panic: iv.panicMsg, CrashedAt: iv.worker.Died}
 		if iv.ended == endNotLoaded {
 			res.Error = iv.loadErr
 		}

@@ -280,7 +280,7 @@ func checkNoStuckProcessing(f *runFacts) string {
 		return ""
 	}
 	if iv.ended == endCrashed && f.final.LeaseUntil.IsZero() {
-		return fmt.Sprintf("%s ended in processing, held with no lease by %s, whose process died (%s): no one can ever take it over", f.id, iv.Worker, iv.worker.CrashedAt)
+		return fmt.Sprintf("%s ended in processing, held with no lease by %s, whose process died (%s): no one can ever take it over", f.id, iv.Worker, iv.worker.Died)
 	}
 	if iv.ended == endReturned || iv.ended == endPanicked {
 		return fmt.Sprintf("%s ended in processing, held by %s, which had %s", f.id, iv.Worker, iv.ended)

@@ -3,37 +3,24 @@ package world
 import (
 	"context"
 	"fmt"
-	"runtime"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/workerctx"
 	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
-// Gate is the scheduler of a run, seen from the harness. Every step that
-// touches shared state (the store, the provider, the trace) first passes the
-// gate, so exactly one actor at a time changes the world and a seeded
-// scheduler decides the order: that is what makes interleavings reproducible.
-type Gate interface {
-	// Pass parks the calling goroutine, acting for actor, until the
-	// scheduler lets it proceed. It returns false when the run is over
-	// (its virtual-time budget ran out): the caller must then stop.
-	Pass(actor string) bool
-	// Go starts f as an actor the run waits for (a provider request still
-	// being processed after its caller gave up, for example).
-	Go(actor string, f func())
-}
+// Gate is the scheduler of a run, seen from the harness (faultsim's):
+// every step that touches shared state (the store, the provider, the
+// trace) first passes it, so exactly one actor at a time changes the world
+// and a seeded scheduler decides the order.
+type Gate = faultsim.Gate
 
 // Event is one line of a run's trace, on the virtual clock.
-type Event struct {
-	At    time.Duration // since the run started
-	Actor string        // worker-1, provider, store, clock
-	Kind  string        // call, reply, drop, sleep, crash, log, state
-	Text  string
-}
+type Event = faultsim.Event
 
 // Trace event kinds.
 const (
@@ -95,12 +82,9 @@ func ValidatePanicRule(r PanicRule) error {
 	return nil
 }
 
-// CrashPoint kills a worker's process before or after its Nth harness call
-// (store and provider calls, counted from 1; Logf does not count).
-type CrashPoint struct {
-	Call   int
-	Before bool
-}
+// CrashPoint kills a worker's process before or after its Nth harness
+// call (store and provider calls, counted from 1; Logf does not count).
+type CrashPoint = faultsim.CrashPoint
 
 // Env is one run of a scenario: the store, the provider, the trace, and the
 // workers that call into them. It is not safe to use without a Gate that
@@ -112,7 +96,7 @@ type Env struct {
 	net      NetworkConfig
 	panics   []PanicRule
 	calls    map[string]int // per call name, for panic rules
-	trace    []Event
+	trace    *faultsim.Trace
 	store    *Store
 	provider *Provider
 	workers  []*Worker
@@ -160,9 +144,16 @@ func (e *Env) answered(worker string) {
 	e.fire(func(w *watch) bool { return w.worker != "" && w.worker == worker })
 }
 
-// NewEnv makes an empty world that starts now (the bubble's clock).
+// NewEnv makes an empty world that starts now (the bubble's clock), with
+// a trace of its own.
 func NewEnv(gate Gate, net NetworkConfig) *Env {
-	e := &Env{gate: gate, start: time.Now(), net: net, calls: map[string]int{}}
+	return NewEnvOn(gate, faultsim.NewTrace(time.Now()), net)
+}
+
+// NewEnvOn makes an empty world of a run whose trace is tr, starting when
+// tr does.
+func NewEnvOn(gate Gate, tr *faultsim.Trace, net NetworkConfig) *Env {
+	e := &Env{gate: gate, start: tr.Start(), net: net, calls: map[string]int{}, trace: tr}
 	e.store = &Store{env: e, records: map[string]*refundkit.Record{}}
 	e.provider = &Provider{env: e, charges: map[string]*charge{}, keys: map[string]*keyEntry{}}
 	return e
@@ -184,32 +175,35 @@ func (e *Env) Gate() Gate { return e.gate }
 func (e *Env) AddPanic(r PanicRule) { e.panics = append(e.panics, r) }
 
 // Trace returns a copy of the events so far.
-func (e *Env) Trace() []Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]Event(nil), e.trace...)
-}
+func (e *Env) Trace() []Event { return e.trace.Events() }
 
 // TraceLen is how many events the trace holds: a position in the run's one
 // order of steps, finer than the virtual clock.
-func (e *Env) TraceLen() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.trace)
-}
+func (e *Env) TraceLen() int { return e.trace.Len() }
 
 // Record appends an event at the current virtual time. Call it only while
-// holding the gate (from a step).
+// holding the gate (from a step). The provider's actors ("provider/0003")
+// are one actor to a reader of the trace.
 func (e *Env) Record(actor, kind, format string, args ...any) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.trace = append(e.trace, Event{At: time.Since(e.start), Actor: actor, Kind: kind, Text: fmt.Sprintf(format, args...)})
+	if strings.HasPrefix(actor, "provider/") {
+		actor = "provider"
+	}
+	e.trace.Add(actor, kind, format, args...)
 }
 
-// NewWorker adds a worker (one invocation, one process) to the run.
+// NewWorker adds a worker (one invocation, one process) to the run, on a
+// process of its own.
 func (e *Env) NewWorker(id string, crash CrashPoint) *Worker {
-	w := &Worker{ID: id, env: e, crash: crash, crashed: make(chan struct{})}
+	return e.Adopt(faultsim.NewWorker(id, e.gate, e.trace, crash))
+}
+
+// Adopt adds the engine's worker p to the run: the harness calls it makes
+// reach this world.
+func (e *Env) Adopt(p *faultsim.Worker) *Worker {
+	w := &Worker{Worker: p, env: e}
+	e.mu.Lock()
 	e.workers = append(e.workers, w)
+	e.mu.Unlock()
 	return w
 }
 
@@ -217,30 +211,14 @@ func (e *Env) NewWorker(id string, crash CrashPoint) *Worker {
 func (e *Env) Workers() []*Worker { return append([]*Worker(nil), e.workers...) }
 
 // Worker is one invocation's view of a run: the identity that owns claims,
-// and the entry point of every harness call. Each worker stands for a
-// separate process: when it crashes, the whole process dies at once, every
-// goroutine it started included. Go cannot kill a goroutine, so each one
-// stops at its next harness call (every call passes the gate first) and
-// none of them reaches the world again; replies to the process's requests
-// still in flight are dropped (the requests themselves may still land at
-// the provider); and whoever waits for the invocation stops waiting when
-// the process dies (Crashed), not when its goroutine unwinds.
+// and the entry point of every harness call. It is the engine's worker (a
+// process: when it crashes, every goroutine it started stops at its next
+// step, replies to its requests still in flight are dropped, though the
+// requests themselves may still land at the provider) with the fakes'
+// calls on it.
 type Worker struct {
-	ID    string
-	env   *Env
-	crash CrashPoint
-	calls int // store and provider calls so far
-	// dead: crashed, or the run is over. Atomic: a goroutine of the worker
-	// checks it before passing the gate, while another of its goroutines,
-	// holding the gate, may be dying.
-	dead atomic.Bool
-	// CrashedAt describes where the worker's process died, "" if it did not.
-	CrashedAt string
-	// DiedAt is when the process died, since the run started, and
-	// DiedSeq where in the trace (Env.TraceLen).
-	DiedAt  time.Duration
-	DiedSeq int
-	crashed chan struct{}
+	*faultsim.Worker
+	env *Env
 }
 
 // WithWorker returns a context that carries w: how a natively compiled
@@ -253,43 +231,17 @@ func WithWorker(ctx context.Context, w *Worker) context.Context {
 // Env returns the run the worker belongs to.
 func (w *Worker) Env() *Env { return w.env }
 
-// Calls reports how many store and provider calls the worker made.
-func (w *Worker) Calls() int { return w.calls }
-
-// Dead reports whether the worker's process died (crash or end of run).
-func (w *Worker) Dead() bool { return w.dead.Load() }
-
-// Crashed is closed when the worker's process dies at a crash point.
-func (w *Worker) Crashed() <-chan struct{} { return w.crashed }
-
 // Pass takes the gate for this worker. A dead worker, or any worker once
 // the run is over, stops here: its goroutine exits as its process would.
-func (w *Worker) Pass() { w.pass("") }
+func (w *Worker) Pass() { w.Step() }
 
-// pass is Pass for a named step. Two goroutines of one worker can wait at
-// the gate at one virtual instant, in an order the Go runtime picks; the
-// step's name (after a NUL, so workers sort as before) puts them in an
-// order of their own: a goroutine's reply before its sibling's next call
-// whatever the runtime did, natively and interpreted alike.
-func (w *Worker) pass(step string) {
-	actor := w.ID
-	if step != "" {
-		actor += "\x00" + step
-	}
-	if w.dead.Load() || !w.env.gate.Pass(actor) || w.dead.Load() {
-		w.dead.Store(true)
-		runtime.Goexit()
-	}
-}
+// pass is Pass for a named step (see faultsim.Worker.StepAs).
+func (w *Worker) pass(step string) { w.StepAs(step) }
 
 // enter starts a store or provider call: it takes the gate, counts the
 // call and applies a crash scheduled before it, then a scripted panic.
 func (w *Worker) enter(name string) error {
-	w.pass(name)
-	w.calls++
-	if w.crash.Call == w.calls && w.crash.Before {
-		w.die("before " + name)
-	}
+	w.Enter(name)
 	w.env.calls[name]++
 	for _, r := range w.env.panics {
 		if r.Call == name && r.Nth == w.env.calls[name] {
@@ -306,22 +258,7 @@ func (w *Worker) enter(name string) error {
 
 // leave ends a call: a crash scheduled after it happens now, once the call
 // took effect but before the submission sees the answer.
-func (w *Worker) leave(name string) {
-	if w.crash.Call == w.calls && !w.crash.Before {
-		w.die("after " + name)
-	}
-}
-
-func (w *Worker) die(where string) {
-	// CrashedAt and DiedAt first: another goroutine of the worker that
-	// sees dead (an atomic) then sees them too.
-	w.CrashedAt = fmt.Sprintf("%s (call %d)", where, w.calls)
-	w.DiedAt, w.DiedSeq = time.Since(w.env.start), w.env.TraceLen()
-	w.dead.Store(true)
-	w.env.Record(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect, in any of its goroutines", w.ID, where)
-	close(w.crashed)
-	runtime.Goexit()
-}
+func (w *Worker) leave(string) { w.Leave() }
 
 // Sleep is time.Sleep with a line in the trace. The grader gives it to the
 // submission in place of time.Sleep.

@@ -497,7 +497,7 @@ func (p *Provider) serve(req *Request, w *Worker, f Fault, params refundkit.Refu
 	switch {
 	case f.Kind == FaultLostReply:
 		e.Record("provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, ans)
-	case w.CrashedAt != "":
+	case w.Died != "":
 		e.Record("provider", KindDrop, "the reply to request #%d (%s) comes back to a dead process: %s crashed", req.N, ans, req.Worker)
 	case !time.Now().Before(deadline):
 		e.Record("provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, ans, req.Worker)
