@@ -40,11 +40,6 @@ var AllowedStdlib = []string{
 	"context", "errors", "fmt", "math/rand", "sort", "strconv", "strings", "sync", "sync/atomic", "time",
 }
 
-// SymbolKey is the key of a package in interp.Exports: "importpath/name".
-func SymbolKey(importPath string) string {
-	return importPath + "/" + importPath[strings.LastIndex(importPath, "/")+1:]
-}
-
 var (
 	allowedOnce sync.Once
 	allowed     interp.Exports
