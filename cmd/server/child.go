@@ -9,47 +9,46 @@ import (
 	"os"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
-// maxChildJobBytes bounds what the child reads before it knows the job's
-// kind; each kind's own reader bounds it again, more tightly.
+// maxChildJobBytes bounds what the child reads; the job's reader bounds
+// it again, more tightly.
 const maxChildJobBytes = 4 << 20
 
-// gradingKits are the kits a grading child can grade a faultsim job with.
-func gradingKits() []faultsim.Kit { return []faultsim.Kit{createclient.Kit{}} }
+// gradingKits are the kits a grading child can grade a job with.
+func gradingKits() []faultsim.Kit { return []faultsim.Kit{createclient.Kit{}, refund.Kit{}} }
 
-// gradeChildCommand is the hidden grading-child mode (grader.ChildCommand):
+// gradeChildCommand is the hidden grading-child mode (gradewire.ChildCommand):
 // the server re-executes itself this way, under the sandbox's limits, to
 // run one submission. The job arrives on stdin; results leave on fd 3.
-// A job that names a kit is a faultsim job (internal/grading sends it);
-// any other is the refund grader's. Both come through the same pool.
-// It is not listed in the usage text.
+// Every job names its kit (internal/grading sends it). It is not listed in
+// the usage text.
 func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	results := os.NewFile(sandbox.ResultFD, "results")
 	if _, err := results.Stat(); err != nil {
 		fmt.Fprintf(stderr, "%s: this mode is started by the grader itself, with a result pipe on fd %d\n",
-			grader.ChildCommand, sandbox.ResultFD)
+			gradewire.ChildCommand, sandbox.ResultFD)
 		return 2
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, maxChildJobBytes+1))
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: read the job: %v\n", grader.ChildCommand, err)
+		fmt.Fprintf(stderr, "%s: read the job: %v\n", gradewire.ChildCommand, err)
 		return 2
 	}
 	var kind struct {
 		Kit string `json:"kit"`
 	}
-	_ = json.Unmarshal(data, &kind) // a job that does not decode is refused by its reader below
-	// Either ServeChild exits the process once the job is graded; it
-	// returns only when the job could not be read.
-	if kind.Kit != "" {
-		err = faultsim.ServeChild(bytes.NewReader(data), results, gradingKits())
-	} else {
-		err = grader.ServeChild(bytes.NewReader(data), results)
+	if json.Unmarshal(data, &kind) == nil && kind.Kit == "" {
+		fmt.Fprintf(stderr, "%s: the job names no kit (a job of the refund grader before it became a kit?)\n", gradewire.ChildCommand)
+		return 2
 	}
+	// ServeChild exits the process once the job is graded; it returns
+	// only when the job could not be read.
+	err = faultsim.ServeChild(bytes.NewReader(data), results, gradingKits())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

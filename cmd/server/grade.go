@@ -14,8 +14,6 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/content"
-	"github.com/faultline-dev/faultline/internal/grader"
-	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -45,11 +43,11 @@ Flags:
 func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	problem := fs.String("problem", grader.DefaultProblem, "the problem whose scenarios grade the file")
+	problem := fs.String("problem", defaultGradeProblem, "the problem whose scenarios grade the file")
 	seed := fs.Int64("seed", 1, "seed of the schedules and jitter; the same seed reproduces a run exactly")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	contentDir := fs.String("content", "", "content folder to read the problem from (default: the content built into the server)")
-	seeds := fs.Int("seeds", grading.DefaultSeeds, "schedules explored per scenario (not refund, whose scenarios say how many)")
+	seeds := fs.Int("seeds", grading.DefaultSeeds, "schedules explored per scenario (not refund's, which say how many)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, gradeUsage)
 		fs.PrintDefaults()
@@ -65,87 +63,46 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.Usage()
 		return gradeExitNotGraded
 	}
-	path := fs.Arg(0)
-	job := gradewire.RefundJob{Problem: *problem, Seed: *seed}
-	var order []string // the scenarios in the child's order, for a stopped child's message
-	if code, ok, exit := kitProblem(*contentDir, *problem, stderr); exit != 0 {
+	code, exit := kitProblem(*contentDir, *problem, stderr)
+	if exit != 0 {
 		return exit
-	} else if ok && code.Kit == grader.KitName {
-		// Refund grades on the grader's own engine, against the
-		// scenarios file as it is now in the content folder.
-		job.ScenariosFile, job.ScenarioData = code.ScenariosPath, code.Scenarios
-		order = code.ScenarioNames
-	} else if ok {
-		return gradeWithKit(ctx, code, path, *seed, *seeds, *asJSON, stdout, stderr)
 	}
-	if _, ok := grader.Suites[*problem]; !ok {
-		fmt.Fprintf(stderr, "grade: -problem %q: no grader scenarios for that problem; gradable problems: %s\n",
-			*problem, strings.Join(gradableProblems(), ", "))
-		return gradeExitNotGraded
-	}
-	src, ok := readSubmission(path, stderr)
-	if !ok {
-		return gradeExitNotGraded
-	}
-
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc := grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
-	job.Source = string(src)
-	report, err := svc.GradeRefund(ctx, nil, job, order, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "grade: %v\n", err)
-		return gradeExitNotGraded
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			fmt.Fprintf(stderr, "grade: write the report: %v\n", err)
-			return gradeExitNotGraded
-		}
-	} else {
-		report.WriteText(stdout)
-	}
-	return report.ExitCode()
+	return gradeWithKit(ctx, code, fs.Arg(0), *seed, *seeds, *asJSON, stdout, stderr)
 }
 
-// gradableProblems lists the problems the grader has scenarios for.
-func gradableProblems() []string {
-	names := make([]string, 0, len(grader.Suites))
-	for name := range grader.Suites {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
+// defaultGradeProblem is the problem `server grade` grades against unless
+// told otherwise.
+const defaultGradeProblem = "async-refund"
 
 // kitProblem finds problem in the content (dir, or the built-in content
-// when dir is empty) and reports whether its kit grades against a
-// scenarios file. exit is non-zero when grading cannot start: the folder's
-// content is invalid, or -content was given and has no such problem.
-func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, ok bool, exit int) {
+// when dir is empty) whose kit grades against a scenarios file. exit is
+// non-zero when grading cannot start: the content is invalid, or has no
+// such problem.
+func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, exit int) {
 	cat, root, err := loadContent(dir, content.FS)
 	if diags, isContent := contentDiagnostics(err); isContent {
 		printDiagnostics(stderr, root, diags)
 		fmt.Fprintf(stderr, "grade: the content in %s has %d error%s: fix them first (server lint %s)\n", root, len(diags), pluralS(len(diags)), root)
-		return nil, false, gradeExitNotGraded
+		return nil, gradeExitNotGraded
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: load content: %v\n", err)
-		return nil, false, gradeExitNotGraded
+		return nil, gradeExitNotGraded
 	}
+	var gradable []string
 	for _, p := range cat.Problems {
-		if p.Slug == slug && p.Code != nil && p.Code.ScenariosPath != "" {
-			return p.Code, true, 0
+		if p.Code == nil || p.Code.ScenariosPath == "" {
+			continue
 		}
-	}
-	if dir != "" {
-		if _, builtIn := grader.Suites[slug]; !builtIn {
-			fmt.Fprintf(stderr, "grade: -problem %q: %s has no code problem by that slug whose kit reads a scenarios file\n", slug, root)
-			return nil, false, gradeExitNotGraded
+		if p.Slug == slug {
+			return p.Code, 0
 		}
+		gradable = append(gradable, p.Slug)
 	}
-	return nil, false, 0
+	slices.Sort(gradable)
+	fmt.Fprintf(stderr, "grade: -problem %q: %s has no code problem by that slug whose kit reads a scenarios file; gradable problems: %s\n",
+		slug, root, strings.Join(gradable, ", "))
+	return nil, gradeExitNotGraded
 }
 
 // gradeWithKit grades the file at path against code's scenarios with its

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/problems"
 )
 
@@ -9,10 +8,8 @@ import (
 // scenario schema: the content loader (lint, serve, -watch) checks a
 // scenarios file with them and names its errors by file and line. They are
 // the grading child's kits (gradingKits), so a kit added there is one the
-// content may name, and refund, which still grades on the grader's own
-// engine but reads its scenarios file the same way. The checks are given
-// here because the loader must not link the interpreter the kits'
-// packages bring.
+// content may name. The checks are given here because the loader must not
+// link the interpreter the kits' packages bring.
 func contentKits() []problems.Kit {
 	var kits []problems.Kit
 	for _, k := range gradingKits() {
@@ -21,10 +18,7 @@ func contentKits() []problems.Kit {
 			return problems.ErrorDiagnostics(file, err)
 		}})
 	}
-	return append(kits, problems.Kit{Name: grader.KitName, Scenarios: true, CheckScenarios: func(file string, data []byte) []problems.Diagnostic {
-		_, err := grader.ParseScenarios(file, data)
-		return problems.ErrorDiagnostics(file, err)
-	}})
+	return kits
 }
 
 // contentOptions is how the server loads content.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
-	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
@@ -32,14 +31,6 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 	var out []problems.Diagnostic
 	for _, p := range cat.Problems {
 		if p.Code == nil || p.Code.ScenariosPath == "" {
-			continue
-		}
-		if p.Code.Kit == grader.KitName {
-			ds, err := refundReferenceDiagnostics(ctx, p, stderr)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ds...)
 			continue
 		}
 		i := slices.IndexFunc(gradingKits(), func(k faultsim.Kit) bool { return k.Name() == p.Code.Kit })
@@ -78,49 +69,6 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 				"scenario %q: the reference %s fails it (%s): no correct solution could pass it as written",
 				name, path.Base(p.Code.ReferencePath), strings.Join(ids, ", "))})
 		}
-	}
-	return out, nil
-}
-
-// refundReferenceDiagnostics is referenceDiagnostics for the refund kit,
-// which grades on the grader's own engine: its scenarios say how many
-// schedules each explores.
-func refundReferenceDiagnostics(ctx context.Context, p *problems.Problem, stderr io.Writer) ([]problems.Diagnostic, error) {
-	scenarios, err := grader.ParseScenarios(p.Code.ScenariosPath, []byte(p.Code.Scenarios))
-	if err != nil {
-		return nil, fmt.Errorf("lint: %s parsed at load but not now: %w", p.Code.ScenariosPath, err)
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc := grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
-	rep, err := svc.GradeRefund(ctx, nil, gradewire.RefundJob{Problem: p.Slug, Source: p.Code.Reference, Seed: 1,
-		ScenariosFile: p.Code.ScenariosPath, ScenarioData: p.Code.Scenarios}, p.Code.ScenarioNames, nil)
-	if err != nil {
-		return nil, fmt.Errorf("lint: grade the reference of %s: %w", p.Slug, err)
-	}
-	if rep.Status == gradewire.StatusError && len(rep.Scenarios) == 0 {
-		return []problems.Diagnostic{{File: p.Code.ReferencePath, Message: "the reference cannot be graded: " + rep.Message}}, nil
-	}
-	var out []problems.Diagnostic
-	for _, sr := range rep.Scenarios {
-		if sr.Status == gradewire.StatusPass {
-			continue
-		}
-		var ids []string
-		for _, inv := range sr.Invariants {
-			if inv.Status == gradewire.InvariantViolated {
-				ids = append(ids, inv.ID)
-			}
-		}
-		if len(ids) == 0 && sr.Message != "" {
-			ids = append(ids, sr.Message)
-		}
-		line := 0
-		if i := slices.IndexFunc(scenarios, func(s grader.Scenario) bool { return s.Name == sr.Name }); i >= 0 {
-			line = scenarios[i].Line()
-		}
-		out = append(out, problems.Diagnostic{File: p.Code.ScenariosPath, Line: line, Message: fmt.Sprintf(
-			"scenario %q: the reference %s fails it (%s): no correct solution could pass it as written",
-			sr.Name, path.Base(p.Code.ReferencePath), strings.Join(ids, ", "))})
 	}
 	return out, nil
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/clientaddr"
-	"github.com/faultline-dev/faultline/internal/grader"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
@@ -288,7 +287,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		defer pool.Close()
 		// One pool for every problem: a kit problem's grades take the same
 		// places and per-address turns as the refund problem's.
-		webCfg.Grader = &grading.Dispatcher{Service: grading.New(pool, log), Content: current, RefundKit: grader.KitName}
+		webCfg.Grader = &grading.Dispatcher{Service: grading.New(pool, log), Content: current}
 	}
 	// Live screens: their events are in the store; the broker only wakes
 	// the streams that follow a room. Closing it ends those streams, so

@@ -32,17 +32,13 @@ type Request struct {
 type Plan = gradewire.Plan
 
 // Dispatcher is the grader the web and the rooms use. A problem whose kit
-// grades against a scenarios file goes to the child with that file as it
-// is now (after a -watch reload too): as the refund grader's job when its
-// kit is RefundKit (refund still grades on its own engine), as a kit's job
-// otherwise. Both go through Service's one pool, so the places, the queue
-// and the per-address turns are the same for every problem.
+// grades against a scenarios file goes to the child as a kit's job, with
+// that file as it is now (after a -watch reload too), through Service's
+// one pool, so the places, the queue and the per-address turns are the
+// same for every problem.
 type Dispatcher struct {
 	Service *Service
 	Content Problems
-	// RefundKit names the kit whose problems the refund grader grades
-	// ("refund"); the program that links both sides says which.
-	RefundKit string
 }
 
 // Admit takes a place in the shared queue for a job of key.
@@ -82,11 +78,6 @@ func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, 
 	if !ok {
 		ticket.Release()
 		return nil, fmt.Errorf("grading: no grader for problem %q", req.Problem)
-	}
-	if code.Kit == d.RefundKit {
-		job := gradewire.RefundJob{Problem: req.Problem, Source: req.Source, Seed: req.Seed, Scenarios: req.Only,
-			ScenariosFile: code.ScenariosPath, ScenarioData: code.Scenarios}
-		return d.Service.GradeRefund(ctx, ticket, job, code.ScenarioNames, progress)
 	}
 	rep, err := d.Service.GradeKit(ctx, ticket, KitJob(code, req.Source, req.Seed, req.Only), code.ScenarioNames, progress)
 	if rep != nil {

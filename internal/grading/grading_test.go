@@ -72,7 +72,7 @@ func TestDispatcherPlans(t *testing.T) {
 	plain := &problems.Problem{Slug: "no-kit", Code: &problems.Code{}}
 	refund := &problems.Problem{Slug: "refund-one", Code: &problems.Code{Kit: "refund", ScenariosPath: "problems/refund-one/scenarios.yaml",
 		ScenarioNames: []string{"x", "y"}, CheckScenarios: []string{"x"}}}
-	d := &Dispatcher{Content: fakeContent{"kit-one": kit, "no-kit": plain, "refund-one": refund}, RefundKit: "refund"}
+	d := &Dispatcher{Content: fakeContent{"kit-one": kit, "no-kit": plain, "refund-one": refund}}
 	tests := []struct {
 		problem string
 		want    Plan

@@ -43,7 +43,7 @@ func TestGradeKitProblemThroughTheWeb(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	pool := sandbox.NewPool(&sandbox.Runner{Executable: bin, Args: []string{gradewire.ChildCommand}, Limits: sandbox.DefaultLimits(), Logger: log}, 1, 4)
 	t.Cleanup(func() { pool.Close() })
-	g := &grading.Dispatcher{Service: grading.New(pool, log), Content: shipped, RefundKit: "refund"}
+	g := &grading.Dispatcher{Service: grading.New(pool, log), Content: shipped}
 	ts := newGradingTestServer(t, g, func(c *Config) { c.Catalog, c.Content = nil, shipped })
 	p, _ := cat.Problem(kitSlug)
 	// The spoken prompt leads to the code problem.
