@@ -122,7 +122,7 @@ func New(cfg Config) (*Server, error) {
 		s.writes, s.writeRate = ratelimit.New(cfg.WriteRate, nil), cfg.WriteRate
 	}
 	e.HTTPErrorHandler = s.handleError
-	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.identify, s.rejectCrossOrigin, s.limitBody, s.budgetWrites)
+	e.Use(s.locateClient, s.secureHeaders, s.logRequests, s.recoverPanics, s.rejectNUL, s.identify, s.rejectCrossOrigin, s.limitBody, s.budgetWrites)
 	if cfg.Grader != nil {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
 		s.grading.perAddress = cmp.Or(cfg.GradesPerAddress, DefaultGradesPerAddress)
