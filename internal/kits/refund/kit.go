@@ -391,15 +391,6 @@ func Grade(ctx context.Context, prog faultsim.Program, scenarios []faultsim.Scen
 	return rep.Wire(opt.FirstSeed), nil
 }
 
-// GradeSource grades source interpreted (in the grading child or a test).
-func GradeSource(ctx context.Context, file, source string, scenarios []faultsim.Scenario, b faultsim.Bubble, opt faultsim.Options) (*gradewire.Report, error) {
-	rep, err := faultsim.GradeSource(ctx, Kit{}, scenarios, file, source, b, opt)
-	if err != nil {
-		return nil, err
-	}
-	return rep.Wire(opt.FirstSeed), nil
-}
-
 // Harness implements faultsim.Kit: refundkit's functions bound to the
 // calling worker, whatever context the submission passes them (a call
 // with context.Background() still reaches its own worker), and time's
