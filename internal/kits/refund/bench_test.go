@@ -1,0 +1,180 @@
+package refund_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
+)
+
+// benchSeeds is how many schedules each scenario of a user's grade
+// explores (grading.DefaultSeeds).
+const benchSeeds = 20
+
+// gradeInterpreted grades source as the grading child does: checked,
+// trial-loaded and graded through faultsim.GradeInterpreted.
+func gradeInterpreted(b *testing.B, source string, scs []faultsim.Scenario, bubble faultsim.Bubble) (*faultsim.Report, *faultsim.Interpreted) {
+	prog, diags := faultsim.Interpret(refund.Kit{}, "refund.go", source)
+	if diags != nil {
+		b.Fatal(diags)
+	}
+	rep, err := faultsim.GradeInterpreted(context.Background(), refund.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: benchSeeds})
+	if err != nil || rep.Status != faultsim.StatusPass {
+		b.Fatalf("%v %+v", err, rep.Failed())
+	}
+	return rep, prog
+}
+
+// BenchmarkGradeReference grades the problem's reference interpreted, the
+// whole built-in suite at the seeds a user's grade explores, as the
+// grading child does, and reports the median wall and CPU time of a grade,
+// the interpreters it compiled and its runs.
+//
+//	go test ./internal/kits/refund -run '^$' -bench GradeReference -benchtime 10x
+func BenchmarkGradeReference(b *testing.B) {
+	src := readSource(b, referenceFile)
+	scs := refund.Scenarios(refund.Builtin())
+	bubble := faultsim.BenchBubble(b)
+	var took, cpu []time.Duration
+	compiled, runs := 0, 0
+	for b.Loop() {
+		start, cpu0 := time.Now(), faultsim.ProcessCPU()
+		rep, prog := gradeInterpreted(b, src, scs, bubble)
+		took = append(took, time.Since(start))
+		cpu = append(cpu, faultsim.ProcessCPU()-cpu0)
+		compiled, runs = prog.Compiled, 0
+		for _, sc := range rep.Scenarios {
+			runs += sc.Runs
+		}
+	}
+	slices.Sort(took)
+	slices.Sort(cpu)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(cpu[len(cpu)/2].Microseconds())/1000, "cpu-median-ms")
+	b.ReportMetric(float64(compiled), "interpreters")
+	b.ReportMetric(float64(runs), "runs")
+}
+
+const nativeDriver = `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
+	submission "github.com/faultline-dev/faultline/internal/kits/refund/%s/refund"
+)
+
+func main() {
+	faultsim.InProcess(func(b faultsim.Bubble) {
+		rep, err := refund.Grade(context.Background(), faultsim.Native{Entry: submission.RefundMoney}, refund.Scenarios(refund.Builtin()), b, faultsim.Options{Seeds: %d})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "native: %%s %%d\n", rep.Status, len(rep.Scenarios))
+	})
+}
+`
+
+// BenchmarkKitVersusGoBuild compares, in one run, grading the reference
+// interpreted (as BenchmarkGradeReference does) against the compile-and-
+// run route of the Go playground and Judge0: a native driver, generated
+// into a temporary directory inside the module, that imports the
+// submission compiled by `go build` and grades it natively through the
+// same engine and scenarios. Each go-build iteration changes the
+// submission (a new declaration) so the build really compiles and links
+// it, as a new submission would; the standard library and the module's
+// packages stay in the build cache. Both routes run one after the other
+// in each iteration, so they meet the same neighbours on a shared machine.
+// It reports wall times and CPU times (the grade's, this process's,
+// against the go command's with the compiler and linker it waited for and
+// the driver's) and the ratios of the two routes' medians: on a loaded
+// machine the wall ratio favours the go command, which runs more threads
+// at once than a grade's lanes (see create-client's benchmark).
+//
+// -tags nointerp leaves the interpreter (and yaegi's symbol tables) out:
+// the native route links only what it runs.
+//
+//	go test ./internal/kits/refund -run '^$' -bench KitVersusGoBuild -benchtime 8x
+func BenchmarkKitVersusGoBuild(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("no go tool")
+	}
+	src := readSource(b, referenceFile)
+	dir, err := os.MkdirTemp(".", "nativebench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	name := filepath.Base(dir)
+	if err := os.MkdirAll(filepath.Join(dir, "refund"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(fmt.Sprintf(nativeDriver, name, benchSeeds)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "driver")
+	scs := refund.Scenarios(refund.Builtin())
+	bubble := faultsim.BenchBubble(b)
+	var graded, routed, builds, gradedCPU, routedCPU []time.Duration
+	i := 0
+	for b.Loop() {
+		start, cpu0 := time.Now(), faultsim.ProcessCPU()
+		gradeInterpreted(b, src, scs, bubble)
+		graded = append(graded, time.Since(start))
+		gradedCPU = append(gradedCPU, faultsim.ProcessCPU()-cpu0)
+
+		i++
+		// A new declaration, not a comment: a comment leaves the compiled
+		// package byte-identical and the go command would reuse the link.
+		changed := src + fmt.Sprintf("\nvar submissionStamp = %d\n", i)
+		if err := os.WriteFile(filepath.Join(dir, "refund", "refund.go"), []byte(changed), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		build := exec.Command("go", "build", "-tags", "nointerp", "-o", bin, "./"+name)
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+		builds = append(builds, time.Since(start))
+		run := exec.Command(bin)
+		out, err := run.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "native: "+gradewire.StatusPass) {
+			b.Fatalf("native run: %v\n%s", err, out)
+		}
+		routed = append(routed, time.Since(start))
+		routedCPU = append(routedCPU, childCPU(build)+childCPU(run))
+	}
+	for _, d := range [][]time.Duration{graded, routed, builds, gradedCPU, routedCPU} {
+		slices.Sort(d)
+	}
+	msOf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	med := func(d []time.Duration) time.Duration { return d[len(d)/2] }
+	b.ReportMetric(msOf(med(graded)), "grade-median-ms")
+	b.ReportMetric(msOf(med(routed)), "gobuild-median-ms")
+	b.ReportMetric(msOf(med(builds)), "build-median-ms")
+	b.ReportMetric(float64(med(graded))/float64(med(routed)), "x-gobuild-median")
+	b.ReportMetric(float64(graded[0])/float64(routed[0]), "x-gobuild-best")
+	b.ReportMetric(msOf(med(gradedCPU)), "grade-cpu-median-ms")
+	b.ReportMetric(msOf(med(routedCPU)), "gobuild-cpu-median-ms")
+	b.ReportMetric(float64(med(gradedCPU))/float64(med(routedCPU)), "x-gobuild-cpu-median")
+}
+
+// childCPU is the CPU time, user and system, of a command that has
+// finished, with every descendant it waited for (the go command's compiler
+// and linker).
+func childCPU(c *exec.Cmd) time.Duration {
+	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+}
