@@ -8,6 +8,7 @@ package faultsim_test
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
@@ -310,5 +311,29 @@ func TestLeftoverGoroutinesAreNoDeadlock(t *testing.T) {
 		faultsim.Native{Entry: leaves}, faultsim.Options{})
 	if leftover == "" || deadlock != "" || rep.Scenarios[0].Status != faultsim.StatusPass {
 		t.Errorf("leftover %q, deadlock %q, status %s", leftover, deadlock, rep.Scenarios[0].Status)
+	}
+}
+
+func TestEveryRandFunctionDrawsFromTheWorkersSource(t *testing.T) {
+	const src = `package tally
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+
+	"faultline.test/tally"
+)
+
+func Bump(ctx context.Context, c tally.Counter) error {
+	fmt.Println(rand.Float32(), rand.ExpFloat64(), rand.NormFloat64(), rand.Float64())
+	return nil
+}
+`
+	rep := grade(t, interpreted(t, src), toyScenario{name: "one", workers: 1}, faultsim.Options{FirstSeed: 3})
+	r := rand.New(rand.NewSource(3*1000 + 1))
+	want := fmt.Sprintln(r.Float32(), r.ExpFloat64(), r.NormFloat64(), r.Float64())
+	if got := rep.Scenarios[0].Calls[0].Output; got != want {
+		t.Errorf("printed %q, want the worker's draws %q", got, want)
 	}
 }

@@ -295,6 +295,9 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 	r["Uint32"] = reflect.ValueOf(func() uint32 { return draw(res, (*rand.Rand).Uint32) })
 	r["Uint64"] = reflect.ValueOf(func() uint64 { return draw(res, (*rand.Rand).Uint64) })
 	r["Float64"] = reflect.ValueOf(func() float64 { return draw(res, (*rand.Rand).Float64) })
+	r["Float32"] = reflect.ValueOf(func() float32 { return draw(res, (*rand.Rand).Float32) })
+	r["ExpFloat64"] = reflect.ValueOf(func() float64 { return draw(res, (*rand.Rand).ExpFloat64) })
+	r["NormFloat64"] = reflect.ValueOf(func() float64 { return draw(res, (*rand.Rand).NormFloat64) })
 	r["Perm"] = reflect.ValueOf(func(n int) []int { return draw(res, func(r *rand.Rand) []int { return r.Perm(n) }) })
 	r["Read"] = reflect.ValueOf(func(b []byte) (int, error) {
 		return draw(res, func(r *rand.Rand) int { n, _ := r.Read(b); return n }), nil
