@@ -1,0 +1,5 @@
+//go:build !race
+
+package refund_test
+
+const raceEnabled = false
