@@ -272,7 +272,7 @@ func childCPU(c *exec.Cmd) time.Duration {
 // internal/grader's state-* corpus files), each still correct and acting
 // as the reference does, and the reference padded to 5,000 lines with a read-only table
 // it consults: for BenchmarkGradePackageState.
-func stateVariants(b *testing.B, ref string) []struct{ name, src string } {
+func stateVariants(b testing.TB, ref string) []struct{ name, src string } {
 	edit := func(name, src string, pairs ...string) struct{ name, src string } {
 		for i := 0; i < len(pairs); i += 2 {
 			if !strings.Contains(src, pairs[i]) {
