@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -22,4 +23,17 @@ func render(c echo.Context, status int, component templ.Component) error {
 		return fmt.Errorf("web: render %s: %w", c.Request().URL.Path, err)
 	}
 	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// withScripts adds the scripts at urls to the page, in order, each once: a
+// page built by several helpers (a run's clock and the timed box) may ask
+// twice for a script they share (clock-text.js), and a second copy would
+// run twice.
+func (m pageMeta) withScripts(urls ...string) pageMeta {
+	for _, u := range urls {
+		if !slices.Contains(m.Scripts, u) {
+			m.Scripts = append(m.Scripts, u)
+		}
+	}
+	return m
 }

@@ -117,8 +117,7 @@ func usedText(d time.Duration) string { return clock(d.Truncate(time.Second)) }
 // withRunClock adds the overall clock's script and its styles to a page.
 func (s *Server) withRunClock(m pageMeta) pageMeta {
 	m.CSS = append(m.CSS, s.assets.url("rapid-fire.css"))
-	m.Scripts = append(m.Scripts, s.assets.url("run-clock.js"))
-	return m
+	return m.withScripts(s.assets.url("clock-text.js"), s.assets.url("run-clock.js"))
 }
 
 // screenStrip is the screen's clock on a page a step of it opened (the

@@ -214,8 +214,7 @@ func (s *Server) questionBoxes(ctx context.Context, st attemptState, qs *problem
 // withTimedAnswerAssets adds the box's script and stylesheet to a page.
 func (s *Server) withTimedAnswerAssets(m pageMeta) pageMeta {
 	m.CSS = append(m.CSS, s.assets.url("timed-answer.css"))
-	m.Scripts = append(m.Scripts, s.assets.url("timed-answer.js"))
-	return m
+	return m.withScripts(s.assets.url("clock-text.js"), s.assets.url("timed-answer.js"))
 }
 
 // ownAttempt is the user's attempt at the target's problem or set, without

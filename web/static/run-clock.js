@@ -12,19 +12,8 @@
   var WARN_UNDER_MS = 60000;
   var ANNOUNCE_AT_S = [600, 300, 60, 30, 10];
 
-  // clockText is m:ss; a countdown shows the next whole second up, so 0:00
-  // only at the end, and time used the whole seconds passed.
-  function clockText(ms, down) {
-    var s = Math.max(0, down ? Math.ceil(ms / 1000) : Math.floor(ms / 1000));
-    var m = Math.floor(s / 60);
-    s = s % 60;
-    return m + ":" + (s < 10 ? "0" : "") + s;
-  }
-
-  function spoken(s) {
-    if (s >= 60) { return s / 60 === 1 ? "1 minute left" : (s / 60) + " minutes left"; }
-    return s + " seconds left";
-  }
+  var clockText = window.FaultlineClockText.text; // clock-text.js, loaded first
+  var spoken = window.FaultlineClockText.spoken;
 
   function Clock(root) {
     this.root = root;

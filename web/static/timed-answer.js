@@ -45,17 +45,9 @@
 
   function retryable(err) { return !err.status || err.status >= 500 || err.status === 429; }
 
-  function clockText(ms) {
-    var s = Math.max(0, Math.ceil(ms / 1000));
-    var m = Math.floor(s / 60);
-    s = s % 60;
-    return m + ":" + (s < 10 ? "0" : "") + s;
-  }
-
-  function spoken(s) {
-    if (s >= 60) { return s / 60 === 1 ? "1 minute left" : (s / 60) + " minutes left"; }
-    return s + " seconds left";
-  }
+  // The box's clock only counts down. clock-text.js is loaded first.
+  function clockText(ms) { return window.FaultlineClockText.text(ms, true); }
+  var spoken = window.FaultlineClockText.spoken;
 
   function readLocal(key) {
     try { return JSON.parse(window.localStorage.getItem(key) || "null"); } catch (e) { return null; }
