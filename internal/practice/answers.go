@@ -14,7 +14,7 @@ import (
 
 // AnswerStore is what the timed answer's use cases keep.
 type AnswerStore interface {
-	StartTimedSession(ctx context.Context, attemptID int64, scope, mode string, limit time.Duration, at time.Time) (storage.TimedSession, bool, error)
+	StartTimedSession(ctx context.Context, attemptID int64, scope, mode string, limit time.Duration, noOwnLimit bool, at time.Time) (storage.TimedSession, bool, error)
 	TimedSession(ctx context.Context, id int64) (storage.TimedSession, error)
 	OpenTimedSessions(ctx context.Context, attemptID int64) (map[string]storage.TimedSession, error)
 	SaveDraft(ctx context.Context, sessionID, seq int64, text string, late bool, at time.Time) (storage.TimedSession, bool, error)
@@ -98,7 +98,13 @@ func (a *Answers) expire(ctx context.Context, t storage.TimedSession, now time.T
 }
 
 func timing(t storage.TimedSession, end timer.Ending, body, late string) storage.AnswerTiming {
-	return storage.AnswerTiming{Mode: t.Mode, Limit: t.Limit, StartedAt: t.StartedAt, TimeUsed: end.TimeUsed,
+	mode := t.Mode
+	if t.NoOwnLimit {
+		// Timed only to the run's end: the candidate chose no limit, and
+		// the answer says so (its limit is the run's time that was left).
+		mode = storage.ModeUntimed
+	}
+	return storage.AnswerTiming{Mode: mode, Limit: t.Limit, StartedAt: t.StartedAt, TimeUsed: end.TimeUsed,
 		HowEnded: string(end.HowEnded), Late: late != "", LateBody: late, WordCount: timer.WordCount(body)}
 }
 
@@ -110,7 +116,8 @@ type Start struct {
 	Limit     time.Duration // the box's own limit, from content
 	// Until bounds the answer by an overall clock (the whole set's, run as
 	// one timed sequence): the session's limit is cut to end there, and an
-	// untimed answer becomes one timed to end there. Zero: no bound.
+	// untimed answer's session is timed to end there (its answer is still
+	// stored as untimed). Zero: no bound.
 	Until time.Time
 }
 
@@ -133,6 +140,7 @@ func (a *Answers) Start(ctx context.Context, st Start) (Started, error) {
 	now := a.now()
 	limit := st.Limit
 	mode := st.Mode
+	noOwnLimit := false
 	if !st.Until.IsZero() {
 		// Rounded down to the millisecond the store keeps, so the session
 		// never outlasts the overall clock.
@@ -153,12 +161,13 @@ func (a *Answers) Start(ctx context.Context, st Start) (Started, error) {
 			// "No limit" in a run leaves off the question's own limit, not
 			// the run's: the run's clock still runs, and a candidate who ran
 			// the set as one timed sequence expects it to end every answer.
-			// Stored as timed to the run's end, so the server judges late
-			// text as it does for any box.
-			mode, limit = timer.Timed, left
+			// Its session is timed to the run's end, so the server judges
+			// late text as it does for any box; the answer it closes with
+			// is stored untimed, as the candidate chose.
+			mode, limit, noOwnLimit = timer.Timed, left, true
 		}
 	}
-	t, created, err := a.store.StartTimedSession(ctx, st.AttemptID, st.Scope, string(mode), limit, now)
+	t, created, err := a.store.StartTimedSession(ctx, st.AttemptID, st.Scope, string(mode), limit, noOwnLimit, now)
 	if err != nil {
 		return Started{}, err
 	}

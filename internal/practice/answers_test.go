@@ -196,6 +196,21 @@ func TestStartBoundedByAnOverallClock(t *testing.T) {
 			if err == nil && st.Session.Mode != string(timer.Timed) {
 				t.Errorf("the session is %q inside the run; want it timed to the run's end", st.Session.Mode)
 			}
+			if err == nil && st.Session.NoOwnLimit != (tt.mode == timer.Untimed) {
+				t.Errorf("the session's NoOwnLimit is %v for a %s start; want it to say the candidate chose no limit", st.Session.NoOwnLimit, tt.mode)
+			}
 		})
+	}
+	// The untimed one's answer is untimed, with the run's time left as
+	// its limit; the timed ones' are timed.
+	open, err := ans.store.OpenTimedSessions(ctx, attempt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for scope, want := range map[string]string{"question:b": storage.ModeTimed, "question:c": storage.ModeUntimed} {
+		got, err := ans.Submit(ctx, Submission{AttemptID: attempt, Scope: scope, SessionID: open[scope].ID, Text: "An answer."})
+		if err != nil || got.Timing.Mode != want || got.Timing.Limit != 20*time.Second {
+			t.Errorf("%s's answer: %+v, %v; want %s with a 20 s limit", scope, got.Timing, err, want)
+		}
 	}
 }

@@ -220,7 +220,7 @@ func TestTextWithNULStored(t *testing.T) {
 		if d, err := s.SaveCodeDraft(ctx, a.ID, "package\x00 p"); err != nil || d.Code != "package p" {
 			t.Fatalf("SaveCodeDraft = %q, %v", d.Code, err)
 		}
-		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, timedT0)
+		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, false, timedT0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func BenchmarkStoreOps(b *testing.B) {
 	}{
 		{"timed draft save", func(b *testing.B, s *Store, w int) func(int64) error {
 			a := benchAttempt(b, s, w)
-			ts, _, err := s.StartTimedSession(context.Background(), a.ID, ScopeProblem, ModeUntimed, time.Hour, time.Now())
+			ts, _, err := s.StartTimedSession(context.Background(), a.ID, ScopeProblem, ModeUntimed, time.Hour, false, time.Now())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -50,7 +50,7 @@ func TestQuotaRefusesAndKeepsWhatWasSaved(t *testing.T) {
 			}},
 		{"timed draft",
 			func(s *Store, a Attempt, kb int) error {
-				sess, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, at)
+				sess, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, false, at)
 				if err != nil {
 					return err
 				}

@@ -74,7 +74,7 @@ func TestRaceDraftNewerWins(t *testing.T) {
 			t.Fatal(err)
 		}
 		for round := range 4 {
-			ts, _, err := a.StartTimedSession(ctx, at.ID, ScopeQuestion(fmt.Sprint(round)), ModeTimed, time.Hour, timedT0)
+			ts, _, err := a.StartTimedSession(ctx, at.ID, ScopeQuestion(fmt.Sprint(round)), ModeTimed, time.Hour, false, timedT0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +186,7 @@ func TestRaceSubmitClosesOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts, _, err := a.StartTimedSession(ctx, at.ID, ScopeQuestion("q"), ModeTimed, time.Hour, timedT0)
+		ts, _, err := a.StartTimedSession(ctx, at.ID, ScopeQuestion("q"), ModeTimed, time.Hour, false, timedT0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +292,7 @@ func TestRaceTimedStartsMakeOneSession(t *testing.T) {
 		}
 		ids := make([]int64, 8)
 		errs := race(len(ids), a, b, func(i int, s *Store) error {
-			ts, _, err := s.StartTimedSession(ctx, at.ID, ScopeProblem, ModeTimed, time.Minute, timedT0)
+			ts, _, err := s.StartTimedSession(ctx, at.ID, ScopeProblem, ModeTimed, time.Minute, false, timedT0)
 			ids[i] = ts.ID
 			return err
 		})
@@ -365,7 +365,7 @@ func TestRaceMixedWritesOfOneUser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts, _, err := a.StartTimedSession(ctx, at.ID, ScopeProblem, ModeUntimed, time.Hour, timedT0)
+		ts, _, err := a.StartTimedSession(ctx, at.ID, ScopeProblem, ModeUntimed, time.Hour, false, timedT0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,11 +30,14 @@ const (
 // set). The web layer applies internal/timer's rules to it; this package only
 // keeps it. All times are the server's.
 type TimedSession struct {
-	ID           int64
-	AttemptID    int64
-	Scope        string
-	Mode         string // ModeTimed or ModeUntimed
-	Limit        time.Duration
+	ID        int64
+	AttemptID int64
+	Scope     string
+	Mode      string // ModeTimed or ModeUntimed
+	Limit     time.Duration
+	// NoOwnLimit: the candidate chose no limit inside a whole-set run. The
+	// session is timed, to the run's end, but its answer is untimed.
+	NoOwnLimit   bool
 	StartedAt    time.Time
 	Draft        string // newest on-time text
 	DraftSeq     int64  // the browser's sequence number of the newest save
@@ -84,7 +87,7 @@ type SelfAssessment struct {
 }
 
 const sessionColumns = `id, attempt_id, scope, mode, limit_ms, started_at, draft, draft_seq,
-	draft_saved_at, late_text, late_saved_at, closed_at, answer_id`
+	draft_saved_at, late_text, late_saved_at, closed_at, answer_id, no_own_limit`
 
 type timedRow interface{ Scan(dest ...any) error }
 
@@ -96,7 +99,7 @@ func scanSession(r timedRow) (TimedSession, error) {
 		late                              sql.NullString
 	)
 	err := r.Scan(&t.ID, &t.AttemptID, &t.Scope, &t.Mode, &limit, &started, &t.Draft, &t.DraftSeq,
-		&draftAt, &late, &lateAt, &closedAt, &answer)
+		&draftAt, &late, &lateAt, &closedAt, &answer, &t.NoOwnLimit)
 	if err != nil {
 		return TimedSession{}, err
 	}
@@ -134,13 +137,18 @@ func nullString(s string) sql.NullString { return sql.NullString{String: s, Vali
 // StartTimedSession returns the open session of (attempt, scope), or starts
 // one at the server time at (the first keystroke). Starting twice returns the
 // session already open, whatever mode or limit the second start asks for:
-// created says which happened.
-func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, mode string, limit time.Duration, at time.Time) (TimedSession, bool, error) {
+// created says which happened. noOwnLimit marks a timed session that is
+// timed only by an outside clock the candidate did not choose (see
+// TimedSession.NoOwnLimit).
+func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, mode string, limit time.Duration, noOwnLimit bool, at time.Time) (TimedSession, bool, error) {
 	if mode != ModeTimed && mode != ModeUntimed {
 		return TimedSession{}, false, fmt.Errorf("storage: start timed session: unknown mode %q", mode)
 	}
 	if limit < time.Millisecond {
 		return TimedSession{}, false, fmt.Errorf("storage: start timed session: limit %v is not positive", limit)
+	}
+	if noOwnLimit && mode != ModeTimed {
+		return TimedSession{}, false, fmt.Errorf("storage: start timed session: only a timed session is timed by an outside clock, not %q", mode)
 	}
 	var (
 		t       TimedSession
@@ -169,12 +177,12 @@ func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, m
 		}
 		var id int64
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO timed_sessions (attempt_id, scope, mode, limit_ms, started_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-			attemptID, scope, mode, limit.Milliseconds(), millis(at)).Scan(&id); err != nil {
+			`INSERT INTO timed_sessions (attempt_id, scope, mode, limit_ms, started_at, no_own_limit) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+			attemptID, scope, mode, limit.Milliseconds(), millis(at), noOwnLimit).Scan(&id); err != nil {
 			return fmt.Errorf("storage: start timed session %s: %w", scope, err)
 		}
 		created = true
-		t = TimedSession{ID: id, AttemptID: attemptID, Scope: scope, Mode: mode,
+		t = TimedSession{ID: id, AttemptID: attemptID, Scope: scope, Mode: mode, NoOwnLimit: noOwnLimit,
 			Limit: time.Duration(limit.Milliseconds()) * time.Millisecond, StartedAt: fromMillis(millis(at))}
 		return nil
 	})

@@ -20,22 +20,31 @@ func TestStartTimedSession(t *testing.T) {
 		}
 		q1 := ScopeQuestion("q1")
 
-		first, created, err := s.StartTimedSession(ctx, a.ID, q1, ModeTimed, 2*time.Minute, timedT0)
+		first, created, err := s.StartTimedSession(ctx, a.ID, q1, ModeTimed, 2*time.Minute, false, timedT0)
 		if err != nil || !created || first.ID == 0 || !first.StartedAt.Equal(timedT0) || first.Limit != 2*time.Minute || !first.Open() {
 			t.Fatalf("first start = %+v, created %v, %v", first, created, err)
 		}
 		// A second start (another tab, a retried request) returns the same
 		// session with the first start time, whatever it asks for.
-		again, created, err := s.StartTimedSession(ctx, a.ID, q1, ModeUntimed, time.Minute, timedT0.Add(30*time.Second))
+		again, created, err := s.StartTimedSession(ctx, a.ID, q1, ModeUntimed, time.Minute, false, timedT0.Add(30*time.Second))
 		if err != nil || created || again.ID != first.ID || !again.StartedAt.Equal(timedT0) || again.Mode != ModeTimed {
 			t.Fatalf("second start = %+v, created %v, %v; want session %d unchanged", again, created, err, first.ID)
 		}
-		other, created, err := s.StartTimedSession(ctx, a.ID, ScopeQuestion("q2"), ModeUntimed, time.Minute, timedT0)
+		other, created, err := s.StartTimedSession(ctx, a.ID, ScopeQuestion("q2"), ModeUntimed, time.Minute, false, timedT0)
 		if err != nil || !created || other.ID == first.ID || other.Mode != ModeUntimed {
 			t.Fatalf("start of another scope = %+v, %v, %v; want a new session", other, created, err)
 		}
+		// "No limit" inside a run: timed to the run's end, and kept so.
+		q4 := ScopeQuestion("q4")
+		bounded, created, err := s.StartTimedSession(ctx, a.ID, q4, ModeTimed, 30*time.Second, true, timedT0)
+		if err != nil || !created || !bounded.NoOwnLimit || first.NoOwnLimit {
+			t.Fatalf("start with no limit of its own = %+v, %v, %v; want it marked (and the first one not)", bounded, created, err)
+		}
+		if got, err := s.TimedSession(ctx, bounded.ID); err != nil || !got.NoOwnLimit || got.Mode != ModeTimed {
+			t.Fatalf("read back = %+v, %v; want a timed session with no limit of its own", got, err)
+		}
 		open, err := s.OpenTimedSessions(ctx, a.ID)
-		if err != nil || len(open) != 2 || open[q1].ID != first.ID {
+		if err != nil || len(open) != 3 || open[q1].ID != first.ID || open[q1].NoOwnLimit || !open[q4].NoOwnLimit {
 			t.Fatalf("OpenTimedSessions = %+v, %v", open, err)
 		}
 
@@ -46,15 +55,16 @@ func TestStartTimedSession(t *testing.T) {
 		}{
 			{"unknown mode", "sprint", time.Minute},
 			{"zero limit", ModeTimed, 0},
+			{"untimed with no limit of its own", ModeUntimed, time.Minute},
 		}
 		for _, b := range bad {
 			t.Run(b.name, func(t *testing.T) {
-				if _, _, err := s.StartTimedSession(ctx, a.ID, ScopeQuestion("q3"), b.mode, b.limit, timedT0); err == nil {
+				if _, _, err := s.StartTimedSession(ctx, a.ID, ScopeQuestion("q3"), b.mode, b.limit, b.mode == ModeUntimed, timedT0); err == nil {
 					t.Fatal("start succeeded")
 				}
 			})
 		}
-		if _, _, err := s.StartTimedSession(ctx, 9999, q1, ModeTimed, time.Minute, timedT0); !errors.Is(err, ErrNotFound) {
+		if _, _, err := s.StartTimedSession(ctx, 9999, q1, ModeTimed, time.Minute, false, timedT0); !errors.Is(err, ErrNotFound) {
 			t.Errorf("start on a missing attempt = %v; want ErrNotFound", err)
 		}
 	})
@@ -71,7 +81,7 @@ func TestConcurrentStartsMakeOneSession(t *testing.T) {
 		ids := make(chan int64, starts)
 		for i := range starts {
 			go func() {
-				ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, timedT0.Add(time.Duration(i)*time.Millisecond))
+				ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, false, timedT0.Add(time.Duration(i)*time.Millisecond))
 				if err != nil {
 					t.Error(err)
 				}
@@ -95,7 +105,7 @@ func TestSaveDraft(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, 2*time.Minute, timedT0)
+		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, 2*time.Minute, false, timedT0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +159,7 @@ func TestSubmitTimedAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 		q1 := ScopeQuestion("q1")
-		ts, _, err := s.StartTimedSession(ctx, a.ID, q1, ModeTimed, 2*time.Minute, timedT0)
+		ts, _, err := s.StartTimedSession(ctx, a.ID, q1, ModeTimed, 2*time.Minute, false, timedT0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +195,7 @@ func TestSubmitTimedAnswer(t *testing.T) {
 		})
 		t.Run("a session of another scope or attempt", func(t *testing.T) {
 			q2 := ScopeQuestion("q2")
-			other, _, err := s.StartTimedSession(ctx, a.ID, q2, ModeTimed, time.Minute, timedT0)
+			other, _, err := s.StartTimedSession(ctx, a.ID, q2, ModeTimed, time.Minute, false, timedT0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +244,7 @@ func TestExpiredSessionKeepsLateText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, timedT0)
+		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, time.Minute, false, timedT0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +324,7 @@ func TestSaveDraftAfterAnAbsurdSeq(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, 2*time.Minute, timedT0)
+		ts, _, err := s.StartTimedSession(ctx, a.ID, ScopeProblem, ModeTimed, 2*time.Minute, false, timedT0)
 		if err != nil {
 			t.Fatal(err)
 		}

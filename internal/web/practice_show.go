@@ -227,6 +227,8 @@ func timingText(t storage.AnswerTiming) string {
 	switch {
 	case t.Mode == "":
 		s = "Sent without the timer"
+	case t.Mode == storage.ModeUntimed && t.HowEnded == storage.EndedExpired:
+		s = "No limit: the whole set's time ran out after " + clock(t.Limit) // only a run's clock ends an untimed answer
 	case t.Mode == storage.ModeUntimed:
 		s = "No limit: took " + clock(t.TimeUsed)
 	case t.HowEnded == storage.EndedExpired:

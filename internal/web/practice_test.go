@@ -121,7 +121,7 @@ func TestPracticeShowsTimingAndRuns(t *testing.T) {
 	}
 	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	scope := storage.ScopeQuestion("what-is-rag")
-	sess, _, err := ts.store.StartTimedSession(ctx, set.ID, scope, storage.ModeTimed, 2*time.Minute, start)
+	sess, _, err := ts.store.StartTimedSession(ctx, set.ID, scope, storage.ModeTimed, 2*time.Minute, false, start)
 	if err != nil {
 		t.Fatal(err)
 	}

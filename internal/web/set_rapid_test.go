@@ -186,3 +186,45 @@ func TestRapidFireWholeSetBoundsUntimedAnswers(t *testing.T) {
 	b.get("/sets/rapid/rapid?q=2").mustNotContain(t, inRun)
 	b.get("/sets/rapid").mustNotContain(t, inRun)
 }
+
+// TestRapidFireUntimedAnswerReadsUntimed: "no limit" inside a run of the
+// whole set is timed to the run's end, but the answer is the candidate's
+// untimed one wherever it is shown: the submit's reply, the run's
+// summary and My practice. One the run's end cut off says so.
+func TestRapidFireUntimedAnswerReadsUntimed(t *testing.T) {
+	ts, clock := newTimedServer(t)
+	b := ts.newBrowser(t)
+	b.post("/sets/rapid/rapid/start", nil)
+	clock.Advance(3*time.Minute + 30*time.Second)
+	session, got := b.start(questionBase, "untimed")
+	if got["mode"] != "timed" || num(got["limit_ms"]) != 30000 {
+		t.Fatalf("an untimed start with 30 s of the run left = %v; want its session timed to the run's end", got)
+	}
+	clock.Advance(10 * time.Second)
+	status, got := b.submitTimed(questionBase, session, "Retrieval, then generation.")
+	if status != http.StatusOK || got["mode"] != "untimed" || num(got["time_used_ms"]) != 10000 || got["how_ended"] != "submitted" {
+		t.Fatalf("the untimed answer's submit = %d %v; want it untimed, 10 s used", status, got)
+	}
+	// The second question, begun with 20 s left and sent after the run's
+	// end and its grace: the run's clock ended it.
+	second := "/sets/rapid/questions/a-project-you-led"
+	session2, _ := b.start(second, "untimed")
+	if status, _ := b.draft(second, session2, 1, "The migration I led."); status != http.StatusOK {
+		t.Fatalf("draft: %d", status)
+	}
+	clock.Advance(30 * time.Second)
+	if status, got := b.submitTimed(second, session2, "The migration I led, and more."); status != http.StatusOK || got["mode"] != "untimed" || got["how_ended"] != "expired" {
+		t.Fatalf("the untimed answer sent after the run's end = %d %v; want it untimed, ended by the run", status, got)
+	}
+	for _, tt := range []struct {
+		path string
+		want []string
+	}{
+		{"/sets/rapid/rapid/summary", []string{"No limit: 0:10 used · 3 words", "No limit: the whole set&#39;s time ran out at 0:20 · 4 words"}},
+		{"/practice", []string{"No limit: took 0:10 · 3 words", "No limit: the whole set&#39;s time ran out after 0:20 · 4 words"}},
+	} {
+		p := b.get(tt.path)
+		p.mustContain(t, tt.want...)
+		p.mustNotContain(t, "Timed: ")
+	}
+}

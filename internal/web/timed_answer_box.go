@@ -321,6 +321,9 @@ func answerSummary(a *storage.TimedAnswer) string {
 	t := a.Timing
 	words := plural(t.WordCount, "word")
 	switch {
+	case t.Mode == storage.ModeUntimed && t.HowEnded == storage.EndedExpired:
+		// Only a run's clock ends an untimed answer.
+		return "No limit: the whole set's time ran out at " + clock(t.Limit) + " · " + words
 	case t.Mode == storage.ModeUntimed:
 		return "No limit: " + clock(t.TimeUsed) + " used · " + words
 	case t.Mode == storage.ModeTimed && t.HowEnded == storage.EndedExpired:
