@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -144,68 +143,6 @@ func TestReferencePassesEverySeed(t *testing.T) {
 	}
 }
 
-// mutantExpectations reads the "// expect: <scenario> <invariant>" lines of
-// a mutant's header.
-func mutantExpectations(t *testing.T, src string) []string {
-	t.Helper()
-	var out []string
-	for _, line := range strings.Split(src, "\n") {
-		if !strings.HasPrefix(line, "//") {
-			break
-		}
-		if rest, ok := strings.CutPrefix(line, "// expect:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) != 2 {
-				t.Fatalf("bad expect line %q: want a scenario and an invariant", line)
-			}
-			out = append(out, fields[0]+" "+fields[1])
-		}
-	}
-	return out
-}
-
-func TestMutantsAreCaught(t *testing.T) {
-	files := mutantFiles(t)
-	if len(files) < 12 {
-		t.Fatalf("found %d mutants, want at least 12", len(files))
-	}
-	scenarioNames := map[string]bool{}
-	for _, s := range AsyncRefundSuite() {
-		scenarioNames[s.Name] = true
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".patch"), func(t *testing.T) {
-			src := mutantSource(t, f)
-			expect := mutantExpectations(t, src)
-			if len(expect) == 0 {
-				t.Fatal("no expect: lines in the header")
-			}
-			var scenarios []string
-			seen := map[string]bool{}
-			for _, e := range expect {
-				sc, inv, _ := strings.Cut(e, " ")
-				if !scenarioNames[sc] || InvariantTitle(inv) == "" {
-					t.Fatalf("expect %q names an unknown scenario or invariant", e)
-				}
-				if !seen[sc] {
-					seen[sc] = true
-					scenarios = append(scenarios, sc)
-				}
-			}
-			rep := grade(t, src, 1, scenarios...)
-			if rep.Status == StatusError {
-				t.Fatalf("not gradable: %s", rep.Message)
-			}
-			got := violated(rep)
-			for _, e := range expect {
-				if _, ok := got[e]; !ok {
-					t.Errorf("%s held, want it violated (violations: %v)", e, keys(got))
-				}
-			}
-		})
-	}
-}
-
 func keys(m map[string]string) []string {
 	var out []string
 	for k := range m {
@@ -222,65 +159,6 @@ func sanitizedJSON(t *testing.T, r *Report) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
-}
-
-func TestSameSeedSameReport(t *testing.T) {
-	for _, path := range []string{starterFile, referenceFile} {
-		t.Run(filepath.Base(filepath.Dir(path)), func(t *testing.T) {
-			src := readSource(t, path)
-			a := sanitizedJSON(t, grade(t, src, 7))
-			b := sanitizedJSON(t, grade(t, src, 7))
-			if !bytes.Equal(a, b) {
-				t.Fatal("two grades with seed 7 gave different reports")
-			}
-		})
-	}
-}
-
-func TestSeedsChangeSchedules(t *testing.T) {
-	src := readSource(t, starterFile)
-	traces := map[string]bool{}
-	for seed := int64(1); seed <= 6; seed++ {
-		rep := grade(t, src, seed, "redelivery")
-		var b strings.Builder
-		for _, e := range rep.Scenarios[0].Trace {
-			b.WriteString(e.At + e.Actor + e.Text + "\n")
-		}
-		traces[b.String()] = true
-	}
-	if len(traces) < 2 {
-		t.Fatal("six seeds gave one and the same schedule")
-	}
-}
-
-// TestFailingSeedReproduces grades a concurrency failure, then grades again
-// with the reported failing seed: its first schedule must fail the same way.
-func TestFailingSeedReproduces(t *testing.T) {
-	src := mutantSource(t, "testdata/mutants/check-then-set.patch")
-	rep := grade(t, src, 1, "two-concurrent")
-	sc := rep.Scenarios[0]
-	if sc.FailingSeed == nil {
-		t.Fatal("no failing seed reported")
-	}
-	again := grade(t, src, *sc.FailingSeed, "two-concurrent").Scenarios[0]
-	if again.FailingSeed == nil || *again.FailingSeed != *sc.FailingSeed {
-		t.Fatalf("seed %d did not fail first when given as the job seed", *sc.FailingSeed)
-	}
-	if !equalTraces(sc.Trace, again.Trace) {
-		t.Fatal("the reproduced run's trace differs")
-	}
-}
-
-func equalTraces(a, b []TraceEvent) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestReusedInterpretersMatchFresh checks the interpreter reuse: grading
@@ -308,49 +186,6 @@ func TestReusedInterpretersMatchFresh(t *testing.T) {
 		if reused.compiled >= fresh.compiled {
 			t.Fatalf("%s: reuse compiled %d times, fresh %d", path, reused.compiled, fresh.compiled)
 		}
-	}
-}
-
-// TestLanesDoNotChangeTheReport grades on one, two and three lanes:
-// scenarios spread over lanes (a whole suite) and runs spread over lanes
-// (one explored scenario). The reports must be identical, and progress
-// must arrive in the suite's order whichever lane finishes first.
-func TestLanesDoNotChangeTheReport(t *testing.T) {
-	defer func(n int) { maxLanes = n }(maxLanes)
-	for _, tt := range []struct {
-		name, path string
-		scenarios  []string
-	}{
-		{"starter, whole suite", starterFile, nil},
-		{"reference, whole suite", referenceFile, nil},
-		{"starter, one explored scenario", starterFile, []string{"two-concurrent"}},
-		{"reference, one crash exploration", referenceFile, []string{"crash-and-rerun"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var want []byte
-			for _, lanes := range []int{1, 2, 3} {
-				maxLanes = lanes
-				var progressed []string
-				rep, err := Grade(context.Background(), Job{Problem: "async-refund", Source: readSource(t, tt.path), Seed: 5, Scenarios: tt.scenarios},
-					BubbleFromT(t), func(s ScenarioReport) { progressed = append(progressed, s.Name) })
-				if err != nil {
-					t.Fatal(err)
-				}
-				var names []string
-				for _, s := range rep.Scenarios {
-					names = append(names, s.Name)
-				}
-				if !slices.Equal(progressed, names) {
-					t.Fatalf("%d lanes: progress came as %v, the report lists %v", lanes, progressed, names)
-				}
-				got := sanitizedJSON(t, rep)
-				if want == nil {
-					want = got
-				} else if !bytes.Equal(got, want) {
-					t.Fatalf("%d lanes gave another report than one", lanes)
-				}
-			}
-		})
 	}
 }
 

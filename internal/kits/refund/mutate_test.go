@@ -1,4 +1,6 @@
-package grader
+//go:build !nointerp
+
+package refund_test
 
 import (
 	"context"
@@ -7,12 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
 	"github.com/faultline-dev/faultline/internal/mutation"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // TestMutantsAreMade: the operators make mutants of every correct solution
@@ -20,7 +23,7 @@ import (
 func TestMutantsAreMade(t *testing.T) {
 	byOp := map[string]int{}
 	files := corpusFiles(t, "correct")
-	if testing.Short() || serviceTestRace {
+	if testing.Short() || raceEnabled {
 		files = files[:3]
 	}
 	for _, f := range append(files, referenceFile) {
@@ -57,7 +60,7 @@ const survivorsFile = "testdata/mutation-survivors.txt"
 
 // refundMutation tells the mutation tool the harness's trace function,
 // for its trace-only rule.
-var refundMutation = mutation.Options{Trace: RefundkitPath + ".Logf"}
+var refundMutation = mutation.Options{Trace: refund.HarnessPath + ".Logf"}
 
 // Kinds of survivor explanations.
 const (
@@ -144,17 +147,17 @@ func loadSurvivors(t testing.TB) *survivorList {
 // or the mutant was stopped at a limit or by a crash: caught either way),
 // "stillborn" (it does not compile or load), "grader-error" (the grader
 // itself broke) or "survived".
-func mutationVerdict(rep *Report, err error) string {
+func mutationVerdict(rep *gradewire.Report, err error) string {
 	switch {
 	case err != nil:
 		return "grader-error"
-	case rep.Status == StatusFail:
+	case rep.Status == gradewire.StatusFail:
 		return "killed"
-	case rep.Status == StatusError && len(rep.Diagnostics) > 0:
+	case rep.Status == gradewire.StatusError && len(rep.Diagnostics) > 0:
 		return "stillborn"
-	case rep.Status == StatusError && strings.HasPrefix(rep.Message, "The submission was stopped"):
+	case rep.Status == gradewire.StatusError && strings.HasPrefix(rep.Message, "The submission was stopped"):
 		return "killed"
-	case rep.Status == StatusError:
+	case rep.Status == gradewire.StatusError:
 		return "grader-error"
 	}
 	return "survived"
@@ -193,7 +196,7 @@ func TestMutationSample(t *testing.T) {
 	for i := 0; i < len(ms); i += mutationSampleStep {
 		m := ms[i]
 		t.Run(m.ID, func(t *testing.T) {
-			rep, err := Grade(context.Background(), Job{Problem: "async-refund", Source: m.Source, Seed: 1}, BubbleFromT(t), nil)
+			rep, err := refund.GradeSource(context.Background(), "refund.go", m.Source, scenariosNamed(t), faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1})
 			v := mutationVerdict(rep, err)
 			e := survivors.entries[name+" "+m.ID]
 			switch {
@@ -276,15 +279,11 @@ func stateTwins(t testing.TB, refMutants []mutation.Mutant, patches []string) ma
 // FAULTLINE_MUTATE_DRAFT=FILE also writes draft survivors-file entries for
 // the unexplained survivors to FILE):
 //
-//	FAULTLINE_MUTATE=1 go test ./internal/grader -run TestMutationFull -v -timeout 1h
+//	FAULTLINE_MUTATE=1 go test ./internal/kits/refund -run TestMutationFull -v -timeout 1h
 func TestMutationFull(t *testing.T) {
 	if os.Getenv("FAULTLINE_MUTATE") == "" {
 		t.Skip("set FAULTLINE_MUTATE=1 for the full mutation run")
 	}
-	// Each mutant is graded in a grading child, as a submission is: a
-	// mutant whose goroutine panics (a dropped WaitGroup.Add) ends its
-	// process, not the run.
-	svc := newTestService(t, sandbox.Limits{WallTime: 60 * time.Second, CPUTime: 20 * time.Second}, 2, 4)
 	survivors := loadSurvivors(t)
 	start := time.Now()
 	files := []string{referenceFile}
@@ -314,24 +313,7 @@ func TestMutationFull(t *testing.T) {
 			results = append(results, &mutationResult{file: filepath.Base(f), m: m})
 		}
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
-	for _, r := range results {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			rep, err := svc.Grade(context.Background(), Job{Source: r.m.Source, Seed: 1}, nil)
-			r.verdict = mutationVerdict(rep, err)
-			if err != nil {
-				r.message = err.Error()
-			} else if r.verdict != "survived" {
-				r.message = firstLine(rep.Message)
-			}
-		}()
-	}
-	wg.Wait()
+	gradeInChildren(t, results)
 	elapsed := time.Since(start)
 
 	twins := stateTwins(t, refMutants, stateCorpusPatches(t))
@@ -478,7 +460,7 @@ func TestStateTwins(t *testing.T) {
 		byID[m.ID] = m
 	}
 	patches := stateCorpusPatches(t)
-	if testing.Short() || serviceTestRace {
+	if testing.Short() || raceEnabled {
 		patches = []string{"testdata/corpus/state/state-slice-table.patch", "testdata/corpus/state/state-mutex.patch"}
 	}
 	twins := stateTwins(t, ref, patches)

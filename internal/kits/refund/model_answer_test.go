@@ -1,14 +1,18 @@
-package grader
+//go:build !nointerp
+
+package refund_test
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // problemPage is the async-refund problem page, whose model answer carries
 // a full solution in a Go block.
-const problemPage = "../../content/problems/async-refund/problem.md"
+const problemPage = "../../../content/problems/async-refund/problem.md"
 
 // modelAnswerCode returns the Go block of the page's model answer that
 // defines RefundMoney: the code a candidate sees when the answer is
@@ -46,9 +50,9 @@ func TestModelAnswerPassesEveryScenario(t *testing.T) {
 	if !ok {
 		t.Fatalf("%s: no Go block defining RefundMoney under \"## Model answer\"", problemPage)
 	}
-	rep := grade(t, code, 1)
-	if rep.Status != StatusPass {
-		t.Fatalf("the page's model answer fails:\n%s", reportText(rep))
+	rep := gradeSeed(t, code, 1)
+	if rep.Status != gradewire.StatusPass {
+		t.Fatalf("the page's model answer fails: %s; violated: %v", rep.Message, keys(violated(rep)))
 	}
 }
 

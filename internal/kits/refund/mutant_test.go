@@ -1,4 +1,4 @@
-package grader
+package refund_test
 
 import (
 	"go/format"
@@ -133,7 +133,7 @@ func TestApplyMutant(t *testing.T) {
 // testdata/corpus/correct/NAME.go, so a change to the reference reaches
 // them: TestStateCorpusInStep fails until they are generated again with
 //
-//	FAULTLINE_UPDATE_CORPUS=1 go test ./internal/grader -run TestStateCorpusInStep
+//	FAULTLINE_UPDATE_CORPUS=1 go test ./internal/kits/refund -run TestStateCorpusInStep
 //
 // The generated files stay committed so that every corpus test, the
 // differential test and a reader see plain Go.
@@ -180,7 +180,7 @@ func TestStateCorpusInStep(t *testing.T) {
 				return
 			}
 			if got := readSource(t, out); got != want {
-				t.Fatalf("%s is not what %s makes of the reference: run FAULTLINE_UPDATE_CORPUS=1 go test ./internal/grader -run TestStateCorpusInStep", out, p)
+				t.Fatalf("%s is not what %s makes of the reference: run FAULTLINE_UPDATE_CORPUS=1 go test ./internal/kits/refund -run TestStateCorpusInStep", out, p)
 			}
 		})
 	}
