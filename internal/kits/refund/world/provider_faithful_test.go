@@ -1,4 +1,4 @@
-package grader
+package world_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package grader
+package world_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
@@ -16,8 +17,8 @@ import (
 func providerWorld(t *testing.T, faults []world.Fault, steps func(ctx context.Context, w *world.Worker)) *world.Env {
 	t.Helper()
 	var env *world.Env
-	BubbleFromT(t)(func() {
-		sched := newScheduler(1)
+	faultsim.TestBubble(t)(func() {
+		sched := faultsim.NewScheduler(1)
 		env = world.NewEnv(sched, world.DefaultNetwork)
 		env.Provider().AddCharge("ch_1", 10000)
 		for _, f := range faults {
@@ -25,7 +26,7 @@ func providerWorld(t *testing.T, faults []world.Fault, steps func(ctx context.Co
 		}
 		w := env.NewWorker("worker-1", world.CrashPoint{})
 		sched.Go(w.ID, func() { steps(context.Background(), w) })
-		if stopped := sched.run(48 * time.Hour); stopped != "" {
+		if stopped := sched.Run(48 * time.Hour); stopped != "" {
 			t.Errorf("the run was stopped: it ran out of %s", stopped)
 		}
 	})
@@ -402,8 +403,8 @@ func TestStoreClaim(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got bool
 			var after rk.Record
-			BubbleFromT(t)(func() {
-				sched := newScheduler(1)
+			faultsim.TestBubble(t)(func() {
+				sched := faultsim.NewScheduler(1)
 				env := world.NewEnv(sched, world.DefaultNetwork)
 				rec := tc.record
 				rec.RequestID = "r1"
@@ -416,7 +417,7 @@ func TestStoreClaim(t *testing.T) {
 						t.Error(err)
 					}
 				})
-				sched.run(time.Hour)
+				sched.Run(time.Hour)
 				after, _ = env.Store().Lookup("r1")
 			})
 			if got != tc.want {
