@@ -54,7 +54,6 @@ func violated(r *Report) map[string]string {
 	return out
 }
 
-
 func keys(m map[string]string) []string {
 	var out []string
 	for k := range m {
