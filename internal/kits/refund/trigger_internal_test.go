@@ -114,3 +114,68 @@ func TestTriggeredInvocation(t *testing.T) {
 		})
 	}
 }
+
+// TestCrashStopsDeferredWrites: when a worker's process dies, its deferred
+// cleanup must not reach the store, as a killed process's would not.
+func TestCrashStopsDeferredWrites(t *testing.T) {
+	const src = `package refund
+
+import (
+	"context"
+
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+)
+
+func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
+	ok, err := refundkit.Claim(ctx, id, 0)
+	if err != nil || !ok {
+		return "", err
+	}
+	defer refundkit.MarkNeedsCheck(ctx, id, "cleanup")
+	refundkit.Logf(ctx, "claimed")
+	if _, err := refundkit.GetRecord(ctx, id); err != nil {
+		return "", err
+	}
+	return refundkit.OutcomeUnknown, nil
+}
+`
+	var sc Scenario
+	for _, s := range Builtin() {
+		if s.Name == "lost-reply" { // one worker, record r1 pending
+			sc = s
+		}
+	}
+	sc.Explore = Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "worker-1"}
+	k := worldsKit{mu: &sync.Mutex{}, worlds: &[]*runWorld{}}
+	prog, diags := faultsim.Interpret(k, "refund.go", src)
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	if _, err := faultsim.Grade(context.Background(), k, Scenarios([]Scenario{sc}), prog, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[faultsim.CrashPoint]string{
+		{Call: 1, Before: false}: "processing",  // died right after the claim: the deferred write is lost
+		{Call: 2, Before: true}:  "processing",  // died before GetRecord
+		{}:                       "needs_check", // no crash: the deferred write happens
+	}
+	seen := map[faultsim.CrashPoint]bool{}
+	for _, w := range *k.worlds {
+		r := w.run
+		status, ok := want[r.Crash]
+		if !ok {
+			continue
+		}
+		seen[r.Crash] = true
+		rec, _ := w.env.Store().Lookup("r1")
+		if string(rec.Status) != status {
+			t.Errorf("%s: r1 is %s, want %s", r.Label(), rec.Status, status)
+		}
+		if r.Crash.Call != 0 && r.Calls[0].Ended != faultsim.EndCrashed {
+			t.Errorf("%s: the call %s", r.Label(), r.Calls[0].Ended)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("runs for %v of the crash points %v", seen, want)
+	}
+}
