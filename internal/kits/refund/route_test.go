@@ -13,23 +13,19 @@ import (
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
 
-// The refund corpus graded through the engine: each correct solution
-// passes every built-in scenario, and each broken one is caught at the
-// invariant (or defect) its "// defect:" line names. The corpus lives with
-// the old grader's tests until they move here.
+// The refund corpus (testdata/corpus) graded through the engine: each
+// correct solution passes every built-in scenario, and each broken one is
+// caught at the invariant (or defect) its "// defect:" line names.
 func routeCorpus(t *testing.T, kind string) []string {
 	t.Helper()
-	for _, dir := range []string{"testdata/corpus", "../../grader/testdata/corpus"} {
-		files, err := filepath.Glob(filepath.Join(dir, kind, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(files) > 0 {
-			return files
-		}
+	files, err := filepath.Glob(filepath.Join("testdata", "corpus", kind, "*.go"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no %s corpus", kind)
-	return nil
+	if len(files) == 0 {
+		t.Fatalf("no %s corpus in testdata/corpus", kind)
+	}
+	return files
 }
 
 func header(src, key string) string {
