@@ -1,4 +1,4 @@
-package grader
+package refund
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 // TestScenariosAreData: every built-in scenario validates and says what it
 // is about.
 func TestScenariosAreData(t *testing.T) {
-	suite := AsyncRefundSuite()
+	suite := Builtin()
 	if len(suite) < 20 {
 		t.Fatalf("%d scenarios, want at least 20", len(suite))
 	}
@@ -152,7 +152,7 @@ func TestParseScenariosErrors(t *testing.T) {
 // TestContentGuideRefundExample: the refund example of content/README.md
 // is a file the kit accepts, and the guide's invariant table is the kit's.
 func TestContentGuideRefundExample(t *testing.T) {
-	guide, err := os.ReadFile("../../content/README.md")
+	guide, err := os.ReadFile("../../../content/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func expectEnd(n int, statuses ...rk.Status) *Expectation {
 // TestSuiteCopiesAreFresh: the scenarios the cache hands out are copies,
 // equal to a fresh parse, and changing one changes no later one.
 func TestSuiteCopiesAreFresh(t *testing.T) {
-	data, err := os.ReadFile("../../content/problems/async-refund/scenarios.yaml")
+	data, err := os.ReadFile("../../../content/problems/async-refund/scenarios.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestSuiteCopiesAreFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := AsyncRefundSuite()
+	first := Builtin()
 	if !reflect.DeepEqual(first, fresh) {
 		t.Fatal("the cached suite differs from a fresh parse")
 	}
@@ -219,7 +219,7 @@ func TestSuiteCopiesAreFresh(t *testing.T) {
 			first[k].Defects[inv] = "changed"
 		}
 	}
-	if again := AsyncRefundSuite(); !reflect.DeepEqual(again, fresh) {
+	if again := Builtin(); !reflect.DeepEqual(again, fresh) {
 		t.Error("changing a copy changed the next one")
 	}
 }
@@ -227,7 +227,7 @@ func TestSuiteCopiesAreFresh(t *testing.T) {
 // BenchmarkParseScenarios and BenchmarkAsyncRefundSuite compare reading the
 // refund scenarios file with handing out a copy of it once read.
 func BenchmarkParseScenarios(b *testing.B) {
-	data, err := os.ReadFile("../../content/problems/async-refund/scenarios.yaml")
+	data, err := os.ReadFile("../../../content/problems/async-refund/scenarios.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -240,6 +240,6 @@ func BenchmarkParseScenarios(b *testing.B) {
 
 func BenchmarkAsyncRefundSuite(b *testing.B) {
 	for b.Loop() {
-		_ = AsyncRefundSuite()
+		_ = Builtin()
 	}
 }
