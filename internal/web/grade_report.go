@@ -140,6 +140,11 @@ func newReportView(r *gradewire.Report, sourceHash, idPrefix string) reportView 
 	return v
 }
 
+// sequenceKit is the kit whose traces the sequence diagram reads: the
+// refund family's actors (workers, the provider, the store) and its event
+// kinds, which it had as the refund grader (kit "").
+const sequenceKit = "refund"
+
 // newFailedScenario arranges s, a scenario of a report by kit ("" for the
 // refund grader).
 func newFailedScenario(s gradewire.ScenarioReport, kit, idPrefix string) failedScenario {
@@ -154,7 +159,7 @@ func newFailedScenario(s gradewire.ScenarioReport, kit, idPrefix string) failedS
 	}
 	switch {
 	case len(s.Trace) == 0:
-	case kit == "":
+	case kit == "" || kit == sequenceKit:
 		f.Diagram = newSequenceDiagram(idPrefix+"seq-"+s.Name, s.Trace, s.TraceTruncated)
 	default:
 		f.Trace = s.Trace
@@ -283,7 +288,7 @@ func verdictLine(r *gradewire.Report) string {
 // failedHint says what opening a failed scenario shows: the refund
 // grader's run drawn, a kit's listed event by event.
 func failedHint(r *gradewire.Report) string {
-	if r.Kit == "" {
+	if r.Kit == "" || r.Kit == sequenceKit {
 		return "open one to see its failing run drawn as a sequence diagram"
 	}
 	return "open one to see its failing run, event by event, and how it ended"

@@ -7,32 +7,41 @@ import (
 	"fmt"
 	"html"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	nethtml "golang.org/x/net/html"
 
-	"github.com/faultline-dev/faultline/internal/grader"
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
 
 const (
 	refundStarterFile = "../../content/problems/async-refund/starter/refund.go"
 	refundKitHeader   = "package refund\n\nimport (\n\t\"context\"\n\n\t\"github.com/faultline-dev/faultline/internal/grader/refundkit\"\n)\n\n"
-	// The grader's golden reports: what it really produces for the starter
-	// and the reference, kept up to date by its own tests.
-	starterGolden   = "../grader/testdata/golden/starter.json"
-	referenceGolden = "../grader/testdata/golden/reference.json"
+	// The refund kit's golden reports: what it really produces for the
+	// starter and the reference, kept up to date by its own tests.
+	starterGolden   = "../kits/refund/testdata/golden/starter.json"
+	referenceGolden = "../kits/refund/testdata/golden/reference.json"
 )
 
-// gradeForReport grades src with the real grader in a synctest bubble, so
-// the report's HTML is tested against the data the grader really produces.
+// gradeForReport grades src with the refund kit in a synctest bubble, so
+// the report's HTML is tested against the data the kit really produces.
 func gradeForReport(t *testing.T, src string, seed int64, scenarios ...string) *gradewire.Report {
 	t.Helper()
-	rep, err := grader.Grade(context.Background(), grader.Job{Problem: "async-refund", Source: src, Seed: seed, Scenarios: scenarios}, grader.BubbleFromT(t), nil)
+	var list []refund.Scenario
+	for _, sc := range refund.Builtin() {
+		if len(scenarios) == 0 || slices.Contains(scenarios, sc.Name) {
+			list = append(list, sc)
+		}
+	}
+	rep, err := refund.GradeSource(context.Background(), "refund.go", src, refund.Scenarios(list), faultsim.TestBubble(t), faultsim.Options{FirstSeed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep.Problem = "async-refund" // the parent names the problem; the child knows only the kit
 	return rep
 }
 

@@ -283,7 +283,7 @@ func childCPU(c *exec.Cmd) time.Duration {
 
 // stateVariants are the reference rewritten into the forms of package
 // state that issue 9 found realistic correct solutions use (those of
-// internal/grader's state-* corpus files), each still correct and acting
+// internal/kits/refund's state-* corpus files), each still correct and acting
 // as the reference does, and the reference padded to 5,000 lines with a read-only table
 // it consults: for BenchmarkGradePackageState.
 func stateVariants(b testing.TB, ref string) []struct{ name, src string } {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package grader
-
-const serviceTestRace = false
