@@ -29,26 +29,6 @@ type Job struct {
 	Lanes int `json:"lanes,omitempty"`
 }
 
-// RefundJob is a grade by the refund grader, whose scenarios are still
-// compiled into the child: it names a problem instead of a kit. The child
-// tells the two apart by Job's kit field, which this lacks. It goes away
-// when the refund grader becomes a kit.
-type RefundJob struct {
-	Problem   string   `json:"problem"`
-	Source    string   `json:"source"`
-	Seed      int64    `json:"seed"`
-	Scenarios []string `json:"scenarios,omitempty"` // optional filter by name
-	// Lanes, above zero, is the most scenarios the grade runs at once;
-	// zero means one per core. The parent's service sets it.
-	Lanes int `json:"lanes,omitempty"`
-	// ScenariosFile and ScenarioData are the problem's scenarios file as
-	// the content being served holds it (a -content folder's, after a
-	// -watch reload too): the child grades against it, with no rebuild.
-	// Empty: the scenarios of the content built into the binary.
-	ScenariosFile string `json:"scenarios_file,omitempty"`
-	ScenarioData  string `json:"scenario_data,omitempty"`
-}
-
 // ChildMessage is one NDJSON line a grading child writes on its result
 // pipe: zero or more finished scenarios (progress), then exactly one line
 // with the Report or, when the grading system itself broke (a bug, a

@@ -26,8 +26,8 @@ type Diagnostic = sandbox.Diagnostic
 // exercism's test runner's, that the web app, the CLI and tests read.
 type Report struct {
 	Version int `json:"version"`
-	// Kit names the kit that graded, empty for the refund grader's
-	// reports (which predate kits).
+	// Kit names the kit that graded, empty in reports stored before the
+	// refund grader became a kit.
 	Kit         string           `json:"kit,omitempty"`
 	Status      string           `json:"status"`
 	Message     string           `json:"message"`

@@ -108,8 +108,8 @@ func TestRefusalsNeedNoChild(t *testing.T) {
 	if err != nil || rep.Status != gradewire.StatusError || !strings.Contains(rep.Message, "source too large") {
 		t.Errorf("a huge kit source: %+v, %v", rep, err)
 	}
-	rep, err = svc.GradeRefund(context.Background(), nil, gradewire.RefundJob{Problem: "p", Source: huge, Seed: 3}, nil, nil)
-	if err != nil || rep.Status != gradewire.StatusError || rep.Problem != "p" || rep.Seed != 3 || !strings.Contains(rep.Message, "source too large") {
+	rep, err = svc.GradeKit(context.Background(), nil, gradewire.Job{Kit: "refund", Source: huge, FirstSeed: 3}, nil, nil)
+	if err != nil || rep.Status != gradewire.StatusError || rep.Kit != "refund" || rep.Seed != 3 || !strings.Contains(rep.Message, "source too large") {
 		t.Errorf("a huge refund source: %+v, %v", rep, err)
 	}
 	if _, err := svc.GradeKit(context.Background(), nil, gradewire.Job{Source: "package x"}, nil, nil); err == nil {

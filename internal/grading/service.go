@@ -1,5 +1,5 @@
-// Package grading is the parent side of grading: it sends a job (a kit's,
-// or the refund grader's) to a grading child through the sandbox pool,
+// Package grading is the parent side of grading: it sends a kit's job to a
+// grading child through the sandbox pool,
 // reads the child's NDJSON lines (gradewire), and turns them, or how the
 // child ended, into a gradewire.Report. Submitted code never runs here,
 // and nothing here links the interpreter: the web layer and the rooms
@@ -94,30 +94,6 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 	g := grade{kit: job.Kit, seed: job.FirstSeed, order: scenarios, source: job.Source}
 	rep, _, err := s.run(ctx, ticket, g, job, progress)
 	return rep, err
-}
-
-// GradeRefund runs a refund grader's job in a child; scenarios is as for
-// GradeKit.
-func (s *Service) GradeRefund(ctx context.Context, ticket *sandbox.Ticket, job gradewire.RefundJob, scenarios []string, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
-	rep, _, err := s.GradeRefundOutcome(ctx, ticket, job, scenarios, progress)
-	return rep, err
-}
-
-// GradeRefundOutcome is GradeRefund that also returns how the child ended
-// (nil when no child ran), for benchmarks and tests of the sandbox.
-func (s *Service) GradeRefundOutcome(ctx context.Context, ticket *sandbox.Ticket, job gradewire.RefundJob, scenarios []string, progress func(gradewire.ScenarioReport)) (*gradewire.Report, *sandbox.Outcome, error) {
-	defer ticket.Release()
-	if len(job.Scenarios) > 0 {
-		scenarios = job.Scenarios
-	}
-	if s.pool.Running() > 0 {
-		// Another child is grading, so the cores are taken: a second lane
-		// would only add its interpreters' compiles (measured: a grade on
-		// two lanes costs about a third more CPU than on one).
-		job.Lanes = 1
-	}
-	g := grade{problem: job.Problem, seed: job.Seed, order: scenarios, source: job.Source}
-	return s.run(ctx, ticket, g, job, progress)
 }
 
 // grade is what the parent knows of a job while the child runs it.
