@@ -98,14 +98,14 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 
 // grade is what the parent knows of a job while the child runs it.
 type grade struct {
-	kit, problem string
-	seed         int64
-	order        []string // the scenarios in the child's order; nil when unknown
-	source       string
+	kit    string
+	seed   int64
+	order  []string // the scenarios in the child's order; nil when unknown
+	source string
 }
 
 func (g grade) newReport() *gradewire.Report {
-	return &gradewire.Report{Version: gradewire.ReportVersion, Kit: g.kit, Problem: g.problem, Seed: g.seed,
+	return &gradewire.Report{Version: gradewire.ReportVersion, Kit: g.kit, Seed: g.seed,
 		Diagnostics: []gradewire.Diagnostic{}, Scenarios: []gradewire.ScenarioReport{},
 		Summary: gradewire.Summary{Defects: []gradewire.DefectStatus{}}}
 }
@@ -147,7 +147,7 @@ func (s *Service) interpret(ctx context.Context, g grade, out *sandbox.Outcome, 
 		level = slog.LevelInfo // a stopped submission: normal, but worth seeing
 	}
 	s.log.Log(ctx, level, "grading: child finished",
-		slog.String("kit", g.kit), slog.String("problem", g.problem), slog.Int64("seed", g.seed),
+		slog.String("kit", g.kit), slog.Int64("seed", g.seed),
 		slog.String("ending", out.Describe()), slog.Duration("wall", out.Wall),
 		slog.Duration("cpu", out.CPU), slog.Int64("max_rss", out.MaxRSS),
 		slog.Bool("namespaces", out.Namespaces), slog.Bool("warm", out.Warm))
@@ -158,9 +158,6 @@ func (s *Service) interpret(ctx context.Context, g grade, out *sandbox.Outcome, 
 	case report != nil:
 		// The child finished its report; whatever happened after (a late
 		// crash while exiting) changes nothing the candidate did.
-		if report.Problem == "" {
-			report.Problem = g.problem
-		}
 		if report.Seed == 0 {
 			report.Seed = g.seed // a kit's child reports no seed
 		}
