@@ -178,3 +178,46 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 func childCPU(c *exec.Cmd) time.Duration {
 	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
+
+// BenchmarkGradePackageState grades the reference beside every correct
+// corpus solution that keeps package state (testdata/corpus/correct/
+// state-*.go: the reference with one piece of state each) and the
+// reference padded to 5,000 lines, every one in each iteration so that all
+// see the same load, and reports each one's median CPU time and its ratio
+// to the reference's (issue 9's targets: 1.5x for state, 5x padded).
+//
+//	go test ./internal/kits/refund -run '^$' -bench GradePackageState -benchtime 6x
+func BenchmarkGradePackageState(b *testing.B) {
+	type variant struct{ name, src string }
+	variants := []variant{{"reference", readSource(b, referenceFile)}}
+	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "correct", "state-*.go"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no state-*.go solutions in the corpus (%v)", err)
+	}
+	for _, f := range files {
+		variants = append(variants, variant{strings.TrimSuffix(filepath.Base(f), ".go"), readSource(b, f)})
+	}
+	variants = append(variants, variant{"padded-5000", paddedSolution(b, 5000)})
+	scs := refund.Scenarios(refund.Builtin())
+	bubble := faultsim.BenchBubble(b)
+	cpu := make([][]time.Duration, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			cpu0 := faultsim.ProcessCPU()
+			gradeInterpreted(b, v.src, scs, bubble)
+			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
+		}
+	}
+	median := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	ref := median(cpu[0])
+	for i, v := range variants {
+		m := median(cpu[i])
+		b.ReportMetric(float64(m.Microseconds())/1000, v.name+"-cpu-ms")
+		if i > 0 {
+			b.ReportMetric(float64(m)/float64(ref), v.name+"-x")
+		}
+	}
+}
