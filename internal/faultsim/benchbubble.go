@@ -1,6 +1,8 @@
 package faultsim
 
 import (
+	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -56,3 +58,56 @@ func ProcessCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// GoBuildRoute is what a kit's go-build benchmark measured, one entry per
+// iteration: the interpreted grade's wall and CPU time, and the go-build
+// route's (compile the submission natively, run the same scenarios), with
+// its build alone.
+type GoBuildRoute struct {
+	Graded, GradedCPU        []time.Duration
+	Routed, RoutedCPU, Build []time.Duration
+}
+
+// Report writes the medians and the ratios issue 9 judges (a grade under
+// a tenth of the go-build route), by wall and by CPU time.
+func (g GoBuildRoute) Report(b *testing.B) {
+	for _, d := range [][]time.Duration{g.Graded, g.GradedCPU, g.Routed, g.RoutedCPU, g.Build} {
+		slices.Sort(d)
+	}
+	b.ReportMetric(ms(median(g.Graded)), "grade-median-ms")
+	b.ReportMetric(ms(median(g.Routed)), "gobuild-median-ms")
+	b.ReportMetric(ms(median(g.Build)), "build-median-ms")
+	b.ReportMetric(float64(median(g.Graded))/float64(median(g.Routed)), "x-gobuild-median")
+	b.ReportMetric(float64(g.Graded[0])/float64(g.Routed[0]), "x-gobuild-best")
+	b.ReportMetric(ms(median(g.GradedCPU)), "grade-cpu-median-ms")
+	b.ReportMetric(ms(median(g.RoutedCPU)), "gobuild-cpu-median-ms")
+	b.ReportMetric(float64(median(g.GradedCPU))/float64(median(g.RoutedCPU)), "x-gobuild-cpu-median")
+}
+
+// CommandCPU is the CPU time, user and system, of a command that has
+// finished, with every descendant it waited for (the go command's compiler
+// and linker).
+func CommandCPU(c *exec.Cmd) time.Duration {
+	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+}
+
+// ReportVariants writes each variant's median CPU time and, for all but
+// the first (the baseline), its ratio to the first's: for benchmarks that
+// grade variants of one solution side by side in each iteration.
+func ReportVariants(b *testing.B, names []string, cpu [][]time.Duration) {
+	for _, d := range cpu {
+		slices.Sort(d)
+	}
+	base := median(cpu[0])
+	for i, name := range names {
+		b.ReportMetric(ms(median(cpu[i])), name+"-cpu-ms")
+		if i > 0 {
+			b.ReportMetric(float64(median(cpu[i]))/float64(base), name+"-x")
+		}
+	}
+}
+
+// median of sorted durations.
+func median(d []time.Duration) time.Duration { return d[len(d)/2] }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

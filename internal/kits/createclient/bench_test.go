@@ -219,7 +219,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	bin := filepath.Join(dir, "driver")
 	scs := loadScenariosB(b)
 	bubble := faultsim.BenchBubble(b)
-	var graded, routed, builds, gradedCPU, routedCPU []time.Duration
+	var route faultsim.GoBuildRoute
 	i := 0
 	for b.Loop() {
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
@@ -231,8 +231,8 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 		if err != nil || rep.Status != faultsim.StatusPass {
 			b.Fatalf("%v %+v", err, rep.Failed())
 		}
-		graded = append(graded, time.Since(start))
-		gradedCPU = append(gradedCPU, faultsim.ProcessCPU()-cpu0)
+		route.Graded = append(route.Graded, time.Since(start))
+		route.GradedCPU = append(route.GradedCPU, faultsim.ProcessCPU()-cpu0)
 
 		i++
 		// A new declaration, not a comment: a comment leaves the compiled
@@ -250,35 +250,16 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
-		builds = append(builds, time.Since(start))
+		route.Build = append(route.Build, time.Since(start))
 		run := exec.Command(bin)
 		out, err := run.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "native: pass") {
 			b.Fatalf("native run: %v\n%s", err, out)
 		}
-		routed = append(routed, time.Since(start))
-		routedCPU = append(routedCPU, childCPU(build)+childCPU(run))
+		route.Routed = append(route.Routed, time.Since(start))
+		route.RoutedCPU = append(route.RoutedCPU, faultsim.CommandCPU(build)+faultsim.CommandCPU(run))
 	}
-	for _, d := range [][]time.Duration{graded, routed, builds, gradedCPU, routedCPU} {
-		slices.Sort(d)
-	}
-	msOf := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	med := func(d []time.Duration) time.Duration { return d[len(d)/2] }
-	b.ReportMetric(msOf(med(graded)), "grade-median-ms")
-	b.ReportMetric(msOf(med(routed)), "gobuild-median-ms")
-	b.ReportMetric(msOf(med(builds)), "build-median-ms")
-	b.ReportMetric(float64(med(graded))/float64(med(routed)), "x-gobuild-median")
-	b.ReportMetric(float64(graded[0])/float64(routed[0]), "x-gobuild-best")
-	b.ReportMetric(msOf(med(gradedCPU)), "grade-cpu-median-ms")
-	b.ReportMetric(msOf(med(routedCPU)), "gobuild-cpu-median-ms")
-	b.ReportMetric(float64(med(gradedCPU))/float64(med(routedCPU)), "x-gobuild-cpu-median")
-}
-
-// childCPU is the CPU time, user and system, of a command that has
-// finished, with every descendant it waited for (the go command's compiler
-// and linker).
-func childCPU(c *exec.Cmd) time.Duration {
-	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	route.Report(b)
 }
 
 // stateVariants are the reference rewritten into the forms of package
@@ -362,16 +343,9 @@ func BenchmarkGradePackageState(b *testing.B) {
 			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
 		}
 	}
-	median := func(d []time.Duration) time.Duration {
-		slices.Sort(d)
-		return d[len(d)/2]
-	}
-	ref := median(cpu[0])
+	names := make([]string, len(variants))
 	for i, v := range variants {
-		m := median(cpu[i])
-		b.ReportMetric(float64(m.Microseconds())/1000, v.name+"-cpu-ms")
-		if i > 0 {
-			b.ReportMetric(float64(m)/float64(ref), v.name+"-x")
-		}
+		names[i] = v.name
 	}
+	faultsim.ReportVariants(b, names, cpu)
 }
