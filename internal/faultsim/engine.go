@@ -24,6 +24,9 @@ type Options struct {
 	// Progress, if set, gets each scenario's result as it finishes, in
 	// the suite's order.
 	Progress func(ScenarioResult)
+	// EveryRun makes every run, even one that would repeat a twin's run
+	// (see twins), whose report is the same: for tests that show it is.
+	EveryRun bool
 	lanes    lanes
 }
 
@@ -172,6 +175,8 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 	if first.internal != nil {
 		return ScenarioResult{}, first.internal
 	}
+	tw := newTwins(prog, opt)
+	tw.add(first)
 	var rest []*Run
 	seeds := opt.Seeds
 	if plan.Schedules > 0 {
@@ -188,7 +193,7 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		}
 		rest = append(rest, crashRuns(first, opt.MaxCrashRuns)...)
 	}
-	runLanes(b, k, prog, rest, opt.lanes)
+	runLanes(b, k, prog, rest, opt.lanes, tw)
 	runs := append([]*Run{first}, rest...)
 	for _, r := range runs {
 		if r.internal != nil {
@@ -196,6 +201,11 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		}
 	}
 	sr := ScenarioResult{Name: plan.Name, Title: plan.Title, Description: plan.Description, Status: StatusPass, Runs: len(runs)}
+	for _, r := range runs {
+		if r.Twin != nil {
+			sr.Repeated++
+		}
+	}
 	// Each invariant's first violation, in run order; the run shown is
 	// the first that broke any.
 	type violation struct {

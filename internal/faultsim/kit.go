@@ -33,7 +33,12 @@ type Kit interface {
 	ParseScenarios(file string, data []byte) ([]Scenario, error)
 	// NewWorld builds the fakes of one run of sc. It is called inside the
 	// run's bubble, before any actor starts: the fakes pass r's gate on
-	// every step and write r's trace.
+	// every step and write r's trace. The world must not read r's seed
+	// during the run (a worker's Seed, which the engine watches, is the
+	// one to use). A run the engine does not make, because its schedule
+	// would repeat an earlier run's (see twins.go), gets that run's world,
+	// trace and calls under its own seed and crash point: what a kit keeps
+	// of a judged run it keeps per Run, never per World.
 	NewWorld(sc Scenario, r *Run) (World, error)
 }
 

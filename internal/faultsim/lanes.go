@@ -21,14 +21,28 @@ func (l lanes) execute(b Bubble, k Kit, prog Program, r *Run) {
 }
 
 // runLanes executes runs, as many at once as the lanes allow; results land
-// in the runs.
-func runLanes(b Bubble, k Kit, prog Program, runs []*Run, l lanes) {
+// in the runs. A run without a crash point whose twin (see twins) was made
+// already is that twin's, not made again; one made is remembered.
+func runLanes(b Bubble, k Kit, prog Program, runs []*Run, l lanes, tw *twins) {
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.execute(b, k, prog, r)
+			if r.Crash.Call != 0 {
+				l.execute(b, k, prog, r)
+				return
+			}
+			if l != nil {
+				l <- struct{}{}
+				defer func() { <-l }()
+			}
+			if twin := tw.of(r.Seed); twin != nil {
+				r.repeat(twin)
+				return
+			}
+			execute(b, k, prog, r)
+			tw.add(r)
 		}()
 	}
 	wg.Wait()

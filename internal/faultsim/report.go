@@ -52,6 +52,10 @@ type ScenarioResult struct {
 	// OutputTruncated: a call printed more than its share.
 	TraceTruncated  bool `json:"trace_truncated,omitempty"`
 	OutputTruncated bool `json:"output_truncated,omitempty"`
+	// Repeated is how many of the Runs were not made because they would
+	// have repeated a twin's (see twins), for benchmarks: the report is
+	// the same either way.
+	Repeated int `json:"-"`
 	// The defects the checked invariants point to, and those of the
 	// ones that failed (see DefectTable).
 	examined, violated []string

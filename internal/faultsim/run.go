@@ -40,6 +40,10 @@ type Run struct {
 	Deadlock string
 	Leftover string
 	EndedAt  time.Duration
+	// Twin is the run this one repeats, nil if it was made: its seed's
+	// schedule came out the same, pick for pick, so it was not made again
+	// (see twins).
+	Twin     *Run
 	internal error
 	sched    *Scheduler
 	mu       sync.Mutex // Calls, which a triggered call joins from another actor's step
@@ -257,7 +261,7 @@ func (r *Run) supervise(k Kit, prog Program, iv *Invocation) {
 func (r *Run) start(k Kit, prog Program, iv *Invocation, crash CrashPoint) *Worker {
 	w := newWorker(iv.Call.Worker, r.sched, r.Trace, crash)
 	seed := r.Seed*1000 + int64(iv.index)
-	w.Seed, w.world = seed, r.World
+	w.seed, w.world = seed, r.World
 	iv.Worker, iv.Ended = w, EndDidNotReturn
 	iv.output = &sandbox.OutputBuffer{Limit: sandbox.OutputLimit / 4}
 	done := make(chan struct{})

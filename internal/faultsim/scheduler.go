@@ -54,7 +54,17 @@ type Scheduler struct {
 	steps     int
 	instant   time.Time
 	atInstant int
+	// spare are parked entries whose actor has resumed, kept for the next
+	// Pass: a run takes thousands of steps, and each would otherwise make
+	// a new entry and channel. (Per scheduler: a bubble's channels may not
+	// be used from another bubble.)
+	spare []*parked
+	// choices are the picks the seeded source made, in order: where more
+	// than one actor was parked, how many and which (see twins).
+	choices []choice
 }
+
+type choice struct{ among, picked int }
 
 type parked struct {
 	actor   string
@@ -68,7 +78,12 @@ func compareParked(a, b *parked) int {
 
 // NewScheduler returns a scheduler whose choices come from seed alone.
 func NewScheduler(seed int64) *Scheduler {
-	return &Scheduler{rng: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), wake: make(chan struct{}, 1)}
+	return &Scheduler{rng: scheduleSource(seed), wake: make(chan struct{}, 1)}
+}
+
+// scheduleSource is the source of a run's choices: twins replays it.
+func scheduleSource(seed int64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
 }
 
 func (s *Scheduler) nudge() {
@@ -85,7 +100,13 @@ func (s *Scheduler) Pass(actor string) bool {
 		s.mu.Unlock()
 		return false
 	}
-	p := &parked{actor: actor, arrival: s.arrivals, resume: make(chan bool, 1)}
+	var p *parked
+	if n := len(s.spare); n > 0 {
+		p, s.spare = s.spare[n-1], s.spare[:n-1]
+		p.actor, p.arrival = actor, s.arrivals
+	} else {
+		p = &parked{actor: actor, arrival: s.arrivals, resume: make(chan bool, 1)}
+	}
 	s.arrivals++
 	// The runtime decides the order in which goroutines reach the gate;
 	// keeping parked sorted by name and arrival makes the choice depend on
@@ -95,7 +116,13 @@ func (s *Scheduler) Pass(actor string) bool {
 	s.parked = slices.Insert(s.parked, i, p)
 	s.mu.Unlock()
 	s.nudge()
-	return <-p.resume
+	ok := <-p.resume
+	// Whoever sent on resume took p out of parked first: no one else
+	// holds it now.
+	s.mu.Lock()
+	s.spare = append(s.spare, p)
+	s.mu.Unlock()
+	return ok
 }
 
 // Go implements Gate.
@@ -154,6 +181,7 @@ func (s *Scheduler) Run(budget time.Duration) string {
 			i := 0
 			if n > 1 {
 				i = s.rng.IntN(n)
+				s.choices = append(s.choices, choice{n, i})
 			}
 			p := s.parked[i]
 			s.parked = slices.Delete(s.parked, i, i+1)

@@ -137,6 +137,7 @@ func (r resolver) Write(p []byte) (int, error) {
 
 func draw[T any](r resolver, f func(r *rand.Rand) T) T {
 	s := r.must()
+	s.worker.seedRead.Store(true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.r == nil {

@@ -47,9 +47,19 @@ type Worker struct {
 	DiedAt  time.Duration
 	DiedSeq int
 	Died    string
-	// Seed is the seed of the worker's call (its random source's).
-	Seed  int64
-	world World
+	seed    int64
+	// seedRead is set once anything the worker's run does depends on its
+	// seed: a random draw, a reading of Seed (see twins).
+	seedRead atomic.Bool
+	world    World
+}
+
+// Seed is the seed of the worker's call (its random source's). What reads
+// it depends on the run's seed, so reading it marks the run as one whose
+// schedule alone does not decide it (see twins).
+func (w *Worker) Seed() int64 {
+	w.seedRead.Store(true)
+	return w.seed
 }
 
 // NewWorker is a worker outside the engine's runs: for fakes tried on

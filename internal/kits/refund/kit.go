@@ -222,7 +222,9 @@ type runWorld struct {
 	mu      sync.Mutex
 	workers map[*faultsim.Worker]*world.Worker
 	ends    map[*faultsim.Worker]*callEnd
-	adapted *run
+	// adapted is each run's reading, by run: a run the engine did not
+	// make again (a twin's repeat) shares its twin's world, not its seed.
+	adapted map[*faultsim.Run]*run
 }
 
 // callEnd is what a call returned, read inside the run.
@@ -441,7 +443,7 @@ func (Kit) Harness() faultsim.Harness {
 func now() time.Time {
 	var seed int64
 	if p := faultsim.CallingWorker(); p != nil {
-		seed = p.Seed
+		seed = p.Seed()
 	}
 	late := time.Duration(1 + uint64(seed)*2654435761%999)
 	return time.Now().Add(late)

@@ -86,8 +86,8 @@ func adapt(fr *faultsim.Run) (*run, *Scenario) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.adapted != nil {
-		return w.adapted, w.sc
+	if r := w.adapted[fr]; r != nil {
+		return r, w.sc
 	}
 	r := &run{seed: fr.Seed, crash: fr.Crash, crashFor: fr.CrashWorker, env: w.env, deadlock: fr.Deadlock, leftover: fr.Leftover,
 		stoppedAt: fr.EndedAt, byID: map[string]*runFacts{}}
@@ -112,7 +112,10 @@ func adapt(fr *faultsim.Run) (*run, *Scenario) {
 		}
 		r.invs = append(r.invs, iv)
 	}
-	w.adapted = r
+	if w.adapted == nil {
+		w.adapted = map[*faultsim.Run]*run{}
+	}
+	w.adapted[fr] = r
 	return r, w.sc
 }
 
