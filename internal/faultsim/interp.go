@@ -93,6 +93,9 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 		byRun: map[*Trace]*runShare{}, byWorker: map[*Worker]*workerUse{}}, nil
 }
 
+// tracksSeeds implements seedsTracked: a worker's draws go through draw.
+func (*Interpreted) tracksSeeds() {}
+
 // inChild is set by MarkGradingChild.
 var inChild atomic.Bool
 

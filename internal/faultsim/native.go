@@ -65,6 +65,10 @@ type NativeCopies struct {
 	sources sources
 }
 
+// tracksSeeds implements seedsTracked: a copy's draws go through the
+// interpreted route's stand-ins.
+func (*NativeCopies) tracksSeeds() {}
+
 // Load implements Program.
 func (p *NativeCopies) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 	p.once.Do(func() { p.bound = p.bind() })

@@ -41,9 +41,6 @@ type twinNode struct {
 // it makes every run.
 type seedsTracked interface{ tracksSeeds() }
 
-func (*Interpreted) tracksSeeds()  {}
-func (*NativeCopies) tracksSeeds() {}
-
 // newTwins returns the twins of one scenario's runs of prog, nil (never
 // finding one) if prog's runs may owe their seed more than the schedule,
 // or opt asks for every run.
