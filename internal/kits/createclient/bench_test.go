@@ -182,18 +182,19 @@ func main() {
 // CPU time is what each route costs whatever the neighbours do.
 //
 // Where a grade's CPU goes (profile of BenchmarkGradeReference, 40
-// grades): 53% runs the interpreted calls, most of it inside yaegi (each
-// call of an interpreted function allocates a reflect.Value per local
-// variable; each call into the harness goes through reflect.Value.Call);
-// loading 8% (compiling 5%, growStack 2%); the scheduler's handoffs and
-// the runtime's goroutine switches about 10%; the trace 4.5%. Graded
-// natively, the same suite costs about a fifth of it. Measured in this
-// session and not landed, each side by side in one process: a shared
-// interpreter's method calls made directly rather than through
-// reflect.MakeFunc (no gain), a patched yaegi allocating a frame's locals
-// in one struct (5 to 10% less CPU, not worth a vendored yaegi), growing
-// the kits' own goroutines' stacks up front, formatting trace events only
-// for the run a report shows, GOGC 800 or 3200 (each within noise).
+// grades, after the trace's lazy formatting and the engine's twins): 38%
+// inside yaegi (each call of an interpreted function allocates a
+// reflect.Value per local variable; each call into the harness goes
+// through reflect.Value.Call; every key character is one call of the
+// math/rand stand-in), the engine 21% (scheduler handoffs, stacks, loads),
+// the runtime's goroutine switches and allocation 13%, the kit's world and
+// invariants 12%, fmt 4%. Graded natively in one process, the suite costs
+// about a third of it. Every run draws a key, so no run repeats a twin's
+// (faultsim's twins.go): create-client makes all its runs. Measured side
+// by side and not landed: a patched yaegi allocating a frame's locals as
+// one struct (6 to 8% less CPU, not worth carrying a copy of yaegi's
+// interpreter), a third lane on two cores, more scenarios in flight than
+// lanes, and no stack growth up front (each within noise or worse).
 //
 //	go test ./internal/kits/createclient -run '^$' -bench KitVersusGoBuild -benchtime 8x
 func BenchmarkKitVersusGoBuild(b *testing.B) {
