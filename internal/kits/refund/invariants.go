@@ -352,21 +352,16 @@ func answerWords(q world.Request) string {
 // the world's history are not the submission's: a refund made before the
 // run is the world's doing, whatever key it carries.
 func checkSameKey(f *runFacts) string {
-	type use struct{ key, where string }
-	var uses []use
-	for _, q := range f.requests {
-		uses = append(uses, use{q.Key, fmt.Sprintf("#%d by %s", q.N, q.Worker)})
-	}
 	distinct := map[string]bool{}
-	for _, u := range uses {
-		distinct[u.key] = true
+	for _, q := range f.requests {
+		distinct[q.Key] = true
 	}
 	if len(distinct) < 2 {
 		return ""
 	}
 	var parts []string
-	for _, u := range uses {
-		parts = append(parts, u.key+" ("+u.where+")")
+	for _, q := range f.requests {
+		parts = append(parts, fmt.Sprintf("%s (#%d by %s)", q.Key, q.N, q.Worker))
 		if len(parts) == 6 {
 			parts = append(parts, "...")
 			break
@@ -878,15 +873,18 @@ func actedPastLease(f *runFacts) string {
 			if k+1 < len(claims) {
 				next = claims[k+1].Seq
 			}
-			words := fmt.Sprintf("%s's claim on %s at %s had a lease of %s, which ran out at %s", iv.Worker, f.id, at(c.At), world.FormatDuration(ends-c.At), at(ends))
+			// Made only for the claim that broke the rule.
+			words := func() string {
+				return fmt.Sprintf("%s's claim on %s at %s had a lease of %s, which ran out at %s", iv.Worker, f.id, at(c.At), world.FormatDuration(ends-c.At), at(ends))
+			}
 			for _, q := range f.requestsOf(iv.Worker) {
 				if q.Seq > c.Seq && q.Seq < next && q.SentAt >= ends && q.Result != "connection" {
-					return fmt.Sprintf("%s, yet it sent request #%d at %s: from then on another worker may take the record over, so the lease must outlast the longest run", words, q.N, at(q.SentAt))
+					return fmt.Sprintf("%s, yet it sent request #%d at %s: from then on another worker may take the record over, so the lease must outlast the longest run", words(), q.N, at(q.SentAt))
 				}
 			}
 			for _, w := range f.changes {
 				if w.Worker == iv.Worker && w.Seq > c.Seq && w.Seq < next && w.At >= ends {
-					return fmt.Sprintf("%s, yet it wrote %s at %s: from then on another worker may take the record over, so the lease must outlast the longest run", words, w.New, at(w.At))
+					return fmt.Sprintf("%s, yet it wrote %s at %s: from then on another worker may take the record over, so the lease must outlast the longest run", words(), w.New, at(w.At))
 				}
 			}
 		}

@@ -31,6 +31,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -267,7 +268,8 @@ func (w *runWorld) When(c faultsim.Call, fire func() bool) {
 	inv, _ := w.sc.invocation(c.Worker)
 	f := func() {
 		if fire() {
-			w.env.Record("clock", world.KindState, "%s", triggerWords(inv))
+			format, args := triggerWords(inv)
+			w.env.Record("clock", world.KindState, format, args...)
 		}
 	}
 	if inv.When.Status != "" {
@@ -305,9 +307,9 @@ func (w *runWorld) Invoke(ctx context.Context, p *faultsim.Worker, entry any, c 
 	end.outcome, end.err, end.errText = out, callErr, errorText(callErr)
 	end.atEnd, end.hadAtEnd = w.env.Store().Lookup(c.Subject)
 	if callErr != nil {
-		return fmt.Sprintf("%q, error: %s", out, end.errText)
+		return strconv.Quote(string(out)) + ", error: " + end.errText
 	}
-	return fmt.Sprintf("%q", out)
+	return strconv.Quote(string(out))
 }
 
 // ResultParts implements faultsim.Reporter.
@@ -354,16 +356,17 @@ func errorText(err error) (text string) {
 	return s
 }
 
-// triggerWords says in the trace why a triggered call starts now.
-func triggerWords(inv Invocation) string {
-	why := fmt.Sprintf("%s has just been written %s", inv.RequestID, inv.When.Status)
+// triggerWords says in the trace why a triggered call starts now, as a
+// format and plain arguments, so the line is made only if the trace is read.
+func triggerWords(inv Invocation) (format string, args []any) {
+	format, args = "%s has just been written %s", []any{inv.RequestID, inv.When.Status}
 	if inv.When.Answered != "" {
-		why = "a request of " + inv.When.Answered + " has just got its answer"
+		format, args = "a request of %s has just got its answer", []any{inv.When.Answered}
 	}
 	if inv.At > 0 {
-		return fmt.Sprintf("%s: %s calls RefundMoney(%s) %s from now", why, inv.Worker, inv.RequestID, world.FormatDuration(inv.At))
+		return format + ": %s calls RefundMoney(%s) %s from now", append(args, inv.Worker, inv.RequestID, inv.At.Round(time.Millisecond))
 	}
-	return fmt.Sprintf("%s: %s calls RefundMoney(%s) now", why, inv.Worker, inv.RequestID)
+	return format + ": %s calls RefundMoney(%s) now", append(args, inv.Worker, inv.RequestID)
 }
 
 // faultScriptWords says in plain words what a phase's fault script does.

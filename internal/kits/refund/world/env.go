@@ -264,7 +264,7 @@ func (w *Worker) leave(string) { w.Leave() }
 // submission in place of time.Sleep.
 func (w *Worker) Sleep(d time.Duration) {
 	w.pass("Sleep")
-	w.env.Record(w.ID, KindSleep, "sleeps %s", FormatDuration(d))
+	w.env.Record(w.ID, KindSleep, "sleeps %s", d.Round(time.Millisecond))
 	time.Sleep(d)
 }
 
@@ -272,7 +272,7 @@ func (w *Worker) Sleep(d time.Duration) {
 // select on time.After show on the timeline too.
 func (w *Worker) After(d time.Duration) <-chan time.Time {
 	w.pass("After")
-	w.env.Record(w.ID, KindSleep, "waits up to %s (time.After)", FormatDuration(d))
+	w.env.Record(w.ID, KindSleep, "waits up to %s (time.After)", d.Round(time.Millisecond))
 	return time.After(d)
 }
 

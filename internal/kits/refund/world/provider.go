@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -323,7 +324,7 @@ func (p *Provider) faultFor(n int) Fault {
 
 func (p *Provider) apply(ch *charge, amount int64, reference string, at time.Time) refundkit.ProviderRefund {
 	p.refundN++
-	r := refundkit.ProviderRefund{ID: fmt.Sprintf("re_%d", p.refundN), Charge: ch.id, Amount: amount, Reference: reference, Status: "succeeded", Created: at}
+	r := refundkit.ProviderRefund{ID: "re_" + strconv.Itoa(p.refundN), Charge: ch.id, Amount: amount, Reference: reference, Status: "succeeded", Created: at}
 	ch.refunded += amount
 	ch.refunds = append(ch.refunds, r)
 	return r
@@ -338,7 +339,7 @@ func (r reply) String() string {
 	if r.err != nil {
 		return describeAPIError(r.err)
 	}
-	s := fmt.Sprintf("200 refund %s of %d", r.refund.ID, r.refund.Amount)
+	s := "200 refund " + r.refund.ID + " of " + strconv.FormatInt(r.refund.Amount, 10)
 	if r.refund.Replayed {
 		s += " [replayed]"
 	}
@@ -346,7 +347,7 @@ func (r reply) String() string {
 }
 
 func describeAPIError(e *refundkit.APIError) string {
-	s := fmt.Sprintf("%d %s", e.Status, e.Type)
+	s := strconv.Itoa(e.Status) + " " + e.Type
 	if e.Code != "" {
 		s += " (" + e.Code + ")"
 	}
@@ -369,7 +370,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 	if req.Key == "" {
 		// What Stripe's clients do: a fresh key per call.
 		p.keyN++
-		req.Key = fmt.Sprintf("%d_%d", now.UnixNano(), p.keyN)
+		req.Key = strconv.FormatInt(now.UnixNano(), 10) + "_" + strconv.Itoa(p.keyN)
 		req.KeyGenerated = true
 	}
 	p.requests = append(p.requests, req)
@@ -411,14 +412,14 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 		e.Record("provider", KindDrop, "request #%d is lost on the way: the provider never sees it", req.N)
 	default:
 		replies := make(chan reply, 1)
-		e.gate.Go(fmt.Sprintf("provider/%04d", req.N), func() { p.serve(req, w, f, sent, deadline, replies) })
+		e.gate.Go(providerActor(req.N), func() { p.serve(req, w, f, sent, deadline, replies) })
 		timer := time.NewTimer(wait)
 		select {
 		case r := <-replies:
 			timer.Stop()
 			w.pass("CreateRefund reply")
 			req.AnsweredAt = time.Since(e.start)
-			e.Record(w.ID, KindReply, "CreateRefund #%d -> %s", req.N, r)
+			e.Record(w.ID, KindReply, "CreateRefund #%d -> %s", req.N, req.Answer)
 			e.answered(w.ID)
 			if r.err != nil {
 				req.Result, req.APIErr = "api", r.err
@@ -449,7 +450,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 	}
 	w.pass("CreateRefund reply")
 	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
-	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, FormatDuration(wait))
+	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, wait.Round(time.Millisecond))
 	e.answered(w.ID)
 	return nil, &refundkit.TimeoutError{After: wait, Cause: cause}
 }
@@ -471,7 +472,7 @@ func (p *Provider) abandoned(ctx context.Context, w *Worker, req *Request, sent 
 // can outlive a caller that gave up.
 func (p *Provider) serve(req *Request, w *Worker, f Fault, params refundkit.RefundParams, deadline time.Time, replies chan<- reply) {
 	e := p.env
-	actor := fmt.Sprintf("provider/%04d", req.N)
+	actor := providerActor(req.N)
 	time.Sleep(e.net.Latency)
 	if !e.gate.Pass(actor) {
 		return
@@ -489,18 +490,19 @@ func (p *Provider) serve(req *Request, w *Worker, f Fault, params refundkit.Refu
 		}
 		ans = p.complete(req, f, params)
 	}
-	req.Answer = ans.String()
+	text := ans.String()
+	req.Answer = text
 	time.Sleep(e.net.Latency)
 	if !e.gate.Pass(actor) {
 		return
 	}
 	switch {
 	case f.Kind == FaultLostReply:
-		e.Record("provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, ans)
+		e.Record("provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, text)
 	case w.Died != "":
-		e.Record("provider", KindDrop, "the reply to request #%d (%s) comes back to a dead process: %s crashed", req.N, ans, req.Worker)
+		e.Record("provider", KindDrop, "the reply to request #%d (%s) comes back to a dead process: %s crashed", req.N, text, req.Worker)
 	case !time.Now().Before(deadline):
-		e.Record("provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, ans, req.Worker)
+		e.Record("provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, text, req.Worker)
 	default:
 		req.Delivered = true
 		replies <- ans
@@ -520,25 +522,25 @@ func (p *Provider) arrive(req *Request, f Fault, params refundkit.RefundParams) 
 	if len(req.Key) > MaxKeyLength {
 		// Checked before anything else looks at the key: nothing is saved.
 		r := p.answer(req, 400, "invalid_request_error", "", "idempotency_key", fmt.Sprintf("idempotency keys are at most %d characters; this one has %d", MaxKeyLength, len(req.Key)))
-		e.Record("provider", KindState, "request #%d: rejected (%s): the key is longer than %d characters, nothing saved", req.N, r, MaxKeyLength)
+		e.Record("provider", KindState, "request #%d: rejected (%s): the key is longer than %d characters, nothing saved", req.N, r.String(), MaxKeyLength)
 		return r, false
 	}
 	if f.Kind == FaultHTTPError && f.Status == 401 {
 		// Authentication runs before the idempotency layer: nothing saved,
 		// and a retry with the same key runs afresh.
 		r := reply{err: &refundkit.APIError{Status: 401, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "invalid API key")}}
-		e.Record("provider", KindState, "request #%d: not authenticated (%s), nothing saved under the key", req.N, r)
+		e.Record("provider", KindState, "request #%d: not authenticated (%s), nothing saved under the key", req.N, r.String())
 		return r, false
 	}
 	if f.Kind == FaultHTTPError && f.Status == 429 {
 		// The rate limiter runs before the idempotency layer: nothing saved.
 		r := reply{err: &refundkit.APIError{Status: 429, Type: orDefault(f.Type, "rate_limit_error"), Code: f.Code, Message: orDefault(f.Message, "too many requests"), RetryAfter: f.RetryAfter}}
-		e.Record("provider", KindState, "request #%d: rate limited (%s), nothing saved under the key", req.N, r)
+		e.Record("provider", KindState, "request #%d: rate limited (%s), nothing saved under the key", req.N, r.String())
 		return r, false
 	}
 	if f.Kind == FaultHTTPError && f.BeforeKeys {
 		r := reply{err: &refundkit.APIError{Status: f.Status, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "refused"), RetryAfter: f.RetryAfter}}
-		e.Record("provider", KindState, "request #%d: refused in front of the idempotency layer (%s): key %s not looked up, nothing saved", req.N, r, req.Key)
+		e.Record("provider", KindState, "request #%d: refused in front of the idempotency layer (%s): key %s not looked up, nothing saved", req.N, r.String(), req.Key)
 		return r, false
 	}
 	if k := p.keys[req.Key]; k != nil {
@@ -546,14 +548,14 @@ func (p *Provider) arrive(req *Request, f Fault, params refundkit.RefundParams) 
 		switch {
 		case age >= e.net.KeyTTL:
 			delete(p.keys, req.Key)
-			e.Record("provider", KindState, "request #%d: key %s was created %s ago and has expired: it runs as a new request", req.N, req.Key, FormatDuration(age))
+			e.Record("provider", KindState, "request #%d: key %s was created %s ago and has expired: it runs as a new request", req.N, req.Key, age.Round(time.Millisecond))
 		case !sameParams(k.params, params):
 			r := p.answer(req, 400, "idempotency_error", "", "", "keys can only be used with the same parameters they were first used with")
-			e.Record("provider", KindState, "request #%d: key %s was first used with other parameters: %s", req.N, req.Key, r)
+			e.Record("provider", KindState, "request #%d: key %s was first used with other parameters: %s", req.N, req.Key, r.String())
 			return r, false
 		case k.inFlight:
 			r := p.answer(req, 409, "idempotency_error", "idempotency_key_in_use", "", "a request with this key is still being processed")
-			e.Record("provider", KindState, "request #%d: key %s is in use by a request still in flight: %s", req.N, req.Key, r)
+			e.Record("provider", KindState, "request #%d: key %s is in use by a request still in flight: %s", req.N, req.Key, r.String())
 			return r, false
 		default:
 			req.Replayed = true
@@ -567,18 +569,18 @@ func (p *Provider) arrive(req *Request, f Fault, params refundkit.RefundParams) 
 				c.Replayed = true
 				r.refund = &c
 			}
-			e.Record("provider", KindState, "request #%d: replays the answer saved under key %s: %s", req.N, req.Key, r)
+			e.Record("provider", KindState, "request #%d: replays the answer saved under key %s: %s", req.N, req.Key, r.String())
 			return r, false
 		}
 	}
 	if params.Amount <= 0 {
 		r := p.answer(req, 400, "invalid_request_error", "", "amount", "amount must be a positive integer")
-		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r)
+		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r.String())
 		return r, false
 	}
 	if f.Kind == FaultHTTPError && f.Status == 400 && f.Code == "" && (f.Type == "" || f.Type == "invalid_request_error") {
 		r := p.answer(req, 400, "invalid_request_error", "", "", orDefault(f.Message, "invalid request"))
-		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r)
+		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r.String())
 		return r, false
 	}
 	p.keys[req.Key] = &keyEntry{params: params, created: now, inFlight: true}
@@ -620,7 +622,7 @@ func (p *Provider) complete(req *Request, f Fault, params refundkit.RefundParams
 	}
 	if !save {
 		delete(p.keys, req.Key)
-		e.Record("provider", KindState, "request #%d: %s, nothing saved under the key", req.N, r)
+		e.Record("provider", KindState, "request #%d: %s, nothing saved under the key", req.N, r.String())
 		return r
 	}
 	if k != nil {
@@ -628,7 +630,7 @@ func (p *Provider) complete(req *Request, f Fault, params refundkit.RefundParams
 		k.refund, k.err = r.refund, r.err
 	}
 	if r.err != nil {
-		e.Record("provider", KindState, "request #%d: answers %s, saved under key %s", req.N, r, req.Key)
+		e.Record("provider", KindState, "request #%d: answers %s, saved under key %s", req.N, r.String(), req.Key)
 	}
 	return r
 }
@@ -682,7 +684,7 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 	}
 	if took > wait {
 		w.pass("ListRefunds reply")
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, FormatDuration(wait))
+		e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, wait.Round(time.Millisecond))
 		return failed(&refundkit.TimeoutError{After: wait, Cause: cause})
 	}
 	w.pass("ListRefunds reply")
@@ -703,7 +705,7 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 	for _, r := range out {
 		l.References = append(l.References, r.Reference)
 		l.RefundIDs = append(l.RefundIDs, r.ID)
-		parts = append(parts, fmt.Sprintf("%s %d ref %q", r.ID, r.Amount, r.Reference))
+		parts = append(parts, r.ID+" "+strconv.FormatInt(r.Amount, 10)+" ref "+strconv.Quote(r.Reference))
 	}
 	p.lookups = append(p.lookups, l)
 	if len(parts) == 0 {
@@ -712,6 +714,16 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, strings.Join(parts, "; "))
 	}
 	return out, nil
+}
+
+// providerActor names the provider's actor serving request n, as
+// "provider/%04d" would.
+func providerActor(n int) string {
+	d := strconv.Itoa(n)
+	if len(d) < 4 {
+		d = "0000"[len(d):] + d
+	}
+	return "provider/" + d
 }
 
 func sameParams(a, b refundkit.RefundParams) bool {

@@ -1,7 +1,6 @@
 package world
 
 import (
-	"fmt"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"time"
 )
@@ -71,43 +70,47 @@ func (s *Store) get(w *Worker, id string) (*refundkit.Record, error) {
 		s.env.Record(w.ID, KindCall, "GetRecord(%s) -> not found", id)
 		return nil, refundkit.ErrNotFound
 	}
-	s.env.Record(w.ID, KindCall, "GetRecord(%s) -> %s", id, describeRecord(r))
+	s.env.recordWithRecord(w.ID, KindCall, "GetRecord(%s) -> ", []any{id}, r)
 	s.reads = append(s.reads, Read{At: time.Since(s.env.start), Seq: s.env.TraceLen(), Worker: w.ID, RequestID: id, Status: r.Status})
 	c := *r
 	return &c, nil
 }
 
-func describeRecord(r *refundkit.Record) string {
-	s := string(r.Status)
-	if r.Status == refundkit.StatusProcessing {
-		s += " by " + r.Owner
-		if !r.LeaseUntil.IsZero() {
-			s += ", lease until " + r.LeaseUntil.Format("15:04:05")
-		} else {
-			s += ", no lease"
-		}
+// recordWithRecord records a line that ends with record r's state, as
+// "processing by w1, lease until 10:00:30". The state goes in as plain
+// values (the lease's clock as three numbers, as Format("15:04:05") would
+// print it), so the line is made only if the trace is read.
+func (e *Env) recordWithRecord(actor, kind, format string, args []any, r *refundkit.Record) {
+	if r.Status != refundkit.StatusProcessing {
+		e.Record(actor, kind, format+"%s", append(args, r.Status)...)
+		return
 	}
-	return s
+	if r.LeaseUntil.IsZero() {
+		e.Record(actor, kind, format+"%s by %s, no lease", append(args, r.Status, r.Owner)...)
+		return
+	}
+	h, m, sec := r.LeaseUntil.Clock()
+	e.Record(actor, kind, format+"%s by %s, lease until %02d:%02d:%02d", append(args, r.Status, r.Owner, h, m, sec)...)
 }
 
 func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 	r, ok := s.records[id]
 	if !ok {
-		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not found", id, FormatDuration(lease))
+		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not found", id, lease.Round(time.Millisecond))
 		return false, refundkit.ErrNotFound
 	}
 	now := time.Now()
 	free := r.Status == refundkit.StatusPending || r.Status == refundkit.StatusFailed || r.Status == refundkit.StatusNeedsCheck
 	expired := r.Status == refundkit.StatusProcessing && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil)
 	if !free && !expired {
-		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not taken: %s", id, FormatDuration(lease), describeRecord(r))
+		s.env.recordWithRecord(w.ID, KindCall, "Claim(%s, lease %s) -> not taken: ", []any{id, lease.Round(time.Millisecond)}, r)
 		return false, nil
 	}
 	var until time.Time
 	if lease > 0 {
 		until = now.Add(lease)
 	}
-	s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> taken", id, FormatDuration(lease))
+	s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> taken", id, lease.Round(time.Millisecond))
 	s.write(w, "Claim", r, refundkit.StatusProcessing, w.ID, until, "")
 	return true, nil
 }
@@ -138,17 +141,15 @@ func (s *Store) write(w *Worker, call string, r *refundkit.Record, st refundkit.
 	at := now.Sub(s.env.start)
 	s.changes = append(s.changes, Change{At: at, Worker: w.ID, Call: call, RequestID: r.RequestID, Old: old, New: st, Owner: owner, Lease: lease,
 		OldOwner: oldOwner, OldLease: oldLease})
-	text := fmt.Sprintf("%s: %s -> %s", r.RequestID, old, st)
-	if st == refundkit.StatusProcessing {
-		text += " (owner " + owner
-		if !lease.IsZero() {
-			text += ", lease " + FormatDuration(lease.Sub(now))
-		} else {
-			text += ", no lease"
-		}
-		text += ")"
+	// Plain values, so the line is made only if the trace is read.
+	switch {
+	case st != refundkit.StatusProcessing:
+		s.env.Record("store", KindState, "%s: %s -> %s", r.RequestID, old, st)
+	case lease.IsZero():
+		s.env.Record("store", KindState, "%s: %s -> %s (owner %s, no lease)", r.RequestID, old, st, owner)
+	default:
+		s.env.Record("store", KindState, "%s: %s -> %s (owner %s, lease %s)", r.RequestID, old, st, owner, lease.Sub(now).Round(time.Millisecond))
 	}
-	s.env.Record("store", KindState, "%s", text)
 	s.changes[len(s.changes)-1].Seq = s.env.TraceLen()
 	s.env.statusWritten(r.RequestID, st)
 }
