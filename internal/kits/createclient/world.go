@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -146,7 +147,7 @@ func newWorld(sc *Scenario, r *faultsim.Run) *world {
 
 // create makes a payment at the vendor.
 func (w *world) create(op string, n int, req createapi.Request, at time.Time) *payment {
-	p := &payment{Payment: createapi.Payment{ID: fmt.Sprintf("pay_%d", len(w.payments)+1), Amount: req.Amount, Currency: req.Currency,
+	p := &payment{Payment: createapi.Payment{ID: "pay_" + strconv.Itoa(len(w.payments)+1), Amount: req.Amount, Currency: req.Currency,
 		Payee: req.Payee, Memo: req.Memo, CreatedAt: at}, op: op, request: n}
 	if w.v.References {
 		p.Reference = req.Reference
@@ -179,9 +180,9 @@ func (w *world) Invoke(ctx context.Context, wk *faultsim.Worker, entry any, c fa
 	}
 	w.returns = append(w.returns, rec)
 	if err != nil {
-		return fmt.Sprintf("%s, error: %s", st, errorText(err))
+		return string(st) + ", error: " + errorText(err)
 	}
-	return fmt.Sprintf("%s, nil", st)
+	return string(st) + ", nil"
 }
 
 // errorText is the submission's error as text. Error is the submission's
@@ -299,7 +300,7 @@ func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration)
 	now := time.Now()
 	c, held := s.w.claims[id]
 	if held && c.worker != s.wk.ID && now.Before(c.until) {
-		s.wk.Trace().Add(s.wk.ID, "store", "claims %s: refused, %s holds it until %s", id, c.worker, faultsim.FormatAt(c.until.Sub(s.w.start)))
+		s.wk.Trace().Add(s.wk.ID, "store", "claims %s: refused, %s holds it until t+%s", id, c.worker, c.until.Sub(s.w.start))
 		return false, nil
 	}
 	s.w.claims[id] = claim{worker: s.wk.ID, until: now.Add(lease)}
@@ -343,14 +344,15 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 	s.call.recorded = true
 	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
 	op.Status, op.PaymentID, op.Note = status, paymentID, note
-	line := fmt.Sprintf("records %s as %s", id, status)
+	// Plain values, so the line is made only if the trace is read.
+	format, args := "records %s as %s", []any{id, status}
 	if paymentID != "" {
-		line += " with " + paymentID
+		format, args = format+" with %s", append(args, paymentID)
 	}
 	if note != "" {
-		line += fmt.Sprintf(": %q", note)
+		format, args = format+": %q", append(args, note)
 	}
-	s.wk.Trace().Add(s.wk.ID, "store", "%s", line)
+	s.wk.Trace().Add(s.wk.ID, "store", format, args...)
 	return nil
 }
 
@@ -391,7 +393,7 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 	}
 	rq.outcome, rq.ambiguous = "lost", true
 	reply := &delivery{ready: make(chan struct{})}
-	wk.Gate().Go(fmt.Sprintf("vendor/%03d", rq.n), func() { w.serve(rq, reply) })
+	wk.Gate().Go(vendorActor(rq.n), func() { w.serve(rq, reply) })
 	timer := time.NewTimer(w.v.Timeout)
 	defer timer.Stop()
 	select {
@@ -431,7 +433,7 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 // serve is the vendor's side of one request: it travels, is checked
 // against its key, runs, and its answer travels back (unless lost).
 func (w *world) serve(rq *request, reply *delivery) {
-	gate, actor := w.run.Gate(), fmt.Sprintf("vendor/%03d", rq.n)
+	gate, actor := w.run.Gate(), vendorActor(rq.n)
 	tr := w.run.Trace
 	f := rq.fault
 	if f != nil && f.Kind == FaultTimeout && !f.Lands {
@@ -585,7 +587,7 @@ func (n *namer) key(k string) string {
 		return "no key"
 	}
 	if _, ok := n.keys[k]; !ok {
-		n.keys[k] = fmt.Sprintf("key#%d", len(n.keys)+1)
+		n.keys[k] = "key#" + strconv.Itoa(len(n.keys)+1)
 	}
 	return n.keys[k]
 }
@@ -595,7 +597,7 @@ func (n *namer) ref(r string) string {
 		return "no reference"
 	}
 	if _, ok := n.refs[r]; !ok {
-		n.refs[r] = fmt.Sprintf("ref#%d", len(n.refs)+1)
+		n.refs[r] = "ref#" + strconv.Itoa(len(n.refs)+1)
 	}
 	return n.refs[r]
 }
@@ -604,11 +606,25 @@ func (n *namer) body(b body) string {
 	if name, ok := n.bodies[b]; ok {
 		return name
 	}
-	name := fmt.Sprintf("body#%d", len(n.bodies)+1)
+	name := "body#" + strconv.Itoa(len(n.bodies)+1)
 	n.bodies[b] = name
-	return fmt.Sprintf("%s (%d %s to %s, memo %q)", name, b.Amount, b.Currency, b.Payee, b.Memo)
+	return name + " (" + strconv.FormatInt(b.Amount, 10) + " " + b.Currency + " to " + b.Payee + ", memo " + strconv.Quote(b.Memo) + ")"
 }
 
+// request names r's parts (body, key, reference) in the order fmt would
+// evaluate them, so the names are given in the same order.
 func (n *namer) request(r createapi.Request) string {
-	return fmt.Sprintf("%s, %s, %s", n.body(bodyOf(r)), n.key(r.IdempotencyKey), n.ref(r.Reference))
+	b := n.body(bodyOf(r))
+	k := n.key(r.IdempotencyKey)
+	return b + ", " + k + ", " + n.ref(r.Reference)
+}
+
+// vendorActor names the vendor's actor serving request n, as
+// "vendor/%03d" would.
+func vendorActor(n int) string {
+	d := strconv.Itoa(n)
+	if len(d) < 3 {
+		d = "000"[len(d):] + d
+	}
+	return "vendor/" + d
 }
