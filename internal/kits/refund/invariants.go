@@ -30,6 +30,9 @@ type runFacts struct {
 	changes  []world.Change
 	reads    []world.Read
 	lookups  []world.Lookup
+	// byWorker is requestsOf's answer, per worker, made on first use: the
+	// invariants ask it of every invocation, many times a run.
+	byWorker map[string][]world.Request
 }
 
 func (f *runFacts) invOf(worker string) *invocation {
@@ -41,13 +44,21 @@ func (f *runFacts) invOf(worker string) *invocation {
 	return nil
 }
 
+// requestsOf is worker's requests, in order. Callers only read it.
 func (f *runFacts) requestsOf(worker string) []world.Request {
+	if out, ok := f.byWorker[worker]; ok {
+		return out
+	}
 	var out []world.Request
 	for _, q := range f.requests {
 		if q.Worker == worker {
 			out = append(out, q)
 		}
 	}
+	if f.byWorker == nil {
+		f.byWorker = map[string][]world.Request{}
+	}
+	f.byWorker[worker] = out
 	return out
 }
 
@@ -108,7 +119,10 @@ func gather(sc *Scenario, r *run, id string) *runFacts {
 // requestIDs are the requests the run's calls were about, in the order
 // of the calls.
 func requestIDs(r *run) []string {
-	var ids []string
+	if r.ids != nil {
+		return r.ids
+	}
+	ids := []string{}
 	seen := map[string]bool{}
 	for _, iv := range r.invs {
 		if !seen[iv.RequestID] {
@@ -116,6 +130,7 @@ func requestIDs(r *run) []string {
 			ids = append(ids, iv.RequestID)
 		}
 	}
+	r.ids = ids
 	return ids
 }
 

@@ -75,6 +75,7 @@ type run struct {
 	leftover  string
 	stoppedAt time.Duration
 	byID      map[string]*runFacts
+	ids       []string // requestIDs' answer, made on first use
 }
 
 // adapt is the engine's run as the invariants read it, made once per run;
