@@ -513,14 +513,18 @@ func envelopeCheck(runs []*run) string {
 		waits []time.Duration // -1: not judged
 	}
 	var procs []process
-	seen := map[string]bool{}
+	type processID struct {
+		seed   int64
+		worker string
+	}
+	seen := map[processID]bool{}
 	for _, r := range runs {
 		if r.env == nil {
 			continue
 		}
 		requests := r.env.Provider().Requests()
 		for _, iv := range r.invs {
-			id := fmt.Sprintf("%d/%s", r.seed, iv.Worker)
+			id := processID{r.seed, iv.Worker}
 			if seen[id] {
 				continue
 			}
@@ -958,18 +962,20 @@ func checkExpectedEndState(f *runFacts) string {
 		return refundCountWords(f)
 	}
 	if len(want.Status) > 0 {
-		got := "missing (no record)"
 		ok := false
 		if f.hasFinal {
-			got = string(f.final.Status)
-			if f.final.Reason != "" {
-				got += fmt.Sprintf(" (reason %q)", f.final.Reason)
-			}
 			for _, st := range want.Status {
 				ok = ok || f.final.Status == st
 			}
 		}
 		if !ok {
+			got := "missing (no record)"
+			if f.hasFinal {
+				got = string(f.final.Status)
+				if f.final.Reason != "" {
+					got += fmt.Sprintf(" (reason %q)", f.final.Reason)
+				}
+			}
 			var sts []string
 			for _, st := range want.Status {
 				sts = append(sts, string(st))
