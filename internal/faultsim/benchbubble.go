@@ -110,6 +110,17 @@ func ReportVariants(b *testing.B, names []string, cpu [][]time.Duration) {
 	}
 }
 
+// ReportVariantsAgainst writes, for every variant but base, its median
+// CPU time's ratio to base's, named with suffix: a second baseline beside
+// ReportVariants' first. Call it after ReportVariants, which sorts cpu.
+func ReportVariantsAgainst(b *testing.B, names []string, cpu [][]time.Duration, base int, suffix string) {
+	for i, name := range names {
+		if i != base {
+			b.ReportMetric(float64(median(cpu[i]))/float64(median(cpu[base])), name+suffix)
+		}
+	}
+}
+
 // median of sorted durations.
 func median(d []time.Duration) time.Duration { return d[len(d)/2] }
 
