@@ -158,7 +158,7 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		var err error
 		sc, err = l.Learn(sc, func(q Scenario) (*Run, error) {
 			r := &Run{Seed: opt.FirstSeed, Plan: q.Plan(), Scenario: q}
-			opt.lanes.execute(b, k, prog, r)
+			opt.lanes.execute(b, k, prog, r, nil)
 			return r, r.internal
 		})
 		if err != nil {
@@ -170,13 +170,12 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 	if err != nil {
 		return ScenarioResult{}, err
 	}
+	tw := newTwins(prog, opt)
 	first := &Run{Seed: opt.FirstSeed, Plan: plan, Scenario: sc}
-	opt.lanes.execute(b, k, prog, first)
+	opt.lanes.execute(b, k, prog, first, tw)
 	if first.internal != nil {
 		return ScenarioResult{}, first.internal
 	}
-	tw := newTwins(prog, opt)
-	tw.add(first)
 	var rest []*Run
 	seeds := opt.Seeds
 	if plan.Schedules > 0 {

@@ -11,38 +11,34 @@ type lanes chan struct{}
 
 func newLanes(n int) lanes { return make(lanes, max(1, n)) }
 
-// execute runs r on a lane; a nil lanes runs it at once.
-func (l lanes) execute(b Bubble, k Kit, prog Program, r *Run) {
+// execute runs r on a lane; a nil lanes runs it at once. With twins (nil
+// for none), a run without a crash point whose twin was made already is
+// that twin's, not made again, and one made is remembered.
+func (l lanes) execute(b Bubble, k Kit, prog Program, r *Run, tw *twins) {
 	if l != nil {
 		l <- struct{}{}
 		defer func() { <-l }()
 	}
+	if r.Crash.Call != 0 {
+		tw = nil
+	}
+	if twin := tw.of(r.Seed); twin != nil {
+		r.repeat(twin)
+		return
+	}
 	execute(b, k, prog, r)
+	tw.add(r)
 }
 
 // runLanes executes runs, as many at once as the lanes allow; results land
-// in the runs. A run without a crash point whose twin (see twins) was made
-// already is that twin's, not made again; one made is remembered.
+// in the runs.
 func runLanes(b Bubble, k Kit, prog Program, runs []*Run, l lanes, tw *twins) {
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if r.Crash.Call != 0 {
-				l.execute(b, k, prog, r)
-				return
-			}
-			if l != nil {
-				l <- struct{}{}
-				defer func() { <-l }()
-			}
-			if twin := tw.of(r.Seed); twin != nil {
-				r.repeat(twin)
-				return
-			}
-			execute(b, k, prog, r)
-			tw.add(r)
+			l.execute(b, k, prog, r, tw)
 		}()
 	}
 	wg.Wait()

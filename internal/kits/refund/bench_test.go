@@ -21,13 +21,14 @@ import (
 const benchSeeds = 20
 
 // gradeInterpreted grades source as the grading child does: checked,
-// trial-loaded and graded through faultsim.GradeInterpreted.
-func gradeInterpreted(b *testing.B, source string, scs []faultsim.Scenario, bubble faultsim.Bubble) (*faultsim.Report, *faultsim.Interpreted) {
+// trial-loaded and graded through faultsim.GradeInterpreted; everyRun makes
+// even the runs that would repeat a twin's (Options.EveryRun).
+func gradeInterpreted(b *testing.B, source string, scs []faultsim.Scenario, bubble faultsim.Bubble, everyRun bool) (*faultsim.Report, *faultsim.Interpreted) {
 	prog, diags := faultsim.Interpret(refund.Kit{}, "refund.go", source)
 	if diags != nil {
 		b.Fatal(diags)
 	}
-	rep, err := faultsim.GradeInterpreted(context.Background(), refund.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: benchSeeds})
+	rep, err := faultsim.GradeInterpreted(context.Background(), refund.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: benchSeeds, EveryRun: everyRun})
 	if err != nil || rep.Status != faultsim.StatusPass {
 		b.Fatalf("%v %+v", err, rep.Failed())
 	}
@@ -48,7 +49,7 @@ func BenchmarkGradeReference(b *testing.B) {
 	compiled, runs, made := 0, 0, 0
 	for b.Loop() {
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
-		rep, prog := gradeInterpreted(b, src, scs, bubble)
+		rep, prog := gradeInterpreted(b, src, scs, bubble, false)
 		took = append(took, time.Since(start))
 		cpu = append(cpu, faultsim.ProcessCPU()-cpu0)
 		compiled, runs, made = prog.Compiled, 0, 0
@@ -136,7 +137,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
-		gradeInterpreted(b, src, scs, bubble)
+		gradeInterpreted(b, src, scs, bubble, false)
 		route.Graded = append(route.Graded, time.Since(start))
 		route.GradedCPU = append(route.GradedCPU, faultsim.ProcessCPU()-cpu0)
 
@@ -197,18 +198,7 @@ func BenchmarkGradePackageState(b *testing.B) {
 	for b.Loop() {
 		for i, v := range variants {
 			cpu0 := faultsim.ProcessCPU()
-			if i == every {
-				prog, diags := faultsim.Interpret(refund.Kit{}, "refund.go", v.src)
-				if diags != nil {
-					b.Fatal(diags)
-				}
-				rep, err := faultsim.GradeInterpreted(context.Background(), refund.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: benchSeeds, EveryRun: true})
-				if err != nil || rep.Status != faultsim.StatusPass {
-					b.Fatalf("%v %+v", err, rep.Failed())
-				}
-			} else {
-				gradeInterpreted(b, v.src, scs, bubble)
-			}
+			gradeInterpreted(b, v.src, scs, bubble, i == every)
 			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
 		}
 	}
