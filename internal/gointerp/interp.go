@@ -16,6 +16,7 @@ package gointerp
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -366,6 +367,11 @@ func Eval(i *interp.Interpreter, src *Source) (diags []sandbox.Diagnostic) {
 	_, err := i.Eval(src.Text)
 	if err == nil {
 		return nil
+	}
+	if p := (interp.Panic{}); errors.As(err, &p) {
+		// yaegi recovers a panic of the package's initialisation and
+		// returns its bare value ("boom"), which says nothing of where.
+		return []sandbox.Diagnostic{{Message: "loading the code panicked in package initialisation: " + err.Error()}}
 	}
 	diags = ErrorDiagnostics(err)
 	if generic(src.File) {
