@@ -178,6 +178,10 @@ func TestSourceThatDoesNotLoad(t *testing.T) {
 		{"syntax", "package tally\nfunc Bump(\n", "line 2"},
 		{"signature", "package tally\nfunc Bump() error { return nil }\n", "wrong signature"},
 		{"import", "package tally\nimport \"os\"\nfunc Bump() { os.Exit(1) }\n", `import "os" is not allowed`},
+		// Loads that fail only when run: each lane's load meets the failure
+		// (see TestSecondLaneCompiledBesideTrial), and it is reported once.
+		{"initialiser panics", "package tally\nimport (\"context\"; \"faultline.test/tally\")\nvar n = func() int { panic(\"boom\") }()\nfunc Bump(ctx context.Context, c tally.Counter) error { n++; return nil }\n", "panicked in package initialisation: boom"},
+		{"init blocks", "package tally\nimport (\"context\"; \"faultline.test/tally\")\nfunc init() { select {} }\nfunc Bump(ctx context.Context, c tally.Counter) error { return nil }\n", "blocked forever"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,6 +192,41 @@ func TestSourceThatDoesNotLoad(t *testing.T) {
 			}
 			if rep.Status != faultsim.StatusError || !strings.Contains(rep.Message, tt.want) {
 				t.Errorf("got %s %q, want error saying %q", rep.Status, rep.Message, tt.want)
+			}
+		})
+	}
+}
+
+// TestSecondLaneCompiledBesideTrial: with two lanes, the second lane's
+// interpreter is compiled while the trial load compiles the first, so a
+// grade of a single run holds two; on one lane, or for a source too long
+// to be worth a second compile (which may keep the grade to one lane), it
+// holds only the trial's.
+func TestSecondLaneCompiledBesideTrial(t *testing.T) {
+	long := casSource + strings.Repeat("// padding\n", 1000)
+	tests := []struct {
+		name     string
+		src      string
+		lanes    int
+		compiled int
+	}{
+		{"two lanes", casSource, 2, 2},
+		{"one lane", casSource, 1, 1},
+		{"long source", long, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, diags := faultsim.Interpret(toyKit{}, "bump.go", tt.src)
+			if diags != nil {
+				t.Fatal(diags)
+			}
+			rep, err := faultsim.GradeInterpreted(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 1}},
+				p, faultsim.TestBubble(t), faultsim.Options{Seeds: 1, Lanes: tt.lanes})
+			if err != nil || rep.Status != faultsim.StatusPass {
+				t.Fatalf("%v %+v", err, rep)
+			}
+			if p.Compiled != tt.compiled {
+				t.Errorf("%d interpreters compiled, want %d", p.Compiled, tt.compiled)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"math/rand"
 	"reflect"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -163,18 +164,8 @@ func (p *Interpreted) loadOwn(w *Worker, s *slot) (*compiled, error) {
 	}
 	p.mu.Unlock()
 	if c == nil {
-		// Compiling initialises the package once more than a process
-		// would; what that does (draw random numbers, print, reach the
-		// calling worker) must not reach w, whose initialisation is the
-		// reset below: it happens as a scratch worker's.
-		scratch := newSlot(newWorker(w.ID, openGate{}, NewTrace(time.Now()), CrashPoint{}), 0, nil, &p.sources)
-		owner := &atomic.Pointer[slot]{}
-		owner.Store(scratch)
-		scratch.enter()
 		var err error
-		c, err = p.compile(owner)
-		scratch.release()
-		if err != nil {
+		if c, err = p.compileOwn(w.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -184,6 +175,49 @@ func (p *Interpreted) loadOwn(w *Worker, s *slot) (*compiled, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// compileOwn compiles an interpreter for one worker's own use. Compiling
+// initialises the package once more than a process would; what that does
+// (draw random numbers, print, reach the calling worker) must not reach
+// the worker that will hold it, whose initialisation is the reset on its
+// load: it happens as a scratch worker's, named id.
+func (p *Interpreted) compileOwn(id string) (*compiled, error) {
+	scratch := newSlot(newWorker(id, openGate{}, NewTrace(time.Now()), CrashPoint{}), 0, nil, &p.sources)
+	owner := &atomic.Pointer[slot]{}
+	owner.Store(scratch)
+	scratch.enter()
+	defer scratch.release()
+	return p.compile(owner)
+}
+
+// compileSpare compiles one more interpreter into the pool, in a bubble of
+// its own as a load in a run would, for a lane that has none yet. What
+// goes wrong in it goes wrong in the trial load too, which reports it.
+func (p *Interpreted) compileSpare(b Bubble) {
+	defer func() { _ = recover() }() // a package initialisation that blocks: the trial's diagnostic
+	b(func() {
+		var c *compiled
+		var err error
+		if p.reusable {
+			s := newSlot(newWorker("load", openGate{}, NewTrace(time.Now()), CrashPoint{}), 0, nil, &p.sources)
+			s.enter()
+			c, err = p.compile(nil)
+			s.release()
+		} else {
+			c, err = p.compileOwn("load")
+		}
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		if p.reusable {
+			p.free = append(p.free, c)
+		} else {
+			p.own = append(p.own, c)
+		}
+		p.mu.Unlock()
+	})
 }
 
 // resetState runs the package's initialisation for the worker whose load
@@ -350,14 +384,33 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 	// the heap.
 	defer debug.SetGCPercent(debug.SetGCPercent(gradeGCPercent))
 	cpu0 := ProcessCPU()
-	if diags := trialLoad(b, prog); diags != nil {
+	// While the trial load compiles the first interpreter, which it
+	// leaves in the pool, another core compiles the second lane's:
+	// otherwise that lane waits for the trial and then compiles in its
+	// first run.
+	limit, spare := laneCompileLimit, opt.withDefaults().Lanes > 1 && strings.Count(prog.src.Text, "\n") < spareCompileLines
+	var wg sync.WaitGroup
+	if spare {
+		limit *= 2 // the CPU time below is of both compiles
+		wg.Go(func() { prog.compileSpare(b) })
+	}
+	diags := trialLoad(b, prog)
+	wg.Wait()
+	if diags != nil {
 		return notLoaded(k, diags), nil
 	}
-	if ProcessCPU()-cpu0 > laneCompileLimit {
+	if ProcessCPU()-cpu0 > limit {
 		opt.Lanes = 1
 	}
 	return Grade(ctx, k, scenarios, prog, b, opt)
 }
+
+// spareCompileLines bounds the submissions whose second lane's interpreter
+// is compiled beside the trial load. The reference padded to 5,000 lines
+// compiles in 75 to 100 ms, so 1,000 lines take some 20 ms, half of
+// laneCompileLimit: a submission that will keep to one lane, and so
+// needs one interpreter, rarely pays for a second.
+const spareCompileLines = 1000
 
 // laneCompileLimit is the CPU time of the trial load's one compile past
 // which a grade keeps to one lane: each lane compiles an interpreter of
