@@ -87,6 +87,7 @@ func BenchmarkGradeReference(b *testing.B) {
 	var took, cpu []time.Duration
 	compiled, runs, made := 0, 0, 0
 	for b.Loop() {
+		faultsim.FreshHeap()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
 		if diags != nil {
@@ -227,6 +228,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	var route faultsim.GoBuildRoute
 	i := 0
 	for b.Loop() {
+		faultsim.FreshHeap()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
 		if diags != nil {
@@ -339,6 +341,7 @@ func BenchmarkGradePackageState(b *testing.B) {
 	cpu := make([][]time.Duration, len(variants))
 	for b.Loop() {
 		for i, v := range variants {
+			faultsim.FreshHeap()
 			cpu0 := faultsim.ProcessCPU()
 			prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", v.src)
 			if diags != nil {

@@ -48,6 +48,7 @@ func BenchmarkGradeReference(b *testing.B) {
 	var took, cpu []time.Duration
 	compiled, runs, made := 0, 0, 0
 	for b.Loop() {
+		faultsim.FreshHeap()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		rep, prog := gradeInterpreted(b, src, scs, bubble, false)
 		took = append(took, time.Since(start))
@@ -136,6 +137,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	var route faultsim.GoBuildRoute
 	i := 0
 	for b.Loop() {
+		faultsim.FreshHeap()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		gradeInterpreted(b, src, scs, bubble, false)
 		route.Graded = append(route.Graded, time.Since(start))
@@ -197,6 +199,7 @@ func BenchmarkGradePackageState(b *testing.B) {
 	every := len(variants) - 1
 	for b.Loop() {
 		for i, v := range variants {
+			faultsim.FreshHeap()
 			cpu0 := faultsim.ProcessCPU()
 			gradeInterpreted(b, v.src, scs, bubble, i == every)
 			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
