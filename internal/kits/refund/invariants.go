@@ -662,11 +662,15 @@ func checkOutcomeMatchesState(f *runFacts) string {
 		if iv.hadAtEnd {
 			st = iv.atEnd.Status
 		}
-		// What the call last saw of the record, by its last read or write:
-		// another worker may claim the record between that and the
-		// return, and the outcome is then still the truth the call knew.
+		// What the call last knew of the record, by its last read or
+		// write: another worker may change the record between that and
+		// the return (while the call logs, say), and the outcome is then
+		// still the truth the call knew.
 		seen, hasSeen := f.lastSeen(iv.Worker)
-		is := func(want refundkit.Status) bool { return st == want || hasSeen && seen == want }
+		is := func(want refundkit.Status) bool { return st == want || hasSeen && seen.rec.Status == want }
+		heldByAnother := func(rec refundkit.Record, t time.Duration, seq int) bool {
+			return rec.Status == refundkit.StatusProcessing && rec.Owner != iv.Worker && f.ownerAliveAt(rec, t, seq)
+		}
 		ok := false
 		switch iv.outcome {
 		case refundkit.OutcomeDone:
@@ -676,7 +680,8 @@ func checkOutcomeMatchesState(f *runFacts) string {
 		case refundkit.OutcomeUnknown:
 			ok = is(refundkit.StatusNeedsCheck)
 		case refundkit.OutcomeInProgress:
-			ok = st == refundkit.StatusProcessing && iv.atEnd.Owner != iv.Worker && f.ownerAliveAt(iv.atEnd, iv.endedAt, iv.endSeq)
+			ok = st == refundkit.StatusProcessing && heldByAnother(iv.atEnd, iv.endedAt, iv.endSeq) ||
+				hasSeen && seen.read && heldByAnother(seen.rec, seen.at, seen.seq)
 			if st == refundkit.StatusProcessing && !ok {
 				return fmt.Sprintf("%s returned in_progress at %s, but %s was held by %s, which is no longer working on it", iv.Worker, at(iv.endedAt), f.id, describeOwner(iv.atEnd))
 			}
@@ -690,22 +695,30 @@ func checkOutcomeMatchesState(f *runFacts) string {
 	return ""
 }
 
-// lastSeen is the record's status as worker's last store call left it:
-// the status it read, or the one it wrote.
-func (f *runFacts) lastSeen(worker string) (refundkit.Status, bool) {
-	var st refundkit.Status
-	seq := -1
+// sighting is the record as one store call of a worker left it known to
+// the worker: status and claim, when, and whether the call read it (a
+// GetRecord, a refused Claim) or wrote it.
+type sighting struct {
+	rec  refundkit.Record
+	at   time.Duration
+	seq  int
+	read bool
+}
+
+// lastSeen is the record as worker's last store call left it known.
+func (f *runFacts) lastSeen(worker string) (sighting, bool) {
+	last := sighting{seq: -1}
 	for _, c := range f.changes {
-		if c.Worker == worker && c.Seq > seq {
-			st, seq = c.New, c.Seq
+		if c.Worker == worker && c.Seq > last.seq {
+			last = sighting{rec: refundkit.Record{Status: c.New, Owner: c.Owner, LeaseUntil: c.Lease}, at: c.At, seq: c.Seq}
 		}
 	}
 	for _, rd := range f.reads {
-		if rd.Worker == worker && rd.Seq > seq {
-			st, seq = rd.Status, rd.Seq
+		if rd.Worker == worker && rd.Seq > last.seq {
+			last = sighting{rec: refundkit.Record{Status: rd.Status, Owner: rd.Owner, LeaseUntil: rd.LeaseUntil}, at: rd.At, seq: rd.Seq, read: true}
 		}
 	}
-	return st, seq >= 0
+	return last, last.seq >= 0
 }
 
 // scripted reports whether a panic is one the scenario injected into a

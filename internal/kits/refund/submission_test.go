@@ -180,6 +180,55 @@ func TestOutcomeSnapshotAtReturn(t *testing.T) {
 	}
 }
 
+// TestInProgressAsLastSeen: a worker that loses the claim, re-reads the
+// record (held by the winner) and logs before it returns in_progress has
+// told the truth it knew, though the winner records done while it logs.
+// One that answers in_progress from a refused claim that saw the record
+// done, without reading it again, has not.
+func TestInProgressAsLastSeen(t *testing.T) {
+	const claim = `func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
+	ok, err := refundkit.Claim(ctx, id, 5*60*1000*1000*1000)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		if err := refundkit.MarkDone(ctx, id); err != nil {
+			return "", err
+		}
+		return refundkit.OutcomeDone, nil
+	}
+`
+	tests := []struct {
+		name, body string
+		held       bool
+	}{
+		{"re-reads, then logs", `	rec, err := refundkit.GetRecord(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	out := refundkit.OutcomeInProgress
+	if rec.Status == refundkit.StatusDone {
+		out = refundkit.OutcomeDone
+	}
+	refundkit.Logf(ctx, "refund %s: %s", id, out)
+	return out, nil
+}
+`, true},
+		{"answers from the refused claim", `	return refundkit.OutcomeInProgress, nil
+}
+`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := gradeSeed(t, sourceHeader+claim+tt.body, 1, "two-concurrent")
+			msg, bad := violated(rep)["two-concurrent "+refund.InvOutcomeMatchesState]
+			if bad == tt.held {
+				t.Fatalf("outcome-matches-state violated = %v (%s), want %v", bad, msg, !tt.held)
+			}
+		})
+	}
+}
+
 // TestErrorTextReadInsideTheRun: the text of a returned error is read once,
 // inside the run; an Error method that panics is reported as such, and the
 // report is built without calling it again.

@@ -33,13 +33,18 @@ type Change struct {
 	Seq int
 }
 
-// Read is one GetRecord that found the record, as the store's log keeps it.
+// Read is one store call that found the record and told its caller what
+// state it is in, as the store's log keeps it: a GetRecord, or a Claim
+// refused because the record is done or held under a live lease. Owner
+// and LeaseUntil are the claim the record carried then.
 type Read struct {
-	At        time.Duration
-	Seq       int
-	Worker    string
-	RequestID string
-	Status    refundkit.Status
+	At         time.Duration
+	Seq        int
+	Worker     string
+	RequestID  string
+	Status     refundkit.Status
+	Owner      string
+	LeaseUntil time.Time
 }
 
 // Put stores a record as it is before the run (the scenario's initial
@@ -71,9 +76,15 @@ func (s *Store) get(w *Worker, id string) (*refundkit.Record, error) {
 		return nil, refundkit.ErrNotFound
 	}
 	s.env.recordWithRecord(w.ID, KindCall, "GetRecord(%s) -> ", []any{id}, r)
-	s.reads = append(s.reads, Read{At: time.Since(s.env.start), Seq: s.env.TraceLen(), Worker: w.ID, RequestID: id, Status: r.Status})
+	s.read(w, r)
 	c := *r
 	return &c, nil
+}
+
+// read logs what w's call found of record r, just recorded in the trace.
+func (s *Store) read(w *Worker, r *refundkit.Record) {
+	s.reads = append(s.reads, Read{At: time.Since(s.env.start), Seq: s.env.TraceLen(), Worker: w.ID, RequestID: r.RequestID,
+		Status: r.Status, Owner: r.Owner, LeaseUntil: r.LeaseUntil})
 }
 
 // recordWithRecord records a line that ends with record r's state, as
@@ -104,6 +115,7 @@ func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 	expired := r.Status == refundkit.StatusProcessing && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil)
 	if !free && !expired {
 		s.env.recordWithRecord(w.ID, KindCall, "Claim(%s, lease %s) -> not taken: ", []any{id, lease.Round(time.Millisecond)}, r)
+		s.read(w, r)
 		return false, nil
 	}
 	var until time.Time
