@@ -167,6 +167,19 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	route.Report(b)
 }
 
+// clockReader is the reference reading the clock once per call to log how
+// long it took: no package state, but, as any reading of time.Now, a
+// reading of the worker's seed (the kit's now), so none of its runs
+// repeats a twin's. It is the control for state-rand-source, which reads
+// the clock to seed its source.
+func clockReader(b *testing.B, ref string) string {
+	const start = "func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {\n"
+	if !strings.Contains(ref, start) {
+		b.Fatalf("the reference has no %q", start)
+	}
+	return strings.Replace(ref, start, start+"\tstarted := time.Now()\n\tdefer func() { refundkit.Logf(ctx, \"refund %s: took %s\", requestID, time.Since(started)) }()\n", 1)
+}
+
 // BenchmarkGradePackageState grades the reference beside every correct
 // corpus solution that keeps package state (testdata/corpus/correct/
 // state-*.go: the reference with one piece of state each) and the
@@ -179,7 +192,8 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 // load) makes them all, whatever its state. So the reference is graded a
 // second time making every run (reference-every-run), and each ratio to
 // that is reported too (-x-every-run): what the package state itself
-// costs.
+// costs. control-clock-reader, stateless, reads the clock as
+// state-rand-source does: what losing the twins costs on its own.
 //
 //	go test ./internal/kits/refund -run '^$' -bench GradePackageState -benchtime 6x
 func BenchmarkGradePackageState(b *testing.B) {
@@ -192,7 +206,8 @@ func BenchmarkGradePackageState(b *testing.B) {
 	for _, f := range files {
 		variants = append(variants, variant{strings.TrimSuffix(filepath.Base(f), ".go"), readSource(b, f)})
 	}
-	variants = append(variants, variant{"padded-5000", paddedSolution(b, 5000)}, variant{"reference-every-run", variants[0].src})
+	variants = append(variants, variant{"padded-5000", paddedSolution(b, 5000)}, variant{"control-clock-reader", clockReader(b, variants[0].src)},
+		variant{"reference-every-run", variants[0].src})
 	scs := refund.Scenarios(refund.Builtin())
 	bubble := faultsim.BenchBubble(b)
 	cpu := make([][]time.Duration, len(variants))
