@@ -13,8 +13,10 @@ import (
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	blindresend "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/blind-resend"
 	conflictisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/conflict-is-failure"
+	givesupindoubtearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/gives-up-in-doubt-early"
 	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
 	keyfromcontents "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/key-from-contents"
+	leaseoutlivesredelivery "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/lease-outlives-redelivery"
 	memoperattempt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/memo-per-attempt"
 	neversavesplan "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/never-saves-plan"
 	newkeyinloop "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/newkey-in-loop"
@@ -25,6 +27,8 @@ import (
 	searchtoosoon "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-too-soon"
 	timeoutisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/timeout-is-failure"
 	trustsrefusal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/trusts-refusal"
+	twoattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/two-attempts"
+	asyncattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/asyncattempts"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
 	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
 	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
@@ -33,27 +37,31 @@ import (
 
 // The corpus: every solution package, natively compiled, by its folder.
 var correct = map[string]createclient.Entry{
-	"reference":            reference.CreatePayment,
-	"correct/statemachine": statemachine.CreatePayment,
-	"correct/strategies":   strategies.CreatePayment,
-	"correct/derivedkey":   derivedkey.CreatePayment,
+	"reference":             reference.CreatePayment,
+	"correct/statemachine":  statemachine.CreatePayment,
+	"correct/strategies":    strategies.CreatePayment,
+	"correct/derivedkey":    derivedkey.CreatePayment,
+	"correct/asyncattempts": asyncattempts.CreatePayment,
 }
 
 var broken = map[string]createclient.Entry{
-	"blind-resend":            blindresend.CreatePayment,
-	"conflict-is-failure":     conflictisfailure.CreatePayment,
-	"ignores-retry-after":     ignoresretryafter.CreatePayment,
-	"key-from-contents":       keyfromcontents.CreatePayment,
-	"memo-per-attempt":        memoperattempt.CreatePayment,
-	"never-saves-plan":        neversavesplan.CreatePayment,
-	"newkey-in-loop":          newkeyinloop.CreatePayment,
-	"no-claim":                noclaim.CreatePayment,
-	"resends-replays-forever": resendsreplaysforever.CreatePayment,
-	"retries-refusals":        retriesrefusals.CreatePayment,
-	"reuses-expired-key":      reusesexpiredkey.CreatePayment,
-	"search-too-soon":         searchtoosoon.CreatePayment,
-	"timeout-is-failure":      timeoutisfailure.CreatePayment,
-	"trusts-refusal":          trustsrefusal.CreatePayment,
+	"blind-resend":              blindresend.CreatePayment,
+	"conflict-is-failure":       conflictisfailure.CreatePayment,
+	"ignores-retry-after":       ignoresretryafter.CreatePayment,
+	"key-from-contents":         keyfromcontents.CreatePayment,
+	"lease-outlives-redelivery": leaseoutlivesredelivery.CreatePayment,
+	"two-attempts":              twoattempts.CreatePayment,
+	"gives-up-in-doubt-early":   givesupindoubtearly.CreatePayment,
+	"memo-per-attempt":          memoperattempt.CreatePayment,
+	"never-saves-plan":          neversavesplan.CreatePayment,
+	"newkey-in-loop":            newkeyinloop.CreatePayment,
+	"no-claim":                  noclaim.CreatePayment,
+	"resends-replays-forever":   resendsreplaysforever.CreatePayment,
+	"retries-refusals":          retriesrefusals.CreatePayment,
+	"reuses-expired-key":        reusesexpiredkey.CreatePayment,
+	"search-too-soon":           searchtoosoon.CreatePayment,
+	"timeout-is-failure":        timeoutisfailure.CreatePayment,
+	"trusts-refusal":            trustsrefusal.CreatePayment,
 }
 
 // TestCorpusIsComplete keeps the tables above and the folders in step: a

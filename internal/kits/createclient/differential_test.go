@@ -24,6 +24,13 @@ func differ(t *testing.T, entry createclient.Entry, file string, seeds int) {
 	}
 }
 
+// drawsInReport are the solutions whose random draws show in their reports
+// (jitter moves the times of their requests). Compiled in this process,
+// their math/rand is the real one, so only TestNativeCopiesEqualInterpreted,
+// whose copies draw from the engine's sources as the interpreter does,
+// compares them.
+var drawsInReport = map[string]bool{"correct/asyncattempts": true}
+
 // TestCorpusNativeEqualsInterpreted runs the differential over the whole
 // corpus, failing and passing solutions alike: a report that changes with
 // the route would be a grader bug either way.
@@ -33,6 +40,9 @@ func TestCorpusNativeEqualsInterpreted(t *testing.T) {
 		seeds = 1
 	}
 	for name, entry := range correct {
+		if drawsInReport[name] {
+			continue
+		}
 		t.Run(name, func(t *testing.T) { differ(t, entry, "solutions/"+name+"/client.go", seeds) })
 	}
 	names := slices.Sorted(maps.Keys(broken))
