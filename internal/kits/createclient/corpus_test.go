@@ -29,6 +29,7 @@ import (
 	trustsrefusal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/trusts-refusal"
 	twoattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/two-attempts"
 	asyncattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/asyncattempts"
+	attemptdeadlines "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/attemptdeadlines"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
 	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
 	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
@@ -37,11 +38,12 @@ import (
 
 // The corpus: every solution package, natively compiled, by its folder.
 var correct = map[string]createclient.Entry{
-	"reference":             reference.CreatePayment,
-	"correct/statemachine":  statemachine.CreatePayment,
-	"correct/strategies":    strategies.CreatePayment,
-	"correct/derivedkey":    derivedkey.CreatePayment,
-	"correct/asyncattempts": asyncattempts.CreatePayment,
+	"reference":                reference.CreatePayment,
+	"correct/statemachine":     statemachine.CreatePayment,
+	"correct/strategies":       strategies.CreatePayment,
+	"correct/derivedkey":       derivedkey.CreatePayment,
+	"correct/asyncattempts":    asyncattempts.CreatePayment,
+	"correct/attemptdeadlines": attemptdeadlines.CreatePayment,
 }
 
 var broken = map[string]createclient.Entry{
