@@ -1,3 +1,5 @@
+//go:build !nointerp
+
 package refund_test
 
 import (
