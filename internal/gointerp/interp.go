@@ -377,12 +377,18 @@ func Eval(i *interp.Interpreter, src *Source) (diags []sandbox.Diagnostic) {
 	if generic(src.File) {
 		for k := range diags {
 			if strings.Contains(diags[k].Message, "cannot use type") {
-				diags[k].Message += " (if this is a call of a generic function, the interpreter may have inferred its type arguments wrongly: write them explicitly, as in F[int, string](...))"
+				diags[k].Message += genericHint
 			}
 		}
 	}
 	return diags
 }
+
+// genericHint ends a message about a file with type parameters: yaegi's
+// inference of type arguments fails on calls that pass a function literal
+// or a harness type, sometimes as a wrong type, sometimes by crashing its
+// compiler.
+const genericHint = " (if this is a call of a generic function, the interpreter may have inferred its type arguments wrongly: write them explicitly, as in F[int, string](...))"
 
 // generic reports whether the file declares type parameters.
 func generic(f *ast.File) bool {
@@ -424,7 +430,11 @@ func compilerPanic(src *Source, r any) sandbox.Diagnostic {
 	if m := yaegiPosition.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
-		return sandbox.Diagnostic{Line: line, Column: col, Message: "the interpreter failed on this code: " + m[3]}
+		d := sandbox.Diagnostic{Line: line, Column: col, Message: "the interpreter failed on this code: " + m[3]}
+		if generic(src.File) {
+			d.Message += genericHint
+		}
+		return d
 	}
 	return sandbox.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
 }

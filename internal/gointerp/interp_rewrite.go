@@ -25,6 +25,12 @@ package gointerp
 //     three-clause loop whose body also changes the variable is refused, since
 //     the copy would not carry the change into the next iteration.
 //   - in a switch with no tag, case a, b: tests only a (joinCaseConditions).
+//   - a function or closure with a parameter that has no name (func(int),
+//     func(context.Context, string)) that calls compiled code panics
+//     (reflect.Set: value of type int is not assignable to type func...):
+//     the unnamed parameter lands in the slot of the called function's
+//     value. Each such parameter is named _ (unnamedParams), which Go reads
+//     the same way.
 
 import (
 	"fmt"
@@ -66,6 +72,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 		return "", rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")
 	}
 	rw.joinCaseConditions()
+	rw.unnamedParams()
 	rw.walk()
 	rw.methodValues()
 	rw.recovers()
@@ -101,6 +108,31 @@ func (rw *rewriter) refuse(p token.Pos, msg string) {
 	if rw.refused == nil {
 		rw.refused = rw.diag(p, msg)
 	}
+}
+
+// unnamedParams names _ every parameter without a name of a function
+// declaration or literal: a parameter list either names all its
+// parameters or none, so each of the list's fields gets one.
+func (rw *rewriter) unnamedParams() {
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		var ft *ast.FuncType
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			ft = n.Type
+		case *ast.FuncLit:
+			ft = n.Type
+		}
+		if ft == nil || ft.Params == nil {
+			return true
+		}
+		for _, field := range ft.Params.List {
+			if len(field.Names) == 0 {
+				at := rw.off(field.Type.Pos())
+				rw.add(at, at, "_ ")
+			}
+		}
+		return true
+	})
 }
 
 // RuntimePath is the package the rewrites call into; NewInterpreter
