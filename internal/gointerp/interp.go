@@ -123,6 +123,10 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	// every Use: milliseconds per interpreter for packages the allowlist
 	// refuses anyway. So redirect them here and register fmt under an
 	// equivalent key ("fmt/./fmt" names the same import path and package).
+	mapTypes := make(map[reflect.Value][]reflect.Type, len(stdlib.MapTypes)+3)
+	for k, v := range stdlib.MapTypes {
+		mapTypes[k] = v
+	}
 	fmtSyms, ok := exports["fmt/fmt"]
 	if ok {
 		f := make(map[string]reflect.Value, len(fmtSyms))
@@ -132,6 +136,22 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		f["Print"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(stdout, a...) })
 		f["Printf"] = reflect.ValueOf(func(format string, a ...any) (int, error) { return fmt.Fprintf(stdout, format, a...) })
 		f["Println"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(stdout, a...) })
+		// yaegi wraps a value of an interpreted type passed to a host
+		// function's interface parameter in one interface, the first of
+		// those the function's entry in its "." table (stdlib.MapTypes,
+		// keyed by the function's value) lists that the value has. Its
+		// entries for fmt list Formatter and Stringer only, so a value
+		// with an Error method printed its fields; and the Print
+		// functions replaced here had no entry at all, so fmt.Println(x)
+		// printed x's fields where Go calls x.String(). fmt's own order:
+		// Formatter, then error, then Stringer.
+		for _, name := range []string{"Errorf", "Fprint", "Fprintf", "Fprintln", "Print", "Printf", "Println", "Sprint", "Sprintf", "Sprintln"} {
+			if _, ok := stdlib.MapTypes[fmtSyms[name]]; !ok {
+				return nil, fmt.Errorf("sandbox: yaegi has no interface mapping for fmt.%s", name)
+			}
+			mapTypes[fmtSyms[name]] = fmtInterfaces
+			mapTypes[f[name]] = fmtInterfaces
+		}
 		delete(f, "Scan")
 		delete(f, "Scanf")
 		delete(f, "Scanln")
@@ -140,11 +160,19 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	}
 	// The "." entry maps functions taking interface{} to the interfaces they
 	// look for (fmt.Println and Stringer), so interpreted types get wrapped.
-	exports["."] = stdlib.Symbols["."]
+	exports["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(mapTypes)}
 	if err := i.Use(exports); err != nil {
 		return nil, fmt.Errorf("sandbox: load packages: %w", err)
 	}
 	return i, nil
+}
+
+// fmtInterfaces are the interfaces fmt looks for in an operand, in the
+// order it looks.
+var fmtInterfaces = []reflect.Type{
+	reflect.TypeFor[fmt.Formatter](),
+	reflect.TypeFor[error](),
+	reflect.TypeFor[fmt.Stringer](),
 }
 
 // runtimeSymbols is the package the source rewrites call (see

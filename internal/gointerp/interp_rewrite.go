@@ -31,6 +31,19 @@ package gointerp
 //     the unnamed parameter lands in the slot of the called function's
 //     value. Each such parameter is named _ (unnamedParams), which Go reads
 //     the same way.
+//   - return n, len(s): a builtin's result among several returned values
+//     lands in the first result's slot (n is lost; return nil, len(s)
+//     panics). Each call among the results is parenthesised
+//     (returnedCalls, interp_calls.go).
+//   - fmt.Println(f()), fmt.Errorf("%v", x.state()): a call's result passed
+//     straight to a host function loses the methods fmt looks for (String,
+//     Error). Such an argument is parenthesised (callResultArgs). The
+//     interfaces fmt looks for are registered for every fmt function
+//     (NewInterpreter), the Print functions the grader replaces included.
+//
+// One rewrite is for speed alone: method calls on variables whose type the
+// syntax tells become plain function calls (directMethodCalls,
+// interp_calls.go).
 
 import (
 	"fmt"
@@ -76,6 +89,14 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.walk()
 	rw.methodValues()
 	rw.recovers()
+	if rw.refused != nil {
+		return "", rw.refused
+	}
+	rw.returnedCalls()
+	rw.callResultArgs()
+	if !SlowMethodCalls.Load() {
+		rw.directMethodCalls()
+	}
 	if rw.refused != nil {
 		return "", rw.refused
 	}
