@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	reference "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/reference"
 )
@@ -139,6 +140,7 @@ import (
 	"os"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/createclient/%s/client"
 )
@@ -362,4 +364,39 @@ func BenchmarkGradePackageState(b *testing.B) {
 	}
 	faultsim.ReportVariants(b, names, cpu)
 	faultsim.ReportVariantsAgainst(b, names, cpu, every, "-x-every-run")
+}
+
+// BenchmarkDirectMethodCalls grades the reference with gointerp's
+// directMethodCalls rewrite and without it (gointerp.SlowMethodCalls),
+// alternately in each iteration so both meet the same neighbours, and
+// reports each one's median CPU time of a grade and direct-x, the ratio
+// of the rewritten grade's to the one as written.
+//
+//	go test ./internal/kits/createclient -run '^$' -bench DirectMethodCalls -benchtime 10x
+func BenchmarkDirectMethodCalls(b *testing.B) {
+	src, err := os.ReadFile("solutions/reference/client.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	scs := loadScenariosB(b)
+	bubble := faultsim.BenchBubble(b)
+	cpu := make([][]time.Duration, 2)
+	defer gointerp.SlowMethodCalls.Store(false)
+	for b.Loop() {
+		for i := range cpu {
+			gointerp.SlowMethodCalls.Store(i == 0)
+			faultsim.FreshHeap()
+			cpu0 := faultsim.ProcessCPU()
+			prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
+			if diags != nil {
+				b.Fatal(diags)
+			}
+			rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
+			if err != nil || rep.Status != faultsim.StatusPass {
+				b.Fatalf("%v %+v", err, rep.Failed())
+			}
+			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
+		}
+	}
+	faultsim.ReportVariants(b, []string{"as-written", "direct"}, cpu)
 }

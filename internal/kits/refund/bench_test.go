@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -228,4 +229,29 @@ func BenchmarkGradePackageState(b *testing.B) {
 	}
 	faultsim.ReportVariants(b, names, cpu)
 	faultsim.ReportVariantsAgainst(b, names, cpu, every, "-x-every-run")
+}
+
+// BenchmarkDirectMethodCalls grades the reference with gointerp's
+// directMethodCalls rewrite and without it (gointerp.SlowMethodCalls),
+// alternately in each iteration so both meet the same neighbours, and
+// reports each one's median CPU time of a grade and direct-x, the ratio
+// of the rewritten grade's to the one as written.
+//
+//	go test ./internal/kits/refund -run '^$' -bench DirectMethodCalls -benchtime 10x
+func BenchmarkDirectMethodCalls(b *testing.B) {
+	src := readSource(b, referenceFile)
+	scs := refund.Scenarios(refund.Builtin())
+	bubble := faultsim.BenchBubble(b)
+	cpu := make([][]time.Duration, 2)
+	defer gointerp.SlowMethodCalls.Store(false)
+	for b.Loop() {
+		for i := range cpu {
+			gointerp.SlowMethodCalls.Store(i == 0)
+			faultsim.FreshHeap()
+			cpu0 := faultsim.ProcessCPU()
+			gradeInterpreted(b, src, scs, bubble, false)
+			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
+		}
+	}
+	faultsim.ReportVariants(b, []string{"as-written", "direct"}, cpu)
 }
