@@ -140,7 +140,6 @@ import (
 	"os"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
-	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/createclient/%s/client"
 )
