@@ -227,6 +227,31 @@ type Source struct {
 	// do: every package variable is fixed (see fixedVars) and there is no
 	// init function, so one interpreter may serve many processes at once.
 	FixedState bool
+	// original is the text as submitted and edits the rewrites that made
+	// Text of it (sorted), to give the interpreter's messages the
+	// submission's columns (originalPosition).
+	original string
+	edits    []edit
+}
+
+// originalPosition is where line and column of Text were in the text as
+// submitted. The rewrites keep every line where it was, not the columns
+// of the lines they edit.
+func (s *Source) originalPosition(line, col int) (int, int) {
+	if len(s.edits) == 0 || line < 1 || col < 1 {
+		return line, col
+	}
+	q := 0
+	for l := 1; l < line; l++ {
+		nl := strings.IndexByte(s.Text[q:], '\n')
+		if nl < 0 {
+			return line, col
+		}
+		q += nl + 1
+	}
+	p := min(originalOffset(s.edits, q+col-1), len(s.original))
+	start := strings.LastIndexByte(s.original[:p], '\n') + 1
+	return strings.Count(s.original[:start], "\n") + 1, p - start + 1
 }
 
 // ParseSource parses one submitted Go file and checks its imports against
@@ -283,11 +308,11 @@ func ParseSource(filename, text string, extra []string) (*Source, []sandbox.Diag
 	if diags != nil {
 		return nil, diags
 	}
-	text, d := rewriteForInterpreter(fset, f, text, src.Imports)
+	rewritten, edits, d := rewriteForInterpreter(fset, f, text, src.Imports)
 	if d != nil {
 		return nil, []sandbox.Diagnostic{*d}
 	}
-	src.Text = text
+	src.Text, src.original, src.edits = rewritten, text, edits
 	return src, nil
 }
 
@@ -402,6 +427,9 @@ func Eval(i *interp.Interpreter, src *Source) (diags []sandbox.Diagnostic) {
 		return []sandbox.Diagnostic{{Message: "loading the code panicked in package initialisation: " + err.Error()}}
 	}
 	diags = ErrorDiagnostics(err)
+	for k := range diags {
+		diags[k].Line, diags[k].Column = src.originalPosition(diags[k].Line, diags[k].Column)
+	}
 	if generic(src.File) {
 		for k := range diags {
 			if strings.Contains(diags[k].Message, "cannot use type") {

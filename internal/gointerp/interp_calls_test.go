@@ -61,3 +61,36 @@ func TestCallRewrites(t *testing.T) {
 		})
 	}
 }
+
+// TestDiagnosticsKeepColumns: the interpreter's messages about rewritten
+// lines give the column as submitted, not as rewritten.
+func TestDiagnosticsKeepColumns(t *testing.T) {
+	const head = "package p\n\ntype T struct{ n int }\n\n"
+	tests := []struct {
+		body      string
+		line, col int
+		msg       string
+	}{
+		// A method call turned into a function call, on a line whose
+		// declaration was rewritten too.
+		{"func (t *T) a() int { return t.b(1, 2) }\nfunc (t *T) b(k int) int { return k }", 5, 37, "too many arguments"},
+		{"func (t *T) a() int { return t.b(\"x\") }\nfunc (t *T) b(k int) int { return k }", 5, 34, "cannot convert"},
+		{"func (t *T) a(k string) int { return k }", 5, 38, "cannot use k"},
+		// After a tuple assignment's rewrite on the same line.
+		{"func F() int { var a, b int; a, b = 1, 2; return \"x\" + a + b }", 5, 50, ""},
+	}
+	for _, tt := range tests {
+		src, diags := ParseSource("p.go", head+tt.body+"\n", nil)
+		if diags != nil {
+			t.Fatal(diags)
+		}
+		i, err := NewInterpreter(InterpreterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := Eval(i, src)
+		if len(got) == 0 || got[0].Line != tt.line || got[0].Column != tt.col || !strings.Contains(got[0].Message, tt.msg) {
+			t.Errorf("%s:\ngot %v, want line %d:%d %q", tt.body, got, tt.line, tt.col, tt.msg)
+		}
+	}
+}

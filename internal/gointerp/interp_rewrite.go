@@ -76,13 +76,13 @@ type rewriter struct {
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
 // f), or returns a diagnostic for the first form it refuses.
-func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, *sandbox.Diagnostic) {
+func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, []edit, *sandbox.Diagnostic) {
 	rw := &rewriter{fset: fset, file: f, text: text, imports: imports}
 	if strings.Contains(text, tmpPrefix) {
-		return "", rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")
+		return "", nil, rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")
 	}
 	if strings.Contains(text, runtimeName) {
-		return "", rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")
+		return "", nil, rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")
 	}
 	rw.joinCaseConditions()
 	rw.unnamedParams()
@@ -90,7 +90,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.methodValues()
 	rw.recovers()
 	if rw.refused != nil {
-		return "", rw.refused
+		return "", nil, rw.refused
 	}
 	rw.returnedCalls()
 	rw.callResultArgs()
@@ -98,13 +98,13 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 		rw.directMethodCalls()
 	}
 	if rw.refused != nil {
-		return "", rw.refused
+		return "", nil, rw.refused
 	}
 	out, err := applyEdits(text, rw.edits)
 	if err != nil {
-		return "", rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")
+		return "", nil, rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")
 	}
-	return out, nil
+	return out, rw.edits, nil
 }
 
 func (rw *rewriter) off(p token.Pos) int { return rw.fset.Position(p).Offset }
@@ -883,6 +883,24 @@ func (rw *rewriter) joinCaseConditions() {
 		}
 		return true
 	})
+}
+
+// originalOffset is the offset in the text before edits (applied, so
+// sorted) of offset q in the text after them; an offset inside an edit's
+// new text is that edit's start.
+func originalOffset(edits []edit, q int) int {
+	delta := 0 // the edited text's offset minus the original's, so far
+	for _, e := range edits {
+		at := e.at + delta
+		if q < at {
+			break
+		}
+		if q < at+len(e.with) {
+			return e.at
+		}
+		delta += len(e.with) - (e.end - e.at)
+	}
+	return q - delta
 }
 
 // applyEdits applies non-overlapping edits. At one offset, insertions come
