@@ -194,10 +194,12 @@ func (p *Interpreted) compileOwn(id string) (*compiled, error) {
 // compileSpare compiles one more interpreter into the pool, in a bubble of
 // its own as a load in a run would, for a lane that has none yet. What
 // goes wrong in it goes wrong in the trial load too, which reports it.
-func (p *Interpreted) compileSpare(b Bubble) {
+// Call pool with its result once the trial load is over: put in the pool
+// earlier, the trial would take it when the spare is done first (the
+// trial's goroutine slow to start), and compile none of its own.
+func (p *Interpreted) compileSpare(b Bubble) (c *compiled) {
 	defer func() { _ = recover() }() // a package initialisation that blocks: the trial's diagnostic
 	b(func() {
-		var c *compiled
 		var err error
 		if p.reusable {
 			s := newSlot(newWorker("load", openGate{}, NewTrace(time.Now()), CrashPoint{}), 0, nil, &p.sources)
@@ -208,16 +210,24 @@ func (p *Interpreted) compileSpare(b Bubble) {
 			c, err = p.compileOwn("load")
 		}
 		if err != nil {
-			return
+			c = nil
 		}
-		p.mu.Lock()
-		if p.reusable {
-			p.free = append(p.free, c)
-		} else {
-			p.own = append(p.own, c)
-		}
-		p.mu.Unlock()
 	})
+	return c
+}
+
+// pool adds a compiled interpreter (none if nil) to those the runs take.
+func (p *Interpreted) pool(c *compiled) {
+	if c == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.reusable {
+		p.free = append(p.free, c)
+	} else {
+		p.own = append(p.own, c)
+	}
 }
 
 // resetState runs the package's initialisation for the worker whose load
@@ -390,12 +400,14 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 	// first run.
 	limit, spare := laneCompileLimit, opt.withDefaults().Lanes > 1 && strings.Count(prog.src.Text, "\n") < spareCompileLines
 	var wg sync.WaitGroup
+	var spareC *compiled
 	if spare {
 		limit *= 2 // the CPU time below is of both compiles
-		wg.Go(func() { prog.compileSpare(b) })
+		wg.Go(func() { spareC = prog.compileSpare(b) })
 	}
 	diags := trialLoad(b, prog)
 	wg.Wait()
+	prog.pool(spareC)
 	if diags != nil {
 		return notLoaded(k, diags), nil
 	}
