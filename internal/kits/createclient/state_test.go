@@ -114,7 +114,8 @@ func nativeCopies(t *testing.T, lanes int) int {
 // each worker its own package state, reset in its run, and the same
 // stand-ins for sync, math/rand and fmt the interpreter gives), must be
 // graded exactly as interpreted. A difference is the interpreter, or its
-// stand-ins, changing what the Go code means.
+// stand-ins, changing what the Go code means. CREATECLIENT_SWEEP=1 grades
+// each over 200 seeds, and requires every correct one to pass.
 func TestNativeCopiesEqualInterpreted(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go tool to build the native side")
@@ -147,6 +148,10 @@ func TestNativeCopiesEqualInterpreted(t *testing.T) {
 	if raceEnabled {
 		seeds = 1
 	}
+	sweep := os.Getenv("CREATECLIENT_SWEEP") != ""
+	if sweep {
+		seeds = 200
+	}
 	const lanes = 2
 	job := nativebuild.Job{Seeds: seeds, Lanes: lanes}
 	prog := nativebuild.Program{Kit: createclient.Kit{}, KitImport: "github.com/faultline-dev/faultline/internal/kits/createclient",
@@ -161,6 +166,9 @@ func TestNativeCopiesEqualInterpreted(t *testing.T) {
 			got := indentJSON(t, rep)
 			if want := native[s.Name][0]; got != want {
 				t.Errorf("the interpreted report differs from the native one:\n%s", firstDiff(want, got))
+			}
+			if sweep && !strings.HasPrefix(s.Name, "broken/") && rep.Status != faultsim.StatusPass {
+				t.Errorf("a correct solution fails over %d seeds: %v", seeds, rep.Failed())
 			}
 		})
 	}
