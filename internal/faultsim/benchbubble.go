@@ -104,6 +104,23 @@ func CommandCPU(c *exec.Cmd) time.Duration {
 	return c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
 
+// SideBySide grades n variants once each per iteration of b's loop, in
+// turn and each after FreshHeap, so that all meet the same neighbours on
+// a shared machine, and returns each one's CPU time of every grade (for
+// ReportVariants).
+func SideBySide(b *testing.B, n int, grade func(i int)) [][]time.Duration {
+	cpu := make([][]time.Duration, n)
+	for b.Loop() {
+		for i := range n {
+			FreshHeap()
+			cpu0 := ProcessCPU()
+			grade(i)
+			cpu[i] = append(cpu[i], ProcessCPU()-cpu0)
+		}
+	}
+	return cpu
+}
+
 // ReportVariants writes each variant's median CPU time and, for all but
 // the first (the baseline), its ratio to the first's: for benchmarks that
 // grade variants of one solution side by side in each iteration.

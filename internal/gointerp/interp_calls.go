@@ -349,15 +349,21 @@ func (rw *rewriter) callResultArgs() {
 			if !ok || len(call.Args) == 1 && !oneValue(arg) {
 				continue
 			}
-			at, end := rw.off(arg.Pos()), rw.off(arg.End())
-			if rw.splits(at) || rw.splits(end) {
-				continue
-			}
-			rw.add(at, at, "(")
-			rw.add(end, end, ")")
+			rw.parenthesise(arg)
 		}
 		return true
 	})
+}
+
+// parenthesise puts e in parentheses, unless an edit made so far
+// replaces text across either end of it.
+func (rw *rewriter) parenthesise(e ast.Expr) {
+	at, end := rw.off(e.Pos()), rw.off(e.End())
+	if rw.splits(at) || rw.splits(end) {
+		return
+	}
+	rw.add(at, at, "(")
+	rw.add(end, end, ")")
 }
 
 // splits reports whether an edit made so far replaces text on both sides
@@ -387,12 +393,7 @@ func (rw *rewriter) returnedCalls() {
 			if _, ok := r.(*ast.CallExpr); !ok {
 				continue
 			}
-			at, end := rw.off(r.Pos()), rw.off(r.End())
-			if rw.splits(at) || rw.splits(end) {
-				continue
-			}
-			rw.add(at, at, "(")
-			rw.add(end, end, ")")
+			rw.parenthesise(r)
 		}
 		return true
 	})

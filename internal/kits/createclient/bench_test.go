@@ -343,22 +343,9 @@ func BenchmarkGradePackageState(b *testing.B) {
 	// run (see faultsim's twins.go): the package state's own cost.
 	variants := append(stateVariants(b, string(src)), struct{ name, src string }{"reference-every-run", string(src)})
 	every := len(variants) - 1
-	cpu := make([][]time.Duration, len(variants))
-	for b.Loop() {
-		for i, v := range variants {
-			faultsim.FreshHeap()
-			cpu0 := faultsim.ProcessCPU()
-			prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", v.src)
-			if diags != nil {
-				b.Fatal(v.name, diags)
-			}
-			rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20, EveryRun: i == every})
-			if err != nil || rep.Status != faultsim.StatusPass {
-				b.Fatalf("%s: %v %+v", v.name, err, rep.Failed())
-			}
-			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
-		}
-	}
+	cpu := faultsim.SideBySide(b, len(variants), func(i int) {
+		gradeSourceB(b, variants[i].src, scs, bubble, faultsim.Options{Seeds: 20, EveryRun: i == every})
+	})
 	names := make([]string, len(variants))
 	for i, v := range variants {
 		names[i] = v.name
@@ -381,23 +368,23 @@ func BenchmarkDirectMethodCalls(b *testing.B) {
 	}
 	scs := loadScenariosB(b)
 	bubble := faultsim.BenchBubble(b)
-	cpu := make([][]time.Duration, 2)
 	defer gointerp.SlowMethodCalls.Store(false)
-	for b.Loop() {
-		for i := range cpu {
-			gointerp.SlowMethodCalls.Store(i == 0)
-			faultsim.FreshHeap()
-			cpu0 := faultsim.ProcessCPU()
-			prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
-			if diags != nil {
-				b.Fatal(diags)
-			}
-			rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
-			if err != nil || rep.Status != faultsim.StatusPass {
-				b.Fatalf("%v %+v", err, rep.Failed())
-			}
-			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
-		}
-	}
+	cpu := faultsim.SideBySide(b, 2, func(i int) {
+		gointerp.SlowMethodCalls.Store(i == 0)
+		gradeSourceB(b, string(src), scs, bubble, faultsim.Options{Seeds: 20})
+	})
 	faultsim.ReportVariants(b, []string{"as-written", "direct"}, cpu)
+}
+
+// gradeSourceB grades source interpreted and fails the benchmark unless it
+// passes.
+func gradeSourceB(b *testing.B, source string, scs []faultsim.Scenario, bubble faultsim.Bubble, opt faultsim.Options) {
+	prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", source)
+	if diags != nil {
+		b.Fatal(diags)
+	}
+	rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, opt)
+	if err != nil || rep.Status != faultsim.StatusPass {
+		b.Fatalf("%v %+v", err, rep.Failed())
+	}
 }

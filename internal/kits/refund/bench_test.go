@@ -213,16 +213,8 @@ func BenchmarkGradePackageState(b *testing.B) {
 		variant{"reference-every-run", variants[0].src})
 	scs := refund.Scenarios(refund.Builtin())
 	bubble := faultsim.BenchBubble(b)
-	cpu := make([][]time.Duration, len(variants))
 	every := len(variants) - 1
-	for b.Loop() {
-		for i, v := range variants {
-			faultsim.FreshHeap()
-			cpu0 := faultsim.ProcessCPU()
-			gradeInterpreted(b, v.src, scs, bubble, i == every)
-			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
-		}
-	}
+	cpu := faultsim.SideBySide(b, len(variants), func(i int) { gradeInterpreted(b, variants[i].src, scs, bubble, i == every) })
 	names := make([]string, len(variants))
 	for i, v := range variants {
 		names[i] = v.name
@@ -242,16 +234,10 @@ func BenchmarkDirectMethodCalls(b *testing.B) {
 	src := readSource(b, referenceFile)
 	scs := refund.Scenarios(refund.Builtin())
 	bubble := faultsim.BenchBubble(b)
-	cpu := make([][]time.Duration, 2)
 	defer gointerp.SlowMethodCalls.Store(false)
-	for b.Loop() {
-		for i := range cpu {
-			gointerp.SlowMethodCalls.Store(i == 0)
-			faultsim.FreshHeap()
-			cpu0 := faultsim.ProcessCPU()
-			gradeInterpreted(b, src, scs, bubble, false)
-			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
-		}
-	}
+	cpu := faultsim.SideBySide(b, 2, func(i int) {
+		gointerp.SlowMethodCalls.Store(i == 0)
+		gradeInterpreted(b, src, scs, bubble, false)
+	})
 	faultsim.ReportVariants(b, []string{"as-written", "direct"}, cpu)
 }
