@@ -5,7 +5,9 @@ package gointerp
 import (
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
+	"sort"
 	"strings"
 	"sync/atomic"
 )
@@ -395,6 +397,270 @@ func (rw *rewriter) returnedCalls() {
 			}
 			rw.parenthesise(r)
 		}
+		return true
+	})
+}
+
+// hostInterfaces are the methods of the allowed packages' interfaces a
+// struct may embed, by import path and name, as Go source.
+var hostInterfaces = map[string][]string{
+	"fmt.Stringer":   {"String() string"},
+	"sort.Interface": {"Len() int", "Less(i, j int) bool", "Swap(i, j int)"},
+	"sync.Locker":    {"Lock()", "Unlock()"},
+}
+
+// signature is a method's parameter types and results as Go source.
+type signature struct {
+	params   []string // one type per parameter; a variadic one starts with ...
+	results  string
+	hasValue bool
+}
+
+// signatureOf reads ft, whose source is text at the offsets off gives.
+func signatureOf(ft *ast.FuncType, text string, off func(token.Pos) int) signature {
+	src := func(n ast.Node) string { return text[off(n.Pos()):off(n.End())] }
+	var sig signature
+	for _, f := range ft.Params.List {
+		for range max(1, len(f.Names)) {
+			sig.params = append(sig.params, src(f.Type))
+		}
+	}
+	if ft.Results != nil && ft.Results.NumFields() > 0 {
+		sig.results, sig.hasValue = " "+src(ft.Results), true
+	}
+	return sig
+}
+
+// embeddedInterfaces gives a struct type that embeds an interface a
+// method forwarding to the field for each of the interface's methods it
+// does not declare: yaegi v0.16.1 panics ("invalid interface value")
+// calling a method promoted from an embedded interface field of a struct
+// with other fields, and host code (fmt, sort) does not find such methods.
+// The forwarders, appended after the file's last line, are the methods Go
+// promotes: same names and signatures, value receivers. Only interfaces
+// whose methods the file shows (its own, through its own embedded
+// interfaces, and those of hostInterfaces) get them, and only where
+// nothing else in the struct has the method's name at that depth or above.
+func (rw *rewriter) embeddedInterfaces() {
+	ifaces := map[string]*ast.InterfaceType{}
+	var structs []*ast.TypeSpec
+	declared := map[string]map[string]bool{} // a type's own methods
+	for _, d := range rw.file.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok != token.TYPE {
+				continue
+			}
+			for _, sp := range d.Specs {
+				ts := sp.(*ast.TypeSpec)
+				if ts.TypeParams != nil || ts.Assign.IsValid() {
+					continue
+				}
+				switch t := ts.Type.(type) {
+				case *ast.InterfaceType:
+					ifaces[ts.Name.Name] = t
+				case *ast.StructType:
+					structs = append(structs, ts)
+				}
+			}
+		case *ast.FuncDecl:
+			if d.Recv != nil && len(d.Recv.List) == 1 {
+				if base, _, ok := receiverBase(d.Recv.List[0].Type); ok {
+					if declared[base] == nil {
+						declared[base] = map[string]bool{}
+					}
+					declared[base][d.Name.Name] = true
+				}
+			}
+		}
+	}
+	// methods are an embedded interface's methods, false if some are not
+	// known.
+	var methods func(e ast.Expr, depth int) (map[string]signature, bool)
+	methods = func(e ast.Expr, depth int) (map[string]signature, bool) {
+		out := map[string]signature{}
+		switch t := e.(type) {
+		case *ast.Ident:
+			it, ok := ifaces[t.Name]
+			if !ok || depth > 8 {
+				return nil, false
+			}
+			for _, f := range it.Methods.List {
+				ft, isFunc := f.Type.(*ast.FuncType)
+				if len(f.Names) == 0 || !isFunc {
+					sub, ok := methods(f.Type, depth+1)
+					if !ok {
+						return nil, false
+					}
+					for k, v := range sub {
+						out[k] = v
+					}
+					continue
+				}
+				for _, n := range f.Names {
+					out[n.Name] = signatureOf(ft, rw.text, rw.off)
+				}
+			}
+			return out, true
+		case *ast.SelectorExpr:
+			pkg, ok := t.X.(*ast.Ident)
+			if !ok || pkg.Obj != nil {
+				return nil, false
+			}
+			list, ok := hostInterfaces[rw.imports[pkg.Name]+"."+t.Sel.Name]
+			if !ok {
+				return nil, false
+			}
+			for _, m := range list {
+				name, rest, _ := strings.Cut(m, "(")
+				fset := token.NewFileSet()
+				src := "func(" + rest
+				e, err := parser.ParseExprFrom(fset, "", src, 0)
+				if err != nil {
+					return nil, false
+				}
+				out[name] = signatureOf(e.(*ast.FuncType), src, func(p token.Pos) int { return fset.Position(p).Offset })
+			}
+			return out, true
+		}
+		return nil, false
+	}
+	var forwarders []string
+	for _, ts := range structs {
+		type embed struct {
+			field   string
+			methods map[string]signature
+			known   bool
+			typ     string // a type of the file, if it is one
+		}
+		var embeds []embed
+		fields := map[string]bool{}
+		for _, f := range ts.Type.(*ast.StructType).Fields.List {
+			for _, n := range f.Names {
+				fields[n.Name] = true
+			}
+			if len(f.Names) != 0 {
+				continue
+			}
+			t := f.Type
+			if s, ok := t.(*ast.StarExpr); ok {
+				t = s.X
+			}
+			var e embed
+			switch t := t.(type) {
+			case *ast.Ident:
+				e.field, e.typ = t.Name, t.Name
+			case *ast.SelectorExpr:
+				e.field = t.Sel.Name
+			}
+			e.methods, e.known = methods(f.Type, 0)
+			fields[e.field] = true
+			embeds = append(embeds, e)
+		}
+		name := ts.Name.Name
+		for k, e := range embeds {
+			if !e.known {
+				continue
+			}
+			names := make([]string, 0, len(e.methods))
+			for m := range e.methods {
+				names = append(names, m)
+			}
+			sort.Strings(names)
+		method:
+			for _, m := range names {
+				if declared[name][m] || fields[m] {
+					continue
+				}
+				for j, o := range embeds {
+					if j == k {
+						continue
+					}
+					_, has := o.methods[m]
+					if !o.known && (o.typ == "" || declared[o.typ][m] || ifaces[o.typ] != nil) || has {
+						continue method // another field may promote it too
+					}
+				}
+				forwarders = append(forwarders, rw.interfaceForwarder(name, e.field, m, e.methods[m]))
+			}
+		}
+	}
+	if len(forwarders) > 0 {
+		end := len(rw.text)
+		rw.add(end, end, "\n"+strings.Join(forwarders, "\n")+"\n")
+	}
+}
+
+// interfaceForwarder is the method of type name that calls method m of
+// its embedded field.
+func (rw *rewriter) interfaceForwarder(name, field, m string, sig signature) string {
+	recv := rw.tmp()
+	var params, args []string
+	for _, t := range sig.params {
+		p := rw.tmp()
+		params = append(params, p+" "+t)
+		if strings.HasPrefix(t, "...") {
+			p += "..."
+		}
+		args = append(args, p)
+	}
+	call := recv + "." + field + "." + m + "(" + strings.Join(args, ", ") + ")"
+	if sig.hasValue {
+		call = "return " + call
+	}
+	return fmt.Sprintf("func (%s %s) %s(%s)%s { %s }", recv, name, m, strings.Join(params, ", "), sig.results, call)
+}
+
+// interfaceConversionCalls rewrites a method called on a conversion to an
+// interface, I(x).M(args), as func() I { return x }().M(args): yaegi
+// v0.16.1 panics ("invalid interface value") calling the method of the
+// converted value directly, and runs the same call on a function's result
+// correctly. The conversion is the same one, made by the return. Only
+// conversions to the file's own interfaces and to those of
+// hostInterfaces are rewritten: for other types an explicit conversion may
+// allow what an assignment would not.
+func (rw *rewriter) interfaceConversionCalls() {
+	ifaces := map[*ast.Object]bool{}
+	for _, d := range rw.file.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, sp := range gd.Specs {
+				if ts := sp.(*ast.TypeSpec); ts.Name.Obj != nil && ts.TypeParams == nil {
+					if _, ok := ts.Type.(*ast.InterfaceType); ok {
+						ifaces[ts.Name.Obj] = true
+					}
+				}
+			}
+		}
+	}
+	isInterface := func(e ast.Expr) bool {
+		switch t := e.(type) {
+		case *ast.Ident:
+			return t.Obj != nil && ifaces[t.Obj]
+		case *ast.SelectorExpr:
+			pkg, ok := t.X.(*ast.Ident)
+			if !ok || pkg.Obj != nil {
+				return false
+			}
+			_, known := hostInterfaces[rw.imports[pkg.Name]+"."+t.Sel.Name]
+			return known
+		}
+		return false
+	}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		conv, ok := unparen(sel.X).(*ast.CallExpr)
+		if !ok || len(conv.Args) != 1 || conv.Ellipsis.IsValid() || !isInterface(conv.Fun) {
+			return true
+		}
+		at, lp, rp := rw.off(conv.Pos()), rw.off(conv.Lparen), rw.off(conv.Rparen)
+		if rw.edited(at, lp+1) || rw.edited(rp, rp+1) {
+			return true
+		}
+		rw.add(at, lp+1, "func() "+rw.src(conv.Fun)+" { return ")
+		rw.add(rp, rp+1, " }()")
 		return true
 	})
 }

@@ -3,6 +3,7 @@
 package gointerp
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -91,6 +92,40 @@ func TestDiagnosticsKeepColumns(t *testing.T) {
 		got := Eval(i, src)
 		if len(got) == 0 || got[0].Line != tt.line || got[0].Column != tt.col || !strings.Contains(got[0].Message, tt.msg) {
 			t.Errorf("%s:\ngot %v, want line %d:%d %q", tt.body, got, tt.line, tt.col, tt.msg)
+		}
+	}
+}
+
+// TestEmbeddedInterfaceForwarders: a struct embedding an interface gets a
+// forwarding method for each method it does not have otherwise, and none
+// where it declares the method, has a field of its name, or another
+// embedded field may promote it too.
+func TestEmbeddedInterfaceForwarders(t *testing.T) {
+	const src = "package p\n\nimport \"fmt\"\n\ntype L interface{ log(s string) string; count() int }\n\ntype M interface{ log(s string) string }\n\n" +
+		"type A struct { L; n int }\n\ntype B struct { L; n int }\n\nfunc (B) log(s string) string { return s }\n\ntype C struct { L; M }\n\ntype D struct { fmt.Stringer; count int; L }\n"
+	got, diags := ParseSource("p.go", src, nil)
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	for _, want := range []string{
+		") log(faultlineTmp", " string) string { return faultlineTmp", ".L.log(faultlineTmp",
+		") count() int { return faultlineTmp", ") String() string { return faultlineTmp",
+	} {
+		if !strings.Contains(got.Text, want) {
+			t.Errorf("no %q in:\n%s", want, got.Text)
+		}
+	}
+	forwards := func(typ, method string) bool {
+		return regexp.MustCompile(`func \(faultlineTmp\d+ ` + typ + `\) ` + method + `\([^{]*\{ (return )?faultlineTmp\d+\.(L|M|Stringer)\.`).MatchString(got.Text)
+	}
+	for _, c := range []struct{ typ, method string }{{"A", "log"}, {"A", "count"}, {"B", "count"}, {"C", "count"}, {"D", "String"}, {"D", "log"}} {
+		if !forwards(c.typ, c.method) {
+			t.Errorf("%s has no forwarder %s:\n%s", c.typ, c.method, got.Text)
+		}
+	}
+	for _, c := range []struct{ typ, method string }{{"B", "log"}, {"C", "log"}, {"D", "count"}} {
+		if forwards(c.typ, c.method) {
+			t.Errorf("%s got a forwarder %s it must not have:\n%s", c.typ, c.method, got.Text)
 		}
 	}
 }

@@ -40,6 +40,15 @@ package gointerp
 //     Error). Such an argument is parenthesised (callResultArgs). The
 //     interfaces fmt looks for are registered for every fmt function
 //     (NewInterpreter), the Print functions the grader replaces included.
+//   - a method promoted from an interface embedded in a struct with other
+//     fields panics (invalid interface value), and host code does not find
+//     it (sort.Sort of a struct embedding sort.Interface). The struct gets
+//     forwarding methods (embeddedInterfaces).
+//   - I(x).M(): a method called on a conversion to an interface panics.
+//     Rewritten to func() I { return x }().M() (interfaceConversionCalls).
+//   - v.(interface{ M() }) and v.(I) for an interface the file declares
+//     answer false or panic even where v has the methods: refused
+//     (interfaceAssertion), as type switch cases naming interfaces are.
 //
 // One rewrite is for speed alone: method calls on variables whose type the
 // syntax tells become plain function calls (directMethodCalls,
@@ -94,6 +103,8 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	}
 	rw.returnedCalls()
 	rw.callResultArgs()
+	rw.embeddedInterfaces()
+	rw.interfaceConversionCalls()
 	if !SlowMethodCalls.Load() {
 		rw.directMethodCalls()
 	}
@@ -234,9 +245,37 @@ func (rw *rewriter) walk() {
 			rw.breakFromSelect(s)
 		case *ast.SelectorExpr:
 			rw.methodExpr(s)
+		case *ast.TypeAssertExpr:
+			rw.interfaceAssertion(s)
 		}
 		return true
 	})
+}
+
+// interfaceAssertion refuses a type assertion to an interface literal or
+// to an interface the file declares (v.(interface{ Timeout() bool }),
+// v.(retrier)): the interpreter answers false, or panics, even where the
+// value has the methods, for the harness's values and the file's alike.
+// An assertion to a concrete type, to error, to any and to the allowed
+// packages' interfaces is left alone.
+func (rw *rewriter) interfaceAssertion(a *ast.TypeAssertExpr) {
+	if a.Type == nil {
+		return // a type switch's x.(type)
+	}
+	own := false
+	switch t := a.Type.(type) {
+	case *ast.InterfaceType:
+		own = true
+	case *ast.Ident:
+		if t.Obj != nil {
+			if ts, ok := t.Obj.Decl.(*ast.TypeSpec); ok {
+				_, own = ts.Type.(*ast.InterfaceType)
+			}
+		}
+	}
+	if own {
+		rw.refuse(a.Pos(), fmt.Sprintf("a type assertion to an interface (%s) is not run faithfully by the interpreter: it answers false, or panics, even for a value that has the methods. Assert to the concrete type, use errors.As with a pointer to a concrete error type, or call a method of a type you know", rw.src(a)))
+	}
 }
 
 // list rewrites the tuple assignments and defers of a statement list.
@@ -401,7 +440,7 @@ func (rw *rewriter) interfaceCases(s *ast.TypeSwitchStmt) {
 		cc := st.(*ast.CaseClause)
 		for _, e := range cc.List {
 			if rw.isInterface(e) {
-				rw.refuse(e.Pos(), fmt.Sprintf("a type switch case naming an interface type (%s) is not matched by the interpreter: use a type assertion instead (if x, ok := v.(%s); ok)", rw.src(e), rw.src(e)))
+				rw.refuse(e.Pos(), fmt.Sprintf("a type switch case naming an interface type (%s) is not matched by the interpreter: switch on the concrete types, or use errors.As with a pointer to a concrete error type", rw.src(e)))
 				return
 			}
 		}
