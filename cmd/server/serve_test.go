@@ -150,7 +150,11 @@ func TestRunServesAndDrains(t *testing.T) {
 		if err != nil {
 			t.Errorf("run after shutdown: %v", err)
 		}
-	case <-time.After(shutdownTimeout + 5*time.Second):
+	// On a machine loaded by other work (a full mutation run beside this
+	// suite) run once took more than 5 s past the shutdown timeout to
+	// return after the cancel (its shutdown steps, then the grading pool
+	// and its warm children). The bound says run returns, not how fast.
+	case <-time.After(shutdownTimeout + 45*time.Second):
 		t.Fatal("run did not return after shutdown")
 	}
 	if _, err := http.Get(base + "/healthz"); err == nil {
