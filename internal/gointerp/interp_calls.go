@@ -75,7 +75,9 @@ func (rw *rewriter) directMethodCalls() {
 		}
 		recvType := rw.src(field.Type)
 		rw.add(rw.off(fd.Pos()), rw.off(fd.Type.Params.Opening)+1, "func "+fn+"("+recvName+" "+recvType+", ")
-		wrappers = append(wrappers, rw.forwarder(fd, recvType, fn))
+		wrappers = append(wrappers, rw.forwardingMethod(recvType, name, signatureOf(fd.Type, rw.text, rw.off), func(recv string, args []string) string {
+			return fn + "(" + strings.Join(append([]string{recv}, args...), ", ") + ")"
+		}))
 	}
 	if len(wrappers) == 0 {
 		return
@@ -127,6 +129,25 @@ func (rw *rewriter) directMethodCalls() {
 	})
 	end := len(rw.text)
 	rw.add(end, end, "\n"+strings.Join(wrappers, "\n")+"\n")
+}
+
+// fileMethods are the methods the file declares, by their receiver's type
+// name (for a generic type's, none).
+func (rw *rewriter) fileMethods() map[string]map[string]*ast.FuncDecl {
+	out := map[string]map[string]*ast.FuncDecl{}
+	for _, d := range rw.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || len(fd.Recv.List) != 1 {
+			continue
+		}
+		if base, _, ok := receiverBase(fd.Recv.List[0].Type); ok {
+			if out[base] == nil {
+				out[base] = map[string]*ast.FuncDecl{}
+			}
+			out[base][fd.Name.Name] = fd
+		}
+	}
+	return out
 }
 
 // typed is what the file says of a variable's type: a named type of the
@@ -252,29 +273,25 @@ func receiverBase(t ast.Expr) (base string, ptr, ok bool) {
 	return id.Name, ptr, true
 }
 
-// forwarder is the method fd becomes: same receiver type, name, parameter
-// types and results, its parameters renamed, calling fn.
-func (rw *rewriter) forwarder(fd *ast.FuncDecl, recvType, fn string) string {
+// forwardingMethod is a method of recvType named name, with sig's
+// parameter types (renamed) and results, whose body is call(receiver,
+// arguments), returned if the method gives values.
+func (rw *rewriter) forwardingMethod(recvType, name string, sig signature, call func(recv string, args []string) string) string {
 	recv := rw.tmp()
 	var params, args []string
-	for _, field := range fd.Type.Params.List {
-		n := max(1, len(field.Names))
-		for range n {
-			p := rw.tmp()
-			params = append(params, p+" "+rw.src(field.Type))
-			if _, variadic := field.Type.(*ast.Ellipsis); variadic {
-				p += "..."
-			}
-			args = append(args, p)
+	for _, t := range sig.params {
+		p := rw.tmp()
+		params = append(params, p+" "+t)
+		if strings.HasPrefix(t, "...") {
+			p += "..."
 		}
+		args = append(args, p)
 	}
-	call := fn + "(" + strings.Join(append([]string{recv}, args...), ", ") + ")"
-	results := ""
-	if fd.Type.Results != nil {
-		results = " " + rw.src(fd.Type.Results)
-		call = "return " + call
+	body := call(recv, args)
+	if sig.results != "" {
+		body = "return " + body
 	}
-	return fmt.Sprintf("func (%s %s) %s(%s)%s { %s }", recv, recvType, fd.Name.Name, strings.Join(params, ", "), results, call)
+	return fmt.Sprintf("func (%s %s) %s(%s)%s { %s }", recv, recvType, name, strings.Join(params, ", "), sig.results, body)
 }
 
 func (rw *rewriter) line(p token.Pos) int { return rw.fset.Position(p).Line }
@@ -304,23 +321,12 @@ func (rw *rewriter) edited(at, end int) bool {
 // only where it calls a function or method of the file that gives one.
 func (rw *rewriter) callResultArgs() {
 	single := map[string]bool{} // the file's functions giving one value
-	methods := map[string]map[string]bool{}
 	for _, d := range rw.file.Decls {
-		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
-			continue
-		}
-		if fd.Recv == nil {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.Results.NumFields() == 1 {
 			single[fd.Name.Name] = true
-			continue
-		}
-		if base, _, ok := receiverBase(fd.Recv.List[0].Type); ok {
-			if methods[base] == nil {
-				methods[base] = map[string]bool{}
-			}
-			methods[base][fd.Name.Name] = true
 		}
 	}
+	methods := rw.fileMethods()
 	names := rw.typedNames(func(base string) bool { return methods[base] != nil })
 	oneValue := func(c *ast.CallExpr) bool {
 		switch fn := unparen(c.Fun).(type) {
@@ -329,7 +335,8 @@ func (rw *rewriter) callResultArgs() {
 		case *ast.SelectorExpr:
 			if x, ok := fn.X.(*ast.Ident); ok && x.Obj != nil {
 				t, ok := names[x.Obj]
-				return ok && methods[t.base][fn.Sel.Name]
+				m := methods[t.base][fn.Sel.Name]
+				return ok && m != nil && m.Type.Results.NumFields() == 1
 			}
 		}
 		return false
@@ -411,9 +418,8 @@ var hostInterfaces = map[string][]string{
 
 // signature is a method's parameter types and results as Go source.
 type signature struct {
-	params   []string // one type per parameter; a variadic one starts with ...
-	results  string
-	hasValue bool
+	params  []string // one type per parameter; a variadic one starts with ...
+	results string   // with a leading space; empty for none
 }
 
 // signatureOf reads ft, whose source is text at the offsets off gives.
@@ -426,7 +432,7 @@ func signatureOf(ft *ast.FuncType, text string, off func(token.Pos) int) signatu
 		}
 	}
 	if ft.Results != nil && ft.Results.NumFields() > 0 {
-		sig.results, sig.hasValue = " "+src(ft.Results), true
+		sig.results = " " + src(ft.Results)
 	}
 	return sig
 }
@@ -444,13 +450,9 @@ func signatureOf(ft *ast.FuncType, text string, off func(token.Pos) int) signatu
 func (rw *rewriter) embeddedInterfaces() {
 	ifaces := map[string]*ast.InterfaceType{}
 	var structs []*ast.TypeSpec
-	declared := map[string]map[string]bool{} // a type's own methods
+	declared := rw.fileMethods()
 	for _, d := range rw.file.Decls {
-		switch d := d.(type) {
-		case *ast.GenDecl:
-			if d.Tok != token.TYPE {
-				continue
-			}
+		if d, ok := d.(*ast.GenDecl); ok && d.Tok == token.TYPE {
 			for _, sp := range d.Specs {
 				ts := sp.(*ast.TypeSpec)
 				if ts.TypeParams != nil || ts.Assign.IsValid() {
@@ -461,15 +463,6 @@ func (rw *rewriter) embeddedInterfaces() {
 					ifaces[ts.Name.Name] = t
 				case *ast.StructType:
 					structs = append(structs, ts)
-				}
-			}
-		case *ast.FuncDecl:
-			if d.Recv != nil && len(d.Recv.List) == 1 {
-				if base, _, ok := receiverBase(d.Recv.List[0].Type); ok {
-					if declared[base] == nil {
-						declared[base] = map[string]bool{}
-					}
-					declared[base][d.Name.Name] = true
 				}
 			}
 		}
@@ -569,7 +562,7 @@ func (rw *rewriter) embeddedInterfaces() {
 			sort.Strings(names)
 		method:
 			for _, m := range names {
-				if declared[name][m] || fields[m] {
+				if declared[name][m] != nil || fields[m] {
 					continue
 				}
 				for j, o := range embeds {
@@ -577,11 +570,13 @@ func (rw *rewriter) embeddedInterfaces() {
 						continue
 					}
 					_, has := o.methods[m]
-					if !o.known && (o.typ == "" || declared[o.typ][m] || ifaces[o.typ] != nil) || has {
+					if !o.known && (o.typ == "" || declared[o.typ][m] != nil || ifaces[o.typ] != nil) || has {
 						continue method // another field may promote it too
 					}
 				}
-				forwarders = append(forwarders, rw.interfaceForwarder(name, e.field, m, e.methods[m]))
+				forwarders = append(forwarders, rw.forwardingMethod(name, m, e.methods[m], func(recv string, args []string) string {
+					return recv + "." + e.field + "." + m + "(" + strings.Join(args, ", ") + ")"
+				}))
 			}
 		}
 	}
@@ -591,68 +586,22 @@ func (rw *rewriter) embeddedInterfaces() {
 	}
 }
 
-// interfaceForwarder is the method of type name that calls method m of
-// its embedded field.
-func (rw *rewriter) interfaceForwarder(name, field, m string, sig signature) string {
-	recv := rw.tmp()
-	var params, args []string
-	for _, t := range sig.params {
-		p := rw.tmp()
-		params = append(params, p+" "+t)
-		if strings.HasPrefix(t, "...") {
-			p += "..."
-		}
-		args = append(args, p)
-	}
-	call := recv + "." + field + "." + m + "(" + strings.Join(args, ", ") + ")"
-	if sig.hasValue {
-		call = "return " + call
-	}
-	return fmt.Sprintf("func (%s %s) %s(%s)%s { %s }", recv, name, m, strings.Join(params, ", "), sig.results, call)
-}
-
 // interfaceConversionCalls rewrites a method called on a conversion to an
 // interface, I(x).M(args), as func() I { return x }().M(args): yaegi
 // v0.16.1 panics ("invalid interface value") calling the method of the
 // converted value directly, and runs the same call on a function's result
-// correctly. The conversion is the same one, made by the return. Only
-// conversions to the file's own interfaces and to those of
-// hostInterfaces are rewritten: for other types an explicit conversion may
-// allow what an assignment would not.
+// correctly. The conversion is the same one, made by the return: to an
+// interface, a value converts exactly where it may be assigned. Only
+// conversions to the interfaces isInterface knows are rewritten: to other
+// types an explicit conversion allows what an assignment would not.
 func (rw *rewriter) interfaceConversionCalls() {
-	ifaces := map[*ast.Object]bool{}
-	for _, d := range rw.file.Decls {
-		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
-			for _, sp := range gd.Specs {
-				if ts := sp.(*ast.TypeSpec); ts.Name.Obj != nil && ts.TypeParams == nil {
-					if _, ok := ts.Type.(*ast.InterfaceType); ok {
-						ifaces[ts.Name.Obj] = true
-					}
-				}
-			}
-		}
-	}
-	isInterface := func(e ast.Expr) bool {
-		switch t := e.(type) {
-		case *ast.Ident:
-			return t.Obj != nil && ifaces[t.Obj]
-		case *ast.SelectorExpr:
-			pkg, ok := t.X.(*ast.Ident)
-			if !ok || pkg.Obj != nil {
-				return false
-			}
-			_, known := hostInterfaces[rw.imports[pkg.Name]+"."+t.Sel.Name]
-			return known
-		}
-		return false
-	}
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
 			return true
 		}
 		conv, ok := unparen(sel.X).(*ast.CallExpr)
-		if !ok || len(conv.Args) != 1 || conv.Ellipsis.IsValid() || !isInterface(conv.Fun) {
+		if !ok || len(conv.Args) != 1 || conv.Ellipsis.IsValid() || !rw.isInterface(conv.Fun) {
 			return true
 		}
 		at, lp, rp := rw.off(conv.Pos()), rw.off(conv.Lparen), rw.off(conv.Rparen)

@@ -262,18 +262,9 @@ func (rw *rewriter) interfaceAssertion(a *ast.TypeAssertExpr) {
 	if a.Type == nil {
 		return // a type switch's x.(type)
 	}
-	own := false
-	switch t := a.Type.(type) {
-	case *ast.InterfaceType:
-		own = true
-	case *ast.Ident:
-		if t.Obj != nil {
-			if ts, ok := t.Obj.Decl.(*ast.TypeSpec); ok {
-				_, own = ts.Type.(*ast.InterfaceType)
-			}
-		}
-	}
-	if own {
+	_, literal := a.Type.(*ast.InterfaceType)
+	id, named := a.Type.(*ast.Ident)
+	if literal || named && id.Obj != nil && rw.isInterface(id) {
 		rw.refuse(a.Pos(), fmt.Sprintf("a type assertion to an interface (%s) is not run faithfully by the interpreter: it answers false, or panics, even for a value that has the methods. Assert to the concrete type, use errors.As with a pointer to a concrete error type, or call a method of a type you know", rw.src(a)))
 	}
 }
@@ -464,10 +455,9 @@ func (rw *rewriter) isInterface(e ast.Expr) bool {
 		}
 	case *ast.SelectorExpr:
 		if x, ok := e.X.(*ast.Ident); ok && x.Obj == nil {
-			switch rw.imports[x.Name] + "." + e.Sel.Name {
-			case "fmt.Stringer", "fmt.Formatter", "sort.Interface", "sync.Locker", "context.Context":
-				return true
-			}
+			name := rw.imports[x.Name] + "." + e.Sel.Name
+			_, known := hostInterfaces[name]
+			return known || name == "fmt.Formatter" || name == "context.Context"
 		}
 	}
 	return false
