@@ -3,9 +3,15 @@
 package gointerp
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/traefik/yaegi/interp"
 
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -230,5 +236,111 @@ func Broken() int {
 		if got := v.String(); got != tc.want {
 			t.Errorf("Kind(%d) = %q, want %q", tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestEvalParsesOnce: Eval compiles the tree parsed once for every
+// interpreter (evalText), and what loading reports and prints is what
+// yaegi's own Eval of the text gives, diagnostics with their lines and
+// columns included, in the first interpreter and in later ones. (What the
+// forms do once loaded, through Eval, TestFormsMeanWhatGoMeans compares
+// with Go's.)
+func TestEvalParsesOnce(t *testing.T) {
+	forms, err := filepath.Glob(filepath.Join("testdata", "forms", "*", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := filepath.Glob(filepath.Join("testdata", "forms", "*.go"))
+	forms = append(forms, top...)
+	if err != nil || len(forms) == 0 {
+		t.Fatalf("no forms (%v)", err)
+	}
+	tests := []struct{ name, code string }{
+		{"type error", "package x\n\nfunc F() int {\n\treturn \"a\"\n}\n"},
+		{"undefined", "package x\n\nfunc F() {\n\tnope()\n}\n"},
+		{"compiler panic", "package x\n\nfunc F() {\n\tfor i := range 10 {\n\t\t_ = i\n\t}\n}\n"},
+		{"init panics", "package x\n\nfunc init() { panic(\"boom\") }\n"},
+		{"init divides by zero", "package x\n\nvar zero = 0\n\nvar q = 7 / zero\n"},
+		{"redeclared", "package x\n\nfunc F() {}\n\nfunc F() {}\n"},
+		{"build constraint", "// +build ignore\n\npackage x\n\nfunc F() int { return 1 }\n"},
+		{"rewritten line", "package x\n\ntype T struct{ n int }\n\nfunc (t *T) Add(a, b int) int { return t.n + a + b }\n\nfunc F() int { t := &T{}; return t.Add(1, 2, 3) }\n"},
+	}
+	for _, f := range forms {
+		code, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests = append(tests, struct{ name, code string }{filepath.Base(f), string(code)})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src, diags := ParseSource("x.go", tc.code, nil)
+			if diags != nil {
+				t.Skip("refused before evaluation:", diags[0])
+			}
+			// yaegi's own parse sees the text only where it must: where it
+			// reports the error, or obeys a build constraint.
+			f, _ := src.parsedText()
+			if own := tc.name == "redeclared" || tc.name == "build constraint"; (f == nil) != own {
+				t.Fatalf("parsed once: %v, want %v", f != nil, !own)
+			}
+			var out [3]bytes.Buffer
+			var got [3][]sandbox.Diagnostic
+			for k := range out {
+				i, err := NewInterpreter(InterpreterOptions{Stdout: &out[k]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k == 0 {
+					got[k] = diagnose(src, func() error { _, err := i.Eval(src.Text); return err })
+				} else {
+					got[k] = Eval(i, src)
+				}
+			}
+			for k := 1; k < len(got); k++ {
+				if !reflect.DeepEqual(got[k], got[0]) {
+					t.Errorf("interpreter %d: %v, yaegi's own parse: %v", k, got[k], got[0])
+				}
+				if out[k].String() != out[0].String() {
+					t.Errorf("interpreter %d printed %q, yaegi's own parse %q", k, out[k].String(), out[0].String())
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEval compiles one form in a new interpreter per
+// iteration, from the tree parsed once (Eval) and as yaegi's own Eval
+// parses the text, side by side: what evalText saves each compile of a
+// grade after the first.
+//
+//	go test ./internal/gointerp -run '^$' -bench Eval
+func BenchmarkEval(b *testing.B) {
+	code, err := os.ReadFile(filepath.Join("testdata", "forms", "embedded.go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, diags := ParseSource("embedded.go", string(code), nil)
+	if diags != nil {
+		b.Fatal(diags)
+	}
+	for _, c := range []struct {
+		name string
+		eval func(i *interp.Interpreter) error
+	}{
+		{"yaegi-parses", func(i *interp.Interpreter) error { _, err := i.Eval(src.Text); return err }},
+		{"parsed-once", func(i *interp.Interpreter) error { return evalText(i, src) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				i, err := NewInterpreter(InterpreterOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := c.eval(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
