@@ -333,6 +333,7 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 	out[gointerp.SymbolKey("sync")] = syncSyms
 
 	r := std("math/rand")
+	r["NewSource"] = reflect.ValueOf(newSource)
 	r["Int"] = reflect.ValueOf(func() int { return draw(res, (*rand.Rand).Int) })
 	r["Intn"] = reflect.ValueOf(func(n int) int { return draw(res, func(r *rand.Rand) int { return r.Intn(n) }) })
 	r["Int31"] = reflect.ValueOf(func() int32 { return draw(res, (*rand.Rand).Int31) })

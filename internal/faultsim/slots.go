@@ -157,7 +157,7 @@ type sources struct{ m sync.Map } // int64 -> rand.Source, never drawn from
 func (c *sources) seeded(seed int64) rand.Source {
 	v, ok := c.m.Load(seed)
 	if !ok {
-		v, _ = c.m.LoadOrStore(seed, rand.NewSource(seed))
+		v, _ = c.m.LoadOrStore(seed, newSource(seed))
 	}
 	// The source is a pointer to an unexported struct: copying what it
 	// points to copies the whole generator state.
