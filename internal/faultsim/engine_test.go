@@ -402,6 +402,71 @@ func Count(ctx context.Context) { calls++; fmt.Println("calls", calls, "first", 
 	}
 }
 
+// TestLaterWorkersTakeAnEndedCallsInterpreter: with package state each
+// worker has an interpreter of its own, but once a worker's call is over
+// (returned, or its process died) a worker that starts later in the same
+// run takes it, its package initialised afresh as a new process's would
+// be, unless the code starts goroutines of its own, which may run on
+// after the call.
+func TestLaterWorkersTakeAnEndedCallsInterpreter(t *testing.T) {
+	const src = `package tally
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"faultline.test/tally"
+)
+
+var calls int
+var first = rand.Int63()
+
+func Bump(ctx context.Context, c tally.Counter) error {
+	calls++
+	fmt.Println("calls", calls, "first", first)
+	time.Sleep(time.Second)
+	c.Set(ctx, c.Get(ctx)+1)
+	return nil
+}
+`
+	withGo := strings.Replace(src, "\ttime.Sleep(time.Second)\n", "\tdone := make(chan bool)\n\tgo func() { done <- true }()\n\t<-done\n\ttime.Sleep(time.Second)\n", 1)
+	tests := []struct {
+		name     string
+		src      string
+		sc       toyScenario
+		compiled int
+	}{
+		// Each call is over a second after it started, before the next.
+		{"one after another", src, toyScenario{name: "staggered", workers: 3, stagger: 5 * time.Second}, 1},
+		{"at once", src, toyScenario{name: "together", workers: 3}, 3},
+		{"with a goroutine", withGo, toyScenario{name: "staggered", workers: 3, stagger: 5 * time.Second}, 3},
+		// The restart of a worker whose process died takes its interpreter.
+		{"restart", src, toyScenario{name: "crash", workers: 1, crash: true, restart: time.Second}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, diags := faultsim.Interpret(toyKit{}, "bump.go", tt.src)
+			if diags != nil {
+				t.Fatal(diags)
+			}
+			rep := grade(t, p, tt.sc, faultsim.Options{FirstSeed: 4, Seeds: 2, Lanes: 1})
+			if tt.sc.crash && rep.Scenarios[0].Runs < 3 {
+				t.Fatalf("%d runs: no crash point was explored", rep.Scenarios[0].Runs)
+			}
+			for _, c := range rep.Scenarios[0].Calls {
+				if !strings.HasPrefix(c.Output, "calls 1 first ") {
+					t.Errorf("%s printed %q: its package state was not its own", c.Worker, c.Output)
+				}
+			}
+			if p.Compiled != tt.compiled {
+				t.Errorf("%d interpreters compiled, want %d", p.Compiled, tt.compiled)
+			}
+		})
+	}
+}
+
 // sleepKit replaces time.Sleep as a kit may: a stand-in that finds the
 // calling worker and writes the sleep to the run's trace.
 type sleepKit struct{ toyKit }

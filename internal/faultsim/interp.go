@@ -280,6 +280,21 @@ func (p *Interpreted) compile(owner *atomic.Pointer[slot]) (*compiled, error) {
 	return c, nil
 }
 
+// CallEnded implements callEnder: the interpreter of a worker's own goes
+// back to the pool as soon as its call is over, for a later worker of the
+// same run to reset and load, where the source starts no goroutine of its
+// own (gointerp.Source.StartsGoroutines): then nothing of the call runs
+// on once it has returned, panicked or died, and a worker that starts
+// later in the run (a redelivery, a restart) needs no interpreter more.
+// Otherwise, and for a shared interpreter, the run's end returns it
+// (Finished).
+func (p *Interpreted) CallEnded(w *Worker) {
+	if p.reusable || p.src.StartsGoroutines {
+		return
+	}
+	p.Finished(w, true)
+}
+
 // Finished implements finisher: a shared interpreter goes back to the pool
 // once every worker of its run has finished, if each one's call unwound
 // normally; otherwise it is dropped.

@@ -20,6 +20,14 @@ type finisher interface {
 	Finished(w *Worker, clean bool)
 }
 
+// callEnder is told when a worker's call is over (it returned or
+// panicked, or its process died) while the run goes on, so a program can
+// give what the worker loaded to a later worker of the same run when
+// nothing of the call can still run.
+type callEnder interface {
+	CallEnded(w *Worker)
+}
+
 // Native is a natively compiled entry function, shared by every worker:
 // for differential tests against the interpreter, and for kits' own tests.
 // It gives workers no package state of their own, so use it only for code

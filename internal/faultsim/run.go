@@ -293,6 +293,9 @@ func (r *Run) invoke(k Kit, prog Program, iv *Invocation, seed int64) {
 		if iv.Ended == EndDidNotReturn && w.Died == "" {
 			iv.EndedAt = r.Trace.Since()
 		}
+		if e, ok := prog.(callEnder); ok && (iv.Ended == EndReturned || iv.Ended == EndPanicked || w.Died != "") {
+			e.CallEnded(w)
+		}
 	}()
 	w.Step()
 	iv.StartedAt = r.Trace.Since()

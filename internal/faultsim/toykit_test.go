@@ -65,6 +65,7 @@ type toyScenario struct {
 	crash   bool
 	restart time.Duration
 	budget  time.Duration
+	stagger time.Duration // worker i's call starts at (i-1)*stagger
 }
 
 func (s toyScenario) Plan() faultsim.Plan {
@@ -73,7 +74,7 @@ func (s toyScenario) Plan() faultsim.Plan {
 		p.Budget = time.Minute
 	}
 	for i := 1; i <= s.workers; i++ {
-		p.Calls = append(p.Calls, faultsim.Call{Worker: fmt.Sprintf("worker-%d", i), Subject: "counter"})
+		p.Calls = append(p.Calls, faultsim.Call{Worker: fmt.Sprintf("worker-%d", i), Subject: "counter", At: time.Duration(i-1) * s.stagger})
 	}
 	if s.crash {
 		p.Crash = []string{"worker-1"}

@@ -227,6 +227,12 @@ type Source struct {
 	// do: every package variable is fixed (see fixedVars) and there is no
 	// init function, so one interpreter may serve many processes at once.
 	FixedState bool
+	// StartsGoroutines is set when the file may run its code on a
+	// goroutine of its own: a go statement, or a call of an AfterFunc
+	// (time's and context's run a function on a goroutine they start).
+	// Without either, a call of the file's code runs on its caller's
+	// goroutine alone, and once it returns nothing of it runs on.
+	StartsGoroutines bool
 	// original is the text as submitted and edits the rewrites that made
 	// Text of it (sorted), to give the interpreter's messages the
 	// submission's columns (originalPosition).
@@ -320,7 +326,24 @@ func ParseSource(filename, text string, extra []string) (*Source, []sandbox.Diag
 		return nil, []sandbox.Diagnostic{*d}
 	}
 	src.Text, src.original, src.edits = rewritten, text, edits
+	src.StartsGoroutines = startsGoroutines(f)
 	return src, nil
+}
+
+// startsGoroutines reports whether f has a go statement or names an
+// AfterFunc (see Source.StartsGoroutines).
+func startsGoroutines(f *ast.File) bool {
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			found = true
+		case *ast.Ident: // a selector's name too, and a dot import's
+			found = n.Name == "AfterFunc"
+		}
+		return !found
+	})
+	return found
 }
 
 // TypeString prints a type expression of the source with import names
