@@ -339,7 +339,7 @@ func startsGoroutines(f *ast.File) bool {
 		case *ast.GoStmt:
 			found = true
 		case *ast.Ident: // a selector's name too, and a dot import's
-			found = n.Name == "AfterFunc"
+			found = found || n.Name == "AfterFunc"
 		}
 		return !found
 	})

@@ -33,3 +33,31 @@ func TestFixedState(t *testing.T) {
 		})
 	}
 }
+
+// TestStartsGoroutines: a go statement or any AfterFunc anywhere in the
+// file (a later identifier included) marks it as starting goroutines of
+// its own; code that only calls, sleeps and selects does not.
+func TestStartsGoroutines(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       bool
+	}{
+		{"plain calls", "time.Sleep(time.Second)\n\tselect {\n\tcase <-time.After(time.Second):\n\t}", false},
+		{"go statement", "done := make(chan bool)\n\tgo func() { done <- true }()\n\t<-done", true},
+		{"AfterFunc with arguments after it", "f := func() {}\n\tt := time.AfterFunc(time.Second, f)\n\tt.Stop()", true},
+		{"context.AfterFunc", "stop := context.AfterFunc(context.Background(), func() {})\n\tstop()", true},
+		{"a field whose name begins AfterFunc", "var x struct{ AfterFuncs int }\n\t_ = x.AfterFuncs", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code := "package x\n\nimport (\n\t\"context\"\n\t\"time\"\n)\n\nvar _ = context.Background\n\nfunc F() {\n\t" + tc.body + "\n}\n"
+			src, diags := ParseSource("x.go", code, nil)
+			if diags != nil {
+				t.Fatal(diags)
+			}
+			if src.StartsGoroutines != tc.want {
+				t.Fatalf("StartsGoroutines = %v, want %v", src.StartsGoroutines, tc.want)
+			}
+		})
+	}
+}
