@@ -234,6 +234,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		faultsim.FreshHeap()
+		faults0 := faultsim.ProcessFaults()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
 		if diags != nil {
@@ -245,6 +246,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 		}
 		route.Graded = append(route.Graded, time.Since(start))
 		route.GradedCPU = append(route.GradedCPU, faultsim.ProcessCPU()-cpu0)
+		route.GradedFaults = append(route.GradedFaults, faultsim.ProcessFaults()-faults0)
 
 		i++
 		// A new declaration, not a comment: a comment leaves the compiled

@@ -141,10 +141,12 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		faultsim.FreshHeap()
+		faults0 := faultsim.ProcessFaults()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		gradeInterpreted(b, src, scs, bubble, false)
 		route.Graded = append(route.Graded, time.Since(start))
 		route.GradedCPU = append(route.GradedCPU, faultsim.ProcessCPU()-cpu0)
+		route.GradedFaults = append(route.GradedFaults, faultsim.ProcessFaults()-faults0)
 
 		i++
 		// A new declaration, not a comment: a comment leaves the compiled
