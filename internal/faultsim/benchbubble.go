@@ -88,7 +88,7 @@ func ProcessFaults() int64 {
 // A grade in that benchmark takes longer than one of a kit's
 // BenchmarkGradeReference, which grades back to back: while the benchmark
 // waits for the go command, the runtime's scavenger returns free heap
-// pages to the system, which the next grade faults in again (refund's
+// pages to the system, which the next grade faults in again (one kit's
 // reference: some 1,600 faults a grade, at about 1.2 µs each on the
 // machine it was measured on), and the grade starts on caches another
 // process has filled. A grading child is a new process, all of whose heap
