@@ -26,6 +26,7 @@ import (
 	resendsreplaysforever "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/resends-replays-forever"
 	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
 	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
+	searchfailureismiss "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-is-miss"
 	searchtoosoon "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-too-soon"
 	timeoutisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/timeout-is-failure"
 	trustsrefusal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/trusts-refusal"
@@ -63,6 +64,7 @@ var broken = map[string]createclient.Entry{
 	"resends-replays-forever":   resendsreplaysforever.CreatePayment,
 	"retries-refusals":          retriesrefusals.CreatePayment,
 	"reuses-expired-key":        reusesexpiredkey.CreatePayment,
+	"search-failure-is-miss":    searchfailureismiss.CreatePayment,
 	"search-too-soon":           searchtoosoon.CreatePayment,
 	"timeout-is-failure":        timeoutisfailure.CreatePayment,
 	"trusts-refusal":            trustsrefusal.CreatePayment,

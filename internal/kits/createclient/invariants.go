@@ -56,7 +56,7 @@ var catalogue = []faultsim.Invariant{
 		Check:  checkNoBlindResend},
 	{ID: InvSearchSettled, Title: "A resend by reference only after a search that has caught up",
 		Why:    "Without keys, an empty search proves absence only once the lost attempt could have landed and the index could show it.",
-		Defect: "searching straight after the timeout and creating on a miss",
+		Defect: "searching straight after the timeout and creating on a miss, or taking a search that failed for one that found nothing",
 		Check:  checkSearchSettled},
 	{ID: InvRetryAfter, Title: "408 and 429 wait out Retry-After",
 		Why:    "Coming back sooner than the vendor asked is refused again and makes the overload worse.",
@@ -152,11 +152,23 @@ func checkUnknownNotFailed(r *faultsim.Run) []string {
 				ev = append(ev, fmt.Sprintf("%s is recorded failed, but the vendor holds %s for it", id, p.ID))
 			}
 		}
+		recorded := w.recordedAt(id, createapi.Failed)
 		for _, rq := range w.sentFor(id) {
-			if rq.ambiguous {
-				ev = append(ev, fmt.Sprintf("%s is recorded failed, but %s got no answer that says what happened", id, rq.label()))
-				break
+			if !rq.ambiguous {
+				continue
 			}
+			// At a vendor with references, an empty search made once the
+			// attempt would have landed and shown is the answer its
+			// reply did not give.
+			if w.v.References && w.emptySearch(rq.req.Reference, rq.at+w.v.LandsWithin+w.v.SearchLag, recorded) {
+				continue
+			}
+			e := fmt.Sprintf("%s is recorded failed, but %s got no answer that says what happened", id, rq.label())
+			if w.v.References {
+				e += ", and no search that found nothing, made once it could have landed and shown, says so either"
+			}
+			ev = append(ev, e)
+			break
 		}
 	}
 	return ev
@@ -310,12 +322,16 @@ func checkSearchSettled(r *faultsim.Run) []string {
 		var lost *request
 		for _, rq := range w.sentFor(id) {
 			if lost != nil {
-				proof := slices.ContainsFunc(w.searches, func(s *search) bool {
-					return s.ref == rq.req.Reference && s.found == 0 && s.at >= lost.at+settle && s.at <= rq.at
-				})
-				if !proof {
-					ev = append(ev, fmt.Sprintf("%s resent %s after %s got no answer, with no empty search for its reference from %s on (when that attempt would have landed and shown)",
-						rq.label(), id, lost.label(), faultsim.FormatAt(lost.at+settle)))
+				if !w.emptySearch(rq.req.Reference, lost.at+settle, rq.at) {
+					e := fmt.Sprintf("%s resent %s after %s got no answer, with no empty search for its reference from %s on (when that attempt would have landed and shown)",
+						rq.label(), id, lost.label(), faultsim.FormatAt(lost.at+settle))
+					switch n := w.failedSearches(rq.req.Reference, lost.at, rq.at); {
+					case n == 1:
+						e += "; the search made in between failed, and a failed search proves nothing"
+					case n > 1:
+						e += fmt.Sprintf("; the %d searches made in between failed, and a failed search proves nothing", n)
+					}
+					ev = append(ev, e)
 					break
 				}
 			}

@@ -108,10 +108,25 @@ type FaultSpec struct {
 
 // CallFaultSpec makes the Nth call named Call in the run (all workers
 // counted together, from 1) fail without reading or changing anything, as
-// a database or a search index that times out would.
+// a database or a search index that times out would. With Until, every
+// such call from the Nth on fails while the run's virtual clock is short
+// of Until: an outage, however many times the client tries.
 type CallFaultSpec struct {
-	Call string `yaml:"call"`
-	Nth  int    `yaml:"nth"`
+	Call  string        `yaml:"call"`
+	Nth   int           `yaml:"nth"`
+	Until time.Duration `yaml:"until"`
+}
+
+// fails reports whether this spec fails the nth call named name, made at
+// virtual time at.
+func (f CallFaultSpec) fails(name string, nth int, at time.Duration) bool {
+	if f.Call != name {
+		return false
+	}
+	if f.Until > 0 {
+		return nth >= f.Nth && at < f.Until
+	}
+	return nth == f.Nth
 }
 
 // faultableCalls are the calls a CallFaultSpec may name.
@@ -325,6 +340,9 @@ func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
 		}
 		if f.Nth < 1 {
 			l.Errf(at("call_faults", k, "nth"), "scenario %q: nth counts from 1", name)
+		}
+		if f.Until < 0 {
+			l.Errf(at("call_faults", k, "until"), "scenario %q: until is a time into the run, not %s", name, f.Until)
 		}
 	}
 	for op, want := range sc.Expect {

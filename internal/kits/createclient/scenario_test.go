@@ -56,6 +56,8 @@ func TestLintNamesFileAndLine(t *testing.T) {
 		{"bad status code", "kind: timeout, lands: true", "kind: status, status: 418", `s.yaml:8: scenario "one": status 418`},
 		{"crash of no worker", "    checks: [no-duplicate]", "    checks: [no-duplicate]\n    crash: [worker-7]\n    restart: 1m", `s.yaml:13: scenario "one": crash of worker "worker-7"`},
 		{"bad duration", "{request: 1, kind: timeout, lands: true}", "{request: 1, kind: slow, lands_after: soon}", "s.yaml:8: cannot unmarshal"},
+		{"unfaultable call", "    checks: [no-duplicate]", "    checks: [no-duplicate]\n    call_faults:\n      - {call: Create, nth: 1}", `s.yaml:14: scenario "one": call "Create" cannot be made to fail`},
+		{"outage ending before the run", "    checks: [no-duplicate]", "    checks: [no-duplicate]\n    call_faults:\n      - {call: Search, nth: 1, until: -1h}", `s.yaml:14: scenario "one": until is a time into the run, not -1h0m0s`},
 		{"not yaml", "    vendor: {keys: true}", "    vendor: {keys: true", "s.yaml:"},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,7 @@ package createclient
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,6 +104,38 @@ type search struct {
 	op, worker, ref string
 	at              time.Duration
 	found           int
+	failed          bool // the search index failed it: it found nothing, and proved nothing
+}
+
+// emptySearch reports whether a search for ref that answered, and found
+// nothing, was made from virtual time from to virtual time to.
+func (w *world) emptySearch(ref string, from, to time.Duration) bool {
+	return slices.ContainsFunc(w.searches, func(s *search) bool {
+		return !s.failed && s.ref == ref && s.found == 0 && s.at >= from && s.at <= to
+	})
+}
+
+// recordedAt is when op was first recorded with status s, or the end of
+// time if it never was.
+func (w *world) recordedAt(op string, s createapi.Status) time.Duration {
+	for _, f := range w.finishes {
+		if f.op == op && f.to == s {
+			return f.at
+		}
+	}
+	return time.Duration(math.MaxInt64)
+}
+
+// failedSearches counts the searches for ref the index failed from
+// virtual time from to virtual time to.
+func (w *world) failedSearches(ref string, from, to time.Duration) int {
+	n := 0
+	for _, s := range w.searches {
+		if s.failed && s.ref == ref && s.at >= from && s.at <= to {
+			n++
+		}
+	}
+	return n
 }
 
 // newWorld builds a run's fakes from the scenario.
@@ -228,8 +261,12 @@ func (w *world) EndState() []string {
 func (w *world) failing(wk *faultsim.Worker, name string) error {
 	w.calls[name]++
 	for _, f := range w.sc.CallFaults {
-		if f.Call == name && f.Nth == w.calls[name] {
-			wk.Trace().Add(wk.ID, "store", "%s fails: the database timed out (nothing was read or written)", name)
+		if f.fails(name, w.calls[name], w.since()) {
+			if name == "Search" {
+				wk.Trace().Add(wk.ID, "reply", "Search fails: the search index timed out (nothing was looked up)")
+			} else {
+				wk.Trace().Add(wk.ID, "store", "%s fails: the database timed out (nothing was read or written)", name)
+			}
 			return fmt.Errorf("%s: timed out", strings.ToLower(name))
 		}
 	}
@@ -549,6 +586,7 @@ func (v *vendorHandle) Search(ctx context.Context, reference string) ([]createap
 	time.Sleep(2 * w.v.Latency)
 	wk.Step()
 	if err := w.failing(wk, "Search"); err != nil {
+		w.searches = append(w.searches, &search{op: v.op, worker: wk.ID, ref: reference, at: w.since(), failed: true})
 		return nil, err
 	}
 	var found []createapi.Payment
