@@ -152,6 +152,19 @@ func Bump(ctx context.Context, c tally.Counter) error { for { c.Get(ctx); time.S
 import ("context"; "faultline.test/tally")
 func Bump(ctx context.Context, c tally.Counter) error { for { c.Get(ctx) } }
 `, "thousands of times"},
+		{"asleep when time runs out", `package tally
+import ("context"; "time"; "faultline.test/tally")
+func Bump(ctx context.Context, c tally.Counter) error { c.Get(ctx); time.Sleep(time.Hour); c.Get(ctx); return nil }
+`, "virtual time ran out"},
+		{"waits on a goroutine asleep when time runs out", `package tally
+import ("context"; "time"; "faultline.test/tally")
+func Bump(ctx context.Context, c tally.Counter) error {
+	done := make(chan bool)
+	go func() { time.Sleep(time.Hour); c.Get(ctx); done <- true }()
+	<-done
+	return nil
+}
+`, "virtual time ran out"},
 		{"blocks forever", `package tally
 import ("context"; "faultline.test/tally")
 func Bump(ctx context.Context, c tally.Counter) error { c.Get(ctx); select {} }

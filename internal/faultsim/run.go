@@ -35,7 +35,8 @@ type Run struct {
 	// Deadlock is synctest's message when calls stayed blocked forever;
 	// Leftover is its message when every call had ended and goroutines
 	// stayed blocked all the same (a dead process's, or ones a call left
-	// behind), which is no call that never ends.
+	// behind), which is no call that never ends, or when goroutines were
+	// left blocked by a stop that Stopped names.
 	Stopped  string
 	Deadlock string
 	Leftover string
@@ -97,9 +98,21 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 				iv.Ended, iv.EndedAt, iv.EndSeq = EndCrashed, iv.Worker.DiedAt, iv.Worker.DiedSeq
 			}
 		}
+		if r.Stopped != StopNone {
+			// What a call did after the stop, it did not do in the run.
+			for _, iv := range r.Calls {
+				if iv.Ended == EndDidNotReturn && iv.EndedAt > r.EndedAt {
+					iv.EndedAt = r.EndedAt
+				}
+			}
+		}
 		if v != nil {
 			if msg := fmt.Sprint(v); strings.Contains(msg, "deadlock") {
-				if allEnded(r) {
+				// A goroutine left blocked by a stop (one waiting on an
+				// actor the stop refused) is the stop's doing, which
+				// Stopped says; a stop that no actor came back to means
+				// they were all blocked where no time reaches.
+				if allEnded(r) || (r.Stopped != StopNone && r.sched != nil && r.sched.Refused() > 0) {
 					r.Leftover = msg
 				} else {
 					r.Deadlock = msg
@@ -141,6 +154,9 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 		}
 		r.Stopped = r.sched.Run(r.Plan.Budget)
 		r.EndedAt = r.Trace.Since()
+		if r.Stopped != StopNone {
+			r.sched.Drain()
+		}
 	})
 }
 

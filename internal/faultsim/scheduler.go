@@ -62,6 +62,9 @@ type Scheduler struct {
 	// choices are the picks the seeded source made, in order: where more
 	// than one actor was parked, how many and which (see twins).
 	choices []choice
+	// refused counts the passes refused once the run was over: actors
+	// that were still at work when a limit stopped it.
+	refused int
 }
 
 type choice struct{ among, picked int }
@@ -97,6 +100,7 @@ func (s *Scheduler) nudge() {
 func (s *Scheduler) Pass(actor string) bool {
 	s.mu.Lock()
 	if s.over {
+		s.refused++
 		s.mu.Unlock()
 		return false
 	}
@@ -149,6 +153,36 @@ func (s *Scheduler) Start(f func()) (release func()) {
 		f()
 	}()
 	return release
+}
+
+// drainGrace bounds Drain: how much virtual time a stopped run's actors
+// get to come back to the gate and be refused.
+const drainGrace = 24 * time.Hour
+
+// Drain lets the actors of a run a limit stopped come to an end: the
+// clock runs on (a minute at a time, up to drainGrace) until every actor
+// has finished, so an actor asleep when the limit struck wakes, is
+// refused at the gate and exits, rather than staying asleep in a bubble
+// whose clock no longer moves, which synctest would report as a
+// deadlock. An actor blocked where no time reaches it stays blocked.
+func (s *Scheduler) Drain() {
+	for waited := time.Duration(0); waited < drainGrace; waited += time.Minute {
+		s.mu.Lock()
+		live := s.live
+		s.mu.Unlock()
+		if live == 0 {
+			return
+		}
+		time.Sleep(time.Minute)
+	}
+}
+
+// Refused is how many passes were refused once the run was over: none
+// means no actor was still at work when a limit stopped it.
+func (s *Scheduler) Refused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
 }
 
 // Steps is how many steps the scheduler has granted.
@@ -215,6 +249,7 @@ func (s *Scheduler) stop() {
 	s.over = true
 	refused := s.parked
 	s.parked = nil
+	s.refused += len(refused)
 	s.mu.Unlock()
 	for _, p := range refused {
 		p.resume <- false
