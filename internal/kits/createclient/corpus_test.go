@@ -34,6 +34,7 @@ import (
 	asyncattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/asyncattempts"
 	attemptdeadlines "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/attemptdeadlines"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
+	imperative "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/imperative"
 	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
 	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
 	reference "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/reference"
@@ -45,6 +46,7 @@ var correct = map[string]createclient.Entry{
 	"correct/statemachine":     statemachine.CreatePayment,
 	"correct/strategies":       strategies.CreatePayment,
 	"correct/derivedkey":       derivedkey.CreatePayment,
+	"correct/imperative":       imperative.CreatePayment,
 	"correct/asyncattempts":    asyncattempts.CreatePayment,
 	"correct/attemptdeadlines": attemptdeadlines.CreatePayment,
 }
@@ -144,5 +146,34 @@ func TestBrokenSolutionsAreCaught(t *testing.T) {
 				t.Errorf("defect %s was not caught; failed: %v", want, fmt.Sprint(rep.Failed()))
 			}
 		})
+	}
+}
+
+// TestSearchSettlesDoubt pins down two outcomes the page allows and a
+// grader could silently stop reaching: a client that keeps searching
+// through the outage of search-down finds the payment once the index is
+// back, and one that searches after a replayed 500 and finds nothing may
+// record failed, because the payment certainly does not exist.
+func TestSearchSettlesDoubt(t *testing.T) {
+	rep := gradeNative(t, correct["correct/imperative"], faultsim.Options{Seeds: 3})
+	want := map[string]string{
+		"search-down":                          "op-1 is created (pay_1)",
+		"replayed-error-with-reference-absent": "op-1 is failed",
+	}
+	for _, sc := range rep.Scenarios {
+		w, ok := want[sc.Name]
+		if !ok {
+			continue
+		}
+		delete(want, sc.Name)
+		if sc.Status != faultsim.StatusPass {
+			t.Errorf("%s: %s, want pass", sc.Name, sc.Status)
+		}
+		if len(sc.EndState) == 0 || !strings.HasPrefix(sc.EndState[0], w) {
+			t.Errorf("%s ends %q, want %q", sc.Name, sc.EndState, w)
+		}
+	}
+	for name := range want {
+		t.Errorf("no scenario %s", name)
 	}
 }

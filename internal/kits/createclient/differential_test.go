@@ -31,7 +31,7 @@ func differ(t *testing.T, entry createclient.Entry, file string, seeds int) {
 // their math/rand is the real one, so only TestNativeCopiesEqualInterpreted,
 // whose copies draw from the engine's sources as the interpreter does,
 // compares them.
-var drawsInReport = map[string]bool{"correct/asyncattempts": true, "correct/attemptdeadlines": true}
+var drawsInReport = map[string]bool{"correct/asyncattempts": true, "correct/attemptdeadlines": true, "correct/imperative": true}
 
 // TestCorpusNativeEqualsInterpreted runs the differential over the whole
 // corpus, failing and passing solutions alike: a report that changes with
