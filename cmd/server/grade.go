@@ -67,7 +67,14 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if exit != 0 {
 		return exit
 	}
-	return gradeWithKit(ctx, code, fs.Arg(0), *seed, *seeds, *asJSON, stdout, stderr)
+	if code.Kit == "refund" {
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "seeds" {
+				fmt.Fprintf(stderr, "grade: note: -seeds has no effect on %s: each of its scenarios says how many schedules it explores\n", *problem)
+			}
+		})
+	}
+	return gradeWithKit(ctx, *problem, code, fs.Arg(0), *seed, *seeds, *asJSON, stdout, stderr)
 }
 
 // defaultGradeProblem is the problem `server grade` grades against unless
@@ -107,7 +114,7 @@ func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, exit i
 
 // gradeWithKit grades the file at path against code's scenarios with its
 // kit, in a sandboxed child.
-func gradeWithKit(ctx context.Context, code *problems.Code, path string, seed int64, seeds int, asJSON bool, stdout, stderr io.Writer) int {
+func gradeWithKit(ctx context.Context, slug string, code *problems.Code, path string, seed int64, seeds int, asJSON bool, stdout, stderr io.Writer) int {
 	src, ok := readSubmission(path, stderr)
 	if !ok {
 		return gradeExitNotGraded
@@ -121,6 +128,7 @@ func gradeWithKit(ctx context.Context, code *problems.Code, path string, seed in
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return gradeExitNotGraded
 	}
+	report.Problem = slug
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -34,13 +34,16 @@ func TestGradeCommand(t *testing.T) {
 		code   int
 		stdout string // substring of stdout
 		status string // when -json: the report's status
+		stderr string // substring of stderr
 	}{
-		{"reference passes", []string{reference}, 0, "PASS: Every invariant held", ""},
-		{"reference as JSON", []string{"-json", "-seed", "7", reference}, 0, `"seed": 7`, "pass"},
-		{"starter fails", []string{starter}, 1, "FAIL:", ""},
-		{"forbidden import is not gradable", []string{"-json", hostile + "import_os.go"}, 2, `import \"os\" is not allowed (line 9)`, "error"},
-		{"compile error names the line", []string{hostile + "type_error.go"}, 2, "line 14:21", ""},
-		{"a crash in the child is reported", []string{hostile + "panic_in_goroutine.go"}, 2, "panic: refund worker exploded", ""},
+		{"reference passes", []string{reference}, 0, "PASS: Every invariant held", "", ""},
+		{"reference as JSON", []string{"-json", "-seed", "7", reference}, 0, `"seed": 7`, "pass", ""},
+		{"JSON names the problem", []string{"-json", reference}, 0, `"problem": "async-refund"`, "pass", ""},
+		{"seeds ignored says so", []string{"-seeds", "5", reference}, 0, "PASS", "", "-seeds has no effect on async-refund"},
+		{"starter fails", []string{starter}, 1, "FAIL:", "", ""},
+		{"forbidden import is not gradable", []string{"-json", hostile + "import_os.go"}, 2, `import \"os\" is not allowed (line 9)`, "error", ""},
+		{"compile error names the line", []string{hostile + "type_error.go"}, 2, "line 14:21", "", ""},
+		{"a crash in the child is reported", []string{hostile + "panic_in_goroutine.go"}, 2, "panic: refund worker exploded", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +64,9 @@ func TestGradeCommand(t *testing.T) {
 			}
 			if !strings.Contains(stdout.String(), tt.stdout) {
 				t.Errorf("stdout lacks %q:\n%s", tt.stdout, firstLines(stdout.String(), 20))
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr.String())
 			}
 			if tt.status != "" {
 				var report struct{ Status string }
@@ -161,9 +167,9 @@ func TestGradeWithContent(t *testing.T) {
 		stderrHas string
 	}{
 		{name: "the reference passes the added scenario", edit: added, file: "reference/client.go", code: 0,
-			stdout: []string{"PASS: Every invariant held in all 23 scenarios.", "Scenarios (23 of 23 passed, seed 1)", "ok   added-by-the-test "}},
+			stdout: []string{"PASS: Every invariant held in all 26 scenarios.", "Scenarios (26 of 26 passed, seed 1)", "ok   added-by-the-test "}},
 		{name: "the starter fails it", edit: added, file: "starter/client.go", code: 1,
-			stdout: []string{"FAIL: 23 of 23 scenarios failed", "Scenarios (0 of 23 passed, seed 1)", "FAIL added-by-the-test "}},
+			stdout: []string{"FAIL: 26 of 26 scenarios failed", "Scenarios (0 of 26 passed, seed 1)", "FAIL added-by-the-test "}},
 		{name: "a broken scenario is named at its line", file: "reference/client.go", code: 2,
 			edit: func(t *testing.T, s string) string {
 				return replaceOnce(t, s, "{request: 1, kind: connect}", "{request: 1, kind: meteor}")

@@ -285,10 +285,13 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		case rep != nil:
 			cr.Outcome, cr.Error = rep.ResultParts(iv)
 		default:
+			// A World's result reads "outcome, nil" or "outcome, error:
+			// text"; the report's Error is the text alone.
 			cr.Outcome, cr.Error, _ = strings.Cut(iv.Result, ", ")
 			if cr.Error == "nil" {
 				cr.Error = ""
 			}
+			cr.Error = strings.TrimPrefix(cr.Error, "error: ")
 		}
 		if iv.Worker != nil {
 			cr.CrashedAt = iv.Worker.Died

@@ -127,4 +127,9 @@ func (t *Trace) Events() []Event {
 }
 
 // FormatAt prints a virtual time the way reports do: "t+1.5s".
-func FormatAt(d time.Duration) string { return "t+" + d.String() }
+func FormatAt(d time.Duration) string {
+	if d < 0 {
+		return "t-" + (-d).String()
+	}
+	return "t+" + d.String()
+}

@@ -53,7 +53,13 @@ func (r *Report) WriteText(w io.Writer) {
 				line += ", panic: " + iv.Panic
 			}
 			if iv.CrashedAt != "" {
-				line += " " + iv.CrashedAt
+				// "crashed after Get (call 2)"; a call that ended otherwise
+				// says how it began: "returned created, restarted after a crash".
+				sep := ", "
+				if iv.Ended == "crashed" {
+					sep = " "
+				}
+				line += sep + iv.CrashedAt
 			}
 			p("       %s\n", line)
 		}
