@@ -2,6 +2,7 @@ package refund
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -152,6 +153,8 @@ func judge(sc *Scenario, r *run, c invariant) (msg, defect string) {
 			if defect = doubleRefundDefect(f); defect == "" {
 				defect = sc.defectFor(InvNoDoubleRefund)
 			}
+		} else if c.ID == InvExpectedEndState && sc.Defects[c.ID] == "" {
+			defect = endStateDefect(f)
 		}
 		return msg, defect
 	}
@@ -385,11 +388,14 @@ func checkSameKey(f *runFacts) string {
 	return fmt.Sprintf("%s was sent under %d different keys: %s", f.id, len(distinct), strings.Join(parts, ", "))
 }
 
-// definitive reports whether an answer is a 4xx that will not change on a
-// resend (409 and 429 are not).
+// definitive reports whether an answer is a 4xx the page calls definitive:
+// one that will not change on a resend. 409 and 429 are not, and neither
+// is 401: the page lets a run retry a refused API key within its bound of
+// requests (nothing ran, and nothing is saved under the key), as it may
+// stop at once.
 func definitive(q world.Request) bool {
 	return q.Result == "api" && q.APIErr != nil && q.APIErr.Status >= 400 && q.APIErr.Status < 500 &&
-		q.APIErr.Status != 409 && q.APIErr.Status != 429
+		q.APIErr.Status != 409 && q.APIErr.Status != 429 && q.APIErr.Status != 401
 }
 
 func checkPermanentNotRetried(f *runFacts) string {
@@ -1021,6 +1027,23 @@ func checkExpectedEndState(f *runFacts) string {
 
 // tooManyRefunds reports whether the provider holds more refunds for the
 // request than the scenario's Expect allows.
+// endStateDefect names the seed defect a wrong end state shows when the
+// scenario names none: done with no refund made is done-after-failure,
+// failed where the scenario does not allow it is unknown-as-failed.
+// Anything else is left to the invariant's own defect.
+func endStateDefect(f *runFacts) string {
+	if !f.hasFinal || f.sc.Expect == nil || tooManyRefunds(f) {
+		return ""
+	}
+	switch {
+	case f.final.Status == refundkit.StatusDone && len(f.refunds) == 0:
+		return DefectDoneAfterFailure
+	case f.final.Status == refundkit.StatusFailed && !slices.Contains(f.sc.Expect.Status, refundkit.StatusFailed):
+		return DefectUnknownAsFailed
+	}
+	return ""
+}
+
 func tooManyRefunds(f *runFacts) bool {
 	want := f.sc.Expect
 	return want != nil && want.Refunds != nil && len(f.refunds) > *want.Refunds
