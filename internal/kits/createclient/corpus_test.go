@@ -14,6 +14,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	blindresend "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/blind-resend"
+	claimskippedwhenplanned "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/claim-skipped-when-planned"
 	conflictisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/conflict-is-failure"
 	givesupindoubtearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/gives-up-in-doubt-early"
 	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
@@ -27,6 +28,8 @@ import (
 	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
 	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
 	searchfailureismiss "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-is-miss"
+	searchhalfsecondearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-half-second-early"
+	searchlagforgotten "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-lag-forgotten"
 	searchtoosoon "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-too-soon"
 	timeoutisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/timeout-is-failure"
 	trustsrefusal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/trusts-refusal"
@@ -34,9 +37,12 @@ import (
 	asyncattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/asyncattempts"
 	attemptdeadlines "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/attemptdeadlines"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
+	fixedwait "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/fixedwait"
+	history "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/history"
 	imperative "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/imperative"
 	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
 	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
+	verdicttable "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/verdicttable"
 	reference "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/reference"
 )
 
@@ -47,29 +53,35 @@ var correct = map[string]createclient.Entry{
 	"correct/strategies":       strategies.CreatePayment,
 	"correct/derivedkey":       derivedkey.CreatePayment,
 	"correct/imperative":       imperative.CreatePayment,
+	"correct/fixedwait":        fixedwait.CreatePayment,
+	"correct/history":          history.CreatePayment,
+	"correct/verdicttable":     verdicttable.CreatePayment,
 	"correct/asyncattempts":    asyncattempts.CreatePayment,
 	"correct/attemptdeadlines": attemptdeadlines.CreatePayment,
 }
 
 var broken = map[string]createclient.Entry{
-	"blind-resend":              blindresend.CreatePayment,
-	"conflict-is-failure":       conflictisfailure.CreatePayment,
-	"ignores-retry-after":       ignoresretryafter.CreatePayment,
-	"key-from-contents":         keyfromcontents.CreatePayment,
-	"lease-outlives-redelivery": leaseoutlivesredelivery.CreatePayment,
-	"two-attempts":              twoattempts.CreatePayment,
-	"gives-up-in-doubt-early":   givesupindoubtearly.CreatePayment,
-	"memo-per-attempt":          memoperattempt.CreatePayment,
-	"never-saves-plan":          neversavesplan.CreatePayment,
-	"newkey-in-loop":            newkeyinloop.CreatePayment,
-	"no-claim":                  noclaim.CreatePayment,
-	"resends-replays-forever":   resendsreplaysforever.CreatePayment,
-	"retries-refusals":          retriesrefusals.CreatePayment,
-	"reuses-expired-key":        reusesexpiredkey.CreatePayment,
-	"search-failure-is-miss":    searchfailureismiss.CreatePayment,
-	"search-too-soon":           searchtoosoon.CreatePayment,
-	"timeout-is-failure":        timeoutisfailure.CreatePayment,
-	"trusts-refusal":            trustsrefusal.CreatePayment,
+	"blind-resend":               blindresend.CreatePayment,
+	"claim-skipped-when-planned": claimskippedwhenplanned.CreatePayment,
+	"conflict-is-failure":        conflictisfailure.CreatePayment,
+	"ignores-retry-after":        ignoresretryafter.CreatePayment,
+	"key-from-contents":          keyfromcontents.CreatePayment,
+	"lease-outlives-redelivery":  leaseoutlivesredelivery.CreatePayment,
+	"two-attempts":               twoattempts.CreatePayment,
+	"gives-up-in-doubt-early":    givesupindoubtearly.CreatePayment,
+	"memo-per-attempt":           memoperattempt.CreatePayment,
+	"never-saves-plan":           neversavesplan.CreatePayment,
+	"newkey-in-loop":             newkeyinloop.CreatePayment,
+	"no-claim":                   noclaim.CreatePayment,
+	"resends-replays-forever":    resendsreplaysforever.CreatePayment,
+	"retries-refusals":           retriesrefusals.CreatePayment,
+	"reuses-expired-key":         reusesexpiredkey.CreatePayment,
+	"search-failure-is-miss":     searchfailureismiss.CreatePayment,
+	"search-half-second-early":   searchhalfsecondearly.CreatePayment,
+	"search-lag-forgotten":       searchlagforgotten.CreatePayment,
+	"search-too-soon":            searchtoosoon.CreatePayment,
+	"timeout-is-failure":         timeoutisfailure.CreatePayment,
+	"trusts-refusal":             trustsrefusal.CreatePayment,
 }
 
 // TestCorpusIsComplete keeps the tables above and the folders in step: a

@@ -31,7 +31,8 @@ func differ(t *testing.T, entry createclient.Entry, file string, seeds int) {
 // their math/rand is the real one, so only TestNativeCopiesEqualInterpreted,
 // whose copies draw from the engine's sources as the interpreter does,
 // compares them.
-var drawsInReport = map[string]bool{"correct/asyncattempts": true, "correct/attemptdeadlines": true, "correct/imperative": true}
+var drawsInReport = map[string]bool{"correct/asyncattempts": true, "correct/attemptdeadlines": true, "correct/imperative": true,
+	"correct/history": true, "broken/claim-skipped-when-planned": true}
 
 // TestCorpusNativeEqualsInterpreted runs the differential over the whole
 // corpus, failing and passing solutions alike: a report that changes with
@@ -49,6 +50,9 @@ func TestCorpusNativeEqualsInterpreted(t *testing.T) {
 	}
 	names := slices.Sorted(maps.Keys(broken))
 	for i, name := range names {
+		if drawsInReport["broken/"+name] {
+			continue
+		}
 		if raceEnabled && i%3 != 0 {
 			// Under the race detector a third of the broken ones, the
 			// same third every time; without it, all.
