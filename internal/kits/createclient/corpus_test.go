@@ -24,6 +24,7 @@ import (
 	neversavesplan "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/never-saves-plan"
 	newkeyinloop "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/newkey-in-loop"
 	noclaim "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/no-claim"
+	replayed5xxresent "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/replayed-5xx-resent"
 	resendsreplaysforever "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/resends-replays-forever"
 	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
 	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
@@ -40,6 +41,7 @@ import (
 	fixedwait "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/fixedwait"
 	history "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/history"
 	imperative "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/imperative"
+	settlehelper "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/settlehelper"
 	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
 	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
 	verdicttable "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/verdicttable"
@@ -56,6 +58,7 @@ var correct = map[string]createclient.Entry{
 	"correct/fixedwait":        fixedwait.CreatePayment,
 	"correct/history":          history.CreatePayment,
 	"correct/verdicttable":     verdicttable.CreatePayment,
+	"correct/settlehelper":     settlehelper.CreatePayment,
 	"correct/asyncattempts":    asyncattempts.CreatePayment,
 	"correct/attemptdeadlines": attemptdeadlines.CreatePayment,
 }
@@ -74,6 +77,7 @@ var broken = map[string]createclient.Entry{
 	"newkey-in-loop":             newkeyinloop.CreatePayment,
 	"no-claim":                   noclaim.CreatePayment,
 	"resends-replays-forever":    resendsreplaysforever.CreatePayment,
+	"replayed-5xx-resent":        replayed5xxresent.CreatePayment,
 	"retries-refusals":           retriesrefusals.CreatePayment,
 	"reuses-expired-key":         reusesexpiredkey.CreatePayment,
 	"search-failure-is-miss":     searchfailureismiss.CreatePayment,

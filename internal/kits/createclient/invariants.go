@@ -21,6 +21,7 @@ const (
 	InvSearchSettled    = "search-before-resend"
 	InvRetryAfter       = "retry-after"
 	InvStopOnRefusal    = "stop-on-refusal"
+	InvNoReplayLoop     = "no-replay-loop"
 	InvSettles          = "settles"
 	InvSettledStays     = "settled-stays"
 	InvReturnsRecorded  = "returns-recorded"
@@ -66,6 +67,10 @@ var catalogue = []faultsim.Invariant{
 		Why:    "The vendor read the request and said no; the same body gets the same no.",
 		Defect: "retrying every error alike",
 		Check:  checkStopOnRefusal},
+	{ID: InvNoReplayLoop, Title: "A replayed 5xx is not resent under its key",
+		Why:    "The vendor answers every repeat of the key with the error it saved: resending only replays it, for as long as the key lives, and the doubt stays.",
+		Defect: "treating a replayed 5xx as a fresh one and resending until the attempts run out",
+		Check:  checkNoReplayLoop},
 	{ID: InvSettledStays, Title: "A settled operation stays settled",
 		Why:    "Created and failed are what callers and finance act on; rewriting one later (a restart that finds the plan and doubts it again) turns a known payment into a question, or a question into a false answer.",
 		Defect: "not checking the operation's status before working on it",
@@ -76,7 +81,7 @@ var catalogue = []faultsim.Invariant{
 		Check:  checkReturnsRecorded},
 	{ID: InvSettles, Title: "The operation ends where the page says it should",
 		Why:    "The caller and the reconciliation job act on the recorded status: created must name the payment, and each situation has the outcomes a correct client can reach.",
-		Defect: "a status that does not match what happened: created with someone else's payment, failed or pending where it can be known",
+		Defect: "a status that does not match what happened: created with someone else's payment, failed or pending where it can be known, unknown where waiting or looking would have settled it",
 		Check:  checkSettles},
 }
 
@@ -382,6 +387,30 @@ func checkStopOnRefusal(r *faultsim.Run) []string {
 				ev = append(ev, fmt.Sprintf("%s was refused with %d, and %s sent the same body again", rq.label(), rq.status, next.label()))
 				break
 			}
+		}
+	}
+	return ev
+}
+
+func checkNoReplayLoop(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil || !w.v.Keys {
+		return nil
+	}
+	var ev []string
+	for i, rq := range w.requests {
+		if !rq.replayed || rq.req.IdempotencyKey == "" {
+			continue
+		}
+		for _, next := range w.requests[i+1:] {
+			if next.op == rq.op && next.req.IdempotencyKey == rq.req.IdempotencyKey && next.at >= rq.answeredAt {
+				ev = append(ev, fmt.Sprintf("%s got %d replayed from %s, and %s sent it again under that key",
+					rq.label(), rq.status, w.names.key(rq.req.IdempotencyKey), next.label()))
+				break
+			}
+		}
+		if len(ev) > 0 {
+			break
 		}
 	}
 	return ev

@@ -90,6 +90,7 @@ type request struct {
 	// client (lost, a 5xx, a cancelled wait).
 	ambiguous  bool
 	answeredAt time.Duration
+	replayed   bool // the answer was an error the vendor saved under the key
 }
 
 // finish is one Finish call that changed an operation.
@@ -453,7 +454,7 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 			return a.pay.Payment, nil
 		}
 		e := *a.err
-		rq.status, rq.retry = e.Status, e.RetryAfter
+		rq.status, rq.retry, rq.replayed = e.Status, e.RetryAfter, e.Replayed
 		rq.ambiguous = e.Status >= 500
 		wk.Trace().Add(wk.ID, "reply", "request %d: %s", rq.n, e.Error())
 		return createapi.Payment{}, &e

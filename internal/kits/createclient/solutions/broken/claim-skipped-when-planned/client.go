@@ -142,6 +142,10 @@ func (c *caller) next(h []entry) (string, createapi.Status, string, string) {
 		}
 		return "", createapi.Failed, "", "gave up before anything was sent: " + last.msg
 	}
+	if c.f.IdempotencyKeys && last.kind == kindClear && count(h, kindReplay) > 0 {
+		// the key holds a saved server error: a resend only replays it
+		return "", createapi.Failed, "", "saved server error, and no payment carries the reference"
+	}
 	if n == 0 {
 		return "send", "", "", ""
 	}
