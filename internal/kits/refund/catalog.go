@@ -174,12 +174,14 @@ const (
 	DefectUnknownAsFailed  = "unknown-as-failed"
 	DefectBlindResend      = "blind-resend-after-expiry"
 	DefectLeakedGoroutine  = "leaked-goroutine"
+	DefectLeaseTooShort    = "lease-too-short"
 )
 
 // DefectIDs lists the defects in report order.
 var DefectIDs = []string{
 	DefectSwallowedErrors, DefectDoneAfterFailure, DefectNoIdempotencyKey, DefectCheckThenAct,
 	DefectCrashWindow, DefectNoBackoff, DefectMissingRecord, DefectUnknownAsFailed, DefectBlindResend, DefectLeakedGoroutine,
+	DefectLeaseTooShort,
 }
 
 var defectTitles = map[string]string{
@@ -193,6 +195,7 @@ var defectTitles = map[string]string{
 	DefectUnknownAsFailed:  "An unknown outcome recorded as failed",
 	DefectBlindResend:      "A blind resend after the key expired refunds twice",
 	DefectLeakedGoroutine:  "A goroutine left blocked for ever once the call returned",
+	DefectLeaseTooShort:    "A lease shorter than the run: it runs out while the run still sends or writes",
 }
 
 // InvariantTitle returns the plain title of an invariant id.
@@ -211,7 +214,7 @@ const (
 )
 
 // rewriteDefects are the defects of kind DefectKindRewrite.
-var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true, DefectLeakedGoroutine: true}
+var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true, DefectLeakedGoroutine: true, DefectLeaseTooShort: true}
 
 // DefectKind returns DefectKindOriginal or DefectKindRewrite.
 func DefectKind(id string) string {

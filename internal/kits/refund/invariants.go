@@ -155,6 +155,10 @@ func judge(sc *Scenario, r *run, c invariant) (msg, defect string) {
 			}
 		} else if c.ID == InvExpectedEndState && sc.Defects[c.ID] == "" {
 			defect = endStateDefect(f)
+		} else if c.ID == InvExclusiveClaim && actedPastLease(f) != "" {
+			// A run that acts once its own lease has run out had a lease
+			// shorter than itself, whatever else the claim allowed.
+			defect = DefectLeaseTooShort
 		}
 		return msg, defect
 	}
@@ -1058,5 +1062,13 @@ func refundCountWords(f *runFacts) string {
 	if len(parts) > 0 {
 		held = strings.Join(parts, "; ")
 	}
-	return fmt.Sprintf("the provider holds %d refunds for %s, but in this scenario it must hold exactly %d: %s", len(f.refunds), f.id, *f.sc.Expect.Refunds, held)
+	return fmt.Sprintf("the provider holds %s for %s, but in this scenario it must hold exactly %d: %s", refundsWord(len(f.refunds)), f.id, *f.sc.Expect.Refunds, held)
+}
+
+// refundsWord is "1 refund", "2 refunds".
+func refundsWord(n int) string {
+	if n == 1 {
+		return "1 refund"
+	}
+	return fmt.Sprintf("%d refunds", n)
 }
