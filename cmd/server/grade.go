@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -67,14 +68,32 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if exit != 0 {
 		return exit
 	}
-	if code.Kit == "refund" {
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "seeds" {
-				fmt.Fprintf(stderr, "grade: note: -seeds has no effect on %s: each of its scenarios says how many schedules it explores\n", *problem)
-			}
-		})
-	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "seeds" && scenariosSetTheirSeeds(code) {
+			fmt.Fprintf(stderr, "grade: note: -seeds has no effect on %s: each of its scenarios says how many schedules it explores\n", *problem)
+		}
+	})
 	return gradeWithKit(ctx, *problem, code, fs.Arg(0), *seed, *seeds, *asJSON, stdout, stderr)
+}
+
+// scenariosSetTheirSeeds reports whether every scenario of code's kit says
+// how many schedules it explores (faultsim.Plan.Schedules), so that a
+// job's Seeds changes nothing.
+func scenariosSetTheirSeeds(code *problems.Code) bool {
+	i := slices.IndexFunc(gradingKits(), func(k faultsim.Kit) bool { return k.Name() == code.Kit })
+	if i < 0 {
+		return false
+	}
+	scenarios, err := gradingKits()[i].ParseScenarios(code.ScenariosPath, []byte(code.Scenarios))
+	if err != nil || len(scenarios) == 0 {
+		return false // the grade says what is wrong with the file
+	}
+	for _, sc := range scenarios {
+		if sc.Plan().Schedules == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // defaultGradeProblem is the problem `server grade` grades against unless
