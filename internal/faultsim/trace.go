@@ -13,6 +13,10 @@ type Event struct {
 	Actor string        `json:"actor"`
 	Kind  string        `json:"kind"`
 	Text  string        `json:"text"`
+	// Rule names the rule of the problem's page that produced this event
+	// (a fake's answer cites the provider or vendor rule it followed),
+	// empty for events no rule decides.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Event kinds the engine writes; kits add their own.
@@ -54,7 +58,13 @@ func (t *Trace) Start() time.Time { return t.start }
 // could print differently later (see plain); otherwise when Events is
 // first asked for, which for most runs of a grade is never.
 func (t *Trace) Add(actor, kind, format string, args ...any) {
-	e := Event{At: time.Since(t.start), Actor: actor, Kind: kind}
+	t.AddRule("", actor, kind, format, args...)
+}
+
+// AddRule is Add for an event a rule of the page decided: the event cites
+// rule, the rule's id in the kit's table of rules.
+func (t *Trace) AddRule(rule, actor, kind, format string, args ...any) {
+	e := Event{At: time.Since(t.start), Actor: actor, Kind: kind, Rule: rule}
 	var later pendingText
 	if plain(args) {
 		later = pendingText{format, args}

@@ -88,7 +88,7 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 		sr.Output, sr.OutputTruncated = sr.Output[:sandbox.OutputLimit], true
 	}
 	for _, e := range s.Trace {
-		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text})
+		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule})
 	}
 	return sr
 }

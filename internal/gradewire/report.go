@@ -130,6 +130,9 @@ type TraceEvent struct {
 	Actor string `json:"actor"` // worker-1, provider, store, clock
 	Kind  string `json:"kind"`  // call, reply, drop, sleep, crash, log, state
 	Text  string `json:"text"`
+	// Rule is the id of the page's rule that decided this event (a fake's
+	// answer), empty where no rule did.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Timings are real (wall-clock) durations in milliseconds: where the time
