@@ -1,0 +1,72 @@
+//go:build !nointerp
+
+package createclient_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/kits/createclient"
+)
+
+// TestRulesAreOnThePage keeps the table the fakes execute and the page a
+// candidate reads in step: each rule is a bullet of problem.md carrying
+// its id and the table's words.
+func TestRulesAreOnThePage(t *testing.T) {
+	page, err := os.ReadFile(problemDir + "/problem.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range createclient.Rules() {
+		if seen[r.ID] {
+			t.Errorf("rule %s is in the table twice", r.ID)
+		}
+		seen[r.ID] = true
+		if bullet := "- **" + r.ID + "** " + r.Text + "\n"; !strings.Contains(string(page), bullet) {
+			t.Errorf("the page has no bullet %q", bullet)
+		}
+	}
+}
+
+// TestEveryAnswerCitesARule grades the corpus's clients and wants every
+// answer the fakes put in a trace (the store's, the vendor's, the
+// queue's, and each reply a worker gets) to cite a rule of the table, and
+// only events no rule decides (a send, a call starting or returning, the
+// caller's own deadline, the scenario's history) to cite none.
+func TestEveryAnswerCitesARule(t *testing.T) {
+	ids := map[string]bool{}
+	for _, r := range createclient.Rules() {
+		ids[r.ID] = true
+	}
+	cited := map[string]bool{}
+	for _, entry := range []createclient.Entry{correct["reference"], correct["correct/imperative"], broken["reuses-expired-key"]} {
+		rep := gradeNative(t, entry, faultsim.Options{Seeds: 1})
+		for _, sc := range rep.Scenarios {
+			{
+				for _, e := range sc.Trace {
+					// The engine's own lines (a call starts, returns, dies) are
+					// kind call, reply and crash; the fakes' are their own kinds.
+					answer := e.Actor == "vendor" || e.Actor == "queue" || e.Kind == "store" || e.Kind == "reply" && !strings.HasPrefix(e.Text, "CreatePayment(")
+					switch {
+					case e.Rule != "" && !ids[e.Rule]:
+						t.Errorf("%s: %q cites rule %s, which the table lacks", sc.Name, e.Text, e.Rule)
+					case answer && e.Rule == "" && !strings.Contains(e.Text, "the caller stopped waiting"):
+						t.Errorf("%s: the answer %q (%s) cites no rule", sc.Name, e.Text, e.Actor)
+					case !answer && e.Rule != "":
+						t.Errorf("%s: %q is no answer, yet cites %s", sc.Name, e.Text, e.Rule)
+					}
+					cited[e.Rule] = true
+				}
+			}
+		}
+	}
+	// Rules that decide answers must each be seen deciding one.
+	for _, id := range []string{"S1", "S2", "S3", "S4", "S5", "Q1", "V2", "V3", "V4", "V5", "V6", "V8", "V9", "V10", "V11"} {
+		if !cited[id] {
+			t.Errorf("no trace cites rule %s", id)
+		}
+	}
+}
