@@ -14,8 +14,11 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	blindresend "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/blind-resend"
+	claimerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/claim-error-ignored"
 	claimskippedwhenplanned "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/claim-skipped-when-planned"
 	conflictisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/conflict-is-failure"
+	connectclearsdoubt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/connect-clears-doubt"
+	finisherrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/finish-error-swallowed"
 	givesupindoubtearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/gives-up-in-doubt-early"
 	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
 	keyfromcontents "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/key-from-contents"
@@ -24,10 +27,13 @@ import (
 	neversavesplan "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/never-saves-plan"
 	newkeyinloop "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/newkey-in-loop"
 	noclaim "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/no-claim"
+	plandatedfromsave "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/plan-dated-from-save"
+	readerrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/read-error-swallowed"
 	replayed5xxresent "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/replayed-5xx-resent"
 	resendsreplaysforever "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/resends-replays-forever"
 	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
 	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
+	saveplanerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/save-plan-error-ignored"
 	searchfailureismiss "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-is-miss"
 	searchhalfsecondearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-half-second-early"
 	searchlagforgotten "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-lag-forgotten"
@@ -86,6 +92,12 @@ var broken = map[string]createclient.Entry{
 	"search-too-soon":            searchtoosoon.CreatePayment,
 	"timeout-is-failure":         timeoutisfailure.CreatePayment,
 	"trusts-refusal":             trustsrefusal.CreatePayment,
+	"save-plan-error-ignored":    saveplanerrorignored.CreatePayment,
+	"claim-error-ignored":        claimerrorignored.CreatePayment,
+	"read-error-swallowed":       readerrorswallowed.CreatePayment,
+	"finish-error-swallowed":     finisherrorswallowed.CreatePayment,
+	"connect-clears-doubt":       connectclearsdoubt.CreatePayment,
+	"plan-dated-from-save":       plandatedfromsave.CreatePayment,
 }
 
 // TestCorpusIsComplete keeps the tables above and the folders in step: a

@@ -70,3 +70,20 @@ func TestEveryAnswerCitesARule(t *testing.T) {
 		}
 	}
 }
+
+// TestInvariantsAreThePagesChecks: each invariant a report names is, in
+// its title, a bullet of the page's list of what the grader checks, so a
+// candidate recognises the rule that was broken.
+func TestInvariantsAreThePagesChecks(t *testing.T) {
+	page, err := os.ReadFile(problemDir + "/problem.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := string(page)
+	checks = checks[strings.Index(checks, "## What the grader checks"):strings.Index(checks, "## What a strong answer covers")]
+	for _, inv := range (createclient.Kit{}).Invariants() {
+		if !strings.Contains(checks, "- "+inv.Title+".\n") && !strings.Contains(checks, "- "+inv.Title+" (") {
+			t.Errorf("invariant %s: the page lists no check %q", inv.ID, inv.Title)
+		}
+	}
+}

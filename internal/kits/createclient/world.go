@@ -31,12 +31,19 @@ type world struct {
 	finishes []finish
 	returns  []*callRecord
 	calls    map[string]int // per call name, for call faults
+	leases   []leaseAsked   // every claim asked for
 	// errs counts, per operation, the calls that returned an error;
 	// redeliver holds the queue's redeliveries waiting for them (Q1).
 	errs      map[string]int
 	redeliver map[string]func(from string)
 	sent      int
 	names     *namer
+}
+
+// leaseAsked is one Claim call: the lease asked for.
+type leaseAsked struct {
+	op, worker string
+	lease, at  time.Duration
 }
 
 type claim struct {
@@ -325,9 +332,13 @@ type callRecord struct {
 	op, worker string
 	at         time.Duration
 	recorded   bool // the call recorded a status (Finish)
-	returned   createapi.Status
-	failed     bool // it returned an error
-	stored     createapi.Status
+	// storeFailed names the store call that failed last, "" if none did
+	// since the call last recorded a status; refused: a claim was refused.
+	storeFailed string
+	refused     bool
+	returned    createapi.Status
+	failed      bool // it returned an error
+	stored      createapi.Status
 }
 
 func (s *storeHandle) op(id string) (*createapi.Operation, error) {
@@ -351,6 +362,7 @@ func (s *storeHandle) Get(ctx context.Context, id string) (createapi.Operation, 
 	s.wk.Enter("Get")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "Get"); err != nil {
+		s.call.storeFailed = "Get"
 		return createapi.Operation{}, err
 	}
 	op, err := s.op(id)
@@ -369,6 +381,7 @@ func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration)
 	s.wk.Enter("Claim")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "Claim"); err != nil {
+		s.call.storeFailed = "Claim"
 		return false, err
 	}
 	if _, err := s.op(id); err != nil {
@@ -376,7 +389,9 @@ func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration)
 	}
 	now := time.Now()
 	c, held := s.w.claims[id]
+	s.w.leases = append(s.w.leases, leaseAsked{op: id, worker: s.wk.ID, lease: lease, at: s.w.since()})
 	if held && c.worker != s.wk.ID && now.Before(c.until) {
+		s.call.refused = true
 		s.wk.Trace().AddRule("S2", s.wk.ID, "store", "claims %s: refused, %s holds it until t+%s", id, c.worker, c.until.Sub(s.w.start))
 		return false, nil
 	}
@@ -389,6 +404,7 @@ func (s *storeHandle) SavePlan(ctx context.Context, id string, req createapi.Req
 	s.wk.Enter("SavePlan")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "SavePlan"); err != nil {
+		s.call.storeFailed = "SavePlan"
 		return createapi.Plan{}, err
 	}
 	op, err := s.op(id)
@@ -408,6 +424,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 	s.wk.Enter("Finish")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "Finish"); err != nil {
+		s.call.storeFailed = "Finish"
 		return err
 	}
 	op, err := s.op(id)
@@ -418,7 +435,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 		s.wk.Trace().AddRule("S4", s.wk.ID, "store", "refuses to record %s as %q: not a status", id, status)
 		return fmt.Errorf("store: %q is not a status", status)
 	}
-	s.call.recorded = true
+	s.call.recorded, s.call.storeFailed = true, ""
 	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
 	op.Status, op.PaymentID, op.Note = status, paymentID, note
 	// Plain values, so the line is made only if the trace is read.

@@ -1,6 +1,6 @@
 // Package client is the reference create client with one defect: its claim's lease (20 minutes) outlives the 15 minutes after which the queue hands a failed call's operation to another worker, so a redelivery finds it still held and the operation never settles.
 //
-// defect: settles
+// defect: lease-bound
 package client
 
 import (
