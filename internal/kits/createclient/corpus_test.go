@@ -44,9 +44,12 @@ import (
 	asyncattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/asyncattempts"
 	attemptdeadlines "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/attemptdeadlines"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
+	embeddedpaths "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/embeddedpaths"
 	fixedwait "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/fixedwait"
+	genericsettle "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/genericsettle"
 	history "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/history"
 	imperative "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/imperative"
+	iterators "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/iterators"
 	settlehelper "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/settlehelper"
 	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
 	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
@@ -67,6 +70,9 @@ var correct = map[string]createclient.Entry{
 	"correct/settlehelper":     settlehelper.CreatePayment,
 	"correct/asyncattempts":    asyncattempts.CreatePayment,
 	"correct/attemptdeadlines": attemptdeadlines.CreatePayment,
+	"correct/genericsettle":    genericsettle.CreatePayment,
+	"correct/embeddedpaths":    embeddedpaths.CreatePayment,
+	"correct/iterators":        iterators.CreatePayment,
 }
 
 var broken = map[string]createclient.Entry{
