@@ -54,13 +54,13 @@ func tryUpTo[T any](n int, gap time.Duration, f func() (T, error)) (T, error) {
 type kind int
 
 const (
-	kCreated kind = iota
-	kNotSent       // connection never made
-	kWait          // 408 / 429
-	kAmbiguous     // timeout, 409, fresh 5xx
-	kReplayed      // a saved 5xx replayed: ran nothing
-	kRefused       // 400 / 422
-	kStopped       // the caller's context ended
+	kCreated   kind = iota
+	kNotSent        // connection never made
+	kWait           // 408 / 429
+	kAmbiguous      // timeout, 409, fresh 5xx
+	kReplayed       // a saved 5xx replayed: ran nothing
+	kRefused        // 400 / 422
+	kStopped        // the caller's context ended
 )
 
 func classify(err error) (kind, time.Duration) {
