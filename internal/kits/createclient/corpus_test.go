@@ -34,6 +34,7 @@ import (
 	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
 	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
 	saveplanerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/save-plan-error-ignored"
+	searchfailurefinal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-final"
 	searchfailureismiss "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-is-miss"
 	searchhalfsecondearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-half-second-early"
 	searchlagforgotten "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-lag-forgotten"
@@ -98,6 +99,7 @@ var broken = map[string]createclient.Entry{
 	"search-too-soon":            searchtoosoon.CreatePayment,
 	"timeout-is-failure":         timeoutisfailure.CreatePayment,
 	"trusts-refusal":             trustsrefusal.CreatePayment,
+	"search-failure-final":       searchfailurefinal.CreatePayment,
 	"save-plan-error-ignored":    saveplanerrorignored.CreatePayment,
 	"claim-error-ignored":        claimerrorignored.CreatePayment,
 	"read-error-swallowed":       readerrorswallowed.CreatePayment,
