@@ -32,6 +32,7 @@ import (
 	replayed5xxresent "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/replayed-5xx-resent"
 	resendsreplaysforever "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/resends-replays-forever"
 	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
+	retrieswhilenothinglands "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-while-nothing-lands"
 	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
 	saveplanerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/save-plan-error-ignored"
 	searchfailurefinal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-final"
@@ -77,35 +78,36 @@ var correct = map[string]createclient.Entry{
 }
 
 var broken = map[string]createclient.Entry{
-	"blind-resend":               blindresend.CreatePayment,
-	"claim-skipped-when-planned": claimskippedwhenplanned.CreatePayment,
-	"conflict-is-failure":        conflictisfailure.CreatePayment,
-	"ignores-retry-after":        ignoresretryafter.CreatePayment,
-	"key-from-contents":          keyfromcontents.CreatePayment,
-	"lease-outlives-redelivery":  leaseoutlivesredelivery.CreatePayment,
-	"two-attempts":               twoattempts.CreatePayment,
-	"gives-up-in-doubt-early":    givesupindoubtearly.CreatePayment,
-	"memo-per-attempt":           memoperattempt.CreatePayment,
-	"never-saves-plan":           neversavesplan.CreatePayment,
-	"newkey-in-loop":             newkeyinloop.CreatePayment,
-	"no-claim":                   noclaim.CreatePayment,
-	"resends-replays-forever":    resendsreplaysforever.CreatePayment,
-	"replayed-5xx-resent":        replayed5xxresent.CreatePayment,
-	"retries-refusals":           retriesrefusals.CreatePayment,
-	"reuses-expired-key":         reusesexpiredkey.CreatePayment,
-	"search-failure-is-miss":     searchfailureismiss.CreatePayment,
-	"search-half-second-early":   searchhalfsecondearly.CreatePayment,
-	"search-lag-forgotten":       searchlagforgotten.CreatePayment,
-	"search-too-soon":            searchtoosoon.CreatePayment,
-	"timeout-is-failure":         timeoutisfailure.CreatePayment,
-	"trusts-refusal":             trustsrefusal.CreatePayment,
-	"search-failure-final":       searchfailurefinal.CreatePayment,
-	"save-plan-error-ignored":    saveplanerrorignored.CreatePayment,
-	"claim-error-ignored":        claimerrorignored.CreatePayment,
-	"read-error-swallowed":       readerrorswallowed.CreatePayment,
-	"finish-error-swallowed":     finisherrorswallowed.CreatePayment,
-	"connect-clears-doubt":       connectclearsdoubt.CreatePayment,
-	"plan-dated-from-save":       plandatedfromsave.CreatePayment,
+	"blind-resend":                blindresend.CreatePayment,
+	"claim-skipped-when-planned":  claimskippedwhenplanned.CreatePayment,
+	"conflict-is-failure":         conflictisfailure.CreatePayment,
+	"ignores-retry-after":         ignoresretryafter.CreatePayment,
+	"key-from-contents":           keyfromcontents.CreatePayment,
+	"lease-outlives-redelivery":   leaseoutlivesredelivery.CreatePayment,
+	"two-attempts":                twoattempts.CreatePayment,
+	"gives-up-in-doubt-early":     givesupindoubtearly.CreatePayment,
+	"memo-per-attempt":            memoperattempt.CreatePayment,
+	"never-saves-plan":            neversavesplan.CreatePayment,
+	"newkey-in-loop":              newkeyinloop.CreatePayment,
+	"no-claim":                    noclaim.CreatePayment,
+	"resends-replays-forever":     resendsreplaysforever.CreatePayment,
+	"replayed-5xx-resent":         replayed5xxresent.CreatePayment,
+	"retries-refusals":            retriesrefusals.CreatePayment,
+	"reuses-expired-key":          reusesexpiredkey.CreatePayment,
+	"search-failure-is-miss":      searchfailureismiss.CreatePayment,
+	"search-half-second-early":    searchhalfsecondearly.CreatePayment,
+	"search-lag-forgotten":        searchlagforgotten.CreatePayment,
+	"search-too-soon":             searchtoosoon.CreatePayment,
+	"timeout-is-failure":          timeoutisfailure.CreatePayment,
+	"trusts-refusal":              trustsrefusal.CreatePayment,
+	"retries-while-nothing-lands": retrieswhilenothinglands.CreatePayment,
+	"search-failure-final":        searchfailurefinal.CreatePayment,
+	"save-plan-error-ignored":     saveplanerrorignored.CreatePayment,
+	"claim-error-ignored":         claimerrorignored.CreatePayment,
+	"read-error-swallowed":        readerrorswallowed.CreatePayment,
+	"finish-error-swallowed":      finisherrorswallowed.CreatePayment,
+	"connect-clears-doubt":        connectclearsdoubt.CreatePayment,
+	"plan-dated-from-save":        plandatedfromsave.CreatePayment,
 }
 
 // TestCorpusIsComplete keeps the tables above and the folders in step: a

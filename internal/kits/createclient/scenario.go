@@ -105,8 +105,8 @@ func (e *EarlierSpec) sentAgo() time.Duration {
 // (every worker's counted together, from 1).
 type FaultSpec struct {
 	Request int `yaml:"request"`
-	// Kind: connect (nothing is sent; with Until, every request from
-	// this one on sent before Until), timeout (the answer is lost; Lands
+	// Kind: connect (nothing is sent; with Until, so is every request
+	// from this one on sent before Until, as for a 408 or a 429), timeout (the answer is lost; Lands
 	// says whether the request reached the vendor, LandsAfter how long
 	// after it was sent it got there, if held up on the way), slow (the
 	// vendor runs it at once and the create happens LandsAfter after it
@@ -371,8 +371,8 @@ func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
 		}
 		requests[f.Request] = true
 		if f.Until != 0 {
-			if f.Kind != FaultConnect || f.Until < 0 {
-				l.Errf(fat("until"), "scenario %q: until makes connections fail from this request on until a time into the run: it needs kind: connect and a positive time", name)
+			if !(f.Kind == FaultConnect || f.Kind == FaultStatus && (f.Status == 408 || f.Status == 429)) || f.Until < 0 {
+				l.Errf(fat("until"), "scenario %q: until repeats a fault that does nothing (a failed connection, a 408 or a 429: rules V2, V9) from this request on until a time into the run: it needs one of those and a positive time", name)
 			} else if endless == 0 {
 				endless = f.Request
 			}

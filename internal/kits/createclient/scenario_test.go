@@ -76,7 +76,7 @@ func TestLintNamesFileAndLine(t *testing.T) {
 		{"sent before it was saved", "{id: op-1, amount: 100, currency: EUR, payee: acme}", "{id: op-1, amount: 100, currency: EUR, payee: acme, earlier: {key: k, ago: 1m, sent: true, sent_ago: 2m}}",
 			`s.yaml:6: scenario "one": operation "op-1": sent_ago is when the saved plan was sent`},
 		{"endless faults overlapping", "{request: 1, kind: timeout, lands: true}", "{request: 1, kind: connect, until: 1h}\n      - {request: 3, kind: connect}", `s.yaml:9: scenario "one": two faults for request 3`},
-		{"until on a timeout", "kind: timeout, lands: true", "kind: timeout, lands: true, until: 1h", `s.yaml:8: scenario "one": until makes connections fail`},
+		{"until on a timeout", "kind: timeout, lands: true", "kind: timeout, lands: true, until: 1h", `s.yaml:8: scenario "one": until repeats a fault that does nothing`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
