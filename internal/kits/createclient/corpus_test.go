@@ -22,6 +22,7 @@ import (
 	givesupindoubtearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/gives-up-in-doubt-early"
 	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
 	keyfromcontents "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/key-from-contents"
+	leaselapsesmidcall "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/lease-lapses-mid-call"
 	leaseoutlivesredelivery "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/lease-outlives-redelivery"
 	memoperattempt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/memo-per-attempt"
 	neversavesplan "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/never-saves-plan"
@@ -102,6 +103,7 @@ var broken = map[string]createclient.Entry{
 	"trusts-refusal":              trustsrefusal.CreatePayment,
 	"retries-while-nothing-lands": retrieswhilenothinglands.CreatePayment,
 	"search-failure-final":        searchfailurefinal.CreatePayment,
+	"lease-lapses-mid-call":       leaselapsesmidcall.CreatePayment,
 	"save-plan-error-ignored":     saveplanerrorignored.CreatePayment,
 	"claim-error-ignored":         claimerrorignored.CreatePayment,
 	"read-error-swallowed":        readerrorswallowed.CreatePayment,

@@ -27,6 +27,7 @@ const (
 	InvReturnsRecorded  = "returns-recorded"
 	InvErrorsReturned   = "store-errors-returned"
 	InvLeaseBound       = "lease-bound"
+	InvClaimHeld        = "claim-held"
 )
 
 // catalogue is the family's invariants: each judges a property the
@@ -89,6 +90,10 @@ var catalogue = []faultsim.Invariant{
 		Why:    "The queue hands a failed call's operation to another worker 15 minutes after it returned (rule Q1); a longer lease refuses that worker, and the operation is left pending.",
 		Defect: leaseDefect,
 		Check:  checkLeaseBound},
+	{ID: InvClaimHeld, Title: "A worker sends and records only while the claim it took is still its own: no other worker has claimed the operation since",
+		Why:    "A lease that runs out while its call goes on lets another worker claim the operation (rule S2); then two workers act on one payment, and each doubt resolved twice can become two payments.",
+		Defect: "a lease shorter than the call it covers, never renewed: the call goes on after another worker has taken the operation",
+		Check:  checkClaimHeld},
 	{ID: InvSettles, Title: "Every call returns, and the operation ends as the scenario allows: created naming the vendor's payment for it, or the outcome a correct client reaches there (failed after the 422, unknown where nothing can settle the doubt)",
 		Why:    "The caller and the reconciliation job act on the recorded status: created must name the payment, and each situation has the outcomes a correct client can reach.",
 		Defect: "a status that does not match what happened: created with someone else's payment, failed or pending where it can be known, unknown where waiting or looking would have settled it",
@@ -548,4 +553,24 @@ func (rq *request) doubtRule() string {
 		return cite("V11")
 	}
 	return cite("V2")
+}
+
+func checkClaimHeld(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	for _, rq := range w.requests {
+		if rq.n > 0 && rq.holder != "" && rq.holder != rq.worker {
+			return []string{fmt.Sprintf("%s was sent while %s held the claim on %s: %s's own lease had run out %s",
+				rq.label(), rq.holder, rq.op, rq.worker, cite("S2"))}
+		}
+	}
+	for _, f := range w.finishes {
+		if f.holder != "" && f.holder != f.worker {
+			return []string{fmt.Sprintf("%s recorded %s as %s at %s while %s held the claim on it: %s's own lease had run out %s",
+				f.worker, f.op, f.to, faultsim.FormatAt(f.at), f.holder, f.worker, cite("S2"))}
+		}
+	}
+	return nil
 }

@@ -21,7 +21,7 @@ type Rule struct {
 // rules is the page's list, in its order.
 var rules = []Rule{
 	{"S1", "`Get(ctx, id)` returns the `Operation`: its fields, its `Status` (pending until settled), and its `Plan`, nil until one was saved."},
-	{"S2", "`Claim(ctx, id, lease)` takes the operation for this worker for `lease`; false while another worker's lease runs. A worker restarted under the same name gets its claim back."},
+	{"S2", "`Claim(ctx, id, lease)` takes the operation for this worker for `lease`; false while another worker's lease runs. A worker restarted under the same name gets its claim back. Other workers may try to claim the operation at any time (a deploy starts new ones): once a lease has run out, one of them may take it."},
 	{"S3", "`SavePlan(ctx, id, req)` stores `req` as the operation's plan if it has none yet, and returns the plan it has now, which is the one saved first. The plan is the exact request to send, key and reference included, with the time it was saved."},
 	{"S4", "`Finish(ctx, id, status, paymentID, note)` records `Created` (with the vendor's payment id), `Failed` or `Unknown`."},
 	{"S5", "Any of these calls may fail, as a database that times out does: it returns an error and has read or written nothing."},

@@ -102,12 +102,16 @@ type request struct {
 	// client (lost, a 5xx, a cancelled wait).
 	ambiguous  bool
 	answeredAt time.Duration
-	replayed   bool // the answer was an error the vendor saved under the key
+	// holder is the worker whose claim on the operation was the latest
+	// when the request was sent, "" if none was taken.
+	holder   string
+	replayed bool // the answer was an error the vendor saved under the key
 }
 
 // finish is one Finish call that changed an operation.
 type finish struct {
 	op, worker     string
+	holder         string // the latest claim's worker then, "" if none
 	at             time.Duration
 	from, to       createapi.Status
 	fromPay, toPay string
@@ -436,7 +440,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 		return fmt.Errorf("store: %q is not a status", status)
 	}
 	s.call.recorded, s.call.storeFailed = true, ""
-	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
+	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, holder: s.w.claims[id].worker, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
 	op.Status, op.PaymentID, op.Note = status, paymentID, note
 	// Plain values, so the line is made only if the trace is read.
 	format, args := "records %s as %s", []any{id, status}
@@ -471,7 +475,7 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 	wk.Enter("Create")
 	defer wk.Leave()
 	w.sent++
-	rq := &request{n: w.sent, op: v.op, worker: wk.ID, at: w.since(), req: req, fault: w.fault(w.sent)}
+	rq := &request{n: w.sent, op: v.op, worker: wk.ID, at: w.since(), req: req, fault: w.fault(w.sent), holder: w.claims[v.op].worker}
 	if p := w.ops[v.op].Plan; p != nil {
 		c := *p
 		rq.plan = &c
