@@ -3,9 +3,11 @@
 package createclient_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
@@ -85,5 +87,42 @@ func TestInvariantsAreThePagesChecks(t *testing.T) {
 		if !strings.Contains(checks, "- "+inv.Title+".\n") && !strings.Contains(checks, "- "+inv.Title+" (") {
 			t.Errorf("invariant %s: the page lists no check %q", inv.ID, inv.Title)
 		}
+	}
+}
+
+// TestKeyRulesComeBeforeTheScript: a scenario that lint would refuse (a
+// 422 scripted for a resend under a key whose first request landed) still
+// cannot make the fake break its rules: the vendor answers the repeat by
+// V5, with the payment, and the trace says so.
+func TestKeyRulesComeBeforeTheScript(t *testing.T) {
+	sc := &createclient.Scenario{Name: "excluded", Title: "a script the rules exclude",
+		Vendor: createclient.VendorSpec{Name: "keyed", Keys: true, KeyLifetime: 24 * time.Hour, LandsWithin: 30 * time.Second,
+			Timeout: 10 * time.Second, Latency: 50 * time.Millisecond, Processing: 100 * time.Millisecond},
+		Operations: []createclient.OperationSpec{{ID: "op-1", Amount: 4200, Currency: "EUR", Payee: "acme", Memo: "m"}},
+		Faults: []createclient.FaultSpec{{Request: 1, Kind: createclient.FaultTimeout, Lands: true},
+			{Request: 2, Kind: createclient.FaultStatus, Status: 422}},
+		Calls:  []createclient.CallSpec{{Worker: "worker-1", Op: "op-1"}},
+		Expect: map[string][]string{"op-1": {"created"}},
+	}
+	rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, []faultsim.Scenario{sc}, faultsim.Native{Entry: correct["reference"]},
+		faultsim.TestBubble(t), faultsim.Options{Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rep.Scenarios[0]
+	if res.Status != faultsim.StatusPass || len(res.EndState) == 0 || !strings.HasPrefix(res.EndState[0], "op-1 is created (pay_1)") {
+		t.Errorf("status %s, end state %q: want a pass with op-1 created", res.Status, res.EndState)
+	}
+	replayed := false
+	for _, e := range res.Trace {
+		if e.Actor == "vendor" && e.Rule == "V5" && strings.Contains(e.Text, "replays pay_1") && strings.Contains(e.Text, "request 2") {
+			replayed = true
+		}
+		if e.Rule == "V10" {
+			t.Errorf("the script's 422 was answered: %q", e.Text)
+		}
+	}
+	if !replayed {
+		t.Errorf("no V5 replay of pay_1 to request 2 in the trace: %+v", res.Trace)
 	}
 }
