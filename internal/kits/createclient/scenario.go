@@ -179,7 +179,7 @@ var statuses = []string{"pending", "created", "failed", "unknown"}
 // refusedStatuses are answered without creating anything; serverStatuses
 // after trying.
 var (
-	refusedStatuses = []int{400, 408, 409, 422, 429}
+	refusedStatuses = []int{400, 408, 422, 429}
 	serverStatuses  = []int{500, 502, 503}
 )
 

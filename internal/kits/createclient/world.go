@@ -262,8 +262,6 @@ func (w *world) Invoke(ctx context.Context, wk *faultsim.Worker, entry any, c fa
 	w.returns = append(w.returns, rec)
 	if err != nil {
 		w.errored(c.Subject, wk.ID)
-	}
-	if err != nil {
 		return string(st) + ", error: " + errorText(err)
 	}
 	return string(st) + ", nil"
