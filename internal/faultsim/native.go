@@ -76,6 +76,10 @@ func sameSymbol(std, v reflect.Value) bool {
 // declares the stand-ins and FaultlineCopy() faultsim.NativeCopy.
 type NativeFiles struct {
 	Source, Shim string
+	// Stateful is whether the file has package state, which each worker
+	// must have its own copy of; without it one copy serves every worker
+	// (NativeCopies.Shared), as one interpreter does.
+	Stateful bool
 }
 
 // NativeCopyFunc is the function each shim declares.
@@ -230,7 +234,7 @@ func NativeSource(k Kit, filename, source string) (NativeFiles, error) {
 	}
 	fmt.Fprintf(&shim, ")\n\n%s\n// %s is this copy, for faultsim.NativeCopies.\nfunc %s() %s.NativeCopy {\n\treturn %s.NativeCopy{Entry: %s, Reset: %s, StandIns: map[string]any{\n%s\t}}\n}\n",
 		decls.String(), NativeCopyFunc, NativeCopyFunc, faultsimLocal, faultsimLocal, k.Entry().Name, reset, fields.String())
-	return NativeFiles{Source: text, Shim: shim.String()}, nil
+	return NativeFiles{Source: text, Shim: shim.String(), Stateful: resettable}, nil
 }
 
 // keepFunc is a function of the standard package path that replaced does
@@ -287,13 +291,17 @@ func NativeProgramFor(kits []Kit, job Job) *gradewire.NativeProgram {
 	if err != nil {
 		return &gradewire.NativeProgram{Refused: err.Error()}
 	}
+	copies := 1 // one copy serves every worker (NativeCopies.Shared)
+	if files.Stateful {
+		copies = NativeCopiesNeeded(scenarios)
+	}
 	t := reflect.TypeOf(k)
 	if t.Kind() != reflect.Struct || t.Name() == "" {
 		return &gradewire.NativeProgram{Refused: fmt.Sprintf("faultsim: kit %s is a %s, not a named struct the native program can name", k.Name(), t)}
 	}
 	return &gradewire.NativeProgram{KitImport: t.PkgPath(), KitValue: t.String() + "{}",
 		Files:  map[string]string{file: files.Source, nativeShimFile: files.Shim},
-		Copies: NativeCopiesNeeded(scenarios)}
+		Copies: copies}
 }
 
 // nativeShimFile is the name of the shim NativeSource writes, in a native

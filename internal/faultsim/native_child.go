@@ -112,7 +112,8 @@ func ServeNative(in io.Reader, out io.Writer, k Kit, copies func() []NativeCopy)
 		return nil
 	}
 	InProcess(func(b Bubble) {
-		prog := &NativeCopies{Kit: k, Copies: copies()}
+		cs := copies()
+		prog := &NativeCopies{Kit: k, Copies: cs, Shared: len(cs) == 1 && cs[0].Reset == nil}
 		rep, err := Grade(context.Background(), k, scenarios, prog, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: 1})
 		switch {
 		case err != nil:

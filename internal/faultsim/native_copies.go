@@ -43,6 +43,12 @@ type NativeCopy struct {
 type NativeCopies struct {
 	Kit    Kit
 	Copies []NativeCopy
+	// Shared serves every worker from the one copy of a file without
+	// package state (Copies holds one, with no Reset): each worker's
+	// stand-ins find it by its goroutine's label, as the workers sharing
+	// one interpreter do. The go tool then builds one copy, not one per
+	// worker loaded at once.
+	Shared bool
 
 	mu      sync.Mutex
 	bound   error // set once the stand-ins are bound
@@ -63,6 +69,14 @@ func (p *NativeCopies) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 	p.once.Do(func() { p.bound = p.bind() })
 	if p.bound != nil {
 		return nil, p.bound
+	}
+	if p.Shared {
+		s := newSlot(w, seed, out, &p.sources)
+		p.mu.Lock()
+		p.slots[w] = s
+		p.mu.Unlock()
+		s.enter()
+		return p.Copies[0].Entry, nil
 	}
 	p.mu.Lock()
 	pick := slices.Index(p.held, false)
@@ -92,6 +106,11 @@ func (p *NativeCopies) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 func (p *NativeCopies) Finished(w *Worker, clean bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if s, ok := p.slots[w]; ok && p.Shared {
+		s.release()
+		delete(p.slots, w)
+		return
+	}
 	i, ok := p.inUse[w]
 	if !ok {
 		return
@@ -108,9 +127,16 @@ func (p *NativeCopies) bind() error {
 	p.owners = make([]*atomic.Pointer[slot], len(p.Copies))
 	p.held = make([]bool, len(p.Copies))
 	p.inUse, p.slots = map[*Worker]int{}, map[*Worker]*slot{}
+	if p.Shared && (len(p.Copies) != 1 || p.Copies[0].Reset != nil) {
+		return fmt.Errorf("faultsim: shared native copies need exactly one copy without package state (have %d)", len(p.Copies))
+	}
 	for i, c := range p.Copies {
 		p.owners[i] = &atomic.Pointer[slot]{}
-		table := nativeTable(p.Kit, resolver{p.owners[i]})
+		res := resolver{p.owners[i]}
+		if p.Shared {
+			res = resolver{} // the calling goroutine's label finds its worker
+		}
+		table := nativeTable(p.Kit, res)
 		for name, ptr := range c.StandIns {
 			path, fn, _ := cutLast(name, ".")
 			v, ok := table[path][fn]

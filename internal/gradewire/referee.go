@@ -78,7 +78,7 @@ func (r *Report) Verdict() string {
 		return fmt.Sprintf("failed (%d of %d scenarios passed; failed: %s)", r.Summary.ScenariosPassed, r.Summary.ScenariosTotal, strings.Join(failed, ", "))
 	}
 	msg, _, _ := strings.Cut(r.Message, "\n")
-	return "not graded: " + msg
+	return "not graded: " + strings.TrimPrefix(msg, "The code could not be graded: ")
 }
 
 // SameVerdict reports whether two reports of one submission reach the

@@ -85,6 +85,10 @@ type Referee struct {
 	NoNamespaces bool
 	// BuildTimeout bounds one build; zero is DefaultBuildTimeout.
 	BuildTimeout time.Duration
+	// GoCache is the go tool's build cache; empty is CacheDir/gocache.
+	// (Tests share the developer's, which already holds the standard
+	// library's packages.)
+	GoCache string
 
 	sem  chan struct{}
 	mu   sync.Mutex
@@ -143,7 +147,7 @@ func SourceHash(source string) string {
 // Messages the candidate reads in the report.
 const (
 	msgNoToolchain = "This verdict is unconfirmed: the server has no Go toolchain on its PATH, so the native referee could not check the interpreter's verdict by compiling your code."
-	msgOverruled   = "The interpreter that grades code here could not run this code faithfully: it said %s. The same code compiled natively by the Go toolchain and graded with the same scenarios and seed %s, and this report is the native one."
+	msgOverruled   = "The interpreter that grades code here could not run this code faithfully (it said: %s). The same code compiled natively by the Go toolchain and graded with the same scenarios and seed %s; this report is the native one."
 )
 
 // judge checks rep, the interpreter's report of job, natively, and
@@ -369,10 +373,14 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 // but where the tool is, no network, no module download, no toolchain
 // switch, no cgo, and the build cache in the referee's cache directory.
 func (r *Referee) buildEnv(goTool string) []string {
+	cache := r.GoCache
+	if cache == "" {
+		cache = filepath.Join(r.CacheDir, "gocache")
+	}
 	return []string{
 		"PATH=" + filepath.Dir(goTool) + string(os.PathListSeparator) + "/usr/bin:/bin",
 		"HOME=" + r.CacheDir,
-		"GOCACHE=" + filepath.Join(r.CacheDir, "gocache"),
+		"GOCACHE=" + cache,
 		"GOPATH=" + filepath.Join(r.CacheDir, "gopath"),
 		"GOMODCACHE=" + filepath.Join(r.CacheDir, "gopath", "mod"),
 		"GOFLAGS=-mod=vendor",
