@@ -64,7 +64,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	for _, sc := range subcommands {
 		if sc.summary != "" {
-			fmt.Fprintf(w, "  %-8s %s\n", sc.name, sc.summary)
+			fmt.Fprintf(w, "  %-12s %s\n", sc.name, sc.summary)
 		}
 	}
 	fmt.Fprintln(w)

@@ -19,6 +19,9 @@ import (
 type refereeFlags struct {
 	on    bool
 	cache string
+	// gocache is the go tool's build cache (FAULTLINE_REFEREE_GOCACHE);
+	// empty keeps it in cache.
+	gocache string
 }
 
 func (f *refereeFlags) define(flags *flag.FlagSet, env func(name, fallback string) string) {
@@ -27,6 +30,7 @@ func (f *refereeFlags) define(flags *flag.FlagSet, env func(name, fallback strin
 		"check each grade's verdict by building the code natively with the go tool on PATH (env FAULTLINE_REFEREE)")
 	flags.StringVar(&f.cache, "referee-cache", env("FAULTLINE_REFEREE_CACHE", grading.DefaultRefereeCacheDir()),
 		"the native referee's module tree and build cache (env FAULTLINE_REFEREE_CACHE)")
+	f.gocache = env("FAULTLINE_REFEREE_GOCACHE", "")
 }
 
 // newReferee is the referee for a service whose children run under
@@ -35,7 +39,9 @@ func (f refereeFlags) newReferee(limits sandbox.Limits, concurrent int) *grading
 	if !f.on {
 		return nil
 	}
-	return grading.NewReferee(f.cache, limits, concurrent)
+	r := grading.NewReferee(f.cache, limits, concurrent)
+	r.GoCache = f.gocache
+	return r
 }
 
 // refereeStoreLog keeps the referee's disagreements in the store.
