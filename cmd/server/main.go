@@ -27,6 +27,7 @@ var subcommands = []subcommand{
 	{"lint", "check content files and print every error with file and line", lintCommand},
 	{"grade", "grade a refund submission in a sandboxed child and print the report", gradeCommand},
 	{"referee-log", "list the grades the native referee overruled (the interpreter's faults)", refereeLogCommand},
+	{"referee-warm", "fill the native referee's build cache, so the first Grade's check is fast", refereeWarmCommand},
 	{gradewire.ChildCommand, "", gradeChildCommand}, // hidden: the sandboxed grading child
 }
 

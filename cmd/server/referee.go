@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -51,6 +52,42 @@ func (l refereeStoreLog) LogDisagreement(ctx context.Context, d grading.Disagree
 	_, err := l.store.LogRefereeDisagreement(ctx, storage.RefereeDisagreement{Problem: d.Problem, Kit: d.Kit,
 		SourceHash: d.SourceHash, Source: d.Source, Interpreted: d.Interpreted, Native: d.Native})
 	return err
+}
+
+const refereeWarmUsage = `usage: server referee-warm [-referee-cache DIR]
+
+Compiles what every native referee build links (the standard packages, the
+grading engine, the kits) into the referee's build cache, so that the first
+Grade's referee build is as fast as any later one. The Docker image runs it
+when it is built; serve also does it in the background at start-up.
+
+Flags:
+`
+
+// refereeWarmCommand is `server referee-warm`.
+func refereeWarmCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("referee-warm", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var ref refereeFlags
+	ref.define(fs, envOr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, refereeWarmUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	ref.on = true
+	start := time.Now()
+	if err := ref.newReferee(sandbox.DefaultLimits(), 1).Warm(ctx); err != nil {
+		fmt.Fprintf(stderr, "referee-warm: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "The native referee's cache in %s is warm (%s).\n", ref.cache, time.Since(start).Round(time.Millisecond))
+	return 0
 }
 
 const refereeLogUsage = `usage: server referee-log [-db DB] [-n N] [-source ID]

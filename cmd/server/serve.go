@@ -292,6 +292,18 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		// places and per-address turns as the refund problem's.
 		svc := grading.New(pool, log)
 		svc.Referee = cfg.Referee.newReferee(sandbox.DefaultLimits(), cfg.Graders)
+		if svc.Referee != nil {
+			// The first build of a cache compiles the engine and the
+			// kits: do it now, not in a candidate's first Grade.
+			go func(r *grading.Referee) {
+				start := time.Now()
+				if err := r.Warm(ctx); err != nil {
+					log.Warn("serve: the native referee is not ready; grades say their verdicts are unconfirmed until a go tool is on PATH", slog.String("error", err.Error()))
+					return
+				}
+				log.Info("serve: the native referee is ready", slog.Duration("took", time.Since(start)))
+			}(svc.Referee)
+		}
 		svc.Disagreements = refereeStoreLog{store}
 		webCfg.Grader = &grading.Dispatcher{Service: svc, Content: current}
 	}

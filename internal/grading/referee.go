@@ -43,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	faultline "github.com/faultline-dev/faultline"
@@ -318,11 +319,11 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 	if err != nil {
 		return "", cleanup, nil, err
 	}
-	dir, err := os.MkdirTemp(filepath.Join(tree, "referee"), "b")
+	dir, release, err := lockSlot(tree)
 	if err != nil {
 		return "", cleanup, nil, err
 	}
-	cleanup = func() { os.RemoveAll(dir) }
+	cleanup = release
 	base := modulePath + "/referee/" + filepath.Base(dir)
 	m := kitValueRE.FindStringSubmatch(native.KitValue)
 	var imports, copies strings.Builder
@@ -361,12 +362,51 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 		return bin, cleanup, out, nil
 	case bctx.Err() != nil:
 		return "", cleanup, out, fmt.Errorf("grading: the native build did not finish in %s: %w", timeout, bctx.Err())
-	case errors.As(err, &exit) && bytes.Contains(out, []byte(filepath.Base(dir)+"/c0/")):
+	case errors.As(err, &exit) && bytes.Contains(out, []byte("referee/"+filepath.Base(dir)+"/c0/")):
 		// The go tool names the copy's files in what it refuses: the
 		// code, not the tree, does not compile.
 		return "", cleanup, out, &compileError{string(out)}
 	}
 	return "", cleanup, out, fmt.Errorf("grading: go build: %v", err)
+}
+
+// maxSlots bounds the build directories of one tree: builds at once, of
+// every server sharing the cache directory.
+const maxSlots = 64
+
+// lockSlot takes a build directory of tree that no other build holds (a
+// lock on its .lock file, so servers sharing the cache directory take
+// different ones) and empties it. The directories keep their names from
+// build to build: the go tool builds a main package at a path it has
+// built before 0.3 s faster than one at a new path (measured with a warm
+// cache: 0.35 s against 1.0 s). release empties the directory, so no
+// submission stays on disk, and lets it go.
+func lockSlot(tree string) (dir string, release func(), err error) {
+	for i := range maxSlots {
+		dir := filepath.Join(tree, "referee", fmt.Sprintf("s%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, err
+		}
+		f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			continue
+		}
+		empty := func() {
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.Name() != ".lock" {
+					os.RemoveAll(filepath.Join(dir, e.Name()))
+				}
+			}
+		}
+		empty()
+		return dir, func() { empty(); f.Close() }, nil
+	}
+	return "", nil, fmt.Errorf("grading: all %d build directories of %s are in use", maxSlots, tree)
 }
 
 // buildEnv is the go tool's whole environment: nothing of the server's
@@ -549,4 +589,34 @@ func treeFiles() (map[string][]byte, error) {
 		files[path.Join("vendor/gopkg.in/yaml.v3", rest)] = b
 	}
 	return files, nil
+}
+
+// Warm writes the module tree and compiles what every native program
+// links (the standard packages, the engine, the kits) into the build
+// cache, so that the first Grade's build is as fast as any later one.
+// The server calls it at start-up; the Docker image's build runs it.
+func (r *Referee) Warm(ctx context.Context) error {
+	goTool, err := r.goTool()
+	if err != nil {
+		return fmt.Errorf("grading: warm the native referee: no go tool: %w", err)
+	}
+	tree, err := r.ensureTree()
+	if err != nil {
+		return err
+	}
+	timeout := r.BuildTimeout
+	if timeout <= 0 {
+		timeout = DefaultBuildTimeout
+	}
+	bctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// The driver's own imports (os, fmt) come with the engine's.
+	cmd := exec.CommandContext(bctx, goTool, "build", "-tags", refereeTags, "-trimpath", "./internal/faultsim", "./internal/kits/...")
+	cmd.Dir = tree
+	cmd.Env = r.buildEnv(goTool)
+	cmd.WaitDelay = 5 * time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("grading: warm the native referee: go build: %v\n%s", err, lastLines(out, 20))
+	}
+	return nil
 }

@@ -95,7 +95,7 @@ func (l *fakeLog) all() []Disagreement {
 	return slices.Clone(l.seen)
 }
 
-func refereeService(t *testing.T) (*Service, *refereeFixture, *fakeLog) {
+func refereeService(t testing.TB) (*Service, *refereeFixture, *fakeLog) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the server binary and grades natively with the go tool")
