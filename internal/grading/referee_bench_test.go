@@ -29,7 +29,7 @@ func BenchmarkReferee(b *testing.B) {
 	stateful := strings.Replace(f.code.Reference, "\nfunc CreatePayment(", "\nvar calls int\n\nfunc CreatePayment(", 1)
 	stateful = strings.Replace(stateful, "(createapi.Status, error) {\n", "(createapi.Status, error) {\n\tcalls++\n", 1)
 	for _, bc := range []struct {
-		name, source string
+		name, source  string
 		referee, cold bool
 	}{
 		{"interpreted", f.code.Reference, false, false},
