@@ -351,7 +351,7 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 	}
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(bctx, goTool, "build", "-tags", refereeTags, "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
 	cmd.Dir = dir
 	cmd.Env = r.buildEnv(goTool)
 	cmd.WaitDelay = 5 * time.Second
@@ -407,6 +407,31 @@ func lockSlot(tree string) (dir string, release func(), err error) {
 		return dir, func() { empty(); f.Close() }, nil
 	}
 	return "", nil, fmt.Errorf("grading: all %d build directories of %s are in use", maxSlots, tree)
+}
+
+// Limits of a native build. The go tool only compiles the submission
+// (the imports it may name leave no way to run code at build time: no
+// cgo, no unsafe, no embed), but a file can still ask the compiler for a
+// great deal of memory or time; these bound what one build can take from
+// the server. The compiler and the linker of a warm build use about
+// 300 MiB and a second of CPU.
+const (
+	buildAddressSpace = 4 << 30
+	buildCPUSeconds   = 300
+)
+
+// buildCommand runs the go tool with args under prlimit's limits when
+// prlimit is there (the sandbox needs it anyway), else as it is.
+func buildCommand(ctx context.Context, goTool string, args ...string) *exec.Cmd {
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		if _, serr := os.Stat(sandbox.DefaultPrlimitPath); serr != nil {
+			return exec.CommandContext(ctx, goTool, args...)
+		}
+		prlimit = sandbox.DefaultPrlimitPath
+	}
+	limits := []string{fmt.Sprintf("--as=%d", buildAddressSpace), fmt.Sprintf("--cpu=%d", buildCPUSeconds), "--core=0", "--", goTool}
+	return exec.CommandContext(ctx, prlimit, append(limits, args...)...)
 }
 
 // buildEnv is the go tool's whole environment: nothing of the server's
@@ -611,7 +636,7 @@ func (r *Referee) Warm(ctx context.Context) error {
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The driver's own imports (os, fmt) come with the engine's.
-	cmd := exec.CommandContext(bctx, goTool, "build", "-tags", refereeTags, "-trimpath", "./internal/faultsim", "./internal/kits/...")
+	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "-trimpath", "./internal/faultsim", "./internal/kits/...")
 	cmd.Dir = tree
 	cmd.Env = r.buildEnv(goTool)
 	cmd.WaitDelay = 5 * time.Second
