@@ -208,7 +208,7 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 	switch {
 	case gradewire.SameVerdict(rep, nrep):
 		rep = word(gradewire.RefereeConfirmed, "Confirmed: your code compiled natively by the Go toolchain gets the same verdict.")
-	case nrep.Status == gradewire.StatusError:
+	case nrep.Status == gradewire.StatusError || nativeRouteFailed(nrep):
 		// The native program could not grade where the interpreter did:
 		// never a reason to take a verdict away from the candidate.
 		s.log.ErrorContext(ctx, "grading: the native referee could not grade what the interpreter graded", slog.String("kit", g.kit),
@@ -231,6 +231,18 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 	rep.Referee.Native, rep.Referee.BuildMS, rep.Referee.RunMS = nverdict, buildMS, runMS
 	return rep
 }
+
+// nativeRouteFailed reports whether the native report shows the native
+// route itself failing (a worker that found no free copy of the code, a
+// stand-in that did not bind): the engine's fault, which must never take
+// a verdict from a candidate.
+func nativeRouteFailed(rep *gradewire.Report) bool {
+	b, err := json.Marshal(rep.Scenarios)
+	return err != nil || nativeRouteRE.Match(b)
+}
+
+// nativeRouteRE matches faultsim.NativeCopies's own load errors.
+var nativeRouteRE = regexp.MustCompile(`faultsim: (all \d+ native copies are in use|native copy \d+|shared native copies)`)
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 

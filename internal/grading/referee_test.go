@@ -314,3 +314,26 @@ func TestNativeSourcesHoldTheNativeProgramsPackages(t *testing.T) {
 		t.Error("the tree has no vendor/gopkg.in/yaml.v3/yaml.go")
 	}
 }
+
+// TestNativeRouteFailed: a native report whose workers found no free copy
+// of the code, or whose stand-ins did not bind, is the native route's
+// failure, never a verdict on the code.
+func TestNativeRouteFailed(t *testing.T) {
+	withError := func(msg string) *gradewire.Report {
+		return &gradewire.Report{Status: gradewire.StatusFail, Scenarios: []gradewire.ScenarioReport{{Name: "a", Status: gradewire.StatusFail,
+			Invocations: []gradewire.InvocationResult{{Worker: "worker-2", Ended: "not-loaded", Error: msg}}}}}
+	}
+	for _, tt := range []struct {
+		msg  string
+		want bool
+	}{
+		{"faultsim: all 6 native copies are in use: build more", true},
+		{"faultsim: native copy 2 stands in for strings.ToUpper, which the interpreted route does not replace", true},
+		{"faultsim: shared native copies need exactly one copy without package state (have 2)", true},
+		{"loading the code panicked in package initialisation: boom", false},
+	} {
+		if got := nativeRouteFailed(withError(tt.msg)); got != tt.want {
+			t.Errorf("%q: %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
