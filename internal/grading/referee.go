@@ -188,6 +188,13 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 		rep = word(gradewire.RefereeConfirmed, "The Go compiler rejects this code too.")
 		rep.Referee.Native, rep.Referee.BuildMS = "does not compile", buildMS
 		return rep
+	case errors.As(err, &compileErr) && compileErr.inSubmission(native) != "":
+		// The interpreter ran what the Go compiler refuses (yaegi lets
+		// an unused variable or import pass): say so, and take nothing
+		// from the candidate.
+		rep = word(gradewire.RefereeUnconfirmed, "This verdict is unconfirmed: the Go compiler rejects this code, which the interpreter ran: "+compileErr.inSubmission(native))
+		rep.Referee.Native, rep.Referee.BuildMS = "does not compile", buildMS
+		return rep
 	case err != nil:
 		s.log.ErrorContext(ctx, "grading: the native referee could not build a submission", slog.String("kit", g.kit),
 			slog.String("source_sha256", SourceHash(g.source)), slog.String("error", err.Error()), slog.String("output", lastLines(buildOut, 20)))
@@ -269,6 +276,27 @@ func (s *Service) runNative(ctx context.Context, g grade, bin string, job gradew
 type compileError struct{ output string }
 
 func (e *compileError) Error() string { return "the native build failed:\n" + e.output }
+
+// inSubmission is the compiler's first complaint about the submission's
+// own file (not the shim beside it), as "file.go:12:3: message", or "".
+func (e *compileError) inSubmission(native *gradewire.NativeProgram) string {
+	for _, line := range strings.Split(e.output, "\n") {
+		line = strings.TrimPrefix(strings.TrimSpace(line), "./")
+		rest, ok := strings.CutPrefix(line, "c0/")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, ":")
+		if _, ok := native.Files[name]; ok && name != nativeShimName {
+			return rest
+		}
+	}
+	return ""
+}
+
+// nativeShimName is the shim faultsim.NativeSource writes beside the
+// submission.
+const nativeShimName = "faultline_native.go"
 
 var (
 	kitImportRE = regexp.MustCompile(`^github\.com/faultline-dev/faultline/internal/kits/[a-z0-9/]+$`)
@@ -374,8 +402,8 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 		return bin, cleanup, out, nil
 	case bctx.Err() != nil:
 		return "", cleanup, out, fmt.Errorf("grading: the native build did not finish in %s: %w", timeout, bctx.Err())
-	case errors.As(err, &exit) && bytes.Contains(out, []byte("referee/"+filepath.Base(dir)+"/c0/")):
-		// The go tool names the copy's files in what it refuses: the
+	case errors.As(err, &exit) && bytes.Contains(out, []byte("# "+base+"/c")):
+		// The go tool names a copy's package in what it refuses: the
 		// code, not the tree, does not compile.
 		return "", cleanup, out, &compileError{string(out)}
 	}

@@ -337,3 +337,32 @@ func TestNativeRouteFailed(t *testing.T) {
 		}
 	}
 }
+
+// TestRefereeAndTheCompiler: code the Go compiler refuses is confirmed
+// where the interpreter refused it too, and left unconfirmed, naming the
+// compiler's complaint at its line, where the interpreter ran it (an
+// unused variable, which the interpreter lets pass).
+func TestRefereeAndTheCompiler(t *testing.T) {
+	svc, f, log := refereeService(t)
+	const at = "backoff := time.Second"
+	for _, tt := range []struct {
+		name, with, outcome, message string
+	}{
+		{"type error", "backoff := time.Second + \"s\"", gradewire.RefereeConfirmed, "The Go compiler rejects this code too"},
+		{"unused variable", "unused := 1\n\tbackoff := time.Second", gradewire.RefereeUnconfirmed, ": declared and not used: unused"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(f.code.Reference, at, tt.with, 1)
+			rep, err := svc.GradeKit(context.Background(), nil, refereeJob(f, src, nil), f.code.ScenarioNames, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Referee == nil || rep.Referee.Outcome != tt.outcome || !strings.Contains(rep.Referee.Message, tt.message) || rep.Referee.Native != "does not compile" {
+				t.Errorf("status %s, referee %+v; want %s, saying %q", rep.Status, rep.Referee, tt.outcome, tt.message)
+			}
+		})
+	}
+	if got := log.all(); len(got) != 0 {
+		t.Errorf("logged %+v", got)
+	}
+}
