@@ -391,7 +391,7 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 	}
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "-ldflags=-s -w", "-o", bin, ".")
 	cmd.Dir = dir
 	cmd.Env = r.buildEnv(goTool)
 	cmd.WaitDelay = 5 * time.Second
@@ -473,6 +473,11 @@ func buildCommand(ctx context.Context, goTool string, args ...string) *exec.Cmd 
 	limits := []string{fmt.Sprintf("--as=%d", buildAddressSpace), fmt.Sprintf("--cpu=%d", buildCPUSeconds), "--core=0", "--", goTool}
 	return exec.CommandContext(ctx, prlimit, append(limits, args...)...)
 }
+
+// Builds take no -trimpath: the standard library's packages then have the
+// cache keys of any other build with the same go tool, so a referee given
+// the go tool's own cache (GoCache: the tests, a developer's server) finds
+// them compiled already.
 
 // buildEnv is the go tool's whole environment: nothing of the server's
 // but where the tool is, no network, no module download, no toolchain
@@ -676,7 +681,7 @@ func (r *Referee) Warm(ctx context.Context) error {
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The driver's own imports (os, fmt) come with the engine's.
-	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "-trimpath", "./internal/faultsim", "./internal/kits/...")
+	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "./internal/faultsim", "./internal/kits/...")
 	cmd.Dir = tree
 	cmd.Env = r.buildEnv(goTool)
 	cmd.WaitDelay = 5 * time.Second
