@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +50,28 @@ func TestGradeRefereeOverrulesAndLogs(t *testing.T) {
 	db := filepath.Join(dir, "log.db")
 	cache := filepath.Join(dir, "cache")
 
-	code, out, errOut := runServer(t, bin, "grade", "-referee", "-referee-cache", cache, "-db", db, "-problem", problem, "-seeds", "2", file)
+	// As deployed: a clean environment with only the go tool and the
+	// system on PATH, run from outside the source tree, with no module
+	// cache, so the build must use what the binary carries.
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployed := exec.Command(bin, "grade", "-referee", "-referee-cache", cache, "-db", db, "-problem", problem, "-seeds", "2", file)
+	deployed.Dir = "/"
+	deployed.Env = []string{"PATH=" + filepath.Dir(goTool) + ":/usr/bin:/bin", "HOME=" + t.TempDir(),
+		"FAULTLINE_REFEREE_GOCACHE=" + strings.TrimSpace(string(gocache)), "GOMODCACHE=" + t.TempDir(), "GOFLAGS=-mod=mod", "GOPROXY=off"}
+	var stdout, stderr strings.Builder
+	deployed.Stdout, deployed.Stderr = &stdout, &stderr
+	code := 0
+	if err := deployed.Run(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		code = exit.ExitCode()
+	}
+	out, errOut := stdout.String(), stderr.String()
 	if code != 0 || !strings.HasPrefix(out, "PASS:") || !strings.Contains(out, "Native referee (overruled)") || !strings.Contains(out, "could not run this code faithfully") {
 		t.Fatalf("grade: exit %d, want 0, a pass the referee overruled to\n%s%s", code, firstLines(out, 5), errOut)
 	}
