@@ -46,11 +46,24 @@ type refereeFixture struct {
 	gocache string
 }
 
+// refereeDir is the fixture's folder, removed by TestMain once made.
+var refereeDir string
+
+// TestMain removes the referee fixture's binary and cache.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if refereeDir != "" {
+		os.RemoveAll(refereeDir)
+	}
+	os.Exit(code)
+}
+
 var refereeSetup = sync.OnceValues(func() (*refereeFixture, error) {
 	dir, err := os.MkdirTemp("", "faultline-referee-test")
 	if err != nil {
 		return nil, err
 	}
+	refereeDir = dir
 	f := &refereeFixture{bin: filepath.Join(dir, "server"), cache: filepath.Join(dir, "cache")}
 	if out, err := exec.Command("go", "build", "-o", f.bin, "../../cmd/server").CombinedOutput(); err != nil {
 		return nil, &buildError{string(out)}
