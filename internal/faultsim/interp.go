@@ -82,6 +82,7 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
 	h := k.Harness()
+	gointerp.RegisterHostSymbols(h.Symbols) // for the rewrites that need types
 	src, diags := gointerp.ParseResettable(filename, source, []string{h.Path})
 	if diags != nil {
 		return nil, diags

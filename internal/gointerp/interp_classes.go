@@ -1,0 +1,601 @@
+//go:build !nointerp
+
+package gointerp
+
+// Rewrites that need the file's types (interp_types.go), for valid Go that
+// yaegi v0.16.1 does not run at all:
+//
+//   - min, max and clear are not builtins of the interpreter ("undefined:
+//     min"). Each call gets a function of the file, appended after its last
+//     line, for the call's type: min(a, b) => faultlineTmpMin1(a, b).
+//   - for i := range n, with n an integer that is not a literal, crashes
+//     the interpreter's compiler ("nil type"). Rewritten to a three-clause
+//     loop over a copy of n, with the variable assigned afresh at the top
+//     of each iteration, as Go 1.22 does.
+//   - for x := range seq, with seq a function that takes a yield function
+//     (an iterator), crashes it too. Rewritten to the call Go makes of it:
+//     seq(func(x T) bool { ...; return true }), with break, continue and
+//     return turned into what they mean from inside the function (see
+//     rangeOverFunc); what cannot be turned is refused at its line.
+//   - a generic function instantiated with a named type of an imported
+//     package (Clamp(d, time.Second, time.Minute)) crashes the compiler
+//     where its result is assigned. Each instantiation gets a copy of the
+//     function with its type arguments written in (genericInstances).
+//
+// Every edit keeps the lines where they were.
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strings"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// classState is what the rewrites of this file keep in the rewriter.
+type classState struct {
+	info    *types.Info
+	pkg     *types.Package
+	refused []sandbox.Diagnostic
+	// done are the range statements rewritten here, which the other
+	// rewrites of ranges (rangeAssign, loopVarsRange) leave alone.
+	done map[*ast.RangeStmt]bool
+	// helpers are functions appended after the file's last line, by the
+	// key that makes them (see helper).
+	helpers     map[string]string
+	helperOrder []string
+	// imports are packages the helpers name that the file does not
+	// import, by path, with the name they are imported as.
+	imports map[string]string
+	// instances are the copies of generic functions (appendInstances).
+	instances []instance
+}
+
+// refusals are the file's refusals in line order, one per line and
+// message.
+func (rw *rewriter) refusals() []sandbox.Diagnostic {
+	out := append([]sandbox.Diagnostic(nil), rw.classes.refused...)
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Line != out[b].Line {
+			return out[a].Line < out[b].Line
+		}
+		return out[a].Column < out[b].Column
+	})
+	seen := map[string]bool{}
+	kept := out[:0]
+	for _, d := range out {
+		k := fmt.Sprintf("%d\x00%s", d.Line, d.Message)
+		if !seen[k] {
+			seen[k] = true
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}
+
+// classRewrites runs the rewrites of this file, before the others (which
+// leave the ranges rewritten here alone). The type check runs only for a
+// file that has one of the forms.
+func (rw *rewriter) classRewrites() {
+	rw.classes.done = map[*ast.RangeStmt]bool{}
+	if !rw.mayNeedTypes() {
+		return
+	}
+	rw.builtinCalls()
+	rw.rangeStatements()
+	rw.genericInstances()
+}
+
+// mayNeedTypes reports whether the file has a form this file rewrites: a
+// call of min, max or clear, a range over something that is not plainly a
+// container, or a generic function.
+func (rw *rewriter) mayNeedTypes() bool {
+	found := false
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Obj == nil && (id.Name == "min" || id.Name == "max" || id.Name == "clear") {
+				found = true
+			}
+		case *ast.RangeStmt:
+			found = found || !plainContainer(n.X)
+		case *ast.FuncDecl:
+			found = found || n.Type.TypeParams != nil && len(n.Type.TypeParams.List) > 0
+		}
+		return !found
+	})
+	return found
+}
+
+// plainContainer reports a range operand the syntax shows is a slice,
+// map, string or channel: a composite literal, a conversion to a slice, or
+// a variable declared with such a type or a make or literal of one.
+func plainContainer(x ast.Expr) bool {
+	switch e := unparen(x).(type) {
+	case *ast.CompositeLit:
+		return true
+	case *ast.BasicLit:
+		return e.Kind == token.STRING
+	case *ast.SliceExpr:
+		return true
+	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok && id.Obj == nil && id.Name == "make" {
+			return true
+		}
+		switch e.Fun.(type) {
+		case *ast.ArrayType, *ast.MapType, *ast.ChanType:
+			return true
+		}
+	case *ast.Ident:
+		if e.Obj == nil {
+			return false
+		}
+		switch d := e.Obj.Decl.(type) {
+		case *ast.Field:
+			return containerType(d.Type)
+		case *ast.ValueSpec:
+			if d.Type != nil {
+				return containerType(d.Type)
+			}
+			for k, n := range d.Names {
+				if n.Name == e.Name && k < len(d.Values) && len(d.Values) == len(d.Names) {
+					return plainContainer(d.Values[k])
+				}
+			}
+		case *ast.AssignStmt:
+			if len(d.Lhs) != len(d.Rhs) {
+				return false
+			}
+			for k, l := range d.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name == e.Name {
+					return plainContainer(d.Rhs[k])
+				}
+			}
+		}
+	}
+	return false
+}
+
+func containerType(t ast.Expr) bool {
+	switch t := t.(type) {
+	case *ast.ArrayType, *ast.MapType, *ast.ChanType:
+		return true
+	case *ast.Ident:
+		return t.Obj == nil && t.Name == "string"
+	case *ast.Ellipsis:
+		return true
+	}
+	return false
+}
+
+// helper returns the name of a function appended to the file, made once
+// per key by text (given the name).
+func (rw *rewriter) helper(key string, text func(name string) string) string {
+	if rw.classes.helpers == nil {
+		rw.classes.helpers = map[string]string{}
+	}
+	if name, ok := rw.classes.helpers[key]; ok {
+		return name
+	}
+	name := rw.tmp()
+	rw.classes.helpers[key] = name
+	rw.classes.helperOrder = append(rw.classes.helperOrder, text(name))
+	return name
+}
+
+// builtinCalls rewrites the calls of min, max and clear (see the top of
+// the file).
+func (rw *rewriter) builtinCalls() {
+	info := rw.typesInfo()
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := call.Fun.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if _, builtin := info.Uses[id].(*types.Builtin); !builtin || len(call.Args) == 0 {
+			return true
+		}
+		switch id.Name {
+		case "min", "max":
+			tv := info.Types[call]
+			if tv.Value != nil {
+				// A constant: its value, typed as Go types it.
+				v := tv.Value.ExactString()
+				if t, ok := rw.typeSource(tv.Type); ok && !isUntyped(tv.Type) {
+					v = t + "(" + v + ")"
+				} else if isUntyped(tv.Type) && tv.Type.(*types.Basic).Info()&types.IsFloat != 0 && !strings.ContainsAny(v, ".e/") {
+					v += ".0"
+				}
+				if strings.Contains(v, "/") {
+					return true // a fraction: leave it to the interpreter
+				}
+				rw.add(rw.off(call.Pos()), rw.off(call.End()), v)
+				return false
+			}
+			t, ok := rw.typeSource(rw.typeOf(call))
+			if !ok {
+				return true
+			}
+			cmp := "<"
+			if id.Name == "max" {
+				cmp = ">"
+			}
+			name := rw.helper(id.Name+" "+t, func(name string) string {
+				// x != x is a NaN, which min and max give if any operand is one.
+				return fmt.Sprintf("func %s(x %s, ys ...%s) %s { for _, y := range ys { if y != y || y %s x { x = y } }; return x }", name, t, t, t, cmp)
+			})
+			rw.add(rw.off(id.Pos()), rw.off(id.End()), name)
+		case "clear":
+			at := rw.typeOf(call.Args[0])
+			if at == nil {
+				return true
+			}
+			t, ok := rw.typeSource(at)
+			if !ok {
+				return true
+			}
+			var body string
+			switch at.Underlying().(type) {
+			case *types.Map:
+				body = "for k := range m { delete(m, k) }"
+			case *types.Slice:
+				elem, ok := rw.typeSource(at.Underlying().(*types.Slice).Elem())
+				if !ok {
+					return true
+				}
+				body = "var zero " + elem + "; for i := range m { m[i] = zero }"
+			default:
+				return true
+			}
+			name := rw.helper("clear "+t, func(name string) string {
+				return fmt.Sprintf("func %s(m %s) { %s }", name, t, body)
+			})
+			rw.add(rw.off(id.Pos()), rw.off(id.End()), name)
+		}
+		return true
+	})
+}
+
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
+}
+
+// labels maps each labelled range statement to its label.
+func (rw *rewriter) labels() map[*ast.RangeStmt]*ast.LabeledStmt {
+	out := map[*ast.RangeStmt]*ast.LabeledStmt{}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			if r, ok := l.Stmt.(*ast.RangeStmt); ok {
+				out[r] = l
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// rangeStatements rewrites ranges over integers and over functions,
+// innermost first (an outer function range's rewrite needs to know the
+// inner ones' returns).
+func (rw *rewriter) rangeStatements() {
+	labels := rw.labels()
+	var ranges []*ast.RangeStmt
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		if r, ok := n.(*ast.RangeStmt); ok {
+			ranges = append(ranges, r)
+		}
+		return true
+	})
+	for k := len(ranges) - 1; k >= 0; k-- {
+		s := ranges[k]
+		t := rw.typeOf(s.X)
+		if t == nil {
+			continue
+		}
+		switch u := t.Underlying().(type) {
+		case *types.Basic:
+			if u.Info()&types.IsInteger != 0 {
+				rw.rangeOverInt(s, labels[s])
+			}
+		case *types.Signature:
+			rw.rangeOverFunc(s, u, labels[s])
+		}
+	}
+}
+
+// rangeOverInt rewrites for i := range n { to
+// { n1 := n; for k := T(0); k < n1; k++ { i := k; (the block only where n
+// is not a constant).
+func (rw *rewriter) rangeOverInt(s *ast.RangeStmt, label *ast.LabeledStmt) {
+	tv := rw.typesInfo().Types[s.X]
+	t, ok := rw.typeSource(types.Default(tv.Type))
+	if !ok {
+		return
+	}
+	if rw.multiline(s.For, s.Body.Lbrace) {
+		rw.refuse(s.Pos(), "the interpreter cannot run a range over an integer written over several lines: write for i := range n { on one line")
+		return
+	}
+	rw.classes.done[s] = true
+	k := rw.tmp()
+	bound := "(" + rw.src(s.X) + ")"
+	if tv.Value == nil {
+		n := rw.tmp()
+		start := s.Pos()
+		if label != nil {
+			start = label.Pos()
+		}
+		rw.add(rw.off(start), rw.off(start), "{ "+n+" := "+t+bound+"; ")
+		rw.add(rw.off(s.End()), rw.off(s.End()), " }")
+		bound = n
+	}
+	head := fmt.Sprintf("for %s := %s(0); %s < %s; %s++ {", k, t, k, bound, k)
+	if s.Key != nil {
+		if id, ok := s.Key.(*ast.Ident); !ok || id.Name != "_" {
+			head += " " + rw.src(s.Key) + " " + s.Tok.String() + " " + k + ";"
+		}
+	}
+	rw.add(rw.off(s.For), rw.off(s.Body.Lbrace)+1, head)
+}
+
+// multiline reports whether the text from a to b spans lines.
+func (rw *rewriter) multiline(a, b token.Pos) bool {
+	return rw.line(a) != rw.line(b)
+}
+
+// rangeOverFuncAdvice ends every refusal of a range over a function.
+const rangeOverFuncAdvice = "call the iterator with a function instead: seq(func(v T) bool { ...; return true }), where returning false stops it"
+
+// rangeOverFunc rewrites for k, v := range seq { body } to
+//
+//	{ var r1 R1; var done bool; seq(func(k K, v V) bool { body'; return true }); if done { return r1 } }
+//
+// where body' is body with each break of the loop as return false, each
+// continue as return true, and each return as setting the function's
+// results and done and returning false.
+func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label *ast.LabeledStmt) {
+	pos := s.Pos()
+	if label != nil {
+		pos = label.Pos()
+	}
+	if sig.Params().Len() != 1 || sig.Results().Len() != 0 {
+		return
+	}
+	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
+	if !ok || yield.Results().Len() != 1 || yield.Params().Len() > 2 {
+		return
+	}
+	if rw.multiline(s.For, s.Body.Lbrace) {
+		rw.refuse(pos, "the interpreter cannot run a range over a function written over several lines: "+rangeOverFuncAdvice)
+		return
+	}
+	// The yield function's parameters, and the assignments of the range's
+	// variables.
+	var params []string
+	var assigns []string
+	vars := []ast.Expr{s.Key, s.Value}
+	for k := 0; k < yield.Params().Len(); k++ {
+		t, ok := rw.typeSource(yield.Params().At(k).Type())
+		if !ok {
+			rw.refuse(pos, "the interpreter cannot run this range over a function (its values have a type the file cannot name): "+rangeOverFuncAdvice)
+			return
+		}
+		name := "_"
+		if v := vars[k]; v != nil {
+			if id, ok := v.(*ast.Ident); !ok || id.Name != "_" {
+				if s.Tok == token.DEFINE {
+					name = rw.src(v)
+				} else {
+					name = rw.tmp()
+					assigns = append(assigns, rw.src(v)+" = "+name+";")
+				}
+			}
+		}
+		params = append(params, name+" "+t)
+	}
+	// The enclosing function, for its results.
+	fn := rw.enclosingFunc(s)
+	if fn == nil {
+		return
+	}
+	var results *types.Tuple // nil for none, as go/types has it
+	known := false
+	if lit, ok := fn.(*ast.FuncLit); ok {
+		if ft, ok := rw.typeOf(lit).(*types.Signature); ok {
+			results, known = ft.Results(), true
+		}
+	} else if fd, ok := fn.(*ast.FuncDecl); ok {
+		if obj, ok := rw.typesInfo().Defs[fd.Name].(*types.Func); ok {
+			results, known = obj.Type().(*types.Signature).Results(), true
+		}
+	}
+	if !known {
+		return
+	}
+	done, resultVars, resultTypes := rw.tmp(), []string{}, []string{}
+	for k := 0; k < results.Len(); k++ {
+		t, ok := rw.typeSource(results.At(k).Type())
+		if !ok {
+			rw.refuse(pos, "the interpreter cannot run this range over a function (its function's results have a type the file cannot name): "+rangeOverFuncAdvice)
+			return
+		}
+		resultVars = append(resultVars, rw.tmp())
+		resultTypes = append(resultTypes, t)
+	}
+	// The body's branches and returns. outer are the branches to
+	// statements around the range, by their code in branch.
+	var edits []edit
+	var outer []string
+	branch := rw.tmp()
+	bad := false
+	var visit func(n ast.Node, breakable, loops int) bool
+	visit = func(n ast.Node, breakable, loops int) bool {
+		if bad {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt, *ast.RangeStmt:
+			var body *ast.BlockStmt
+			if f, ok := n.(*ast.ForStmt); ok {
+				body = f.Body
+			} else {
+				r := n.(*ast.RangeStmt)
+				body = r.Body
+				if rw.classes.done[r] && rw.isFuncRange(r) {
+					// An inner range over a function: its returns were
+					// turned into ours to make; refused for now.
+					ast.Inspect(r.Body, func(m ast.Node) bool {
+						if _, ok := m.(*ast.FuncLit); ok {
+							return false
+						}
+						if _, ok := m.(*ast.ReturnStmt); ok {
+							bad = true
+							rw.refuse(m.Pos(), "the interpreter cannot run a return inside two nested ranges over functions: "+rangeOverFuncAdvice)
+						}
+						if b, ok := m.(*ast.BranchStmt); ok && b.Label != nil {
+							bad = true
+							rw.refuse(m.Pos(), fmt.Sprintf("the interpreter cannot run %s inside two nested ranges over functions: %s", rw.src(b), rangeOverFuncAdvice))
+						}
+						return !bad
+					})
+				}
+			}
+			ast.Inspect(body, func(m ast.Node) bool { return visit(m, breakable+1, loops+1) })
+			return false
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			var body *ast.BlockStmt
+			switch n := n.(type) {
+			case *ast.SwitchStmt:
+				body = n.Body
+			case *ast.TypeSwitchStmt:
+				body = n.Body
+			case *ast.SelectStmt:
+				body = n.Body
+			}
+			ast.Inspect(body, func(m ast.Node) bool { return visit(m, breakable+1, loops) })
+			return false
+		case *ast.DeferStmt:
+			bad = true
+			rw.refuse(n.Pos(), "the interpreter cannot run a defer inside a range over a function: "+rangeOverFuncAdvice)
+		case *ast.BranchStmt:
+			mine := n.Label == nil || label != nil && n.Label.Name == label.Label.Name
+			switch {
+			case n.Tok == token.GOTO:
+				bad = true
+				rw.refuse(n.Pos(), fmt.Sprintf("the interpreter cannot run %s inside a range over a function: %s", rw.src(n), rangeOverFuncAdvice))
+			case n.Label != nil && !mine:
+				// To a statement around the range: leave the function,
+				// then branch there.
+				if rw.inside(n.Label.Obj.Decl.(ast.Node), s) {
+					return true // a label inside the body
+				}
+				code := len(outer) + 1
+				outer = append(outer, rw.src(n))
+				edits = append(edits, edit{at: rw.off(n.Pos()), end: rw.off(n.End()), with: fmt.Sprintf("{ %s = %d; return false }", branch, code)})
+			case n.Tok == token.BREAK && (n.Label != nil || breakable == 0):
+				edits = append(edits, edit{at: rw.off(n.Pos()), end: rw.off(n.End()), with: "return false"})
+			case n.Tok == token.CONTINUE && (n.Label != nil || loops == 0):
+				edits = append(edits, edit{at: rw.off(n.Pos()), end: rw.off(n.End()), with: "return true"})
+			}
+		case *ast.ReturnStmt:
+			at, end := rw.off(n.Pos()), rw.off(n.End())
+			switch {
+			case len(n.Results) == 0:
+				// With named results, what they hold now.
+				var named []string
+				for k, v := range resultVars {
+					named = append(named, v+" = "+results.At(k).Name()+"; ")
+				}
+				edits = append(edits, edit{at: at, end: at, with: "{ " + done + " = true; " + strings.Join(named, "")}, edit{at: end, end: end, with: " false }"})
+			default:
+				edits = append(edits,
+					edit{at: at, end: at, with: fmt.Sprintf("{ %s = true; %s = func() (%s) { ", done, strings.Join(resultVars, ", "), strings.Join(resultTypes, ", "))},
+					edit{at: end, end: end, with: " }(); return false }"})
+			}
+		}
+		return true
+	}
+	ast.Inspect(s.Body, func(m ast.Node) bool { return visit(m, 0, 0) })
+	if bad {
+		return
+	}
+	if label != nil {
+		used := false
+		ast.Inspect(rw.file, func(n ast.Node) bool {
+			if b, ok := n.(*ast.BranchStmt); ok && b.Label != nil && b.Label.Obj == label.Label.Obj && !rw.inside(b, s.Body) {
+				used = true
+			}
+			return !used
+		})
+		if used {
+			rw.refuse(pos, "the interpreter cannot run a labelled range over a function: "+rangeOverFuncAdvice)
+			return
+		}
+	}
+	rw.classes.done[s] = true
+	var head strings.Builder
+	head.WriteString("{ ")
+	for k, v := range resultVars {
+		fmt.Fprintf(&head, "var %s %s; ", v, resultTypes[k])
+	}
+	fmt.Fprintf(&head, "var %s bool; var %s int; _ = %s; (%s)(func(%s) bool { %s", done, branch, branch, rw.src(s.X), strings.Join(params, ", "), strings.Join(assigns, " "))
+	start := rw.off(s.For)
+	if label != nil {
+		// The label goes: every branch to it is now a return.
+		start = rw.off(label.Pos())
+	}
+	lb := rw.off(s.Body.Lbrace) + 1
+	head.WriteString(strings.Repeat("\n", strings.Count(rw.text[start:lb], "\n")))
+	rw.add(start, lb, head.String())
+	for _, e := range edits {
+		rw.add(e.at, e.end, e.with)
+	}
+	tail := fmt.Sprintf("; return true }); if %s { return %s }", done, strings.Join(resultVars, ", "))
+	for k, b := range outer {
+		tail += fmt.Sprintf("; if %s == %d { %s }", branch, k+1, b)
+	}
+	tail += " }"
+	rb := rw.off(s.Body.Rbrace)
+	rw.add(rb, rb+1, tail)
+}
+
+// isFuncRange reports a range statement over a function.
+func (rw *rewriter) isFuncRange(s *ast.RangeStmt) bool {
+	t := rw.typeOf(s.X)
+	if t == nil {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Signature)
+	return ok
+}
+
+// inside reports whether n lies within outer.
+func (rw *rewriter) inside(n, outer ast.Node) bool {
+	return n.Pos() >= outer.Pos() && n.End() <= outer.End()
+}
+
+// enclosingFunc is the innermost function declaration or literal around n.
+func (rw *rewriter) enclosingFunc(n ast.Node) ast.Node {
+	var found ast.Node
+	ast.Inspect(rw.file, func(m ast.Node) bool {
+		if m == nil || !rw.inside(n, m) {
+			return false
+		}
+		switch m.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			found = m
+		}
+		return true
+	})
+	return found
+}
