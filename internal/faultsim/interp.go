@@ -431,7 +431,11 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 	if ProcessCPU()-cpu0 > limit {
 		opt.Lanes = 1
 	}
-	return Grade(ctx, k, scenarios, prog, b, opt)
+	rep, err := Grade(ctx, k, scenarios, prog, b, opt)
+	if err == nil {
+		blameInterpreter(rep) // interp_failure.go
+	}
+	return rep, err
 }
 
 // spareCompileLines bounds the submissions whose second lane's interpreter

@@ -104,6 +104,18 @@ func (rw *rewriter) mayNeedTypes() bool {
 			found = found || !plainContainer(n.X)
 		case *ast.FuncDecl:
 			found = found || n.Type.TypeParams != nil && len(n.Type.TypeParams.List) > 0
+		case *ast.StructType:
+			// An embedded field of an imported type (a lock, the
+			// harness's interface): embeddedInterfaces asks its methods.
+			for _, f := range n.Fields.List {
+				t := f.Type
+				if st, ok := t.(*ast.StarExpr); ok {
+					t = st.X
+				}
+				if _, ok := t.(*ast.SelectorExpr); ok && len(f.Names) == 0 {
+					found = true
+				}
+			}
 		}
 		return !found
 	})
@@ -598,4 +610,75 @@ func (rw *rewriter) enclosingFunc(n ast.Node) ast.Node {
 		return true
 	})
 	return found
+}
+
+// typedMethods are the methods of an imported interface type that
+// hostInterfaces does not list (the harness's), from the type check,
+// written as the file can write them; false if they are not known.
+func (rw *rewriter) typedMethods(e ast.Expr) (map[string]signature, bool) {
+	t := rw.typeOf(e)
+	if t == nil {
+		return nil, false
+	}
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]signature{}
+	for k := 0; k < it.NumMethods(); k++ {
+		m := it.Method(k)
+		if !m.Exported() {
+			return nil, false
+		}
+		sig := m.Type().(*types.Signature)
+		var s signature
+		for j := 0; j < sig.Params().Len(); j++ {
+			pt := sig.Params().At(j).Type()
+			dots := ""
+			if sig.Variadic() && j == sig.Params().Len()-1 {
+				pt, dots = pt.(*types.Slice).Elem(), "..."
+			}
+			src, ok := rw.typeSource(pt)
+			if !ok {
+				return nil, false
+			}
+			s.params = append(s.params, dots+src)
+		}
+		var res []string
+		for j := 0; j < sig.Results().Len(); j++ {
+			src, ok := rw.typeSource(sig.Results().At(j).Type())
+			if !ok {
+				return nil, false
+			}
+			res = append(res, src)
+		}
+		if len(res) > 0 {
+			s.results = " (" + strings.Join(res, ", ") + ")"
+		}
+		out[m.Name()] = s
+	}
+	return out, true
+}
+
+// concreteMethods are the names of the methods an embedded field of a type
+// that is not an interface (sync.Mutex, *bytes.Buffer) promotes, from the
+// type check: the forwarders of an interface embedded beside it must not
+// hide them. ok is false if they are not known.
+func (rw *rewriter) concreteMethods(e ast.Expr) (methods map[string]signature, ok, concrete bool) {
+	t := rw.typeOf(e)
+	if t == nil {
+		return nil, false, false
+	}
+	if _, isIface := t.Underlying().(*types.Interface); isIface {
+		return nil, false, false
+	}
+	if _, isPtr := t.(*types.Pointer); !isPtr {
+		t = types.NewPointer(t)
+	}
+	ms := types.NewMethodSet(t)
+	methods = map[string]signature{}
+	for k := 0; k < ms.Len(); k++ {
+		methods[ms.At(k).Obj().Name()] = signature{}
+	}
+	return methods, true, true
 }

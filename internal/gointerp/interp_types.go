@@ -67,10 +67,19 @@ func symbolsOf(path string) (map[string]reflect.Value, string) {
 type reflectImporter struct {
 	pkgs  map[string]*types.Package
 	named map[reflect.Type]*types.Named
+	// homes are the package and name a symbol table gives a named type:
+	// a harness may export under its import path a type declared in
+	// another Go package (a test's, the kit's).
+	homes map[reflect.Type]home
+}
+
+type home struct {
+	pkg  *types.Package
+	name string
 }
 
 func newReflectImporter() *reflectImporter {
-	return &reflectImporter{pkgs: map[string]*types.Package{}, named: map[reflect.Type]*types.Named{}}
+	return &reflectImporter{pkgs: map[string]*types.Package{}, named: map[reflect.Type]*types.Named{}, homes: map[reflect.Type]home{}}
 }
 
 func (im *reflectImporter) pkg(path string) *types.Package {
@@ -94,6 +103,16 @@ func (im *reflectImporter) Import(path string) (*types.Package, error) {
 		p.SetName(name)
 	}
 	scope := p.Scope()
+	for n, v := range syms {
+		if n == "" || n[0] == '_' || !v.IsValid() {
+			continue
+		}
+		if t := v.Type(); t.Kind() == reflect.Pointer && v.IsNil() && t.Elem().Name() != "" {
+			if _, ok := im.homes[t.Elem()]; !ok && im.named[t.Elem()] == nil {
+				im.homes[t.Elem()] = home{p, n}
+			}
+		}
+	}
 	for n, v := range syms {
 		if n == "" || n[0] == '_' || !v.IsValid() || scope.Lookup(n) != nil {
 			continue
@@ -195,6 +214,9 @@ func (im *reflectImporter) typ(t reflect.Type) types.Type {
 		name := t.Name()
 		if i := strings.IndexByte(name, '['); i >= 0 {
 			name = name[:i] // an instantiated generic type: its name only
+		}
+		if h, ok := im.homes[t]; ok {
+			p, name = h.pkg, h.name
 		}
 		obj := types.NewTypeName(token.NoPos, p, name, nil)
 		n := types.NewNamed(obj, nil, nil)
