@@ -81,6 +81,7 @@ func (rw *rewriter) refusals() []sandbox.Diagnostic {
 // file that has one of the forms.
 func (rw *rewriter) classRewrites() {
 	rw.classes.done = map[*ast.RangeStmt]bool{}
+	rw.recursiveFuncTypes()
 	if !rw.mayNeedTypes() {
 		return
 	}
@@ -497,8 +498,7 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 			ast.Inspect(body, func(m ast.Node) bool { return visit(m, breakable+1, loops) })
 			return false
 		case *ast.DeferStmt:
-			bad = true
-			rw.refuse(n.Pos(), "the interpreter cannot run a defer inside a range over a function: "+rangeOverFuncAdvice)
+			bad = true // refused as every defer inside a loop is (defers)
 		case *ast.BranchStmt:
 			mine := n.Label == nil || label != nil && n.Label.Name == label.Label.Name
 			switch {
@@ -681,4 +681,36 @@ func (rw *rewriter) concreteMethods(e ast.Expr) (methods map[string]signature, o
 		methods[ms.At(k).Obj().Name()] = signature{}
 	}
 	return methods, true, true
+}
+
+// recursiveFuncTypes refuses a function type that names itself (type
+// stateFn func(*machine) stateFn, the state machine of Go's text/template
+// lexer): yaegi v0.16.1's compiler crashes on it ("reflect.Type is nil",
+// with no line). A struct that holds the function is the same design and
+// runs.
+func (rw *rewriter) recursiveFuncTypes() {
+	for _, d := range rw.file.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			ts := sp.(*ast.TypeSpec)
+			ft, ok := ts.Type.(*ast.FuncType)
+			if !ok || ts.Name.Obj == nil {
+				continue
+			}
+			self := false
+			ast.Inspect(ft, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && id.Obj == ts.Name.Obj {
+					self = true
+				}
+				return !self
+			})
+			if self {
+				name := ts.Name.Name
+				rw.refuse(ts.Pos(), fmt.Sprintf("a function type that names itself (type %s %s) crashes the interpreter: hold the function in a struct instead, type %s struct{ next func(...) %s }, and call s.next(...)", name, rw.src(ft), name, name))
+			}
+		}
+	}
 }
