@@ -601,7 +601,7 @@ func compilerPanic(src *Source, r any) sandbox.Diagnostic {
 		}
 		return d
 	}
-	return sandbox.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
+	return lineOfCompilerPanic(src, msg) // interp_classes.go
 }
 
 // unsupported finds constructs the interpreter cannot handle: a range over

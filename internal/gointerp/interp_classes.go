@@ -29,8 +29,11 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/traefik/yaegi/interp"
 
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -713,4 +716,68 @@ func (rw *rewriter) recursiveFuncTypes() {
 			}
 		}
 	}
+}
+
+// internalCompilerPanics are messages of panics of yaegi's own compiler,
+// never of the code's initialisation.
+var internalCompilerPanics = []string{"nil type", "reflect.Type is nil", "CFG post-order panic", "invalid interface value"}
+
+// lineOfCompilerPanic words a panic that escaped the compiler with no
+// position. One of yaegi's own is the interpreter's failure, not the
+// code's: the message says so, and names the function whose body makes
+// the compiler fail, found by compiling the file again with that one body
+// emptied (a panic("") that keeps its lines), function by function.
+func lineOfCompilerPanic(src *Source, msg string) sandbox.Diagnostic {
+	internal := false
+	for _, m := range internalCompilerPanics {
+		internal = internal || strings.Contains(msg, m)
+	}
+	if !internal {
+		return sandbox.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
+	}
+	d := sandbox.Diagnostic{Message: "the interpreter failed to compile this code (" + msg + "): this is a limit of the grader's Go interpreter, not an error in your code. Writing the function in a plainer form usually avoids it"}
+	f, _ := src.parsedText()
+	if f == nil {
+		return d
+	}
+	offset := func(p token.Pos) int { return int(p) - 1 } // the file's base is 1
+	for _, decl := range f.Decls {
+		fd, ok := decl.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		lb, rb := offset(fd.Body.Lbrace)+1, offset(fd.Body.Rbrace)
+		if lb > rb || rb > len(src.Text) {
+			continue
+		}
+		stub := src.Text[:lb] + ` panic("")` + strings.Repeat("\n", strings.Count(src.Text[lb:rb], "\n")) + src.Text[rb:]
+		if compiles(stub) {
+			line, col := src.originalPosition(strings.Count(src.Text[:offset(fd.Pos())], "\n")+1, 1)
+			d.Line, d.Column = line, col
+			d.Message = fmt.Sprintf("the interpreter failed to compile %s (%s): this is a limit of the grader's Go interpreter, not an error in your code. Writing it in a plainer form usually avoids it", fd.Name.Name, msg)
+			return d
+		}
+	}
+	return d
+}
+
+// compiles reports whether text compiles in a fresh interpreter with the
+// registered host packages, without a panic.
+func compiles(text string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	exports := interp.Exports{}
+	hostExports.Range(func(k, v any) bool {
+		exports[k.(string)] = v.(map[string]reflect.Value)
+		return true
+	})
+	i, err := NewInterpreter(InterpreterOptions{Packages: exports})
+	if err != nil {
+		return false
+	}
+	_, err = i.Compile(text)
+	return err == nil
 }

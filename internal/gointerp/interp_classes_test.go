@@ -49,6 +49,7 @@ var shopSymbols = interp.Exports{shopPath + "/shop": {
 	"Item":     reflect.ValueOf((*shopItem)(nil)),
 	"NewStore": reflect.ValueOf(func() shopStore { return &mapShop{items: map[string]shopItem{}} }),
 	"Backoff":  reflect.ValueOf(func(n int) time.Duration { return time.Duration(n) * time.Second }),
+	"Find":     reflect.ValueOf(func(_ context.Context, id string) (*shopItem, error) { return &shopItem{ID: id}, nil }),
 }}
 
 // TestHarnessForms runs, with a harness, forms that the interpreter failed
@@ -288,5 +289,42 @@ func TestNoTypeCheckWithoutTheForms(t *testing.T) {
 		if got := rw.mayNeedTypes(); got != tt.need {
 			t.Errorf("mayNeedTypes = %v for %q", got, tt.src)
 		}
+	}
+}
+
+// TestCompilerPanicNamesItsFunction: a panic of the interpreter's own
+// compiler with no position (here a range over a function, as it was
+// before the rewrite) is said to be the interpreter's, at the line of the
+// function whose body makes the compiler fail.
+func TestCompilerPanicNamesItsFunction(t *testing.T) {
+	text := `package p
+
+func seq(yield func(int) bool) {
+	for i := 0; i < 3; i++ {
+		if !yield(i) {
+			return
+		}
+	}
+}
+
+func Sum() int {
+	s := 0
+	for v := range seq {
+		s += v
+	}
+	return s
+}
+`
+	src, diags := ParseSource("p.go", "package p\n", nil)
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	src.Text, src.original, src.edits = text, text, nil // as if no rewrite had run
+	d := lineOfCompilerPanic(src, "nil type")
+	if d.Line != 11 || !strings.Contains(d.Message, "failed to compile Sum") || !strings.Contains(d.Message, "not an error in your code") {
+		t.Errorf("got %s", d)
+	}
+	if d := lineOfCompilerPanic(src, "boom"); d.Line != 0 || !strings.Contains(d.Message, "package initialisation): boom") {
+		t.Errorf("a panic that is not the compiler's: got %s", d)
 	}
 }

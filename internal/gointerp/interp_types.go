@@ -26,7 +26,10 @@ import (
 	"github.com/traefik/yaegi/stdlib"
 )
 
-var hostSymbols sync.Map // import path -> map[string]reflect.Value
+var (
+	hostSymbols sync.Map // import path -> map[string]reflect.Value
+	hostExports sync.Map // interp.Exports key -> the same
+)
 
 // RegisterHostSymbols makes the packages of exports (keyed as
 // interp.Exports, see SymbolKey) known to the type check of the sources
@@ -36,6 +39,7 @@ func RegisterHostSymbols(exports interp.Exports) {
 	for k, v := range exports {
 		if path, _, ok := splitSymbolKey(k); ok {
 			hostSymbols.Store(path, v)
+			hostExports.Store(k, v)
 		}
 	}
 }
