@@ -75,6 +75,10 @@ type reflectImporter struct {
 	// a harness may export under its import path a type declared in
 	// another Go package (a test's, the kit's).
 	homes map[reflect.Type]home
+	// used are the names the file selects from each import path; an
+	// import builds only those (and what they refer to), for speed. A
+	// path missing here (a dot import) builds every name.
+	used map[string]map[string]bool
 }
 
 type home struct {
@@ -117,8 +121,9 @@ func (im *reflectImporter) Import(path string) (*types.Package, error) {
 			}
 		}
 	}
+	used, some := im.used[path]
 	for n, v := range syms {
-		if n == "" || n[0] == '_' || !v.IsValid() || scope.Lookup(n) != nil {
+		if n == "" || n[0] == '_' || !v.IsValid() || scope.Lookup(n) != nil || some && !used[n] {
 			continue
 		}
 		if obj := im.object(p, n, v); obj != nil && scope.Lookup(n) == nil {
@@ -338,7 +343,24 @@ func (rw *rewriter) typesInfo() *types.Info {
 		Uses:      map[*ast.Ident]types.Object{},
 		Instances: map[*ast.Ident]types.Instance{},
 	}
-	conf := types.Config{Importer: newReflectImporter(), Error: func(error) {}, GoVersion: "go1.23"}
+	im := newReflectImporter()
+	im.used = map[string]map[string]bool{}
+	for name, path := range rw.imports {
+		if name != "." {
+			im.used[path] = map[string]bool{}
+		}
+	}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Obj == nil {
+				if path, ok := rw.imports[x.Name]; ok && im.used[path] != nil {
+					im.used[path][sel.Sel.Name] = true
+				}
+			}
+		}
+		return true
+	})
+	conf := types.Config{Importer: im, Error: func(error) {}, GoVersion: "go1.23"}
 	rw.classes.pkg, _ = conf.Check(rw.file.Name.Name, rw.fset, []*ast.File{rw.file}, rw.classes.info)
 	return rw.classes.info
 }
