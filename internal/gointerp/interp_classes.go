@@ -55,6 +55,9 @@ type classState struct {
 	imports map[string]string
 	// instances are the copies of generic functions (appendInstances).
 	instances []instance
+	// results are the temporaries of the outermost ranges over functions
+	// (funcResults).
+	results map[*ast.RangeStmt]resultVars
 }
 
 // refusals are the file's refusals in line order, one per line and
@@ -299,32 +302,65 @@ func (rw *rewriter) labels() map[*ast.RangeStmt]*ast.LabeledStmt {
 }
 
 // rangeStatements rewrites ranges over integers and over functions,
-// innermost first (an outer function range's rewrite needs to know the
-// inner ones' returns).
+// innermost first. A range over a function inside another's body (in the
+// same function) shares the outermost one's results: a return in it ends
+// both calls of iterators.
 func (rw *rewriter) rangeStatements() {
 	labels := rw.labels()
 	var ranges []*ast.RangeStmt
-	ast.Inspect(rw.file, func(n ast.Node) bool {
-		if r, ok := n.(*ast.RangeStmt); ok {
-			ranges = append(ranges, r)
+	roots := map[*ast.RangeStmt]*ast.RangeStmt{} // a nested range over a function: its outermost
+	var visit func(n ast.Node, root *ast.RangeStmt) bool
+	visit = func(n ast.Node, root *ast.RangeStmt) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, nil) })
+			return false
+		case *ast.RangeStmt:
+			ranges = append(ranges, n)
+			if _, ok := rw.iterator(n); ok {
+				if root != nil {
+					roots[n] = root
+				} else {
+					root = n
+				}
+				ast.Inspect(n.X, func(m ast.Node) bool { return visit(m, nil) })
+				ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, root) })
+				return false
+			}
 		}
 		return true
-	})
+	}
+	ast.Inspect(rw.file, func(n ast.Node) bool { return visit(n, nil) })
 	for k := len(ranges) - 1; k >= 0; k-- {
 		s := ranges[k]
-		t := rw.typeOf(s.X)
-		if t == nil {
+		if yield, ok := rw.iterator(s); ok {
+			rw.rangeOverFunc(s, yield, labels[s], roots[s])
 			continue
 		}
-		switch u := t.Underlying().(type) {
-		case *types.Basic:
-			if u.Info()&types.IsInteger != 0 {
+		if t := rw.typeOf(s.X); t != nil {
+			if u, ok := t.Underlying().(*types.Basic); ok && u.Info()&types.IsInteger != 0 {
 				rw.rangeOverInt(s, labels[s])
 			}
-		case *types.Signature:
-			rw.rangeOverFunc(s, u, labels[s])
 		}
 	}
+}
+
+// iterator is the yield function's type of a range over a function (an
+// iterator: a function of one yield function giving a bool).
+func (rw *rewriter) iterator(s *ast.RangeStmt) (*types.Signature, bool) {
+	t := rw.typeOf(s.X)
+	if t == nil {
+		return nil, false
+	}
+	sig, ok := t.Underlying().(*types.Signature)
+	if !ok || sig.Params().Len() != 1 || sig.Results().Len() != 0 {
+		return nil, false
+	}
+	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
+	if !ok || yield.Results().Len() != 1 || yield.Params().Len() > 2 {
+		return nil, false
+	}
+	return yield, true
 }
 
 // rangeOverInt rewrites for i := range n { to
@@ -370,24 +406,75 @@ func (rw *rewriter) multiline(a, b token.Pos) bool {
 // rangeOverFuncAdvice ends every refusal of a range over a function.
 const rangeOverFuncAdvice = "call the iterator with a function instead: seq(func(v T) bool { ...; return true }), where returning false stops it"
 
+// resultVars are the temporaries that carry a return out of the calls of
+// iterators of one function: done, and one per result.
+type resultVars struct {
+	ok      bool
+	done    string
+	vars    []string
+	types   []string
+	names   []string // the function's result names ("" for none)
+	refused bool
+}
+
+// funcResults makes the result temporaries for the ranges over functions
+// of the function around s.
+func (rw *rewriter) funcResults(s *ast.RangeStmt, pos token.Pos) resultVars {
+	if rw.classes.results == nil {
+		rw.classes.results = map[*ast.RangeStmt]resultVars{}
+	}
+	if v, ok := rw.classes.results[s]; ok {
+		return v
+	}
+	var v resultVars
+	defer func() { rw.classes.results[s] = v }()
+	var results *types.Tuple // nil for none, as go/types has it
+	switch fn := rw.enclosingFunc(s).(type) {
+	case *ast.FuncLit:
+		ft, ok := rw.typeOf(fn).(*types.Signature)
+		if !ok {
+			return v
+		}
+		results = ft.Results()
+	case *ast.FuncDecl:
+		obj, ok := rw.typesInfo().Defs[fn.Name].(*types.Func)
+		if !ok {
+			return v
+		}
+		results = obj.Type().(*types.Signature).Results()
+	default:
+		return v
+	}
+	v.done = rw.tmp()
+	for k := 0; k < results.Len(); k++ {
+		t, ok := rw.typeSource(results.At(k).Type())
+		if !ok {
+			v.refused = true
+			rw.refuse(pos, "the interpreter cannot run this range over a function (its function's results have a type the file cannot name): "+rangeOverFuncAdvice)
+			return v
+		}
+		v.vars = append(v.vars, rw.tmp())
+		v.types = append(v.types, t)
+		v.names = append(v.names, results.At(k).Name())
+	}
+	v.ok = true
+	return v
+}
+
 // rangeOverFunc rewrites for k, v := range seq { body } to
 //
-//	{ var r1 R1; var done bool; seq(func(k K, v V) bool { body'; return true }); if done { return r1 } }
+//	{ var r1 R1; var done bool; var br int; seq(func(k K, v V) bool { body'; return true }); if done { return r1 }; if br == 1 { continue L } }
 //
 // where body' is body with each break of the loop as return false, each
-// continue as return true, and each return as setting the function's
-// results and done and returning false.
-func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label *ast.LabeledStmt) {
+// continue as return true, each return as setting the function's results
+// and done and returning false, and each branch to a statement around
+// the range as setting br and returning false. A range nested in another
+// one's body (root) uses root's results and done, and ends with if done {
+// return false }, which ends root's call too.
+func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, yield *types.Signature, label *ast.LabeledStmt, root *ast.RangeStmt) {
 	pos := s.Pos()
 	if label != nil {
 		pos = label.Pos()
-	}
-	if sig.Params().Len() != 1 || sig.Results().Len() != 0 {
-		return
-	}
-	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
-	if !ok || yield.Results().Len() != 1 || yield.Params().Len() > 2 {
-		return
 	}
 	if rw.multiline(s.For, s.Body.Lbrace) {
 		rw.refuse(pos, "the interpreter cannot run a range over a function written over several lines: "+rangeOverFuncAdvice)
@@ -395,8 +482,7 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 	}
 	// The yield function's parameters, and the assignments of the range's
 	// variables.
-	var params []string
-	var assigns []string
+	var params, assigns []string
 	vars := []ast.Expr{s.Key, s.Value}
 	for k := 0; k < yield.Params().Len(); k++ {
 		t, ok := rw.typeSource(yield.Params().At(k).Type())
@@ -417,34 +503,13 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 		}
 		params = append(params, name+" "+t)
 	}
-	// The enclosing function, for its results.
-	fn := rw.enclosingFunc(s)
-	if fn == nil {
+	top := s
+	if root != nil {
+		top = root
+	}
+	res := rw.funcResults(top, pos)
+	if !res.ok {
 		return
-	}
-	var results *types.Tuple // nil for none, as go/types has it
-	known := false
-	if lit, ok := fn.(*ast.FuncLit); ok {
-		if ft, ok := rw.typeOf(lit).(*types.Signature); ok {
-			results, known = ft.Results(), true
-		}
-	} else if fd, ok := fn.(*ast.FuncDecl); ok {
-		if obj, ok := rw.typesInfo().Defs[fd.Name].(*types.Func); ok {
-			results, known = obj.Type().(*types.Signature).Results(), true
-		}
-	}
-	if !known {
-		return
-	}
-	done, resultVars, resultTypes := rw.tmp(), []string{}, []string{}
-	for k := 0; k < results.Len(); k++ {
-		t, ok := rw.typeSource(results.At(k).Type())
-		if !ok {
-			rw.refuse(pos, "the interpreter cannot run this range over a function (its function's results have a type the file cannot name): "+rangeOverFuncAdvice)
-			return
-		}
-		resultVars = append(resultVars, rw.tmp())
-		resultTypes = append(resultTypes, t)
 	}
 	// The body's branches and returns. outer are the branches to
 	// statements around the range, by their code in branch.
@@ -460,45 +525,23 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
-		case *ast.ForStmt, *ast.RangeStmt:
-			var body *ast.BlockStmt
-			if f, ok := n.(*ast.ForStmt); ok {
-				body = f.Body
-			} else {
-				r := n.(*ast.RangeStmt)
-				body = r.Body
-				if rw.classes.done[r] && rw.isFuncRange(r) {
-					// An inner range over a function: its returns were
-					// turned into ours to make; refused for now.
-					ast.Inspect(r.Body, func(m ast.Node) bool {
-						if _, ok := m.(*ast.FuncLit); ok {
-							return false
-						}
-						if _, ok := m.(*ast.ReturnStmt); ok {
-							bad = true
-							rw.refuse(m.Pos(), "the interpreter cannot run a return inside two nested ranges over functions: "+rangeOverFuncAdvice)
-						}
-						if b, ok := m.(*ast.BranchStmt); ok && b.Label != nil {
-							bad = true
-							rw.refuse(m.Pos(), fmt.Sprintf("the interpreter cannot run %s inside two nested ranges over functions: %s", rw.src(b), rangeOverFuncAdvice))
-						}
-						return !bad
-					})
-				}
+		case *ast.RangeStmt:
+			if _, ok := rw.iterator(n); ok {
+				return false // rewritten on its own, first
 			}
-			ast.Inspect(body, func(m ast.Node) bool { return visit(m, breakable+1, loops+1) })
+			ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, breakable+1, loops+1) })
 			return false
-		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-			var body *ast.BlockStmt
-			switch n := n.(type) {
-			case *ast.SwitchStmt:
-				body = n.Body
-			case *ast.TypeSwitchStmt:
-				body = n.Body
-			case *ast.SelectStmt:
-				body = n.Body
-			}
-			ast.Inspect(body, func(m ast.Node) bool { return visit(m, breakable+1, loops) })
+		case *ast.ForStmt:
+			ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, breakable+1, loops+1) })
+			return false
+		case *ast.SwitchStmt:
+			ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, breakable+1, loops) })
+			return false
+		case *ast.TypeSwitchStmt:
+			ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, breakable+1, loops) })
+			return false
+		case *ast.SelectStmt:
+			ast.Inspect(n.Body, func(m ast.Node) bool { return visit(m, breakable+1, loops) })
 			return false
 		case *ast.DeferStmt:
 			bad = true // refused as every defer inside a loop is (defers)
@@ -509,14 +552,19 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 				bad = true
 				rw.refuse(n.Pos(), fmt.Sprintf("the interpreter cannot run %s inside a range over a function: %s", rw.src(n), rangeOverFuncAdvice))
 			case n.Label != nil && !mine:
-				// To a statement around the range: leave the function,
-				// then branch there.
-				if rw.inside(n.Label.Obj.Decl.(ast.Node), s) {
+				target, _ := n.Label.Obj.Decl.(ast.Node)
+				if target == nil || rw.inside(target, s.Body) {
 					return true // a label inside the body
 				}
-				code := len(outer) + 1
+				if root != nil && !rw.inside(target, root.Body) {
+					bad = true
+					rw.refuse(n.Pos(), fmt.Sprintf("the interpreter cannot run %s out of two nested ranges over functions: %s", rw.src(n), rangeOverFuncAdvice))
+					return false
+				}
+				// To a statement around the range: leave the call, then
+				// branch there.
 				outer = append(outer, rw.src(n))
-				edits = append(edits, edit{at: rw.off(n.Pos()), end: rw.off(n.End()), with: fmt.Sprintf("{ %s = %d; return false }", branch, code)})
+				edits = append(edits, edit{at: rw.off(n.Pos()), end: rw.off(n.End()), with: fmt.Sprintf("{ %s = %d; return false }", branch, len(outer))})
 			case n.Tok == token.BREAK && (n.Label != nil || breakable == 0):
 				edits = append(edits, edit{at: rw.off(n.Pos()), end: rw.off(n.End()), with: "return false"})
 			case n.Tok == token.CONTINUE && (n.Label != nil || loops == 0):
@@ -524,17 +572,16 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 			}
 		case *ast.ReturnStmt:
 			at, end := rw.off(n.Pos()), rw.off(n.End())
-			switch {
-			case len(n.Results) == 0:
+			if len(n.Results) == 0 {
 				// With named results, what they hold now.
 				var named []string
-				for k, v := range resultVars {
-					named = append(named, v+" = "+results.At(k).Name()+"; ")
+				for k, v := range res.vars {
+					named = append(named, v+" = "+res.names[k]+"; ")
 				}
-				edits = append(edits, edit{at: at, end: at, with: "{ " + done + " = true; " + strings.Join(named, "")}, edit{at: end, end: end, with: " false }"})
-			default:
+				edits = append(edits, edit{at: at, end: at, with: "{ " + res.done + " = true; " + strings.Join(named, "")}, edit{at: end, end: end, with: " false }"})
+			} else {
 				edits = append(edits,
-					edit{at: at, end: at, with: fmt.Sprintf("{ %s = true; %s = func() (%s) { ", done, strings.Join(resultVars, ", "), strings.Join(resultTypes, ", "))},
+					edit{at: at, end: at, with: fmt.Sprintf("{ %s = true; %s = func() (%s) { ", res.done, strings.Join(res.vars, ", "), strings.Join(res.types, ", "))},
 					edit{at: end, end: end, with: " }(); return false }"})
 			}
 		}
@@ -560,10 +607,13 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 	rw.classes.done[s] = true
 	var head strings.Builder
 	head.WriteString("{ ")
-	for k, v := range resultVars {
-		fmt.Fprintf(&head, "var %s %s; ", v, resultTypes[k])
+	if root == nil {
+		for k, v := range res.vars {
+			fmt.Fprintf(&head, "var %s %s; ", v, res.types[k])
+		}
+		fmt.Fprintf(&head, "var %s bool; ", res.done)
 	}
-	fmt.Fprintf(&head, "var %s bool; var %s int; _ = %s; (%s)(func(%s) bool { %s", done, branch, branch, rw.src(s.X), strings.Join(params, ", "), strings.Join(assigns, " "))
+	fmt.Fprintf(&head, "var %s int; _ = %s; (%s)(func(%s) bool { %s", branch, branch, rw.src(s.X), strings.Join(params, ", "), strings.Join(assigns, " "))
 	start := rw.off(s.For)
 	if label != nil {
 		// The label goes: every branch to it is now a return.
@@ -575,23 +625,18 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, sig *types.Signature, label 
 	for _, e := range edits {
 		rw.add(e.at, e.end, e.with)
 	}
-	tail := fmt.Sprintf("; return true }); if %s { return %s }", done, strings.Join(resultVars, ", "))
+	tail := "; return true }); "
+	if root == nil {
+		tail += fmt.Sprintf("if %s { return %s }", res.done, strings.Join(res.vars, ", "))
+	} else {
+		tail += fmt.Sprintf("if %s { return false }", res.done)
+	}
 	for k, b := range outer {
 		tail += fmt.Sprintf("; if %s == %d { %s }", branch, k+1, b)
 	}
 	tail += " }"
 	rb := rw.off(s.Body.Rbrace)
 	rw.add(rb, rb+1, tail)
-}
-
-// isFuncRange reports a range statement over a function.
-func (rw *rewriter) isFuncRange(s *ast.RangeStmt) bool {
-	t := rw.typeOf(s.X)
-	if t == nil {
-		return false
-	}
-	_, ok := t.Underlying().(*types.Signature)
-	return ok
 }
 
 // inside reports whether n lies within outer.

@@ -35,9 +35,15 @@ var (
 // interp.Exports, see SymbolKey) known to the type check of the sources
 // parsed after it: a kit registers its harness, so that a rewrite knows
 // the types of the harness's functions and the methods of its interfaces.
+// Entries for the allowed standard packages (a kit's stand-ins for a few
+// of their functions) are left out: the standard tables type them.
 func RegisterHostSymbols(exports interp.Exports) {
+	std := map[string]bool{}
+	for _, p := range AllowedStdlib {
+		std[p] = true
+	}
 	for k, v := range exports {
-		if path, _, ok := splitSymbolKey(k); ok {
+		if path, _, ok := splitSymbolKey(k); ok && !std[path] {
 			hostSymbols.Store(path, v)
 			hostExports.Store(k, v)
 		}
@@ -382,6 +388,9 @@ func (rw *rewriter) typeOf(e ast.Expr) types.Type {
 // where the file cannot name t (a package it does not import, a type
 // local to a function, a type parameter).
 func (rw *rewriter) typeSource(t types.Type) (string, bool) {
+	if t == nil {
+		return "", false
+	}
 	ok := true
 	s := types.TypeString(t, func(p *types.Package) string {
 		if rw.classes.pkg != nil && p == rw.classes.pkg {

@@ -142,6 +142,7 @@ func Main() {
 		fmt.Print(f())
 	}
 	fmt.Println()
+	Nested()
 outer:
 	for i := range 3 {
 		for a := range schedule(3) {
@@ -149,6 +150,48 @@ outer:
 				continue outer
 			}
 			fmt.Println(i, a.n)
+		}
+	}
+}
+
+type item struct {
+	ref    string
+	status string
+}
+
+func matching(items []item, ref string) func(yield func(item) bool) {
+	return func(yield func(item) bool) {
+		for _, it := range items {
+			if it.ref == ref && !yield(it) {
+				return
+			}
+		}
+	}
+}
+
+// find returns from inside two nested ranges over functions.
+func find(batches [][]item, ref string) (*item, int, error) {
+	for i, batch := range pairs([]string{"first", "second"}) {
+		_ = batch
+		for it := range matching(batches[i], ref) {
+			if it.status == "failed" {
+				continue
+			}
+			found := it
+			return &found, i, nil
+		}
+	}
+	return nil, -1, errGaveUp
+}
+
+func Nested() {
+	batches := [][]item{{{"a", "ok"}, {"b", "failed"}}, {{"b", "ok"}, {"b", "late"}}}
+	for _, ref := range []string{"a", "b", "c"} {
+		it, i, err := find(batches, ref)
+		if it != nil {
+			fmt.Println(ref, it.status, i, err)
+		} else {
+			fmt.Println(ref, i, err)
 		}
 	}
 }
