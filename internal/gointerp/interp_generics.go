@@ -94,6 +94,7 @@ func (rw *rewriter) genericInstances() {
 // without its type parameter list, with each use of a type parameter
 // replaced by its argument.
 func (rw *rewriter) appendInstances() {
+	rw.dropNestedClassEdits()
 	var tail []string
 	info := rw.classes.info
 	for _, in := range rw.classes.instances {

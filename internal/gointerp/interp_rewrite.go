@@ -52,7 +52,9 @@ package gointerp
 //
 // One rewrite is for speed alone: method calls on variables whose type the
 // syntax tells become plain function calls (directMethodCalls,
-// interp_calls.go).
+// interp_calls.go). Those that need the file's types (min, max, clear,
+// ranges over integers and functions, generic instances, embedded locks
+// and harness interfaces) are in interp_classes.go.
 
 import (
 	"fmt"
@@ -123,7 +125,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 
 func (rw *rewriter) off(p token.Pos) int { return rw.fset.Position(p).Offset }
 
-func (rw *rewriter) src(n ast.Node) string { return rw.text[rw.off(n.Pos()):rw.off(n.End())] }
+func (rw *rewriter) src(n ast.Node) string { return rw.classSrc(rw.off(n.Pos()), rw.off(n.End())) }
 
 func (rw *rewriter) add(at, end int, with string) {
 	rw.edits = append(rw.edits, edit{at: at, end: end, with: with, seq: len(rw.edits)})

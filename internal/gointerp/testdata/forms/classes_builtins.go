@@ -36,9 +36,30 @@ func Main() {
 	errs := []error{fmt.Errorf("x")}
 	clear(errs)
 	fmt.Println(errs[0] == nil)
+	Deferred()
 	var total time.Duration
 	for _, d := range []time.Duration{time.Second, time.Minute} {
 		total = max(total, d)
 	}
 	fmt.Println(total)
+}
+
+func clamp(lo, v, hi int) (n int, ok bool) {
+	return max(lo, min(v, hi)), v >= lo && v <= hi
+}
+
+func Deferred() {
+	a, b := 3, 5
+	defer fmt.Println("deferred", min(a, b), max(a, b))
+	var n int
+	var ok bool
+	if n, ok = clamp(0, 9, max(4, b)); ok {
+		fmt.Println("in range", n)
+	} else {
+		fmt.Println("clamped", n)
+	}
+	var lo, hi int
+	lo, hi = min(a, b), max(a, b)
+	fmt.Println(lo, hi)
+	a = 10
 }
