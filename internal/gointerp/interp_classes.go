@@ -118,8 +118,12 @@ func (rw *rewriter) classRewrites() {
 // so the copy must carry them, and dropNestedClassEdits drops them where
 // they were.
 func (rw *rewriter) classSrc(at, end int) string {
+	n := rw.classes.edits
+	if n < 0 || n > len(rw.edits) {
+		n = len(rw.edits)
+	}
 	var inside []edit
-	for _, e := range rw.edits {
+	for _, e := range rw.edits[:n] { // classRewrites' edits come first
 		if rw.isClassEdit(e) && e.at >= at && e.end <= end {
 			inside = append(inside, edit{at: e.at - at, end: e.end - at, with: e.with, seq: e.seq})
 		}
