@@ -92,7 +92,6 @@ func (rw *rewriter) classRewrites() {
 	rw.classes.done = map[*ast.RangeStmt]bool{}
 	rw.classes.edits = -1
 	defer func() { rw.classes.edits = len(rw.edits) }() // last, after any recovery below
-	rw.recursiveFuncTypes()
 	if !rw.mayNeedTypes() {
 		return
 	}
@@ -801,37 +800,6 @@ func (rw *rewriter) concreteMethods(e ast.Expr) (methods map[string]signature, o
 	return methods, true, true
 }
 
-// recursiveFuncTypes refuses a function type that names itself (type
-// stateFn func(*machine) stateFn, the state machine of Go's text/template
-// lexer): yaegi v0.16.1's compiler crashes on it ("reflect.Type is nil",
-// with no line). A struct that holds the function is the same design and
-// runs.
-func (rw *rewriter) recursiveFuncTypes() {
-	for _, d := range rw.file.Decls {
-		gd, ok := d.(*ast.GenDecl)
-		if !ok || gd.Tok != token.TYPE {
-			continue
-		}
-		for _, sp := range gd.Specs {
-			ts := sp.(*ast.TypeSpec)
-			ft, ok := ts.Type.(*ast.FuncType)
-			if !ok || ts.Name.Obj == nil {
-				continue
-			}
-			self := false
-			ast.Inspect(ft, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && id.Obj == ts.Name.Obj {
-					self = true
-				}
-				return !self
-			})
-			if self {
-				name := ts.Name.Name
-				rw.refuse(ts.Pos(), fmt.Sprintf("a function type that names itself (type %s %s) crashes the interpreter: hold the function in a struct instead, type %s struct{ next func(...) %s }, and call s.next(...)", name, rw.src(ft), name, name))
-			}
-		}
-	}
-}
 
 // internalCompilerPanics are messages of panics of yaegi's own compiler,
 // never of the code's initialisation.
