@@ -800,7 +800,6 @@ func (rw *rewriter) concreteMethods(e ast.Expr) (methods map[string]signature, o
 	return methods, true, true
 }
 
-
 // internalCompilerPanics are messages of panics of yaegi's own compiler,
 // never of the code's initialisation.
 var internalCompilerPanics = []string{"nil type", "reflect.Type is nil", "CFG post-order panic", "invalid interface value"}
