@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// BenchmarkParseSource is ParseSource (parse, allowlist, every rewrite,
+// BenchmarkParseKitSources is ParseSource (parse, allowlist, every rewrite,
 // and the type check where a file has a form that needs it) of the
 // kits' references and of forms: the part of a grade the type check
 // adds to.
-func BenchmarkParseSource(b *testing.B) {
+func BenchmarkParseKitSources(b *testing.B) {
 	for _, c := range []struct{ name, file string }{
 		{"refund-reference", "../../content/problems/async-refund/reference/refund.go"},
 		{"createclient-reference", "../../content/problems/idempotent-create-client-code/reference/client.go"},
