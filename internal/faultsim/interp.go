@@ -81,6 +81,7 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
 	h := k.Harness()
+	gointerp.RegisterHostSymbols(h.Symbols) // for the rewrites that need types
 	src, diags := gointerp.ParseResettable(filename, source, []string{h.Path})
 	if diags != nil {
 		return nil, diags
@@ -376,7 +377,11 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 	if ProcessCPU()-cpu0 > limit {
 		opt.Lanes = 1
 	}
-	return Grade(ctx, k, scenarios, prog, b, opt)
+	rep, err := Grade(ctx, k, scenarios, prog, b, opt)
+	if err == nil {
+		blameInterpreter(rep) // interp_failure.go
+	}
+	return rep, err
 }
 
 // spareCompileLines bounds the submissions whose second lane's interpreter
