@@ -45,8 +45,7 @@ func TestRoomRecord(t *testing.T) {
 	if !exists(t, iv, `a[href="`+base+`/replay"]`) || !exists(t, iv, `a[href="`+base+`/scorecard"]`) {
 		t.Fatal("the interviewer's page does not link the replay and the scorecard")
 	}
-	evalJS[bool](t, iv, `(document.querySelector('form[action$="/end"] button').click(), true)`)
-	waitUntil(t, iv, "the room ended", `fetch(location.pathname).then(r => r.status === 410)`, 30*time.Second)
+	endRoom(t, iv)
 
 	// The room's own page now says it has ended and leads to the record.
 	if status := visit(t, iv, base); status != 410 {
