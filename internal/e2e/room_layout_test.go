@@ -20,6 +20,19 @@ func TestRoomInterviewerLayout(t *testing.T) {
 	a := startApp(t)
 	iv := newBrowser(t, a, withTimeout(4*time.Minute))
 	ilink, clink := makeRoom(t, a, iv, "problem:async-refund")
+
+	// The links page, with its copy buttons, opens again.
+	links := evalJS[string](t, iv, `location.pathname`)
+	if !strings.HasSuffix(links, "/links") || count(t, iv, "button[data-copy]:not([hidden])") != 2 {
+		t.Fatalf("after making the room: %s with %d copy buttons; want the links page with 2", links, count(t, iv, "button[data-copy]:not([hidden])"))
+	}
+	evalJS[bool](t, iv, `(document.querySelector('button[data-copy="clink"]').click(), true)`)
+	waitUntil(t, iv, "the copy's outcome", `document.getElementById("room-copy-status").textContent !== ""`)
+	visitOK(t, iv, links)
+	if again := evalJS[[]string](t, iv, `[...document.querySelectorAll("input.room-link")].map(i => i.value)`); len(again) != 2 || !strings.HasSuffix(again[0], ilink) || !strings.HasSuffix(again[1], clink) {
+		t.Fatalf("the links page opened again shows %q; want %q and %q", again, ilink, clink)
+	}
+	checkAxe(t, iv, "the room's links page")
 	cand := newBrowser(t, a, withTimeout(4*time.Minute))
 	setViewport(t, iv, 1366, 900)
 	enterRoom(t, iv, ilink, "interviewer")
