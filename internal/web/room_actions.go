@@ -16,11 +16,17 @@ import (
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// roomDone answers a room action that worked: the event's seq to the
-// script, or back to the room's page for a plain form.
+// roomDone answers a room action that worked: to the script, the number
+// the event goes by in the actor's own stream (rooms.StreamSeq: the
+// candidate never learns the room's overall count, which would count the
+// interviewer's notes and scores), and none for an event their stream
+// does not carry; to a plain form, back to the room's page.
 func roomDone(c echo.Context, ev storage.RoomEvent) error {
 	if fromScript(c) {
-		return c.JSON(http.StatusOK, map[string]int64{"seq": ev.Seq})
+		if seq := rooms.StreamSeq(accessOf(c), ev); seq > 0 {
+			return c.JSON(http.StatusOK, map[string]int64{"seq": seq})
+		}
+		return c.JSON(http.StatusOK, map[string]bool{"ok": true})
 	}
 	return c.Redirect(http.StatusSeeOther, roomBase(accessOf(c).Room.ID))
 }
