@@ -345,6 +345,10 @@ func (s *Service) Authenticate(ctx context.Context, roomID, key string) (Access,
 	return Access{Room: r, Role: role, Items: items}, nil
 }
 
+// OpenFor is how long the room a grants access to stays open, by the
+// service's clock: a stream of the room ends then.
+func (s *Service) OpenFor(a Access) time.Duration { return a.Room.ExpiresAt.Sub(s.now()) }
+
 func hashKey(key string) []byte {
 	h := sha256.Sum256([]byte(key))
 	return h[:]

@@ -56,6 +56,7 @@ func (roomGrader) GradeAdmitted(context.Context, *sandbox.Ticket, grading.Reques
 
 type roomTestServer struct {
 	*httptest.Server
+	app   *Server
 	svc   *rooms.Service
 	clock *roomTestClock
 	cat   *problems.Catalog
@@ -87,7 +88,7 @@ func newRoomTestServer(t *testing.T) *roomTestServer {
 	ts := httptest.NewServer(app)
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { svc.Close(context.Background()) })
-	return &roomTestServer{Server: ts, svc: svc, clock: clock, cat: cat}
+	return &roomTestServer{Server: ts, app: app, svc: svc, clock: clock, cat: cat}
 }
 
 // room makes a room through the page and returns its id and two keys.
