@@ -376,15 +376,56 @@ func (sc Scorecard) Markdown() string {
 	return b.String()
 }
 
-// quote writes text as a Markdown quote, or "(none)".
+// quote writes what the candidate typed as a Markdown quote, or "(none)",
+// so that it reads as they typed it and nothing in it acts as Markdown in
+// the viewer the scorecard is pasted into: each line, whatever ended it
+// (a lone carriage return ends a line in CommonMark too), stays inside
+// the quote, and every character that could start markup (an image that
+// fetches a remote address, a link, raw HTML, emphasis, a heading, a
+// list) is escaped.
 func quote(b *strings.Builder, text string) {
 	if text == "" {
 		b.WriteString("(none)\n")
 		return
 	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
 	for line := range strings.SplitSeq(text, "\n") {
-		b.WriteString("> " + line + "\n")
+		b.WriteString("> " + escapeLine(line) + "\n")
 	}
+}
+
+// escapeLine backslash-escapes what in line CommonMark (and GitHub's
+// tables and strikethrough) would read as markup: inline marks anywhere,
+// block marks at the line's start (a heading, a list item, a setext
+// underline, a numbered item's "1." or "1)"), and the line's opening
+// spaces, which would make indented code. Other punctuation is left as
+// typed, so the quote reads as the answer did.
+func escapeLine(line string) string {
+	var b strings.Builder
+	start, digits := true, true
+	for _, r := range line {
+		switch {
+		case start && r == ' ':
+			b.WriteString("&#32;")
+			continue
+		case start && r == '\t':
+			b.WriteString("&#9;")
+			continue
+		case r < 0x20 || r == 0x7f:
+			b.WriteRune(' ') // a control character: nothing a reader sees
+		case strings.ContainsRune("\\`*_[]<>!&|~", r),
+			start && strings.ContainsRune("#-+=", r),
+			digits && !start && (r == '.' || r == ')'):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+		digits = digits && r >= '0' && r <= '9'
+		start = false
+	}
+	return b.String()
 }
 
 func mdTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
