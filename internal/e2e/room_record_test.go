@@ -89,6 +89,27 @@ func TestRoomRecord(t *testing.T) {
 	if u := evalJS[string](t, iv, `location.search`); !strings.HasPrefix(u, "?at=") {
 		t.Fatalf("the address does not name the moment: %q", u)
 	}
+	// Play from the first moment at 16x: the moments go by by
+	// themselves to the room's end; Pause stops them.
+	evalJS[bool](t, iv, `(document.getElementById("replay-at").focus(), true)`)
+	pressKey(t, iv, kb.Home)
+	waitUntil(t, iv, "the first moment again", `document.getElementById("replay-moment").textContent.includes("Room opened")`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-speed").value = "16", true)`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-play-button").click(), true)`)
+	waitUntil(t, iv, "the replay playing", `document.getElementById("replay-play-button").getAttribute("aria-pressed") === "true" && Number(document.getElementById("replay-seq").textContent) > 3`)
+	waitUntil(t, iv, "the replay played to the end", `document.getElementById("replay-moment").textContent.includes("Room ended") && document.getElementById("replay-play-button").textContent === "Play"`, 60*time.Second)
+	if !strings.Contains(code(), "// replayed") {
+		t.Fatalf("after playing to the end the code is %q", shorten(code()))
+	}
+	end := evalJS[string](t, iv, `document.getElementById("replay-seq").textContent`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-play-button").click(), true)`)
+	waitUntil(t, iv, "playing again from the start", `Number(document.getElementById("replay-seq").textContent) < `+end+` && document.getElementById("replay-play-button").textContent === "Pause"`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-play-button").click(), true)`)
+	paused := evalJS[string](t, iv, `document.getElementById("replay-seq").textContent`)
+	time.Sleep(time.Second)
+	if now := evalJS[string](t, iv, `document.getElementById("replay-seq").textContent`); now != paused {
+		t.Errorf("paused at moment %s, the replay went on to %s", paused, now)
+	}
 	for _, theme := range []string{"light", "dark"} {
 		if theme == "dark" {
 			emulateDark(t, iv)

@@ -64,7 +64,9 @@
     }).join(" ");
   }
 
+  var current = null; // the frame shown, once the script has one
   function show(f) {
+    current = f;
     slider.value = String(f.seq);
     var text = momentText(f.moment);
     slider.setAttribute("aria-valuetext", text || ("event " + f.seq));
@@ -99,19 +101,91 @@
     history.replaceState(null, "", pageURL + "?at=" + f.seq);
   }
 
-  function go(seq) {
-    var mine = ++pending;
-    fetch(frameURL + "?at=" + encodeURIComponent(seq), { credentials: "same-origin", headers: { "Accept": "application/json" } })
+  function frame(seq) {
+    return fetch(frameURL + "?at=" + encodeURIComponent(seq), { credentials: "same-origin", headers: { "Accept": "application/json" } })
       .then(function (r) {
         if (!r.ok) throw new Error("The server answered " + r.status + ".");
         return r.json();
-      })
+      });
+  }
+  function go(seq) {
+    var mine = ++pending;
+    frame(seq)
       .then(function (f) { if (mine === pending) show(f); })
       .catch(function (err) { if (mine === pending) setText(momentOut, "This moment could not be loaded: " + err.message); });
   }
 
+  // Play: the moments one after another, at the room's own pace times
+  // the speed chosen, with no wait longer than maxWait (idle time is
+  // skipped). Any other move (the slider, a link) pauses it.
+  var maxWait = 2000;
+  var playBox = document.getElementById("replay-play");
+  var playButton = document.getElementById("replay-play-button");
+  var speedSelect = document.getElementById("replay-speed");
+  var playing = false;
+  var playTimer = 0;
+  function setPlaying(on) {
+    playing = on;
+    clearTimeout(playTimer);
+    playButton.textContent = on ? "Pause" : "Play";
+    playButton.setAttribute("aria-pressed", on ? "true" : "false");
+    // Every moment read out while playing would be noise: the moment
+    // shown is announced when it stops.
+    momentOut.setAttribute("aria-live", on ? "off" : "polite");
+  }
+  function playNext() {
+    if (!playing || !current) return;
+    var next = current.nav.next;
+    if (!next) { setPlaying(false); return; }
+    var from = current, asked = Date.now(), mine = ++pending;
+    frame(next).then(function (f) {
+      if (!playing || mine !== pending) return;
+      var gap = Math.max(0, f.at_ms - from.at_ms) / Number(speedSelect.value || 1);
+      var wait = Math.max(Math.min(gap, maxWait) - (Date.now() - asked), 0);
+      playTimer = setTimeout(function () {
+        if (!playing || mine !== pending) return;
+        show(f);
+        playNext();
+      }, wait);
+    }).catch(function (err) {
+      setPlaying(false);
+      setText(momentOut, "The replay stopped: this moment could not be loaded: " + err.message);
+    });
+  }
+  if (playBox && playButton && speedSelect) {
+    playBox.hidden = false;
+    playButton.addEventListener("click", function () {
+      if (playing) { setPlaying(false); return; }
+      setPlaying(true);
+      var start = function () {
+        // At the end, play starts again from the beginning.
+        if (current && !current.nav.next) {
+          var mine = ++pending;
+          frame(slider.min).then(function (f) {
+            if (!playing || mine !== pending) return;
+            show(f);
+            playNext();
+          });
+          return;
+        }
+        playNext();
+      };
+      if (current) start();
+      else {
+        var mine = ++pending;
+        frame(slider.value).then(function (f) {
+          if (!playing || mine !== pending) return;
+          show(f);
+          start();
+        });
+      }
+    });
+  }
+  function pauseForMove() { if (playing) setPlaying(false); }
+
   var timer = 0;
   slider.addEventListener("input", function () {
+    pauseForMove();
     setText(seqOut, slider.value);
     clearTimeout(timer);
     timer = setTimeout(function () { go(slider.value); }, 60);
@@ -122,6 +196,7 @@
     var m = /[?&]at=(\d+)/.exec(a.getAttribute("href"));
     if (!m || a.getAttribute("href").indexOf(pageURL) !== 0) return;
     ev.preventDefault();
+    pauseForMove();
     go(m[1]);
   });
   var form = slider.form;
