@@ -124,6 +124,9 @@ func TestRoomRecord(t *testing.T) {
 	if !exists(t, iv, ".scorecard-notes strong") {
 		t.Fatal("the scorecard does not show the notes rendered")
 	}
+	if !exists(t, iv, ".scorecard-summary tbody tr") || !strings.Contains(evalJS[string](t, iv, `document.querySelector(".scorecard-code pre").textContent`), "// replayed") {
+		t.Fatal("the scorecard has no summary, or not the step's final code")
+	}
 	for _, theme := range []string{"light", "dark"} {
 		if theme == "dark" {
 			emulateDark(t, iv)

@@ -261,3 +261,22 @@ func TestMarkdownQuoteEscapes(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkdownFencedCode: the final code is one code block whatever it
+// holds: backtick fences, a lone carriage return, Markdown.
+func TestMarkdownFencedCode(t *testing.T) {
+	code := "x := `raw`\r```\n# not a heading\n````go\n![img](https://evil.example/p.png)\n"
+	var b strings.Builder
+	fenced(&b, "go", code)
+	var out bytes.Buffer
+	if err := goldmark.New().Convert([]byte(b.String()+"after\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	h := out.String()
+	if strings.Count(h, "<pre>") != 1 || strings.Contains(h, "<h1") || strings.Contains(h, "<img") || !strings.HasSuffix(h, "</code></pre>\n<p>after</p>\n") {
+		t.Errorf("the code is not one block:\n%s\nfrom\n%s", h, b.String())
+	}
+	if !strings.Contains(html.UnescapeString(h), "# not a heading\n````go\n![img]") {
+		t.Errorf("the block does not hold the code as written:\n%s", h)
+	}
+}
