@@ -26,7 +26,7 @@ type roomNewPage struct {
 // roomNew shows the form that makes a room from a screen or a problem.
 func (s *Server) roomNew(c echo.Context) error {
 	page := roomNewPage{Selected: c.QueryParam("from")}
-	cat := s.catalog(c.Request().Context())
+	cat := s.fullCatalog(c.Request().Context()) // interview-only content too: rooms are where it is used
 	for _, sc := range cat.Screens {
 		page.Screens = append(page.Screens, roomSource{Value: storage.RoomFromScreen + ":" + sc.Slug, Title: sc.Title, Summary: sc.Summary})
 	}

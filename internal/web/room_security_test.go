@@ -62,11 +62,14 @@ type roomTestServer struct {
 	cat   *problems.Catalog
 }
 
-func newRoomTestServer(t *testing.T) *roomTestServer {
+func newRoomTestServer(t *testing.T, changes ...func(*problems.Catalog)) *roomTestServer {
 	t.Helper()
 	cat, err := problems.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, change := range changes {
+		change(cat)
 	}
 	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "rooms.db"))
 	if err != nil {
