@@ -81,7 +81,7 @@
   // ended: the room is over; nothing more is read or sent.
   var ended = false;
   var endingHere = false; // this page asked for the end: it goes on to the scorecard
-  function roomEnded(byMe) {
+  function roomEnded(byMe, expired) {
     byMe = byMe || endingHere;
     if (ended) return;
     ended = true;
@@ -94,12 +94,12 @@
         location.assign(base + "/scorecard");
         return;
       }
-      showEnded("This room has ended. ", "Open the scorecard", base + "/scorecard");
-      say("The room has ended.");
+      showEnded(expired ? "This room's time is over: it has closed. " : "This room has ended. ", "Open the scorecard", base + "/scorecard");
+      say(expired ? "The room has closed." : "The room has ended.");
       return;
     }
-    showEnded("The interviewer has ended the room. Thank you for your time.", "", "");
-    say("The interviewer has ended the room. Thank you.");
+    showEnded(expired ? "The room's time is over: it has closed. Thank you for your time." : "The interviewer has ended the room. Thank you for your time.", "", "");
+    say(expired ? "The room has closed. Thank you." : "The interviewer has ended the room. Thank you.");
   }
   // showEnded puts a note at the top of the page's live status.
   function showEnded(text, linkText, href) {
@@ -124,7 +124,10 @@
       refreshing = null;
       fetch(base + "/panel", { credentials: "same-origin", headers: { "Accept": "text/html" } })
         .then(function (r) {
-          if (r.status === 410) { roomEnded(false); return Promise.reject(null); }
+          if (r.status === 410) {
+            // Ended or expired: the closed page says which.
+            return r.text().then(function (t) { roomEnded(false, /expired/i.test(t)); return Promise.reject(null); });
+          }
           if (!r.ok) throw new Error("The room could not be read (" + r.status + ").");
           return r.text();
         })
@@ -340,7 +343,9 @@
   }
   kinds.forEach(function (k) { stream.addEventListener(k, onEvent); });
   stream.addEventListener("error", function () {
-    if (stream.readyState === EventSource.CLOSED) say("The connection to the room closed. Reload the page to reconnect.");
+    if (stream.readyState !== EventSource.CLOSED || ended) return;
+    say("The connection to the room closed. Reload the page to reconnect.");
+    refreshPanel(); // a room that closed says so
   });
 
   if (role !== "candidate") return;
