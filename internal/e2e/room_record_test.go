@@ -86,6 +86,7 @@ func TestRoomRecord(t *testing.T) {
 	evalJS[bool](t, iv, `(document.getElementById("replay-at").focus(), true)`)
 	pressKey(t, iv, kb.ArrowRight)
 	waitUntil(t, iv, "one more keystroke", `document.querySelector('[data-code-item="0"]').textContent.startsWith("//")`)
+	waitUntil(t, iv, "the interviewer's cursor drawn in the code", `document.querySelector('[data-code-item="0"] .replay-caret-interviewer')`)
 	if u := evalJS[string](t, iv, `location.search`); !strings.HasPrefix(u, "?at=") {
 		t.Fatalf("the address does not name the moment: %q", u)
 	}

@@ -64,6 +64,50 @@
     }).join(" ");
   }
 
+  // drawCode shows a step's code with each participant's selection
+  // marked and their cursor drawn where it was (positions in UTF-16 code
+  // units, as JavaScript strings count); the words under the code say
+  // the same for screen readers, so the marks are hidden from them.
+  function drawCode(el, text, cursors) {
+    if (!el) return;
+    cursors = cursors || [];
+    var key = text + "\u0000" + JSON.stringify(cursors);
+    if (el.dataset.drawn === key) return;
+    el.dataset.drawn = key;
+    var clamp = function (n) { return Math.max(0, Math.min(text.length, n)); };
+    var cuts = [0, text.length];
+    cursors.forEach(function (c) { cuts.push(clamp(c.anchor), clamp(c.head)); });
+    cuts = cuts.sort(function (a, b) { return a - b; }).filter(function (n, i, all) { return i === 0 || n !== all[i - 1]; });
+    el.textContent = "";
+    function carets(at) {
+      cursors.forEach(function (c) {
+        if (clamp(c.head) !== at) return;
+        var s = document.createElement("span");
+        s.className = "replay-caret replay-caret-" + c.actor;
+        s.setAttribute("aria-hidden", "true");
+        s.dataset.who = c.actor === "interviewer" ? "I" : "C";
+        el.appendChild(s);
+      });
+    }
+    for (var i = 0; i + 1 < cuts.length; i++) {
+      var a = cuts[i], b = cuts[i + 1];
+      carets(a);
+      var seg = text.slice(a, b);
+      var over = cursors.filter(function (c) {
+        return Math.min(clamp(c.anchor), clamp(c.head)) <= a && b <= Math.max(clamp(c.anchor), clamp(c.head)) && c.anchor !== c.head;
+      });
+      if (over.length) {
+        var m = document.createElement("mark");
+        m.className = "replay-sel " + over.map(function (c) { return "replay-sel-" + c.actor; }).join(" ");
+        m.textContent = seg;
+        el.appendChild(m);
+      } else {
+        el.appendChild(document.createTextNode(seg));
+      }
+    }
+    carets(text.length);
+  }
+
   var current = null; // the frame shown, once the script has one
   function show(f) {
     current = f;
@@ -77,7 +121,7 @@
     setText(document.getElementById("replay-hints"), String(f.hints_released));
     setText(document.getElementById("replay-notes"), f.notes);
     f.code.forEach(function (c) {
-      setText(root.querySelector('[data-code-item="' + c.item + '"]'), c.text);
+      drawCode(root.querySelector('[data-code-item="' + c.item + '"]'), c.text, c.cursors);
       setText(root.querySelector('[data-code-version="' + c.item + '"]'), String(c.version));
       setText(root.querySelector('[data-cursors-item="' + c.item + '"]'), cursorsText(c.cursors));
     });
@@ -182,6 +226,8 @@
     });
   }
   function pauseForMove() { if (playing) setPlaying(false); }
+  // The moment the page was loaded at, drawn with its cursors.
+  go(slider.value);
 
   var timer = 0;
   slider.addEventListener("input", function () {
