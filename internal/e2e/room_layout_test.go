@@ -111,6 +111,7 @@ func TestRoomInterviewerLayout(t *testing.T) {
 	setViewport(t, iv, 390, 844)
 	evalJS[bool](t, iv, `(document.getElementById("pane-report-tab").click(), true)`)
 	sideways(iv, "on a phone")
+	t.Logf("the interviewer's page at 390x844: %.0f px tall", evalJS[float64](t, iv, `document.documentElement.scrollHeight`))
 	setViewport(t, iv, 1366, 900)
 
 	// End asks first; keeping the room open keeps it.
