@@ -1,0 +1,40 @@
+// Package fmtverbs prints values whose types have String or Error
+// methods with every verb: fmt calls the method for %v %s %q %x %X and
+// prints the value itself for %d and the others, the form a method uses
+// to format its own receiver. The interpreter printed its wrapper's
+// fields ("{21 5558176}") for %d.
+package fmtverbs
+
+import (
+	"errors"
+	"fmt"
+)
+
+type celsius int
+
+func (c celsius) String() string { return fmt.Sprintf("%d°C", c) }
+
+type status int
+
+func (s status) Error() string { return fmt.Sprintf("status %d (%03d)", s, s) }
+
+type pair struct{ a, b int }
+
+func (p pair) String() string { return fmt.Sprintf("<%d,%d>", p.a, p.b) }
+
+type node struct{ id int }
+
+func (n *node) String() string { return fmt.Sprintf("node%d", n.id) }
+
+func Main() {
+	c := celsius(21)
+	fmt.Println(c, fmt.Sprint(c), fmt.Sprintf("%v|%s|%d|%5d|%-4d|%x|%q", c, c, c, c, c, c, c))
+	var s status = 404
+	fmt.Println(s, fmt.Sprintf("%v %d %s", s, s, s))
+	err := fmt.Errorf("get: %w", s)
+	fmt.Println(err, errors.Unwrap(err) == error(s))
+	p := pair{1, 2}
+	fmt.Printf("%v %s\n", p, p)
+	fmt.Println(&node{7}, fmt.Sprintf("%v %s", &node{8}, &node{9}))
+	fmt.Printf("%6.2f|%t|%v\n", 3.14159, true, []int{1, 2})
+}

@@ -1,0 +1,39 @@
+// Package receives receives from a channel into targets that are not
+// plain variables: a slice element, a map entry, a field, through a
+// pointer. The interpreter received the value and stored nothing.
+package receives
+
+import "fmt"
+
+type box struct{ v int }
+
+func Main() {
+	ch := make(chan int, 10)
+	for k := 1; k <= 10; k++ {
+		ch <- k
+	}
+	xs := make([]int, 3)
+	m := map[string]int{}
+	b := &box{}
+	var v box
+	p := new(int)
+	xs[0] = <-ch
+	m["a"] = <-ch
+	b.v = <-ch
+	v.v = <-ch
+	*p = <-ch
+	for k := 1; k < 3; k++ {
+		xs[k] = <-ch
+	}
+	if len(ch) > 0 {
+		xs[2] = (<-ch)
+	}
+	var ok bool
+	m["b"], ok = <-ch
+	fmt.Println(xs, m, b.v, v.v, *p, ok, len(ch))
+	done := make(chan string, 1)
+	res := map[int]string{}
+	go func() { done <- "from goroutine" }()
+	res[1] = <-done
+	fmt.Println(res)
+}
