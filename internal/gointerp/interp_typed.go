@@ -24,6 +24,10 @@ import (
 //     assigned to anything but variables received the value and stored
 //     nothing. Rewritten to { t := <-ch; xs[i] = t } where the statement
 //     stands in a list.
+//   - e, ok := r.(error) with r a nil any (a recover() with no panic)
+//     panicked ("call of reflect.Value.Type on zero Value"), as does an
+//     assertion to any interface of the allowed packages. Rewritten to a
+//     literal that answers nil, false for nil and asserts otherwise.
 //
 // The check runs with the file's imports as empty packages (no source or
 // export data of the harness or of the standard library is needed, in
@@ -74,6 +78,14 @@ func (rw *rewriter) typedRewrites() {
 			if n.Op == token.EQL || n.Op == token.NEQ {
 				rw.interfaceEquality(n, typeOf)
 			}
+		case *ast.AssignStmt:
+			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
+				rw.nilAssertion(n.Rhs[0], typeOf)
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == 2 && len(n.Values) == 1 {
+				rw.nilAssertion(n.Values[0], typeOf)
+			}
 		case *ast.BlockStmt:
 			rw.receiveTargets(n.List)
 		case *ast.CaseClause:
@@ -121,6 +133,48 @@ func isInterface(t types.Type) bool {
 	}
 	_, ok := t.Underlying().(*types.Interface)
 	return ok
+}
+
+// nilAssertion rewrites x.(T), the value of a comma-ok assignment, with x
+// an any (or a recover()) and T error or a package's interface, to
+// func(v any) (T, bool) { if v == nil { ... }; t, ok := v.(T); ... }(x).
+func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
+	a, ok := unparen(e).(*ast.TypeAssertExpr)
+	if !ok || a.Type == nil {
+		return
+	}
+	switch t := a.Type.(type) {
+	case *ast.Ident:
+		if t.Name != "error" || t.Obj != nil {
+			return
+		}
+	case *ast.SelectorExpr:
+		if x, ok := t.X.(*ast.Ident); !ok || rw.imports[x.Name] == "" {
+			return
+		}
+	default:
+		return
+	}
+	tx := typeOf(a.X)
+	if tx == nil {
+		return
+	}
+	if i, ok := tx.Underlying().(*types.Interface); !ok || !i.Empty() {
+		return
+	}
+	typ := rw.src(a.Type)
+	xend, end := rw.off(a.X.End()), rw.off(a.End())
+	if strings.Contains(typ, "\n") || rw.edited(xend, end) || rw.replaced(xend, end) {
+		return
+	}
+	v, t, ok2 := rw.tmp(), rw.tmp(), rw.tmp()
+	lit := "func(" + v + " any) (" + t + " " + typ + ", " + ok2 + " bool) { if " + v + " == nil { return }; " +
+		t + ", " + ok2 + " = " + v + ".(" + typ + "); return }("
+	// Before any other insertion at the same place (recovers' wrapper of a
+	// recover() call): the literal takes the wrapped value.
+	at := rw.off(a.X.Pos())
+	rw.edits = append(rw.edits, edit{at: at, end: at, with: lit, seq: -1})
+	rw.add(xend, end, ")")
 }
 
 // receiveTargets rewrites target = <-ch for a target that is not a plain
