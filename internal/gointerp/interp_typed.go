@@ -28,6 +28,9 @@ import (
 //     panicked ("call of reflect.Value.Type on zero Value"), as does an
 //     assertion to any interface of the allowed packages. Rewritten to a
 //     literal that answers nil, false for nil and asserts otherwise.
+//   - return b, a in a function whose results are named a and b assigned
+//     the results one by one, so a was b's value before b got a's (now
+//     b's). Rewritten to { var t1 T = b; var t2 T = a; return t1, t2 }.
 //
 // The check runs with the file's imports as empty packages (no source or
 // export data of the harness or of the standard library is needed, in
@@ -86,6 +89,12 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Names) == 2 && len(n.Values) == 1 {
 				rw.nilAssertion(n.Values[0], typeOf)
 			}
+		case *ast.FuncDecl:
+			if n.Body != nil {
+				rw.namedResultReturns(n.Type, n.Body)
+			}
+		case *ast.FuncLit:
+			rw.namedResultReturns(n.Type, n.Body)
 		case *ast.BlockStmt:
 			rw.receiveTargets(n.List)
 		case *ast.CaseClause:
@@ -175,6 +184,88 @@ func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
 	at := rw.off(a.X.Pos())
 	rw.edits = append(rw.edits, edit{at: at, end: at, with: lit, seq: -1})
 	rw.add(xend, end, ")")
+}
+
+// namedResultReturns rewrites the returns of a function body (not of the
+// literals in it) that name the function's named results among several
+// values.
+func (rw *rewriter) namedResultReturns(ft *ast.FuncType, body *ast.BlockStmt) {
+	if ft.Results == nil || ft.Results.NumFields() < 2 {
+		return
+	}
+	named := map[*ast.Object]bool{}
+	for _, f := range ft.Results.List {
+		for _, n := range f.Names {
+			if n.Obj != nil {
+				named[n.Obj] = true
+			}
+		}
+	}
+	var types []string
+	for _, f := range ft.Results.List {
+		t := rw.src(f.Type)
+		if strings.Contains(t, "\n") {
+			return
+		}
+		for range max(1, len(f.Names)) {
+			types = append(types, t)
+		}
+	}
+	if len(named) == 0 {
+		return
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) < 2 || !mentions(n.Results, named) {
+				return true
+			}
+			at := rw.off(n.Pos())
+			if len(n.Results) != len(types) || rw.replaced(at, at+len("return")) {
+				return true
+			}
+			// return a, b => { var t1 T1 = a; var t2 T2 = b; return t1, t2 }
+			// (a var with its type, as a value may be an untyped nil).
+			tmps := make([]string, len(n.Results))
+			for k := range tmps {
+				tmps[k] = rw.tmp()
+			}
+			var commas []int
+			for k := 0; k+1 < len(n.Results); k++ {
+				e, next := rw.off(n.Results[k].End()), rw.off(n.Results[k+1].Pos())
+				c := strings.IndexByte(rw.text[e:next], ',')
+				if c < 0 || rw.replaced(e+c, e+c+1) {
+					return true
+				}
+				commas = append(commas, e+c)
+			}
+			rw.add(at, at+len("return"), "{ var "+tmps[0]+" "+types[0]+" =")
+			for k, c := range commas {
+				rw.add(c, c+1, "; var "+tmps[k+1]+" "+types[k+1]+" =")
+			}
+			// After whatever else is inserted where the last value ends
+			// (returnedCalls' parenthesis).
+			end := rw.off(n.End())
+			rw.edits = append(rw.edits, edit{at: end, end: end, with: "; return " + strings.Join(tmps, ", ") + " }", seq: 1 << 30})
+		}
+		return true
+	})
+}
+
+// mentions reports whether an identifier in exprs resolves to one of objs.
+func mentions(exprs []ast.Expr, objs map[*ast.Object]bool) bool {
+	found := false
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && objs[id.Obj] {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // receiveTargets rewrites target = <-ch for a target that is not a plain
