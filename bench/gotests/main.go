@@ -148,6 +148,7 @@ type result struct {
 	Out     string
 	Exit    int
 	Refusal string // exitRefused: the first message
+	Panic   string // a failed run: its panic or fatal error line
 	Skip    string // native only: why the program is not counted
 }
 
@@ -287,6 +288,15 @@ func (r *runner) run(p *program) {
 	if r.base != "" {
 		p.Base = r.childRun(r.base, "ours", p)
 	}
+	// A program whose output is not the same from run to run (it prints
+	// the time, or addresses) is not counted: a second native run, for
+	// the programs an interpreter disagrees with, tells.
+	if !agrees(p.Nat, p.Ours) || !agrees(p.Nat, p.Yaegi) || r.base != "" && !agrees(p.Nat, p.Base) {
+		again := r.cached(p, "native-again", func() result { return r.native(p) })
+		if again.Skip == "" && !agrees(p.Nat, again) {
+			p.Nat.Skip = "its output varies from one native run to the next"
+		}
+	}
 }
 
 // cached returns the result of kind for p from the cache, or computes and
@@ -382,19 +392,20 @@ func (r *runner) exec(bin string, args []string, dir string) result {
 		res.Refusal = strings.TrimSpace(msg.String())
 	}
 	if res.Exit != 0 {
-		res.Out = beforePanic(res.Out)
+		res.Out, res.Panic = beforePanic(res.Out)
 	}
 	return res
 }
 
 var panicLine = regexp.MustCompile(`(?m)^(panic: |fatal error: |\[signal )`)
 
-// beforePanic is what a failed run printed before its panic report.
-func beforePanic(s string) string {
+// beforePanic is what a failed run printed before its panic report, and
+// the report's first line.
+func beforePanic(s string) (string, string) {
 	if loc := panicLine.FindStringIndex(s); loc != nil {
-		return s[:loc[0]]
+		return s[:loc[0]], firstLine(s[loc[0]:])
 	}
-	return s
+	return s, ""
 }
 
 func firstLine(s string) string {
@@ -510,6 +521,8 @@ func describe(nat, got result) string {
 	switch {
 	case got.Exit == exitTimeout:
 		return "timeout"
+	case got.Exit != nat.Exit && got.Panic != "":
+		return fmt.Sprintf("exit %d, native %d: %s; %s", got.Exit, nat.Exit, clip(got.Panic), firstDiff(nat.Out, got.Out))
 	case got.Exit != nat.Exit:
 		return fmt.Sprintf("exit %d, native %d; %s", got.Exit, nat.Exit, firstDiff(nat.Out, got.Out))
 	}
@@ -534,8 +547,8 @@ func firstDiff(want, got string) string {
 }
 
 func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "..."
+	if len(s) > 100 {
+		return s[:100] + "..."
 	}
 	return s
 }
@@ -561,7 +574,7 @@ func report(progs []*program, withBase bool, list bool, took time.Duration) {
 	if withBase {
 		base = count(progs, func(p *program) result { return p.Base })
 	}
-	fmt.Printf("programs found: %d (%d skipped: no native build or too slow natively); took %s\n", len(progs), skipped, took.Round(time.Second))
+	fmt.Printf("programs found: %d (%d skipped: no native build, too slow or output varying natively); took %s\n", len(progs), skipped, took.Round(time.Second))
 	row := func(name string, f func(t tally) string) {
 		if withBase {
 			fmt.Printf("%-42s %12s %12s %12s\n", name, f(base), f(ours), f(yaegi))

@@ -116,7 +116,7 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	for k, v := range opts.Packages {
 		exports[k] = v
 	}
-	exports[SymbolKey(RuntimePath)] = runtimeSymbols
+	exports[SymbolKey(RuntimePath)] = runtimeFor(stdout) // interp_print.go
 	exports[SymbolKey(wrapperPath)] = wrapperSymbols
 	if e, ok := exports["errors/errors"]; ok {
 		exports["errors/errors"] = withErrorsAs(e)
