@@ -61,7 +61,8 @@ func (emptyImporter) Import(path string) (*types.Package, error) {
 
 // typedRewrites makes the rewrites above.
 func (rw *rewriter) typedRewrites() {
-	rw.printBuiltins() // interp_print.go
+	rw.printBuiltins()    // interp_print.go
+	rw.unsupportedDecls() // interp_refuse.go
 	var info *types.Info
 	typeOf := func(e ast.Expr) types.Type {
 		if info == nil {
