@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
+	"unicode"
 )
 
 // yaegi hands a value of an interpreted type to a host function's
@@ -171,19 +173,19 @@ func unboxingFmt(f map[string]reflect.Value) {
 	}
 	printf := func(name string) {
 		g := f[name].Interface().(func(string, ...any) (int, error))
-		f[name] = reflect.ValueOf(func(format string, a ...any) (int, error) { return g(format, unboxArgs(a)...) })
+		f[name] = reflect.ValueOf(func(format string, a ...any) (int, error) { return g(format, formatArgs(format, a)...) })
 	}
 	print("Print")
 	print("Println")
 	printf("Printf")
 	f["Sprint"] = reflect.ValueOf(func(a ...any) string { return fmt.Sprint(unboxArgs(a)...) })
 	f["Sprintln"] = reflect.ValueOf(func(a ...any) string { return fmt.Sprintln(unboxArgs(a)...) })
-	f["Sprintf"] = reflect.ValueOf(func(format string, a ...any) string { return fmt.Sprintf(format, unboxArgs(a)...) })
-	f["Errorf"] = reflect.ValueOf(func(format string, a ...any) error { return fmt.Errorf(format, unboxArgs(a)...) })
+	f["Sprintf"] = reflect.ValueOf(func(format string, a ...any) string { return fmt.Sprintf(format, formatArgs(format, a)...) })
+	f["Errorf"] = reflect.ValueOf(func(format string, a ...any) error { return fmt.Errorf(format, formatArgs(format, a)...) })
 	f["Fprint"] = reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprint(w, unboxArgs(a)...) })
 	f["Fprintln"] = reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprintln(w, unboxArgs(a)...) })
 	f["Fprintf"] = reflect.ValueOf(func(w io.Writer, format string, a ...any) (int, error) {
-		return fmt.Fprintf(w, format, unboxArgs(a)...)
+		return fmt.Fprintf(w, format, formatArgs(format, a)...)
 	})
 }
 
@@ -223,4 +225,80 @@ func unboxArgs(a []any) []any {
 func isBox(x any) bool {
 	t := reflect.TypeOf(x)
 	return t != nil && t.Name() == "valueInterface" && t.PkgPath() == "github.com/traefik/yaegi/interp"
+}
+
+// formatArgs is unboxArgs for a Printf-like function, and where the
+// format has a %+v, each argument whose type holds a struct with a field
+// yaegi renamed is wrapped so that %+v shows the fields' names as
+// declared. yaegi builds a struct of the file's types with the reflect
+// package, which takes exported fields only: a field name becomes
+// "X" + name, and %+v printed {Xname:x Xcount:1} where Go prints
+// {name:x count:1}. (A field declared with a name of X and a lower case
+// letter, Xavier, is taken as renamed too.)
+func formatArgs(format string, a []any) []any {
+	a = unboxArgs(a)
+	if !strings.Contains(format, "%+") {
+		return a
+	}
+	var out []any
+	for k, x := range a {
+		renamed := renamedFields(reflect.TypeOf(x), map[reflect.Type]bool{}, nil)
+		if len(renamed) == 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), a...)
+		}
+		out[k] = declaredNames{x, renamed}
+	}
+	if out == nil {
+		return a
+	}
+	return out
+}
+
+// renamedFields adds to names the renamed fields of the structs t holds.
+func renamedFields(t reflect.Type, seen map[reflect.Type]bool, names []string) []string {
+	if t == nil || seen[t] {
+		return names
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return renamedFields(t.Elem(), seen, names)
+	case reflect.Map:
+		return renamedFields(t.Elem(), seen, renamedFields(t.Key(), seen, names))
+	case reflect.Struct:
+		if t.PkgPath() != "" || t.Name() != "" {
+			return names // a host type: its names are its own
+		}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if len(f.Name) > 1 && f.Name[0] == 'X' && (f.Name[1] == '_' || unicode.IsLower(rune(f.Name[1]))) {
+				names = append(names, f.Name)
+			}
+			names = renamedFields(f.Type, seen, names)
+		}
+	}
+	return names
+}
+
+// declaredNames formats v as fmt does, with the renamed fields' names
+// restored under %+v.
+type declaredNames struct {
+	v       any
+	renamed []string
+}
+
+func (d declaredNames) Format(f fmt.State, verb rune) {
+	if verb != 'v' || !f.Flag('+') {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), d.v)
+		return
+	}
+	s := fmt.Sprintf(fmt.FormatString(f, verb), d.v)
+	for _, n := range d.renamed {
+		s = strings.ReplaceAll(s, "{"+n+":", "{"+n[1:]+":")
+		s = strings.ReplaceAll(s, " "+n+":", " "+n[1:]+":")
+	}
+	fmt.Fprint(f, s)
 }

@@ -2,7 +2,8 @@
 // methods with every verb: fmt calls the method for %v %s %q %x %X and
 // prints the value itself for %d and the others, the form a method uses
 // to format its own receiver. The interpreter printed its wrapper's
-// fields ("{21 5558176}") for %d.
+// fields ("{21 5558176}") for %d. %+v shows the fields' names as
+// declared; the interpreter showed the names it gave them (Xname).
 package fmtverbs
 
 import (
@@ -24,6 +25,16 @@ func (p pair) String() string { return fmt.Sprintf("<%d,%d>", p.a, p.b) }
 
 type node struct{ id int }
 
+type order struct {
+	id    int
+	Label string
+	lines []line
+	next  *order
+	meta  map[string]line
+}
+
+type line struct{ sku string }
+
 func (n *node) String() string { return fmt.Sprintf("node%d", n.id) }
 
 func Main() {
@@ -37,4 +48,7 @@ func Main() {
 	fmt.Printf("%v %s\n", p, p)
 	fmt.Println(&node{7}, fmt.Sprintf("%v %s", &node{8}, &node{9}))
 	fmt.Printf("%6.2f|%t|%v\n", 3.14159, true, []int{1, 2})
+	o := order{id: 1, Label: "first", lines: []line{{"a"}, {"b"}}, meta: map[string]line{"k": {"c"}}}
+	fmt.Printf("%+v %v\n", o, o.lines)
+	fmt.Println(fmt.Sprintf("%+v", &o.lines[0]), fmt.Errorf("order %+v: %w", o.lines[1], errors.New("x")))
 }
