@@ -3,7 +3,8 @@
 // prints the value itself for %d and the others, the form a method uses
 // to format its own receiver. The interpreter printed its wrapper's
 // fields ("{21 5558176}") for %d. %+v shows the fields' names as
-// declared; the interpreter showed the names it gave them (Xname).
+// declared; the interpreter showed the names it gave them (Xname). %T
+// names the file's types as Go does (main.order), not by their structure.
 package fmtverbs
 
 import (
@@ -50,5 +51,6 @@ func Main() {
 	fmt.Printf("%6.2f|%t|%v\n", 3.14159, true, []int{1, 2})
 	o := order{id: 1, Label: "first", lines: []line{{"a"}, {"b"}}, meta: map[string]line{"k": {"c"}}}
 	fmt.Printf("%+v %v\n", o, o.lines)
+	fmt.Printf("%T %T %T %T|%-8T|%T\n", c, o, &o, o.lines, s, 3)
 	fmt.Println(fmt.Sprintf("%+v", &o.lines[0]), fmt.Errorf("order %+v: %w", o.lines[1], errors.New("x")))
 }
