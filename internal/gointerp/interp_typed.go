@@ -20,10 +20,11 @@ import (
 //     yaegi compares its own boxes of the two values, not the values. Rewritten to a call of the runtime package's Equal (see
 //     equal), which compares the values as Go does. A comparison with nil is left
 //     alone: it is right, and the commonest.
-//   - xs[i] = <-ch, p.f = <-ch, *p = <-ch, m[k], ok = <-ch: a receive
-//     assigned to anything but variables received the value and stored
-//     nothing. Rewritten to { t := <-ch; xs[i] = t } where the statement
-//     stands in a list.
+//   - xs[i] = <-ch, p.f = <-ch, *p = <-ch, m[k], ok = <-ch, and the other
+//     comma-ok forms m[k], ok = v.(T) and xs[i], ok = m[k]: a value
+//     assigned to anything but variables was computed and not stored.
+//     Rewritten to { t := <-ch; xs[i] = t } where the statement stands in
+//     a list.
 //   - e, ok := r.(error) with r a nil any (a recover() with no panic)
 //     panicked ("call of reflect.Value.Type on zero Value"), as does an
 //     assertion to any interface of the allowed packages. Rewritten to a
@@ -272,8 +273,8 @@ func mentions(exprs []ast.Expr, objs map[*ast.Object]bool) bool {
 	return found
 }
 
-// receiveTargets rewrites target = <-ch for a target that is not a plain
-// variable, in a statement list.
+// receiveTargets rewrites target = <-ch, and the comma-ok assignments,
+// for targets that are not all plain variables, in a statement list.
 func (rw *rewriter) receiveTargets(stmts []ast.Stmt) {
 	for _, st := range stmts {
 		for {
@@ -292,8 +293,7 @@ func (rw *rewriter) receiveTargets(stmts []ast.Stmt) {
 			_, id := unparen(l).(*ast.Ident)
 			plain = plain && id
 		}
-		u, ok := unparen(a.Rhs[0]).(*ast.UnaryExpr)
-		if plain || !ok || u.Op != token.ARROW {
+		if plain || !receive(a.Rhs[0]) && (len(a.Lhs) != 2 || !commaOK(a.Rhs[0])) {
 			continue
 		}
 		start, rhs, end := rw.off(a.Pos()), rw.off(a.Rhs[0].Pos()), rw.off(a.End())
@@ -308,6 +308,11 @@ func (rw *rewriter) receiveTargets(stmts []ast.Stmt) {
 		rw.add(start, rhs, "{ "+strings.Join(tmps, ", ")+" := ")
 		rw.add(end, end, "; "+strings.Join(assigns, "; ")+" }")
 	}
+}
+
+func receive(e ast.Expr) bool {
+	u, ok := unparen(e).(*ast.UnaryExpr)
+	return ok && u.Op == token.ARROW
 }
 
 // replaced reports whether an edit made so far replaces text that

@@ -1,6 +1,7 @@
 // Package receives receives from a channel into targets that are not
 // plain variables: a slice element, a map entry, a field, through a
-// pointer. The interpreter received the value and stored nothing.
+// pointer; and the other comma-ok forms into such targets. The
+// interpreter received the value and stored nothing.
 package receives
 
 import "fmt"
@@ -36,4 +37,15 @@ func Main() {
 	go func() { done <- "from goroutine" }()
 	res[1] = <-done
 	fmt.Println(res)
+	data := map[string]any{"x": "y", "n": 1}
+	got := map[string]string{}
+	found := make([]bool, 2)
+	for _, k := range []string{"x", "n"} {
+		got[k], ok = data[k].(string)
+		if !ok {
+			got[k] = "?"
+		}
+	}
+	found[0], ok = map[string]bool{"a": true}["a"]
+	fmt.Println(got, found, ok)
 }
