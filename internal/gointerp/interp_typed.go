@@ -78,6 +78,12 @@ func (rw *rewriter) typedRewrites() {
 		}
 		return tv.Type
 	}
+	rw.newOfValues(typeOf, func() *types.Info { // interp_new.go
+		if info == nil {
+			info = rw.typeInfo()
+		}
+		return info
+	})
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
