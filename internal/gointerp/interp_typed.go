@@ -32,6 +32,11 @@ import (
 //   - return b, a in a function whose results are named a and b assigned
 //     the results one by one, so a was b's value before b got a's (now
 //     b's). Rewritten to { var t1 T = b; var t2 T = a; return t1, t2 }.
+//   - case x := <-ch: in a select in a loop declared one x for every
+//     iteration, so a closure or a pointer taken of x saw later values.
+//     A captured x is declared at the top of the case body instead, from
+//     the case's value (case t := <-ch: x := t), as a loop's variables get
+//     a copy each (loopVarsRange).
 //
 // The check runs with the file's imports as empty packages (no source or
 // export data of the harness or of the standard library is needed, in
@@ -112,6 +117,7 @@ func (rw *rewriter) typedRewrites() {
 			rw.receiveTargets(n.Body)
 		case *ast.CommClause:
 			rw.receiveTargets(n.Body)
+			rw.selectCaseVars(n)
 		}
 		return true
 	})
@@ -277,6 +283,43 @@ func mentions(exprs []ast.Expr, objs map[*ast.Object]bool) bool {
 		})
 	}
 	return found
+}
+
+// selectCaseVars gives the variables a select case declares a copy of
+// their own where the case body captures them.
+func (rw *rewriter) selectCaseVars(cc *ast.CommClause) {
+	a, ok := cc.Comm.(*ast.AssignStmt)
+	if !ok || a.Tok != token.DEFINE {
+		return
+	}
+	vars := map[*ast.Object]string{}
+	for _, e := range a.Lhs {
+		if id, ok := e.(*ast.Ident); ok && id.Obj != nil && id.Name != "_" {
+			vars[id.Obj] = id.Name
+		}
+	}
+	caught := map[*ast.Object]bool{}
+	for _, st := range cc.Body {
+		for o := range captured(st, vars) {
+			caught[o] = true
+		}
+	}
+	// case t := <-ch: x := t; (x := x would redeclare x in the case's
+	// block, which the case's variables belong to).
+	colon := rw.off(cc.Colon) + 1
+	for _, e := range a.Lhs {
+		id, ok := e.(*ast.Ident)
+		if !ok || !caught[id.Obj] {
+			continue
+		}
+		at, end := rw.off(id.Pos()), rw.off(id.End())
+		if rw.replaced(at, end) {
+			continue
+		}
+		t := rw.tmp()
+		rw.add(at, end, t)
+		rw.add(colon, colon, " "+id.Name+" := "+t+";")
+	}
 }
 
 // receiveTargets rewrites target = <-ch, and the comma-ok assignments,
