@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 )
 
 // Forms that crashed yaegi's compiler with a message naming no line
@@ -61,4 +62,45 @@ func commaOK(e ast.Expr) bool {
 		return v.Op == token.ARROW
 	}
 	return false
+}
+
+// errorsAsTarget refuses errors.As(err, target) where target points to a
+// value the interpreter cannot find in a chain of errors:
+//   - a struct type the file declares, used as an error by value (its
+//     Error method has a value receiver): yaegi hands such a value to
+//     host code (fmt.Errorf's %w, errors.As itself) holding one of its
+//     fields instead of the struct, so errors.As answered false, or its
+//     fields were wrong;
+//   - an interface type the file declares: the target is the
+//     interpreter's own box, which errors.As cannot fill.
+//
+// A pointer to a struct type (the usual form, Error on *T) is found (see
+// errorsAs in interp_fmt.go).
+func (rw *rewriter) errorsAsTarget(call *ast.CallExpr, typeOf func(ast.Expr) types.Type) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "As" || len(call.Args) != 2 {
+		return
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || rw.imports[pkg.Name] != "errors" {
+		return
+	}
+	t := typeOf(call.Args[1])
+	if t == nil {
+		return
+	}
+	p, ok := t.(*types.Pointer)
+	if !ok {
+		return
+	}
+	named, ok := p.Elem().(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Name() != rw.file.Name.Name {
+		return
+	}
+	name := named.Obj().Name()
+	switch named.Underlying().(type) {
+	case *types.Struct:
+		rw.refuse(call.Args[1].Pos(), fmt.Sprintf("errors.As with a target of the struct type %s is not run faithfully by the interpreter when %s is used as an error by value: give its Error method a pointer receiver, return &%s{...}, and pass a *%s target (var e *%s; errors.As(err, &e))", name, name, name, name, name))
+	case *types.Interface:
+		rw.refuse(call.Args[1].Pos(), fmt.Sprintf("errors.As with a target of the interface type %s is not run faithfully by the interpreter: pass a pointer to a concrete error type (var e *MyError; errors.As(err, &e))", name))
+	}
 }

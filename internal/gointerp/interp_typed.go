@@ -92,7 +92,8 @@ func (rw *rewriter) typedRewrites() {
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			rw.typeNameVerbs(n, typeOf) // interp_typename.go
+			rw.typeNameVerbs(n, typeOf)  // interp_typename.go
+			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
 		case *ast.BinaryExpr:
 			if n.Op == token.EQL || n.Op == token.NEQ {
 				rw.interfaceEquality(n, typeOf)
