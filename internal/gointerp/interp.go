@@ -597,6 +597,9 @@ func compilerPanic(src *Source, r any) sandbox.Diagnostic {
 	if d := unsupported(src); d != nil {
 		return *d
 	}
+	if d := crashCause(src); d != nil { // interp_refuse.go
+		return *d
+	}
 	if m := yaegiPosition.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])

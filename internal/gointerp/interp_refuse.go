@@ -7,35 +7,46 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
-// Forms that crashed yaegi's compiler with a message naming no line
-// ("reflect.Type is nil", "nil type"), refused here at their line with
-// what to write instead:
+// Forms that may crash yaegi's compiler with a message naming no line
+// ("reflect.Type is nil", "nil type"). Not every use of them crashes it
+// (a type F func(string) F that is only declared loads), so they are not
+// refused before loading; where the compiler crashed, the crash is put
+// on the first of them, with what to write instead (crashCause, called by
+// compilerPanic):
 //
 //   - a type that refers to itself other than through a struct or an
 //     interface: type F func(string) F, type P *P, type L []L;
 //   - a package-level var of two names given by one comma-ok value:
 //     var v, ok = m["k"] (or x.(T), <-ch).
-func (rw *rewriter) unsupportedDecls() {
-	for _, d := range rw.file.Decls {
+func crashCause(src *Source) *sandbox.Diagnostic {
+	for _, d := range src.File.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok {
 			continue
 		}
 		for _, spec := range gd.Specs {
+			var msg string
 			switch s := spec.(type) {
 			case *ast.TypeSpec:
 				if s.Name.Obj != nil && refersTo(s.Type, s.Name.Obj) {
-					rw.refuse(s.Pos(), fmt.Sprintf("the type %s refers to itself other than through a struct, which the interpreter cannot load: wrap it in a struct (type %s struct{ f func(...) *%s }) or use an interface", s.Name.Name, s.Name.Name, s.Name.Name))
+					msg = fmt.Sprintf("the interpreter failed on this code, and the type %s refers to itself other than through a struct, which it cannot always load: wrap it in a struct (type %s struct{ f func(...) *%s }) or use an interface", s.Name.Name, s.Name.Name, s.Name.Name)
 				}
 			case *ast.ValueSpec:
 				if gd.Tok == token.VAR && len(s.Names) == 2 && len(s.Values) == 1 && commaOK(s.Values[0]) {
-					rw.refuse(s.Pos(), "a package-level var given two values by one comma-ok expression (var v, ok = m[k]) is not loaded by the interpreter: declare the two variables and assign them in func init()")
+					msg = "the interpreter failed on this code, and cannot load a package-level var given two values by one comma-ok expression (var v, ok = m[k]): declare the two variables and assign them in func init()"
 				}
+			}
+			if msg != "" {
+				pos := src.Fset.Position(spec.Pos())
+				return &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
 			}
 		}
 	}
+	return nil
 }
 
 // refersTo reports whether the type expression e names obj other than

@@ -67,8 +67,7 @@ func (emptyImporter) Import(path string) (*types.Package, error) {
 
 // typedRewrites makes the rewrites above.
 func (rw *rewriter) typedRewrites() {
-	rw.printBuiltins()    // interp_print.go
-	rw.unsupportedDecls() // interp_refuse.go
+	rw.printBuiltins() // interp_print.go
 	var info *types.Info
 	typeOf := func(e ast.Expr) types.Type {
 		if info == nil {
