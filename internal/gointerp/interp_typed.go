@@ -37,6 +37,11 @@ import (
 //     A captured x is declared at the top of the case body instead, from
 //     the case's value (case t := <-ch: x := t), as a loop's variables get
 //     a copy each (loopVarsRange).
+//   - switch x { case a, b: } with x of an interface type compares as ==
+//     does, and panicked for a case of a type the file declares
+//     ("reflect.Value.Convert: value of type error cannot be converted to
+//     type int"). Rewritten to switch t := x; { case Equal(t, a) ||
+//     Equal(t, b): } (a switch with an init statement is left alone).
 //
 // The check runs with the file's imports as empty packages (no source or
 // export data of the harness or of the standard library is needed, in
@@ -93,6 +98,8 @@ func (rw *rewriter) typedRewrites() {
 		case *ast.CallExpr:
 			rw.typeNameVerbs(n, typeOf)  // interp_typename.go
 			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
+		case *ast.SwitchStmt:
+			rw.interfaceSwitch(n, typeOf)
 		case *ast.BinaryExpr:
 			if n.Op == token.EQL || n.Op == token.NEQ {
 				rw.interfaceEquality(n, typeOf)
@@ -144,6 +151,47 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 	rw.add(op, op+len(b.Op.String()), ",")
 	rw.add(end, end, ")")
 	rw.importRuntime()
+}
+
+// interfaceSwitch rewrites a switch on a value of an interface type.
+func (rw *rewriter) interfaceSwitch(sw *ast.SwitchStmt, typeOf func(ast.Expr) types.Type) {
+	if sw.Tag == nil || sw.Init != nil {
+		return
+	}
+	if t := typeOf(sw.Tag); t == nil || !isInterface(t) {
+		return
+	}
+	start, end := rw.off(sw.Pos()), rw.off(sw.Body.Rbrace)
+	if rw.replaced(start, end) {
+		return
+	}
+	tmp := rw.tmp()
+	at, tagEnd := rw.off(sw.Tag.Pos()), rw.off(sw.Tag.End())
+	rw.add(at, at, tmp+" := ")
+	rw.add(tagEnd, tagEnd, ";")
+	for _, st := range sw.Body.List {
+		cc, ok := st.(*ast.CaseClause)
+		if !ok {
+			continue
+		}
+		for k, e := range cc.List {
+			at, end := rw.off(e.Pos()), rw.off(e.End())
+			if isNilIdent(e) {
+				rw.add(at, at, tmp+" == ")
+			} else {
+				rw.add(at, at, runtimeName+".Equal("+tmp+", ")
+				rw.edits = append(rw.edits, edit{at: end, end: end, with: ")", seq: 1 << 30})
+				rw.importRuntime()
+			}
+			if k+1 < len(cc.List) {
+				// case a, b tests only a in a switch without a tag.
+				next := rw.off(cc.List[k+1].Pos())
+				if c := strings.IndexByte(rw.text[end:next], ','); c >= 0 {
+					rw.add(end+c, end+c+1, " ||")
+				}
+			}
+		}
+	}
 }
 
 func isNilIdent(e ast.Expr) bool {

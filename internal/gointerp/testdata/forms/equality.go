@@ -1,7 +1,8 @@
 // Package equality compares interface values: two interfaces holding
 // equal values of a type with methods, an interface with a concrete
 // value, values converted to any. The interpreter compared its own boxes
-// of the values and answered false (rewritten to a call of the runtime's Equal).
+// of the values and answered false (rewritten to a call of the runtime's Equal),
+// and a switch on an interface value panicked for a case of the file's types.
 package equality
 
 import (
@@ -60,4 +61,22 @@ func Main() {
 		fmt.Println("loop", k, sh == shapes[0], sh == square{1})
 	}
 	fmt.Println("printed", []any{a, c}, fmt.Sprint(any(a)), fmt.Sprintf("%v", x))
+	for k := 0; k < 4; k++ {
+		switch find(k) {
+		case nil:
+			fmt.Println("switch", k, "nil")
+		case errSentinel:
+			fmt.Println("switch", k, "sentinel")
+		case code(3), code(2):
+			fmt.Println("switch", k, "code")
+		default:
+			fmt.Println("switch", k, "other")
+		}
+	}
+	switch a {
+	case square{3}:
+		fmt.Println("switch shape 3")
+	case square{2}:
+		fmt.Println("switch shape 2")
+	}
 }
