@@ -484,7 +484,7 @@ func agrees(nat, got result) bool {
 
 // tally is the figures for one interpreter.
 type tally struct {
-	run, accepted, agree, refused, rawRefused int
+	run, accepted, agree, refused, rawRefused, timeouts int
 	silent, falseRefusals                     []string
 }
 
@@ -510,6 +510,9 @@ func count(progs []*program, pick func(*program) result) tally {
 		if agrees(p.Nat, got) {
 			t.agree++
 			continue
+		}
+		if got.Exit == exitTimeout {
+			t.timeouts++
 		}
 		t.silent = append(t.silent, p.Path+": "+describe(p.Nat, got))
 	}
@@ -597,6 +600,7 @@ func report(progs []*program, withBase bool, list bool, took time.Duration) {
 		return fmt.Sprintf("%.1f%%", 100*float64(t.agree)/float64(t.accepted))
 	})
 	row("silent divergences", func(t tally) string { return strconv.Itoa(len(t.silent)) })
+	row("  of which timeouts (too slow interpreted)", func(t tally) string { return strconv.Itoa(t.timeouts) })
 	row("refusals", func(t tally) string { return strconv.Itoa(t.refused) })
 	row("  of which with no line (raw crash)", func(t tally) string { return strconv.Itoa(t.rawRefused) })
 	row("false refusals (plain yaegi runs it right)", func(t tally) string { return strconv.Itoa(len(t.falseRefusals)) })
