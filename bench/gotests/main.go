@@ -485,7 +485,7 @@ func agrees(nat, got result) bool {
 // tally is the figures for one interpreter.
 type tally struct {
 	run, accepted, agree, refused, rawRefused, timeouts int
-	silent, falseRefusals                     []string
+	silent, falseRefusals                               []string
 }
 
 func count(progs []*program, pick func(*program) result) tally {
