@@ -20,9 +20,10 @@ import (
 //     yaegi compares its own boxes of the two values, not the values. Rewritten to a call of the runtime package's Equal (see
 //     equal), which compares the values as Go does. A comparison with nil is left
 //     alone: it is right, and the commonest.
-//   - xs[i] = <-ch, p.f = <-ch, *p = <-ch, m[k], ok = <-ch, and the other
-//     comma-ok forms m[k], ok = v.(T) and xs[i], ok = m[k]: a value
-//     assigned to anything but variables was computed and not stored.
+//   - xs[i] = <-ch, p.f = <-ch, *p = <-ch, m[k], ok = <-ch, the other
+//     comma-ok forms m[k], ok = v.(T) and xs[i], ok = m[k], and a call's
+//     values, m[k], err = strconv.Atoi(s): a value assigned to anything
+//     but variables was computed and not stored.
 //     Rewritten to { t := <-ch; xs[i] = t } where the statement stands in
 //     a list.
 //   - e, ok := r.(error) with r a nil any (a recover() with no panic)
@@ -390,7 +391,13 @@ func (rw *rewriter) receiveTargets(stmts []ast.Stmt) {
 			_, id := unparen(l).(*ast.Ident)
 			plain = plain && id
 		}
-		if plain || !receive(a.Rhs[0]) && (len(a.Lhs) != 2 || !commaOK(a.Rhs[0])) {
+		_, call := unparen(a.Rhs[0]).(*ast.CallExpr)
+		if plain || !receive(a.Rhs[0]) && (len(a.Lhs) != 2 || !commaOK(a.Rhs[0])) && (len(a.Lhs) < 2 || !call) {
+			continue
+		}
+		if call && callsIn(a.Lhs) {
+			// m[f()], err = g(): Go evaluates f() before g(), which
+			// moving the targets after the call would change.
 			continue
 		}
 		start, rhs, end := rw.off(a.Pos()), rw.off(a.Rhs[0].Pos()), rw.off(a.End())
@@ -405,6 +412,19 @@ func (rw *rewriter) receiveTargets(stmts []ast.Stmt) {
 		rw.add(start, rhs, "{ "+strings.Join(tmps, ", ")+" := ")
 		rw.add(end, end, "; "+strings.Join(assigns, "; ")+" }")
 	}
+}
+
+// callsIn reports whether any of exprs holds a call.
+func callsIn(exprs []ast.Expr) bool {
+	found := false
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			_, c := n.(*ast.CallExpr)
+			found = found || c
+			return !found
+		})
+	}
+	return found
 }
 
 func receive(e ast.Expr) bool {

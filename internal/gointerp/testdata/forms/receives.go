@@ -1,10 +1,14 @@
 // Package receives receives from a channel into targets that are not
 // plain variables: a slice element, a map entry, a field, through a
-// pointer; and the other comma-ok forms into such targets. The
+// pointer; the other comma-ok forms and a call's values into such
+// targets. The
 // interpreter received the value and stored nothing.
 package receives
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 type box struct{ v int }
 
@@ -48,4 +52,11 @@ func Main() {
 	}
 	found[0], ok = map[string]bool{"a": true}["a"]
 	fmt.Println(got, found, ok)
+	counts := map[string]int{}
+	var err error
+	counts["a"], err = strconv.Atoi("13")
+	cfg := &box{}
+	cfg.v, err = strconv.Atoi("14")
+	xs[0], err = strconv.Atoi("x")
+	fmt.Println(counts, cfg.v, xs[0], err != nil)
 }
