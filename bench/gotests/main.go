@@ -613,13 +613,17 @@ func report(progs []*program, withBase bool, list bool, took time.Duration) {
 		fmt.Printf("  %s\n", s)
 	}
 	if list {
-		fmt.Printf("\nevery program (native exit, ours, plain yaegi):\n")
+		fmt.Printf("\nevery program (native exit, [base,] this tree, plain yaegi):\n")
 		for _, p := range progs {
 			if p.Nat.Skip != "" {
 				fmt.Printf("  %s: skipped: %s\n", p.Path, p.Nat.Skip)
 				continue
 			}
-			fmt.Printf("  %s: native %d, ours %s, yaegi %s\n", p.Path, p.Nat.Exit, verdict(p.Nat, p.Ours), verdict(p.Nat, p.Yaegi))
+			b := ""
+			if withBase {
+				b = ", base " + verdict(p.Nat, p.Base)
+			}
+			fmt.Printf("  %s: native %d%s, ours %s, yaegi %s\n", p.Path, p.Nat.Exit, b, verdict(p.Nat, p.Ours), verdict(p.Nat, p.Yaegi))
 		}
 	}
 }
