@@ -6,13 +6,15 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 )
 
 // new(expr), Go 1.26's pointer to a fresh variable holding a value
 // (new(30*time.Second), new(x)), was taken by the interpreter for new of
 // a type, and its pointer pointed at a zero. Each call of new with a
-// value becomes a call of a generic function appended to the file, which
-// returns a pointer to its argument's copy. A value is what the type
+// value becomes a call of a function literal of the value's type that
+// returns a pointer to its argument's copy, or where the type is not
+// known (an import's), of a generic function appended to the file. A value is what the type
 // check says is one, or an expression that cannot be a type (a literal,
 // an operation, a call, a composite literal).
 
@@ -39,6 +41,17 @@ func (rw *rewriter) newOfValues(typeOf func(ast.Expr) types.Type, info func() *t
 		if rw.replaced(at, end) {
 			return true
 		}
+		// With the value's type known, a literal of that type (a generic
+		// function instantiated at package level crashed yaegi's
+		// compiler); else the generic function.
+		if typed && tv.Type != nil {
+			name := types.TypeString(types.Default(tv.Type), rw.qualifier)
+			if !strings.Contains(name, "invalid type") && !strings.Contains(name, "untyped") {
+				v := rw.tmp()
+				rw.add(at, end, "func("+v+" "+name+") *"+name+" { return &"+v+" }")
+				return true
+			}
+		}
 		rw.add(at, end, newFunc)
 		found = true
 		return true
@@ -47,6 +60,20 @@ func (rw *rewriter) newOfValues(typeOf func(ast.Expr) types.Type, info func() *t
 		end := len(rw.text)
 		rw.add(end, end, "\n\nfunc "+newFunc+"[T any](v T) *T { return &v }\n")
 	}
+}
+
+// qualifier names a package in a type as the file does: nothing for its
+// own, the import's local name for another.
+func (rw *rewriter) qualifier(p *types.Package) string {
+	if p.Name() == rw.file.Name.Name && rw.imports[p.Name()] != p.Path() {
+		return ""
+	}
+	for name, path := range rw.imports {
+		if path == p.Path() {
+			return name
+		}
+	}
+	return p.Name()
 }
 
 // cannotBeType reports whether e is an expression no type is written as.
