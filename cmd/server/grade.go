@@ -18,6 +18,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // gradeExitNotGraded is `server grade`'s exit status when the file could
@@ -25,13 +26,17 @@ import (
 // usage; otherwise the report's own ExitCode decides (0 held, 1 violated).
 const gradeExitNotGraded = 2
 
-const gradeUsage = `usage: server grade [-content DIR] [-problem SLUG] [-seed N] [-seeds N] [-json] FILE.go
+const gradeUsage = `usage: server grade [-content DIR] [-problem SLUG] [-seed N] [-seeds N] [-json] [-referee=false] [-db DB] FILE.go
 
 Grades FILE.go against the problem's fault scenarios in a sandboxed child
 process and prints the report. A problem is graded against its scenarios file
 (refund's package refund with RefundMoney, createclient's) as it is now in the
 content folder (-content DIR, or the content built into the server), with no
 rebuild.
+
+The verdict is checked by the native referee: the file is built natively with
+the go tool on PATH and graded with the same scenarios and seed; where the two
+verdicts differ, the native report is printed (and kept in -db when given).
 
 Exit status: 0 every invariant held, 1 some were violated, 2 the file could not
 be graded (compile error, forbidden import, a resource limit) or bad usage.
@@ -49,6 +54,9 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of text")
 	contentDir := fs.String("content", "", "content folder to read the problem from (default: the content built into the server)")
 	seeds := fs.Int("seeds", grading.DefaultSeeds, "schedules explored per scenario (not refund's, which say how many)")
+	var ref refereeFlags
+	ref.define(fs, envOr)
+	db := fs.String("db", "", "keep a disagreement of the native referee in this database (SQLite file or postgres:// URL), for server referee-log")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, gradeUsage)
 		fs.PrintDefaults()
@@ -73,7 +81,7 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "grade: note: -seeds has no effect on %s: each of its scenarios says how many schedules it explores\n", *problem)
 		}
 	})
-	return gradeWithKit(ctx, *problem, code, fs.Arg(0), *seed, *seeds, *asJSON, stdout, stderr)
+	return gradeWithKit(ctx, *problem, code, fs.Arg(0), *seed, *seeds, *asJSON, gradeReferee{ref, *db}, stdout, stderr)
 }
 
 // scenariosSetTheirSeeds reports whether every scenario of code's kit says
@@ -133,15 +141,25 @@ func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, exit i
 
 // gradeWithKit grades the file at path against code's scenarios with its
 // kit, in a sandboxed child.
-func gradeWithKit(ctx context.Context, slug string, code *problems.Code, path string, seed int64, seeds int, asJSON bool, stdout, stderr io.Writer) int {
+func gradeWithKit(ctx context.Context, slug string, code *problems.Code, path string, seed int64, seeds int, asJSON bool, ref gradeReferee, stdout, stderr io.Writer) int {
 	src, ok := readSubmission(path, stderr)
 	if !ok {
 		return gradeExitNotGraded
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	svc := grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+	svc.Referee = ref.newReferee(sandbox.DefaultLimits(), 1)
+	if ref.db != "" && svc.Referee != nil {
+		store, err := storage.Open(ctx, ref.db)
+		if err != nil {
+			fmt.Fprintf(stderr, "grade: -db: %v\n", err)
+			return gradeExitNotGraded
+		}
+		defer store.Close()
+		svc.Disagreements = refereeStoreLog{store}
+	}
 	job := grading.KitJob(code, string(src), seed, nil)
-	job.File, job.Seeds = filepath.Base(path), seeds
+	job.File, job.Seeds, job.Problem = filepath.Base(path), seeds, slug
 	report, err := svc.GradeKit(ctx, nil, job, code.ScenarioNames, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
@@ -159,6 +177,13 @@ func gradeWithKit(ctx context.Context, slug string, code *problems.Code, path st
 		report.WriteText(stdout)
 	}
 	return report.ExitCode()
+}
+
+// gradeReferee is grade's native referee and where it keeps what it
+// overrules (db; empty keeps nothing).
+type gradeReferee struct {
+	refereeFlags
+	db string
 }
 
 // readSubmission reads the Go file to grade, or says on stderr why it

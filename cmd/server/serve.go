@@ -81,6 +81,8 @@ type serveConfig struct {
 	// RoomRetention is how long a room is kept after it expires, for its
 	// record; then it is deleted with its log.
 	RoomRetention time.Duration
+	// Referee is the native referee's: on, and its cache directory.
+	Referee refereeFlags
 
 	// watchInterval, when set, is how often Watch polls (tests poll fast).
 	watchInterval time.Duration
@@ -149,6 +151,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	flags.DurationVar(&cfg.RoomRetention, "room-retention", defaultRetention,
 		"how long a room's record (scorecard, replay, its whole log) is kept after the room expires; then it is deleted (env FAULTLINE_ROOM_RETENTION)")
+	cfg.Referee.define(flags, env)
 	flags.StringVar(&cfg.TrustedProxies, "trusted-proxies", env("FAULTLINE_TRUSTED_PROXIES", ""), "reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, as addresses or CIDR prefixes separated by commas; empty believes none (env FAULTLINE_TRUSTED_PROXIES)")
 	if err := flags.Parse(args); err != nil {
 		return cfg, err
@@ -287,7 +290,22 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		defer pool.Close()
 		// One pool for every problem: a kit problem's grades take the same
 		// places and per-address turns as the refund problem's.
-		webCfg.Grader = &grading.Dispatcher{Service: grading.New(pool, log), Content: current}
+		svc := grading.New(pool, log)
+		svc.Referee = cfg.Referee.newReferee(sandbox.DefaultLimits(), cfg.Graders)
+		if svc.Referee != nil {
+			// The first build of a cache compiles the engine and the
+			// kits: do it now, not in a candidate's first Grade.
+			go func(r *grading.Referee) {
+				start := time.Now()
+				if err := r.Warm(ctx); err != nil {
+					log.Warn("serve: the native referee is not ready; grades say their verdicts are unconfirmed until a go tool is on PATH", slog.String("error", err.Error()))
+					return
+				}
+				log.Info("serve: the native referee is ready", slog.Duration("took", time.Since(start)))
+			}(svc.Referee)
+		}
+		svc.Disagreements = refereeStoreLog{store}
+		webCfg.Grader = &grading.Dispatcher{Service: svc, Content: current}
 	}
 	// Live screens: their events are in the store; the broker only wakes
 	// the streams that follow a room. Closing it ends those streams, so

@@ -5,27 +5,9 @@ package faultsim
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"runtime/debug"
-	"sync"
-
-	"github.com/faultline-dev/faultline/internal/gradewire"
 )
-
-// maxJobBytes bounds what a child reads: a source and a scenarios file
-// are each far below a megabyte.
-const maxJobBytes = 4 << 20
-
-// childMaxStack stops runaway recursion of interpreted code early, as a
-// stack overflow, before the stack outgrows the child's address space.
-const childMaxStack = 256 << 20
-
-// ChildMessage is one NDJSON line a grading child writes (the wire
-// contract, internal/gradewire): scenarios and the report leave the child
-// converted to the wire's report (see wire.go).
-type ChildMessage = gradewire.ChildMessage
 
 // ServeChild is a grading child's whole life: it reads one JSON Job from
 // in, grades it with the kit it names among kits in a synctest bubble,
@@ -33,16 +15,9 @@ type ChildMessage = gradewire.ChildMessage
 // when the job cannot be read, before any submitted code ran. The caller
 // runs it under the sandbox's limits.
 func ServeChild(in io.Reader, out io.Writer, kits []Kit) error {
-	data, err := io.ReadAll(io.LimitReader(in, maxJobBytes+1))
+	job, err := readJob(in)
 	if err != nil {
-		return fmt.Errorf("faultsim: read the job: %w", err)
-	}
-	if len(data) > maxJobBytes {
-		return fmt.Errorf("faultsim: the job is larger than %d bytes", maxJobBytes)
-	}
-	var job Job
-	if err := json.Unmarshal(data, &job); err != nil {
-		return fmt.Errorf("faultsim: decode the job: %w", err)
+		return err
 	}
 	debug.SetMaxStack(childMaxStack)
 	MarkGradingChild()
@@ -54,6 +29,11 @@ func ServeChild(in io.Reader, out io.Writer, kits []Kit) error {
 // ServeChild so tests can give it a bubble of their own.
 func ServeJob(ctx context.Context, kits []Kit, job Job, b Bubble, out io.Writer) {
 	w := &lineWriter{w: bufio.NewWriter(out)}
+	if job.Native {
+		// Before any of the submission runs: a child stopped by a limit
+		// has still handed the referee what it builds.
+		w.write(ChildMessage{Native: NativeProgramFor(kits, job)})
+	}
 	rep, err := RunJob(ctx, kits, job, b, func(s ScenarioResult) {
 		ws := s.Wire()
 		w.write(ChildMessage{Scenario: &ws})
@@ -66,23 +46,4 @@ func ServeJob(ctx context.Context, kits []Kit, job Job, b Bubble, out io.Writer)
 	default:
 		w.write(ChildMessage{Report: rep.Wire(job.FirstSeed)})
 	}
-}
-
-// lineWriter writes one JSON line per message and flushes it, so what was
-// written before the child died reaches the parent.
-type lineWriter struct {
-	mu sync.Mutex
-	w  *bufio.Writer
-}
-
-func (l *lineWriter) write(m ChildMessage) {
-	line, err := json.Marshal(m)
-	if err != nil {
-		line, _ = json.Marshal(ChildMessage{Error: "faultsim: encode a result line: " + err.Error()})
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.w.Write(line)
-	l.w.WriteByte('\n')
-	l.w.Flush() // a failed write means the parent is gone: no one to tell
 }

@@ -95,19 +95,23 @@ func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bub
 		if errs[i] = ctx.Err(); errs[i] == nil {
 			results[i], errs[i] = gradeScenario(k, scenarios[i], prog, b, opt)
 		}
-		return errs[i] == nil
+		// A scenario cut short by a leak ends the grade after it: every
+		// later scenario would leak again (see gradeScenario).
+		return errs[i] == nil && results[i].leaked == ""
 	}, func(i int) {
 		if errs[i] == nil && opt.Progress != nil {
 			opt.Progress(results[i])
 		}
 	})
 	examined, violated := map[string]bool{}, map[string]bool{}
+	var failed []string
 	for i, sr := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
 		if sr.Status != StatusPass {
 			rep.Status = StatusFail
+			failed = append(failed, sr.Name)
 		}
 		for _, d := range sr.examined {
 			examined[d] = true
@@ -116,6 +120,19 @@ func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bub
 			violated[d] = true
 		}
 		rep.Scenarios = append(rep.Scenarios, sr)
+		// Scenarios after a leaking one were not run, or are left out if
+		// a lane had started them: which ones did depends on timing.
+		if sr.leaked != "" && i < len(results)-1 {
+			later := fmt.Sprintf("the %d scenarios after it were not run", len(results)-1-i)
+			if i == len(results)-2 {
+				later = "the scenario after it was not run"
+			}
+			rep.Message = fmt.Sprintf("%d of %d scenarios run failed: %s. The grade stopped after %s, "+
+				"whose run with %s left goroutines blocked for ever once every call had returned; "+
+				"%s: leaked goroutines keep their memory until the grade ends, so each further leak "+
+				"would bring the grade nearer to running out of memory.", len(failed), i+1, strings.Join(failed, ", "), sr.Name, sr.leaked, later)
+			break
+		}
 	}
 	// A kit with a table of defects gets a summary of those some checked
 	// invariant pointed to: fixed unless one of them failed.
@@ -192,14 +209,30 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		}
 		rest = append(rest, crashRuns(first, opt.MaxCrashRuns)...)
 	}
-	runLanes(b, k, prog, rest, opt.lanes, tw)
-	runs := append([]*Run{first}, rest...)
+	// A scenario that judges leaks makes no run after its first leaking
+	// one: that run fails it already, and each further leak is memory the
+	// child never gets back, which would end the grade out of memory at a
+	// point that depends on the collector's timing.
+	var cut func(*Run) bool
+	for i, inv := range invs {
+		if checked[i] && inv.JudgesLeaks {
+			cut = (*Run).Leaked
+		}
+	}
+	made := 1
+	if cut == nil || !first.Leaked() {
+		made += runLanes(b, k, prog, rest, opt.lanes, tw, cut)
+	}
+	runs := append([]*Run{first}, rest[:made-1]...)
 	for _, r := range runs {
 		if r.internal != nil {
 			return ScenarioResult{}, r.internal
 		}
 	}
 	sr := ScenarioResult{Name: plan.Name, Title: plan.Title, Description: plan.Description, Status: StatusPass, Runs: len(runs)}
+	if made < 1+len(rest) {
+		sr.leaked = runs[made-1].Label()
+	}
 	for _, r := range runs {
 		if r.Twin != nil {
 			sr.Repeated++
@@ -274,6 +307,14 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		sr.Status, sr.Message = StatusError, loadProblem
 	case deadlock != "":
 		sr.Status, sr.Message = StatusFail, "Some goroutines of the submission stayed blocked forever: "+deadlock
+	case sr.leaked != "":
+		sr.Status = StatusFail
+		later := fmt.Sprintf("this scenario's %d later runs were not made", len(rest)-(made-1))
+		if len(rest)-(made-1) == 1 {
+			later = "this scenario's last run was not made"
+		}
+		sr.Message = fmt.Sprintf("The run with %s left goroutines blocked for ever after every call had returned, "+
+			"so %s: each leaked goroutine keeps its memory until the grade ends.", sr.leaked, later)
 	}
 	rep, _ := shown.World.(Reporter)
 	for _, iv := range shown.Calls {

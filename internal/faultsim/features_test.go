@@ -9,10 +9,12 @@ package faultsim_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -337,5 +339,59 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	want := fmt.Sprintln(r.Float32(), r.ExpFloat64(), r.NormFloat64(), r.Float64())
 	if got := rep.Scenarios[0].Calls[0].Output; got != want {
 		t.Errorf("printed %q, want the worker's draws %q", got, want)
+	}
+}
+
+func TestALeakEndsTheGradeAtTheSameRunWhateverTheLanes(t *testing.T) {
+	// The call leaks a goroutine when its worker's seed is odd and past 3:
+	// the first leaking run of "second" is seed 5, whatever lane finishes
+	// first; "first" never leaks and "third" is not run.
+	var started atomic.Int32
+	leaks := func(ctx context.Context, c Counter) error {
+		started.Add(1)
+		ec := c.(*eventCounter)
+		if s := ec.w.run.Seed; s > 3 && s%2 == 1 && ec.w.run.Plan.Name == "second" {
+			go func() { select {} }()
+		}
+		c.Set(ctx, 1)
+		return nil
+	}
+	judge := faultsim.Invariant{ID: "goroutines-end", Title: "no leak", JudgesLeaks: true, Check: func(r *faultsim.Run) []string {
+		if r.Leaked() {
+			return []string{"leaked"}
+		}
+		return nil
+	}}
+	k := featureKit{invariants: []faultsim.Invariant{judge}}
+	var scenarios []faultsim.Scenario
+	for _, name := range []string{"first", "second", "third"} {
+		scenarios = append(scenarios, planScenario{faultsim.Plan{Name: name, Budget: time.Minute,
+			Calls: []faultsim.Call{{Worker: "worker-1", Subject: "a"}}}})
+	}
+	var want []byte
+	for _, lanes := range []int{1, 2, 4, 1, 4} {
+		started.Store(0)
+		rep, err := faultsim.Grade(context.Background(), k, scenarios, faultsim.Native{Entry: leaks}, faultsim.TestBubble(t),
+			faultsim.Options{Seeds: 12, FirstSeed: 1, Lanes: lanes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Status != faultsim.StatusFail || len(rep.Scenarios) != 2 || rep.Scenarios[1].Runs != 5 ||
+			!strings.Contains(rep.Message, "the scenario after it was not run") ||
+			!strings.Contains(rep.Scenarios[1].Message, "seed 5") {
+			t.Fatalf("lanes %d: status %s, message %q, scenarios %+v", lanes, rep.Status, rep.Message, rep.Scenarios)
+		}
+		// In one lane nothing after the cut starts; with more, runs and
+		// scenarios after it may have started, and are left out all the
+		// same.
+		if n := started.Load(); lanes == 1 && n != 12+5 {
+			t.Errorf("lanes 1: %d calls started, want the 12 of first and 5 of second", n)
+		}
+		got, _ := json.Marshal(rep.Wire(1))
+		if want == nil {
+			want = got
+		} else if string(got) != string(want) {
+			t.Errorf("lanes %d: the report differs:\n%s\nwant\n%s", lanes, got, want)
+		}
 	}
 }

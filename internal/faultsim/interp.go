@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -82,6 +81,7 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
 	h := k.Harness()
+	gointerp.RegisterHostSymbols(h.Symbols) // for the rewrites that need types
 	src, diags := gointerp.ParseResettable(filename, source, []string{h.Path})
 	if diags != nil {
 		return nil, diags
@@ -230,19 +230,6 @@ func (p *Interpreted) pool(c *compiled) {
 	}
 }
 
-// resetState runs the package's initialisation for the worker whose load
-// called it. A panic in it is the submission's, a load failure, as a panic
-// of a package initialiser is on a fresh load.
-func resetState(reset func()) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &LoadError{[]sandbox.Diagnostic{{Message: "loading the code panicked in package initialisation: " + fmt.Sprint(v)}}}
-		}
-	}()
-	reset()
-	return nil
-}
-
 // compile builds an interpreter and evaluates the submission in it, on
 // the calling goroutine. An interpreter with an owner serves that slot's
 // worker alone, and gets the reset of its package state.
@@ -340,53 +327,13 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 		}
 		return syms
 	}
-	syncSyms := std("sync")
-	syncSyms["Mutex"] = reflect.ValueOf((*Mutex)(nil))
-	syncSyms["RWMutex"] = reflect.ValueOf((*RWMutex)(nil))
-	syncSyms["Once"] = reflect.ValueOf((*Once)(nil))
-	syncSyms["OnceFunc"] = reflect.ValueOf(OnceFunc)
-	out[gointerp.SymbolKey("sync")] = syncSyms
-
-	r := std("math/rand")
-	r["NewSource"] = reflect.ValueOf(newSource)
-	r["Int"] = reflect.ValueOf(func() int { return draw(res, (*rand.Rand).Int) })
-	r["Intn"] = reflect.ValueOf(func(n int) int { return draw(res, func(r *rand.Rand) int { return r.Intn(n) }) })
-	r["Int31"] = reflect.ValueOf(func() int32 { return draw(res, (*rand.Rand).Int31) })
-	r["Int31n"] = reflect.ValueOf(func(n int32) int32 { return draw(res, func(r *rand.Rand) int32 { return r.Int31n(n) }) })
-	r["Int63"] = reflect.ValueOf(func() int64 { return draw(res, (*rand.Rand).Int63) })
-	r["Int63n"] = reflect.ValueOf(func(n int64) int64 { return draw(res, func(r *rand.Rand) int64 { return r.Int63n(n) }) })
-	r["Uint32"] = reflect.ValueOf(func() uint32 { return draw(res, (*rand.Rand).Uint32) })
-	r["Uint64"] = reflect.ValueOf(func() uint64 { return draw(res, (*rand.Rand).Uint64) })
-	r["Float64"] = reflect.ValueOf(func() float64 { return draw(res, (*rand.Rand).Float64) })
-	r["Float32"] = reflect.ValueOf(func() float32 { return draw(res, (*rand.Rand).Float32) })
-	r["ExpFloat64"] = reflect.ValueOf(func() float64 { return draw(res, (*rand.Rand).ExpFloat64) })
-	r["NormFloat64"] = reflect.ValueOf(func() float64 { return draw(res, (*rand.Rand).NormFloat64) })
-	r["Perm"] = reflect.ValueOf(func(n int) []int { return draw(res, func(r *rand.Rand) []int { return r.Perm(n) }) })
-	r["Read"] = reflect.ValueOf(func(b []byte) (int, error) {
-		return draw(res, func(r *rand.Rand) int { n, _ := r.Read(b); return n }), nil
-	})
-	r["Seed"] = reflect.ValueOf(func(seed int64) {
-		s := res.must()
-		draw(res, func(r *rand.Rand) int { r.Seed(seed ^ s.seed); return 0 })
-	})
-	// Shuffle's swap is interpreted code, which may draw numbers itself:
-	// it runs outside the slot's lock.
-	r["Shuffle"] = reflect.ValueOf(func(n int, swap func(i, j int)) {
-		if n < 0 {
-			panic("invalid argument to Shuffle")
+	for path, syms := range engineStandIns(res) {
+		all := std(path)
+		for name, v := range syms {
+			all[name] = v
 		}
-		for i := n - 1; i > 0; i-- {
-			swap(i, draw(res, func(r *rand.Rand) int { return r.Intn(i + 1) }))
-		}
-	})
-	out[gointerp.SymbolKey("math/rand")] = r
-
-	t := std("time")
-	t["AfterFunc"] = reflect.ValueOf(res.afterFunc)
-	out[gointerp.SymbolKey("time")] = t
-	c := std("context")
-	c["AfterFunc"] = reflect.ValueOf(res.contextAfterFunc)
-	out[gointerp.SymbolKey("context")] = c
+		out[gointerp.SymbolKey(path)] = all
+	}
 	return out
 }
 
@@ -430,7 +377,11 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 	if ProcessCPU()-cpu0 > limit {
 		opt.Lanes = 1
 	}
-	return Grade(ctx, k, scenarios, prog, b, opt)
+	rep, err := Grade(ctx, k, scenarios, prog, b, opt)
+	if err == nil {
+		blameInterpreter(rep) // interp_failure.go
+	}
+	return rep, err
 }
 
 // spareCompileLines bounds the submissions whose second lane's interpreter

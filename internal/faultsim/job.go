@@ -5,43 +5,20 @@ package faultsim
 import (
 	"context"
 	"fmt"
-	"slices"
-
-	"github.com/faultline-dev/faultline/internal/gradewire"
 )
-
-// Job is one grade as the parent sends it to the grading child (the wire
-// contract, internal/gradewire).
-type Job = gradewire.Job
 
 // RunJob grades job.Source interpreted with the kit it names, among kits.
 // A job naming a kit or a scenario that is not there, or scenarios that do
 // not parse, is an error: the content or the parent is wrong, not the
 // submission.
 func RunJob(ctx context.Context, kits []Kit, job Job, b Bubble, progress func(ScenarioResult)) (*Report, error) {
-	i := slices.IndexFunc(kits, func(k Kit) bool { return k.Name() == job.Kit })
-	if i < 0 {
-		var names []string
-		for _, k := range kits {
-			names = append(names, k.Name())
-		}
-		return nil, fmt.Errorf("faultsim: no kit %q (have %v)", job.Kit, names)
-	}
-	k := kits[i]
-	scenarios, err := k.ParseScenarios(job.ScenariosFile, job.Scenarios)
+	k, err := jobKit(kits, job)
 	if err != nil {
 		return nil, err
 	}
-	if len(job.Only) > 0 {
-		var picked []Scenario
-		for _, name := range job.Only {
-			j := slices.IndexFunc(scenarios, func(s Scenario) bool { return s.Plan().Name == name })
-			if j < 0 {
-				return nil, fmt.Errorf("faultsim: %s has no scenario %q", job.ScenariosFile, name)
-			}
-			picked = append(picked, scenarios[j])
-		}
-		scenarios = picked
+	scenarios, err := jobScenarios(k, job)
+	if err != nil {
+		return nil, err
 	}
 	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: job.Lanes, Progress: progress})
 }

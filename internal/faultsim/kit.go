@@ -229,6 +229,10 @@ type Invariant struct {
 	// that differ between processes, say). A violation is shown with the
 	// last run.
 	CheckRuns func(runs []*Run) []string
+	// JudgesLeaks says the invariant fails every run that Leaked: then a
+	// scenario that checks it makes no run after its first leaking one,
+	// and the grade starts no scenario after it (see Run.Leaked).
+	JudgesLeaks bool
 }
 
 func (inv Invariant) judge(r *Run) ([]string, string) {

@@ -30,18 +30,47 @@ func (l lanes) execute(b Bubble, k Kit, prog Program, r *Run, tw *twins) {
 	tw.add(r)
 }
 
-// runLanes executes runs, as many at once as the lanes allow; results land
-// in the runs.
-func runLanes(b Bubble, k Kit, prog Program, runs []*Run, l lanes, tw *twins) {
-	var wg sync.WaitGroup
-	for _, r := range runs {
+// runLanes executes runs, as many at once as the lanes allow, starting
+// them in order; results land in the runs. With cut set, a run after one
+// that cut(run) holds for does not start: it returns how many runs, from
+// the first, were all made (every run when cut never held), which is the
+// same whatever order the lanes finished in: a run after the first cut
+// one may have started, and is left out all the same.
+func runLanes(b Bubble, k Kit, prog Program, runs []*Run, l lanes, tw *twins, cut func(*Run) bool) int {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first = len(runs) // the first run, in order, that cut holds for
+	)
+	for i, r := range runs {
+		if l != nil {
+			l <- struct{}{}
+		}
+		mu.Lock()
+		stop := first < i
+		mu.Unlock()
+		if stop {
+			if l != nil {
+				<-l
+			}
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.execute(b, k, prog, r, tw)
+			if l != nil {
+				defer func() { <-l }()
+			}
+			lanes(nil).execute(b, k, prog, r, tw)
+			if cut != nil && cut(r) {
+				mu.Lock()
+				first = min(first, i)
+				mu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()
+	return min(first+1, len(runs))
 }
 
 // inOrder calls do(i) for i in [0, n), up to width at once, and then(i) for

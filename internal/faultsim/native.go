@@ -19,124 +19,16 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/faultline-dev/faultline/internal/gointerp"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
-
-// NativeCopy is one natively compiled copy of a submission, as the shim
-// NativeSource writes returns it.
-type NativeCopy struct {
-	// Entry is the copy's entry function, of the kit's entry type.
-	Entry any
-	// Reset re-runs the copy's package initialisation (gointerp's
-	// ResetFunc); nil when the file has no package state.
-	Reset func()
-	// StandIns points at the copy's variables standing for the standard
-	// functions the interpreted route replaces, by "import/path.Name":
-	// NativeCopies sets each to the replacement, bound to the copy.
-	StandIns map[string]any
-}
-
-// NativeCopies is a Program of natively compiled copies of one submission:
-// each worker that loads holds a copy no other loaded worker holds, whose
-// package state the load resets inside the worker's run, as the
-// interpreted route resets a worker's own interpreter. Build as many
-// copies as a grade has workers loaded at once (lanes times the calls of
-// the busiest run, restarts included); a load finding none free fails.
-type NativeCopies struct {
-	Kit    Kit
-	Copies []NativeCopy
-
-	mu      sync.Mutex
-	bound   error // set once the stand-ins are bound
-	once    sync.Once
-	owners  []*atomic.Pointer[slot]
-	held    []bool
-	inUse   map[*Worker]int
-	slots   map[*Worker]*slot
-	sources sources
-}
-
-// tracksSeeds implements seedsTracked: a copy's draws go through the
-// interpreted route's stand-ins.
-func (*NativeCopies) tracksSeeds() {}
-
-// Load implements Program.
-func (p *NativeCopies) Load(w *Worker, seed int64, out io.Writer) (any, error) {
-	p.once.Do(func() { p.bound = p.bind() })
-	if p.bound != nil {
-		return nil, p.bound
-	}
-	p.mu.Lock()
-	pick := slices.Index(p.held, false)
-	if pick < 0 {
-		p.mu.Unlock()
-		return nil, fmt.Errorf("faultsim: all %d native copies are in use: build more", len(p.Copies))
-	}
-	p.held[pick] = true
-	s := newSlot(w, seed, out, &p.sources)
-	p.inUse[w], p.slots[w] = pick, s
-	p.mu.Unlock()
-	p.owners[pick].Store(s)
-	s.enter()
-	if c := p.Copies[pick]; c.Reset != nil {
-		if err := resetState(c.Reset); err != nil {
-			p.Finished(w, false)
-			return nil, err
-		}
-	}
-	return p.Copies[pick].Entry, nil
-}
-
-// Finished implements finisher: the worker's copy is free for another.
-// A copy is reused even when its call did not unwind (the interpreted
-// route drops such an interpreter): it cannot be rebuilt, and the next
-// load's reset gives it fresh package state all the same.
-func (p *NativeCopies) Finished(w *Worker, clean bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	i, ok := p.inUse[w]
-	if !ok {
-		return
-	}
-	p.slots[w].release()
-	delete(p.inUse, w)
-	delete(p.slots, w)
-	p.held[i] = false
-}
-
-// bind points every copy's stand-in variables at replacements that serve
-// the copy's current worker.
-func (p *NativeCopies) bind() error {
-	p.owners = make([]*atomic.Pointer[slot], len(p.Copies))
-	p.held = make([]bool, len(p.Copies))
-	p.inUse, p.slots = map[*Worker]int{}, map[*Worker]*slot{}
-	for i, c := range p.Copies {
-		p.owners[i] = &atomic.Pointer[slot]{}
-		table := replacements(p.Kit, resolver{p.owners[i]})
-		for name, ptr := range c.StandIns {
-			path, fn, _ := cutLast(name, ".")
-			v, ok := table[path][fn]
-			if !ok {
-				return fmt.Errorf("faultsim: native copy %d stands in for %s, which the interpreted route does not replace", i, name)
-			}
-			dst := reflect.ValueOf(ptr)
-			if dst.Kind() != reflect.Pointer || dst.Elem().Type() != v.Type() {
-				return fmt.Errorf("faultsim: native copy %d: the stand-in for %s is %T, want *%s", i, name, ptr, v.Type())
-			}
-			dst.Elem().Set(v)
-		}
-	}
-	return nil
-}
 
 // replacements are the standard symbols the interpreted route gives code
 // other than the standard library's, by import path: the engine's and the
@@ -178,20 +70,16 @@ func sameSymbol(std, v reflect.Value) bool {
 	return true // a constant: the engine replaces none
 }
 
-func cutLast(s, sep string) (string, string, bool) {
-	i := strings.LastIndex(s, sep)
-	if i < 0 {
-		return s, "", false
-	}
-	return s[:i], s[i+len(sep):], true
-}
-
 // NativeFiles is a submission made into a native copy's package: the
 // submission, rewritten (its package state made resettable, the replaced
 // standard names pointed at stand-ins), and the shim beside it, which
 // declares the stand-ins and FaultlineCopy() faultsim.NativeCopy.
 type NativeFiles struct {
 	Source, Shim string
+	// Stateful is whether the file has package state, which each worker
+	// must have its own copy of; without it one copy serves every worker
+	// (NativeCopies.Shared), as one interpreter does.
+	Stateful bool
 }
 
 // NativeCopyFunc is the function each shim declares.
@@ -346,7 +234,7 @@ func NativeSource(k Kit, filename, source string) (NativeFiles, error) {
 	}
 	fmt.Fprintf(&shim, ")\n\n%s\n// %s is this copy, for faultsim.NativeCopies.\nfunc %s() %s.NativeCopy {\n\treturn %s.NativeCopy{Entry: %s, Reset: %s, StandIns: map[string]any{\n%s\t}}\n}\n",
 		decls.String(), NativeCopyFunc, NativeCopyFunc, faultsimLocal, faultsimLocal, k.Entry().Name, reset, fields.String())
-	return NativeFiles{Source: text, Shim: shim.String()}, nil
+	return NativeFiles{Source: text, Shim: shim.String(), Stateful: resettable}, nil
 }
 
 // keepFunc is a function of the standard package path that replaced does
@@ -369,3 +257,53 @@ func keepFunc(path string, replaced map[string]reflect.Value) string {
 func identPart(path string) string {
 	return strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(path)
 }
+
+// NativeProgramFor is the native copy of job's submission for the native
+// referee (gradewire.NativeProgram), or why it has none: an import the
+// interpreted route does not allow is refused here too, before anything
+// is built, so the native build compiles only what the allowlist admits
+// (no cgo, no unsafe, no go:linkname, no go:embed, none of os or net).
+func NativeProgramFor(kits []Kit, job Job) *gradewire.NativeProgram {
+	k, err := jobKit(kits, job)
+	if err != nil {
+		return &gradewire.NativeProgram{Refused: err.Error()}
+	}
+	scenarios, err := jobScenarios(k, job)
+	if err != nil {
+		return &gradewire.NativeProgram{Refused: err.Error()}
+	}
+	file := filepath.Base(job.File)
+	if !strings.HasSuffix(file, ".go") || file == nativeShimFile || strings.HasSuffix(file, "_test.go") {
+		file = "submission.go"
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), file, job.Source, parser.ImportsOnly)
+	if err != nil {
+		return &gradewire.NativeProgram{Refused: fmt.Sprintf("%s does not parse: %v", file, err)}
+	}
+	allowed := append(slices.Clone(gointerp.AllowedStdlib), k.Harness().Path)
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if !slices.Contains(allowed, path) {
+			return &gradewire.NativeProgram{Refused: fmt.Sprintf("%s imports %q, which the grader does not allow", file, path)}
+		}
+	}
+	files, err := NativeSource(k, file, job.Source)
+	if err != nil {
+		return &gradewire.NativeProgram{Refused: err.Error()}
+	}
+	copies := 1 // one copy serves every worker (NativeCopies.Shared)
+	if files.Stateful {
+		copies = NativeCopiesNeeded(scenarios)
+	}
+	t := reflect.TypeOf(k)
+	if t.Kind() != reflect.Struct || t.Name() == "" {
+		return &gradewire.NativeProgram{Refused: fmt.Sprintf("faultsim: kit %s is a %s, not a named struct the native program can name", k.Name(), t)}
+	}
+	return &gradewire.NativeProgram{KitImport: t.PkgPath(), KitValue: t.String() + "{}",
+		Files:  map[string]string{file: files.Source, nativeShimFile: files.Shim},
+		Copies: copies}
+}
+
+// nativeShimFile is the name of the shim NativeSource writes, in a native
+// copy's package.
+const nativeShimFile = "faultline_native.go"

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gointerp"
+	"github.com/faultline-dev/faultline/internal/grading"
 )
 
 // countedSource has package state, prints, draws in its call, in a
@@ -278,5 +281,84 @@ func Bump(ctx context.Context, c tally.Counter) error {
 		if _, err := faultsim.NativeSource(toyKit{}, "bump.go", bad.src); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("got %v, want an error containing %q", err, bad.want)
 		}
+	}
+}
+
+// statelessSource is countedSource without package state: one copy
+// serves every worker (NativeCopies.Shared), as one interpreter does.
+const statelessSource = `package tally
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"faultline.test/tally"
+)
+
+func Bump(ctx context.Context, c tally.Counter) error {
+	fmt.Println("call", rand.Int63())
+	done := make(chan bool)
+	go func() { fmt.Println("goroutine", rand.Int63()); done <- true }()
+	<-done
+	time.AfterFunc(time.Second, func() { fmt.Println("timer", rand.Int63()); done <- true })
+	<-done
+	time.Sleep(time.Second)
+	c.Set(ctx, c.Get(ctx)+1)
+	return nil
+}
+`
+
+// statelessCopy is statelessSource as NativeSource makes it, by hand.
+type statelessCopy struct {
+	int63     func() int64
+	println   func(a ...any) (int, error)
+	afterFunc func(time.Duration, func()) *time.Timer
+}
+
+func (c *statelessCopy) bump(ctx context.Context, counter Counter) error {
+	c.println("call", c.int63())
+	done := make(chan bool)
+	go func() { c.println("goroutine", c.int63()); done <- true }()
+	<-done
+	c.afterFunc(time.Second, func() { c.println("timer", c.int63()); done <- true })
+	<-done
+	time.Sleep(time.Second)
+	counter.Set(ctx, counter.Get(ctx)+1)
+	return nil
+}
+
+// TestSharedNativeCopyGradesAsInterpreted: one copy of a file without
+// package state, shared by every worker of both lanes, the stand-ins
+// finding each worker by its goroutine's label, grades exactly as the
+// interpreter does.
+func TestSharedNativeCopyGradesAsInterpreted(t *testing.T) {
+	sc := toyScenario{name: "three", workers: 3, crash: true, restart: time.Second}
+	opt := faultsim.Options{FirstSeed: 4, Seeds: 3, Lanes: 2}
+	want := reportJSON(t, grade(t, interpreted(t, statelessSource), sc, opt))
+	c := &statelessCopy{int63: rand.Int63, println: fmt.Println, afterFunc: time.AfterFunc}
+	p := &faultsim.NativeCopies{Kit: toyKit{}, Shared: true, Copies: []faultsim.NativeCopy{{Entry: c.bump, StandIns: map[string]any{
+		"math/rand.Int63": &c.int63, "fmt.Println": &c.println, "time.AfterFunc": &c.afterFunc,
+	}}}}
+	if got := reportJSON(t, grade(t, p, sc, opt)); got != want {
+		t.Fatalf("the shared copy's report differs from the interpreted one:\nnative:\n%s\ninterpreted:\n%s", got, want)
+	}
+	if !strings.Contains(want, "timer") || !strings.Contains(want, "goroutine") {
+		t.Fatal("the report shows no output of the goroutine or the timer: the test shows nothing")
+	}
+	// Two copies, or one with package state, are refused.
+	bad := &faultsim.NativeCopies{Kit: toyKit{}, Shared: true, Copies: []faultsim.NativeCopy{{Entry: c.bump, Reset: func() {}}}}
+	if b := reportJSON(t, grade(t, bad, sc, opt)); !strings.Contains(b, "shared native copies need exactly one copy") {
+		t.Errorf("a shared copy with package state graded:\n%s", b)
+	}
+}
+
+// TestNativeImportsAreTheInterpretersAllowlist: the parent checks a
+// native program's imports against its own copy of the allowlist (it
+// links no interpreter); the copy must be the interpreter's.
+func TestNativeImportsAreTheInterpretersAllowlist(t *testing.T) {
+	if got, want := grading.NativeImports(), gointerp.AllowedStdlib; !slices.Equal(got, want) {
+		t.Errorf("internal/grading's nativeImports = %q; gointerp.AllowedStdlib = %q: make them equal", got, want)
 	}
 }

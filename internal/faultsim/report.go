@@ -59,6 +59,9 @@ type ScenarioResult struct {
 	// The defects the checked invariants point to, and those of the
 	// ones that failed (see DefectTable).
 	examined, violated []string
+	// leaked labels the run after which no run of the scenario was made
+	// because it leaked goroutines (see Run.Leaked), "" if none was cut.
+	leaked string
 }
 
 // InvariantResult is one invariant of a scenario.

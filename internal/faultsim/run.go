@@ -50,6 +50,23 @@ type Run struct {
 	mu       sync.Mutex // Calls, which a triggered call joins from another actor's step
 }
 
+// Leaked says the run ended with goroutines of the submission blocked for
+// ever although no limit stopped it and every call had returned: goroutines
+// a live process leaks. Go cannot free them, nor what they hold, until the
+// grading child exits, so each such run adds to the child's memory for the
+// rest of the grade. A run that repeats a twin's leaked as its twin did.
+func (r *Run) Leaked() bool {
+	if r.Leftover == "" || r.Stopped != StopNone {
+		return false
+	}
+	for _, iv := range r.Calls {
+		if iv.Ended != EndReturned {
+			return false
+		}
+	}
+	return true
+}
+
 // Gate is the run's scheduler, for the fakes.
 func (r *Run) Gate() Gate { return r.sched }
 

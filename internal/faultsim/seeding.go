@@ -1,4 +1,4 @@
-//go:build !nointerp
+//go:build !nointerp || referee
 
 package faultsim
 

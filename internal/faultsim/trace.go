@@ -14,7 +14,7 @@ type Event struct {
 	Kind  string        `json:"kind"`
 	Text  string        `json:"text"`
 	// Rule names the rule of the problem's page that produced this event
-	// (a fake's answer cites the provider or vendor rule it followed),
+	// (a fake's answer cites the rule of the page it followed),
 	// empty for events no rule decides.
 	Rule string `json:"rule,omitempty"`
 }

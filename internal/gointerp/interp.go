@@ -328,7 +328,7 @@ func ParseSource(filename, text string, extra []string) (*Source, []sandbox.Diag
 	}
 	rewritten, edits, d := rewriteForInterpreter(fset, f, text, src.Imports)
 	if d != nil {
-		return nil, []sandbox.Diagnostic{*d}
+		return nil, d
 	}
 	src.Text, src.original, src.edits = rewritten, text, edits
 	src.StartsGoroutines = startsGoroutines(f)
@@ -609,7 +609,7 @@ func compilerPanic(src *Source, r any) sandbox.Diagnostic {
 		}
 		return d
 	}
-	return sandbox.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
+	return lineOfCompilerPanic(src, msg) // interp_classes.go
 }
 
 // unsupported finds constructs the interpreter cannot handle: a range over
@@ -624,7 +624,7 @@ func unsupported(src *Source) *sandbox.Diagnostic {
 		if !ok {
 			return true
 		}
-		if rangesOverInt(src, rs.X) {
+		if rangesOverInt(src, rs.X) && src.lineHas(src.Fset.Position(rs.For).Line, "range") {
 			pos := src.Fset.Position(rs.Pos())
 			found = &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column,
 				Message: "range over an integer is not supported by the interpreter: write for i := 0; i < n; i++ instead"}
@@ -632,6 +632,13 @@ func unsupported(src *Source) *sandbox.Diagnostic {
 		return true
 	})
 	return found
+}
+
+// lineHas reports whether line n of the rewritten text contains word (the
+// rewrites keep lines where they were: a range they rewrote is gone).
+func (s *Source) lineHas(n int, word string) bool {
+	lines := strings.SplitN(s.Text, "\n", n+1)
+	return n >= 1 && n <= len(lines) && strings.Contains(lines[n-1], word)
 }
 
 func rangesOverInt(src *Source, x ast.Expr) bool {

@@ -502,7 +502,7 @@ func (rw *rewriter) embeddedInterfaces() {
 			}
 			list, ok := hostInterfaces[rw.imports[pkg.Name]+"."+t.Sel.Name]
 			if !ok {
-				return nil, false
+				return rw.typedMethods(t) // interp_classes.go
 			}
 			for _, m := range list {
 				name, rest, _ := strings.Cut(m, "(")
@@ -525,6 +525,9 @@ func (rw *rewriter) embeddedInterfaces() {
 			methods map[string]signature
 			known   bool
 			typ     string // a type of the file, if it is one
+			// concrete: not an interface, whose methods are known only
+			// to tell whether they hide an interface's.
+			concrete bool
 		}
 		var embeds []embed
 		fields := map[string]bool{}
@@ -547,12 +550,15 @@ func (rw *rewriter) embeddedInterfaces() {
 				e.field = t.Sel.Name
 			}
 			e.methods, e.known = methods(f.Type, 0)
+			if !e.known {
+				e.methods, e.known, e.concrete = rw.concreteMethods(f.Type)
+			}
 			fields[e.field] = true
 			embeds = append(embeds, e)
 		}
 		name := ts.Name.Name
 		for k, e := range embeds {
-			if !e.known {
+			if !e.known || e.concrete {
 				continue
 			}
 			names := make([]string, 0, len(e.methods))

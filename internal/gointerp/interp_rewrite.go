@@ -52,7 +52,9 @@ package gointerp
 //
 // One rewrite is for speed alone: method calls on variables whose type the
 // syntax tells become plain function calls (directMethodCalls,
-// interp_calls.go).
+// interp_calls.go). Those that need the file's types (min, max, clear,
+// ranges over integers and functions, generic instances, embedded locks
+// and harness interfaces) are in interp_classes.go.
 
 import (
 	"fmt"
@@ -81,18 +83,20 @@ type rewriter struct {
 	edits   []edit
 	ntmp    int
 	refused *sandbox.Diagnostic
+	classes classState // interp_classes.go
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
 // f), or returns a diagnostic for the first form it refuses.
-func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, []edit, *sandbox.Diagnostic) {
+func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, []edit, []sandbox.Diagnostic) {
 	rw := &rewriter{fset: fset, file: f, text: text, imports: imports}
 	if strings.Contains(text, tmpPrefix) {
-		return "", nil, rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")
+		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")}
 	}
 	if strings.Contains(text, runtimeName) {
-		return "", nil, rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")
+		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")}
 	}
+	rw.classRewrites()
 	rw.joinCaseConditions()
 	rw.unnamedParams()
 	rw.walk()
@@ -100,7 +104,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.recovers()
 	rw.typedRewrites() // interp_typed.go
 	if rw.refused != nil {
-		return "", nil, rw.refused
+		return "", nil, rw.refusals()
 	}
 	rw.returnedCalls()
 	rw.callResultArgs()
@@ -110,18 +114,19 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 		rw.directMethodCalls()
 	}
 	if rw.refused != nil {
-		return "", nil, rw.refused
+		return "", nil, rw.refusals()
 	}
+	rw.appendInstances()
 	out, err := applyEdits(text, rw.edits)
 	if err != nil {
-		return "", nil, rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")
+		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")}
 	}
 	return out, rw.edits, nil
 }
 
 func (rw *rewriter) off(p token.Pos) int { return rw.fset.Position(p).Offset }
 
-func (rw *rewriter) src(n ast.Node) string { return rw.text[rw.off(n.Pos()):rw.off(n.End())] }
+func (rw *rewriter) src(n ast.Node) string { return rw.classSrc(rw.off(n.Pos()), rw.off(n.End())) }
 
 func (rw *rewriter) add(at, end int, with string) {
 	rw.edits = append(rw.edits, edit{at: at, end: end, with: with, seq: len(rw.edits)})
@@ -137,10 +142,15 @@ func (rw *rewriter) diag(p token.Pos, msg string) *sandbox.Diagnostic {
 	return &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
 }
 
+// refuse records a form the interpreter cannot run faithfully. Every
+// refusal of the file is collected, so that the user sees them all at once
+// (rewriteForInterpreter returns them in line order).
 func (rw *rewriter) refuse(p token.Pos, msg string) {
+	d := rw.diag(p, msg)
 	if rw.refused == nil {
-		rw.refused = rw.diag(p, msg)
+		rw.refused = d
 	}
+	rw.classes.refused = append(rw.classes.refused, *d)
 }
 
 // unnamedParams names _ every parameter without a name of a function
@@ -206,9 +216,6 @@ func (rw *rewriter) recovers() {
 // statement stands (in a list, as an if's init, as a for's post).
 func (rw *rewriter) walk() {
 	ast.Inspect(rw.file, func(n ast.Node) bool {
-		if rw.refused != nil {
-			return false
-		}
 		switch s := n.(type) {
 		case *ast.BlockStmt:
 			rw.list(s.List)
@@ -234,8 +241,10 @@ func (rw *rewriter) walk() {
 			}
 			rw.loopVars3(s)
 		case *ast.RangeStmt:
-			rw.rangeAssign(s)
-			rw.loopVarsRange(s)
+			if !rw.classes.done[s] {
+				rw.rangeAssign(s)
+				rw.loopVarsRange(s)
+			}
 		case *ast.FuncDecl:
 			if s.Body != nil {
 				rw.defers(s.Body)
@@ -298,9 +307,6 @@ func (rw *rewriter) list(stmts []ast.Stmt) {
 func (rw *rewriter) defers(body *ast.BlockStmt) {
 	var visit func(n ast.Node, loops int) bool
 	visit = func(n ast.Node, loops int) bool {
-		if rw.refused != nil {
-			return false
-		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false // its own body, visited on its own
@@ -396,7 +402,7 @@ func (rw *rewriter) breakFromSelect(s *ast.SelectStmt) {
 				rw.refuse(n.Pos(), fmt.Sprintf("%s %s inside a select is not supported by the interpreter: it does not leave the select's loop. Set a variable and test it in the loop's condition, or return", n.Tok, n.Label.Name))
 			}
 		}
-		return rw.refused == nil
+		return true
 	})
 }
 
@@ -496,8 +502,8 @@ func (rw *rewriter) methodValues() {
 	})
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
-		if !ok || rw.refused != nil || called[sel] || !valueMethods[sel.Sel.Name] || fields[sel.Sel.Name] {
-			return rw.refused == nil
+		if !ok || called[sel] || !valueMethods[sel.Sel.Name] || fields[sel.Sel.Name] {
+			return true
 		}
 		if x, ok := sel.X.(*ast.Ident); ok && x.Obj == nil && rw.imports[x.Name] != "" {
 			return true

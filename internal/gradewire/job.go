@@ -27,6 +27,13 @@ type Job struct {
 	// Lanes, above zero, is the most runs the child executes at once: the
 	// parent sets 1 when another child already has the cores.
 	Lanes int `json:"lanes,omitempty"`
+	// Problem is the problem's slug, for the referee's log; the child
+	// does not read it.
+	Problem string `json:"problem,omitempty"`
+	// Native asks the child for the submission's native copy
+	// (ChildMessage.Native), written before any of it runs, for the
+	// native referee.
+	Native bool `json:"native,omitempty"`
 }
 
 // ChildMessage is one NDJSON line a grading child writes on its result
@@ -37,6 +44,8 @@ type ChildMessage struct {
 	Scenario *ScenarioReport `json:"scenario,omitempty"`
 	Report   *Report         `json:"report,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	// Native is the submission's native copy, when the job asked for it.
+	Native *NativeProgram `json:"native,omitempty"`
 }
 
 // Plan is what the parent knows of a problem's scenarios without grading:

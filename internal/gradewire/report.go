@@ -38,6 +38,10 @@ type Report struct {
 	Scenarios   []ScenarioReport `json:"scenarios"`
 	// Timings are real durations; Sanitized removes them.
 	Timings *Timings `json:"timings,omitempty"`
+	// Referee is what the native referee said of this verdict; nil when
+	// none was asked (a Check the interpreter graded, a report stored
+	// before the referee).
+	Referee *Referee `json:"referee,omitempty"`
 }
 
 // Summary says how many scenarios passed and which seed defects are fixed.
@@ -151,6 +155,11 @@ type Timings struct {
 func (r *Report) Sanitized() *Report {
 	c := *r
 	c.Timings = nil
+	if r.Referee != nil {
+		ref := *r.Referee
+		ref.BuildMS, ref.RunMS = 0, 0
+		c.Referee = &ref
+	}
 	return &c
 }
 

@@ -10,6 +10,9 @@ import (
 func (r *Report) WriteText(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("%s: %s\n", strings.ToUpper(r.Status), r.Message)
+	if r.Referee != nil {
+		p("Native referee (%s): %s\n", r.Referee.Outcome, r.Referee.Message)
+	}
 	for _, d := range r.Diagnostics {
 		p("  %s\n", d)
 	}

@@ -79,7 +79,9 @@ func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, 
 		ticket.Release()
 		return nil, fmt.Errorf("grading: no grader for problem %q", req.Problem)
 	}
-	rep, err := d.Service.GradeKit(ctx, ticket, KitJob(code, req.Source, req.Seed, req.Only), code.ScenarioNames, progress)
+	job := KitJob(code, req.Source, req.Seed, req.Only)
+	job.Problem = req.Problem
+	rep, err := d.Service.GradeKit(ctx, ticket, job, code.ScenarioNames, progress)
 	if rep != nil {
 		rep.Problem = req.Problem
 	}

@@ -34,6 +34,12 @@ const DefaultSeeds = 20
 type Service struct {
 	pool *sandbox.Pool
 	log  *slog.Logger
+
+	// Referee, when set, checks every Grade's verdict natively, and a
+	// Check's when the interpreter could not grade (see referee.go).
+	Referee *Referee
+	// Disagreements, when set, keeps the grades the referee overruled.
+	Disagreements DisagreementLog
 }
 
 // NewChildRunner returns a Runner that re-executes the current binary as a
@@ -92,8 +98,20 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 		job.Lanes = 1
 	}
 	g := grade{kit: job.Kit, seed: job.FirstSeed, order: scenarios, source: job.Source}
-	rep, _, err := s.run(ctx, ticket, g, job, progress)
-	return rep, err
+	job.Native = s.Referee != nil
+	rep, out, stream, err := s.run(ctx, ticket, g, job, progress)
+	if err != nil || out == nil || s.Referee == nil {
+		return rep, err
+	}
+	// A Check stays interpreted and fast: it is refereed only when the
+	// interpreter gave no verdict (refused the code, crashed on it, or
+	// stopped at a limit). A Grade's verdict is always checked: a pass is
+	// what a candidate keeps, and the interpreter can be wrong silently.
+	if check := len(job.Only) > 0; check && rep.Status != gradewire.StatusError {
+		return rep, nil
+	}
+	_, native := stream.nativeProgram()
+	return s.judge(ctx, g, job, native, rep), nil
 }
 
 // grade is what the parent knows of a job while the child runs it.
@@ -110,32 +128,32 @@ func (g grade) newReport() *gradewire.Report {
 		Summary: gradewire.Summary{Defects: []gradewire.DefectStatus{}}}
 }
 
-// run sends job to a child and interprets what comes back.
-func (s *Service) run(ctx context.Context, ticket *sandbox.Ticket, g grade, job any, progress func(gradewire.ScenarioReport)) (*gradewire.Report, *sandbox.Outcome, error) {
+// run sends job to a child and interprets what comes back; the outcome
+// is nil when no child ran.
+func (s *Service) run(ctx context.Context, ticket *sandbox.Ticket, g grade, job any, progress func(gradewire.ScenarioReport)) (*gradewire.Report, *sandbox.Outcome, *resultStream, error) {
 	if len(g.source) > gradewire.MaxSourceBytes {
 		return notGradable(g, fmt.Sprintf("The source file is %s; the grader accepts at most %s (source too large).",
-			sandbox.FormatBytes(int64(len(g.source))), sandbox.FormatBytes(gradewire.MaxSourceBytes))), nil, nil
+			sandbox.FormatBytes(int64(len(g.source))), sandbox.FormatBytes(gradewire.MaxSourceBytes))), nil, nil, nil
 	}
 	input, err := json.Marshal(job)
 	if err != nil {
-		return nil, nil, fmt.Errorf("grading: encode the job: %w", err)
+		return nil, nil, nil, fmt.Errorf("grading: encode the job: %w", err)
 	}
-	var stream resultStream
-	stream.progress = progress
+	stream := &resultStream{progress: progress}
 	if ticket == nil {
 		if ticket, err = s.pool.Admit(""); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	out, err := ticket.Run(ctx, input, stream.receive)
 	if err != nil {
 		if errors.Is(err, sandbox.ErrBusy) {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return nil, nil, fmt.Errorf("grading: run the grading child: %w", err)
+		return nil, nil, nil, fmt.Errorf("grading: run the grading child: %w", err)
 	}
-	report, err := s.interpret(ctx, g, out, &stream)
-	return report, out, err
+	report, err := s.interpret(ctx, g, out, stream)
+	return report, out, stream, err
 }
 
 // interpret turns how the child ended and what it sent into a report, or
@@ -281,11 +299,13 @@ func lastLines(b []byte, n int) string {
 type resultStream struct {
 	progress func(gradewire.ScenarioReport)
 
-	mu       sync.Mutex
-	finished []gradewire.ScenarioReport
-	report   *gradewire.Report
-	err      string
-	broken   error // the child did not speak the protocol
+	mu        sync.Mutex
+	finished  []gradewire.ScenarioReport
+	report    *gradewire.Report
+	native    *gradewire.NativeProgram
+	gotNative bool
+	err       string
+	broken    error // the child did not speak the protocol
 }
 
 // receive handles one NDJSON line. A line that does not decode means the
@@ -302,6 +322,8 @@ func (s *resultStream) receive(line []byte) error {
 	switch {
 	case msg.Scenario != nil:
 		s.finished = append(s.finished, *msg.Scenario)
+	case msg.Native != nil:
+		s.native, s.gotNative = msg.Native, true
 	case msg.Report != nil:
 		s.report = msg.Report
 	case msg.Error != "":
@@ -312,6 +334,13 @@ func (s *resultStream) receive(line []byte) error {
 		s.progress(*msg.Scenario)
 	}
 	return nil
+}
+
+// nativeProgram is the native copy the child sent, if it sent one.
+func (s *resultStream) nativeProgram() (bool, *gradewire.NativeProgram) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gotNative, s.native
 }
 
 func (s *resultStream) result() (*gradewire.Report, string, []gradewire.ScenarioReport, error) {

@@ -277,7 +277,18 @@ func TestLintReportsEachKindOfBadContent(t *testing.T) {
 			fsys: func(t *testing.T) fstest.MapFS { return edit(t, setPath, "### Guidance\n", "### Advice\n") },
 			want: []string{
 				"sets/quick.md:25: question \"Tell me about a project you led.\" has no ### Model answer or ### Guidance",
-				"sets/quick.md:29: unknown heading ### Advice under a question: use ### Model answer, ### Key points, ### Guidance or ### Time limit (use #### for a heading inside an answer)",
+				"sets/quick.md:29: unknown heading ### Advice under a question: use ### Model answer, ### Key points, ### Guidance, ### Follow-ups or ### Time limit (use #### for a heading inside an answer)",
+			},
+		},
+		{
+			name: "follow-up without its question in bold, or without an answer",
+			fsys: func(t *testing.T) fstest.MapFS {
+				return edit(t, setPath, "- Names the trade-off.\n", "- Names the trade-off.\n\n### Follow-ups\n\n- **And then?** It shipped.\n- What did it cost?\n- **Who decided?**\n\nSome prose.\n")
+			},
+			want: []string{
+				"sets/quick.md:40: a follow-up must start with the question in bold, then its answer: - **What if the key expired?** Then ...",
+				"sets/quick.md:41: a follow-up must start with the question in bold, then its answer: - **What if the key expired?** Then ...",
+				"sets/quick.md:43: ### Follow-ups holds a list; this paragraph would not be shown (make it a list item or move it)",
 			},
 		},
 		{

@@ -494,3 +494,40 @@ func TestEditorLitterIsIgnored(t *testing.T) {
 		})
 	}
 }
+
+// TestQuestionFollowUps reads a question's ### Follow-ups: each item's bold
+// lead is the question, the rest its answer, in either heading spelling.
+func TestQuestionFollowUps(t *testing.T) {
+	for _, heading := range []string{"### Follow-ups", "### Follow-up questions"} {
+		t.Run(heading, func(t *testing.T) {
+			fsys := edit(t, setPath, "- Names the trade-off.\n", "- Names the trade-off.\n\n"+heading+"\n\n"+
+				"- **What did it cost?** Two months, and one `retry` budget.\n"+
+				"- **Who decided?**\n  The lead, after a review.\n")
+			s, ok := mustLoad(t, fsys).Set("quick")
+			if !ok {
+				t.Fatal(`Set("quick") not found`)
+			}
+			got := s.Questions[1].FollowUps
+			if len(got) != 2 {
+				t.Fatalf("%d follow-ups, want 2: %+v", len(got), got)
+			}
+			want := []FollowUp{
+				{Question: Markdown{Source: "What did it cost?"}, Answer: Markdown{Source: "Two months, and one `retry` budget."}, Line: 39},
+				{Question: Markdown{Source: "Who decided?"}, Answer: Markdown{Source: "The lead, after a review."}, Line: 40},
+			}
+			for i := range want {
+				if got[i].Question.Source != want[i].Question.Source || got[i].Answer.Source != want[i].Answer.Source || got[i].Line != want[i].Line {
+					t.Errorf("follow-up %d = %q / %q at line %d, want %q / %q at line %d", i,
+						got[i].Question.Source, got[i].Answer.Source, got[i].Line,
+						want[i].Question.Source, want[i].Answer.Source, want[i].Line)
+				}
+			}
+			if !strings.Contains(got[0].Answer.HTML, "<code>retry</code>") {
+				t.Errorf("answer HTML %q does not render its code span", got[0].Answer.HTML)
+			}
+			if len(s.Questions[0].FollowUps) != 0 {
+				t.Errorf("question 1 has follow-ups it never declared: %+v", s.Questions[0].FollowUps)
+			}
+		})
+	}
+}

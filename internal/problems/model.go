@@ -107,8 +107,17 @@ type Question struct {
 	ModelAnswer Markdown      `json:"model_answer"`
 	KeyPoints   []Item        `json:"key_points,omitempty"`
 	Guidance    Markdown      `json:"guidance"`
+	FollowUps   []FollowUp    `json:"follow_ups,omitempty"`
 	TimeLimit   time.Duration `json:"time_limit"`
 	Line        int           `json:"line"`
+}
+
+// FollowUp is a question an interviewer may ask next, with a short answer:
+// a list item under ### Follow-ups that starts with the question in bold.
+type FollowUp struct {
+	Question Markdown `json:"question"`
+	Answer   Markdown `json:"answer"`
+	Line     int      `json:"line"`
 }
 
 // QuestionSet is an ordered list of rapid-fire questions.

@@ -15,6 +15,10 @@ const (
 	headingQuestionPoints   = "key points"
 	headingQuestionGuidance = "guidance"
 	headingQuestionTime     = "time limit"
+	headingQuestionFollowUp = "follow ups"
+	// headingQuestionFollowUpAlt is the problem page's spelling, "Follow-up
+	// questions", which authors reach for out of habit.
+	headingQuestionFollowUpAlt = "follow up questions"
 )
 
 // maxQuestionIDLength keeps question ids short enough for URLs and form
@@ -39,7 +43,7 @@ func (bd *builder) buildSet(fm *setFront) *QuestionSet {
 	_, leadSubs := bd.split(lead.nodes, 3, lead.start, lead.end)
 	for _, sub := range leadSubs {
 		switch normalizeHeading(sub.title) {
-		case headingQuestionAnswer, headingQuestionPoints, headingQuestionGuidance, headingQuestionTime:
+		case headingQuestionAnswer, headingQuestionPoints, headingQuestionGuidance, headingQuestionTime, headingQuestionFollowUp, headingQuestionFollowUpAlt:
 			bd.addf(sub.line, "### %s before the first question: each question starts with a ## heading", sub.title)
 		}
 	}
@@ -89,8 +93,10 @@ func (bd *builder) buildQuestion(c chunk) Question {
 			q.Guidance = bd.proseSection(sub, heading)
 		case headingQuestionTime:
 			q.TimeLimit = bd.timeLimit(sub)
+		case headingQuestionFollowUp, headingQuestionFollowUpAlt:
+			q.FollowUps = bd.followUps(sub, heading)
 		default:
-			bd.addf(sub.line, "unknown heading %s under a question: use ### Model answer, ### Key points, ### Guidance or ### Time limit (use #### for a heading inside an answer)", heading)
+			bd.addf(sub.line, "unknown heading %s under a question: use ### Model answer, ### Key points, ### Guidance, ### Follow-ups or ### Time limit (use #### for a heading inside an answer)", heading)
 		}
 	}
 	if q.ModelAnswer.Source == "" && q.Guidance.Source == "" && seen[headingQuestionAnswer] == 0 && seen[headingQuestionGuidance] == 0 {
@@ -100,6 +106,21 @@ func (bd *builder) buildQuestion(c chunk) Question {
 		bd.addf(c.line, "question %q has no ### Key points: list what a good answer mentions", q.Text)
 	}
 	return q
+}
+
+// followUps reads a ### Follow-ups section: list items that each start
+// with the follow-up question in bold, then its short answer.
+func (bd *builder) followUps(c chunk, heading string) []FollowUp {
+	var out []FollowUp
+	for _, li := range bd.listSection(c, heading) {
+		question, answer, ok := bd.boldLead(li)
+		if !ok {
+			bd.addf(li.line, "a follow-up must start with the question in bold, then its answer: - **What if the key expired?** Then ...")
+			continue
+		}
+		out = append(out, FollowUp{Question: bd.inline(question), Answer: bd.inline(answer), Line: li.line})
+	}
+	return out
 }
 
 // timeLimit reads a ### Time limit section: one Go duration.

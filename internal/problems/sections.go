@@ -142,6 +142,34 @@ func (bd *builder) glossaryItem(li listItem) (term, definition string, ok bool) 
 	return term, definition, true
 }
 
+// boldLead splits an item whose text starts with a bold run (the first
+// child of its first paragraph) into that run's Markdown and the rest, both
+// non-empty: a follow-up's question and its answer.
+func (bd *builder) boldLead(li listItem) (lead, rest string, ok bool) {
+	para := li.node.FirstChild()
+	if para == nil {
+		return "", "", false
+	}
+	strong, isStrong := para.FirstChild().(*ast.Emphasis)
+	if !isStrong || strong.Level != 2 || nodeStart(para) != li.contentStart {
+		return "", "", false
+	}
+	text, isText := strong.LastChild().(*ast.Text)
+	if !isText {
+		return "", "", false
+	}
+	end := text.Segment.Stop + strong.Level - li.contentStart
+	if end <= strong.Level*2 || end > len(li.text) {
+		return "", "", false
+	}
+	lead = strings.TrimSpace(li.text[strong.Level : end-strong.Level])
+	rest = strings.TrimSpace(li.text[end:])
+	if lead == "" || rest == "" {
+		return "", "", false
+	}
+	return lead, rest, true
+}
+
 // blockName names a block for an error message.
 func blockName(n ast.Node) string {
 	switch n.(type) {

@@ -43,3 +43,12 @@ func ariaCurrent(active bool) string {
 func errUnknownStep(screen, kind, slug string) error {
 	return fmt.Errorf("web: screen %s names unknown %s %q", screen, kind, slug)
 }
+
+// ruleCitation is the words after a trace event that a rule of the
+// problem's page decided: " (rule P3)", or nothing.
+func ruleCitation(rule string) string {
+	if rule == "" {
+		return ""
+	}
+	return " (rule " + rule + ")"
+}

@@ -261,6 +261,9 @@ func TestRoomSecurityMatrix(t *testing.T) {
 	for _, kp := range q.KeyPoints {
 		secrets = append(secrets, roomTextOf(kp.Text.HTML))
 	}
+	for _, fu := range q.FollowUps {
+		secrets = append(secrets, roomTextOf(fu.Answer.HTML))
+	}
 	secrets = append(secrets, roomTextOf(firstParagraph(q.ModelAnswer.HTML)))
 	secrets = append(secrets, roomTextOf(firstParagraph(it.Problem.ModelAnswer.HTML)), roomTextOf(firstParagraph(ts.svc.Screen(ia).Intro.HTML)))
 

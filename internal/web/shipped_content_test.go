@@ -75,11 +75,18 @@ func TestShippedContent(t *testing.T) {
 				if q.ModelAnswer.HTML != "" {
 					pg.mustNotContain(t, q.ModelAnswer.HTML)
 				}
+				for _, fu := range q.FollowUps {
+					pg.mustNotContain(t, fu.Answer.HTML)
+				}
 			}
 			q := qs.Questions[0]
 			after := b.post("/sets/"+qs.Slug+"/questions/"+q.ID+"/answer", url.Values{"answer": {"my answer"}})
 			if q.ModelAnswer.HTML != "" {
 				after.mustContain(t, q.ModelAnswer.HTML)
+			}
+			// Follow-ups are answer material: shown with the model answer.
+			for _, fu := range q.FollowUps {
+				after.mustContain(t, fu.Question.HTML, fu.Answer.HTML)
 			}
 		})
 	}

@@ -109,7 +109,7 @@ func (Kit) Defects() []faultsim.Defect {
 func (Kit) Invariants() []faultsim.Invariant {
 	out := make([]faultsim.Invariant, len(catalogue))
 	for i, c := range catalogue {
-		inv := faultsim.Invariant{ID: c.ID, Title: c.Title, Why: c.Why, Defect: c.Defect,
+		inv := faultsim.Invariant{ID: c.ID, Title: c.Title, Why: c.Why, Defect: c.Defect, JudgesLeaks: c.ID == InvGoroutinesEnd,
 			Judge: func(fr *faultsim.Run) ([]string, string) {
 				r, sc := adapt(fr)
 				if r == nil {

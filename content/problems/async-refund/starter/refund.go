@@ -1,8 +1,8 @@
 // Package refund processes stored refund requests.
 //
-// RefundMoney loads the refund request with the given id, asks the payment
-// provider to refund its amount (making up to three attempts), and then
-// records in the database that the refund is done.
+// RefundMoney fetches the stored request by its id, has the payment provider
+// send back its amount (three tries at most), and then marks the request as
+// done in the database.
 package refund
 
 import (

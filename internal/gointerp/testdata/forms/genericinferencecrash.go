@@ -1,7 +1,7 @@
 // Package genericinferencecrash infers a type argument from a compiled
 // function's result and a function literal, inside a closure, which
-// crashes the interpreter's compiler: the message asks for the type
-// arguments.
+// crashes the interpreter's compiler: the call names a copy of firstWhere
+// for its type arguments (genericInstances).
 package genericinferencecrash
 
 import (
@@ -23,7 +23,7 @@ func Main() {
 	want := "b"
 	check := func() (bool, error) {
 		list := strings.Fields("a b c")
-		s, ok := firstWhere(list, func(s string) bool { return s == want }) // refused: write them explicitly
+		s, ok := firstWhere(list, func(s string) bool { return s == want })
 		return ok && s == want, nil
 	}
 	fmt.Println(check())
