@@ -44,32 +44,14 @@ import (
 //     type int"). Rewritten to switch t := x; { case Equal(t, a) ||
 //     Equal(t, b): } (a switch with an init statement is left alone).
 //
-// The check runs with the file's imports as empty packages (no source or
-// export data of the harness or of the standard library is needed, in
-// the grading child or anywhere): an expression whose type depends on an
-// import is left untyped, and no rewrite is made from it. What the file
-// declares itself is typed as the compiler types it.
-
-// typeInfo type-checks the file as far as it can without its imports.
-func (rw *rewriter) typeInfo() *types.Info {
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
-	conf := types.Config{
-		Importer: emptyImporter{},
-		Error:    func(error) {}, // an unknown import's names; the interpreter reports real errors
-	}
-	_, _ = conf.Check(rw.file.Name.Name, rw.fset, []*ast.File{rw.file}, info)
-	return info
-}
-
-// emptyImporter gives every import as a complete package with nothing in
+// The check is the one classRewrites makes (typesInfo): an expression
+// whose type it cannot tell is left untyped, and no rewrite is made from
 // it.
-type emptyImporter struct{}
 
-func (emptyImporter) Import(path string) (*types.Package, error) {
-	p := types.NewPackage(path, path[strings.LastIndex(path, "/")+1:])
-	p.MarkComplete()
-	return p, nil
-}
+// typeInfo is the file's type check, shared with classRewrites
+// (interp_types.go), whose importer gives the allowed packages' and the
+// harness's names their types.
+func (rw *rewriter) typeInfo() *types.Info { return rw.typesInfo() }
 
 // typedRewrites makes the rewrites above.
 func (rw *rewriter) typedRewrites() {
