@@ -121,8 +121,11 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 	if isNilIdent(b.X) || isNilIdent(b.Y) || !(tx != nil && isInterface(tx)) && !(ty != nil && isInterface(ty)) {
 		return
 	}
-	at, end := rw.off(b.Pos()), rw.off(b.End())
-	if rw.replaced(at, end) {
+	// Only insertions around the operands and the operator's replacement:
+	// a rewrite inside an operand (an instantiation classRewrites names)
+	// stays as it is.
+	at, end, op := rw.off(b.Pos()), rw.off(b.End()), rw.off(b.OpPos)
+	if rw.straddles(at) || rw.straddles(end) || rw.replaced(op, op+len(b.Op.String())) {
 		return
 	}
 	call := runtimeName + ".Equal("
@@ -130,7 +133,6 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 		call = "!" + call
 	}
 	rw.add(at, at, call)
-	op := rw.off(b.OpPos)
 	rw.add(op, op+len(b.Op.String()), ",")
 	rw.add(end, end, ")")
 	rw.importRuntime()
@@ -419,6 +421,17 @@ func receive(e ast.Expr) bool {
 func (rw *rewriter) replaced(at, end int) bool {
 	for _, e := range rw.edits {
 		if e.at < e.end && e.at < end && at < e.end {
+			return true
+		}
+	}
+	return false
+}
+
+// straddles reports whether an edit made so far replaces text on both
+// sides of p.
+func (rw *rewriter) straddles(p int) bool {
+	for _, e := range rw.edits {
+		if e.at < p && p < e.end {
 			return true
 		}
 	}
