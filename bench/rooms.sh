@@ -15,6 +15,15 @@
 # before the cursor rode with the push: BEFORE_FLAGS=-cursor-in-push=false,
 # so each keystroke is a push and a cursor report, as its editor sent them).
 #
+# Many open streams (issue 26): STREAMS=2000 keeps that many streams open
+# through the window beside the typing rooms (idle rooms, an interviewer
+# and a candidate following each: roombench -idle-rooms), and FLOOD=N
+# opens N more at once from one candidate's link and address (roombench
+# -flood): the table then shows the streams open, the server's file
+# descriptors, and how many of the flood the server took and refused
+# (429). For example, with 5 typing rooms and 1,990 idle streams:
+#   LEVELS=5 STREAMS=2000 FLOOD=2000 bench/rooms.sh 1 [BEFORE_COMMIT]
+#
 # usage: bench/rooms.sh [RUNS] [BEFORE_COMMIT]   (default 2 runs)
 #   LEVELS="10 50 100 200" WINDOW=20 ROOMBENCH_FLAGS="-cursors=false" BEFORE_FLAGS=... override.
 set -euo pipefail
@@ -23,6 +32,8 @@ runs=${1:-2}
 before=${2:-}
 levels=${LEVELS:-10 50 100 200}
 window=${WINDOW:-20}
+streams=${STREAMS:-0}
+flood=${FLOOD:-0}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'git worktree remove --force "$work/before-src" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -42,6 +53,10 @@ for i in $(seq 1 "$runs"); do
 		for b in "${bins[@]}"; do
 			extra=""
 			[ "$b" = before ] && extra=${BEFORE_FLAGS:-}
+			# The idle rooms make up STREAMS beside the typing rooms' 2n.
+			idle=$(((streams - 2 * n + 1) / 2))
+			[ "$idle" -gt 0 ] && extra="$extra -idle-rooms $idle"
+			[ "$flood" -gt 0 ] && extra="$extra -flood $flood"
 			# shellcheck disable=SC2086
 			"$work/roombench" -server "$work/$b" -rooms "$n" -seconds "$window" ${ROOMBENCH_FLAGS:-} $extra \
 				>>"$work/$b.$n.out" 2>>"$work/$b.$n.err" || echo "run $i, $b, $n rooms failed: $(tail -1 "$work/$b.$n.err")"
@@ -52,18 +67,19 @@ done
 # every run's value of field NAME in FILE, joined by "/"
 runs_of() { grep '^RESULT' "$2" | tr ' ' '\n' | grep "^$1=" | cut -d= -f2 | paste -sd/ -; }
 
-printf '%-7s %5s %6s %13s %15s %15s %15s %13s %13s %13s %11s %13s\n' \
-	build rooms keys/s p50_ms p99_ms max_ms key_p99_ms rss_mib heap_mib cpu_pct errors load1
+printf '%-7s %5s %6s %13s %15s %15s %15s %13s %13s %13s %11s %13s %8s %8s %11s\n' \
+	build rooms keys/s p50_ms p99_ms max_ms key_p99_ms rss_mib heap_mib cpu_pct errors load1 streams fds flood_ok/429
 for n in $levels; do
 	for b in "${bins[@]}"; do
 		f="$work/$b.$n.out"
 		[ -s "$f" ] || continue
 		errors=$(grep '^RESULT' "$f" | tr ' ' '\n' | grep -E '^(undelivered|push_errors|cursor_errors|stream_drops)=' |
 			cut -d= -f2 | paste -sd+ - | bc)
-		printf '%-7s %5s %6s %13s %15s %15s %15s %13s %13s %13s %11s %13s\n' "$b" "$n" \
+		printf '%-7s %5s %6s %13s %15s %15s %15s %13s %13s %13s %11s %13s %8s %8s %11s\n' "$b" "$n" \
 			"$(runs_of per_second "$f" | cut -d/ -f1)" "$(runs_of p50_ms "$f")" "$(runs_of p99_ms "$f")" \
 			"$(runs_of max_ms "$f")" "$(runs_of key_p99_ms "$f")" "$(runs_of rss_mib "$f")" \
-			"$(runs_of heap_peak_mib "$f")" "$(runs_of server_cpu_pct "$f")" "$errors" "$(runs_of load1 "$f" | cut -d/ -f1)"
+			"$(runs_of heap_peak_mib "$f")" "$(runs_of server_cpu_pct "$f")" "$errors" "$(runs_of load1 "$f" | cut -d/ -f1)" \
+			"$(runs_of open_streams "$f")" "$(runs_of server_fds "$f")" "$(runs_of flood_ok "$f")/$(runs_of flood_429 "$f")"
 	done
 done
 echo

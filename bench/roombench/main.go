@@ -104,6 +104,9 @@ type options struct {
 	gzip            bool
 	db              string
 	instances       int
+	idleRooms       int
+	flood           int
+	first           int // setUp: the first room's index, for its addresses
 }
 
 func run(args []string) error {
@@ -122,6 +125,8 @@ func run(args []string) error {
 	fs.DurationVar(&o.grace, "grace", 3*time.Second, "how long deliveries are awaited after the typing stops")
 	fs.StringVar(&o.db, "db", "", "the servers' -db; empty: a fresh SQLite file (a postgres:// URL names a database the caller made empty)")
 	fs.IntVar(&o.instances, "instances", 1, "server instances on -db; with 2 each room's interviewer is on the first and its candidate on the second, so every keystroke crosses instances")
+	fs.IntVar(&o.idleRooms, "idle-rooms", 0, "more rooms whose interviewer and candidate only follow their streams (two open streams each), made before the typing starts")
+	fs.IntVar(&o.flood, "flood", 0, "more streams opened at once from the first room's candidate link, one address: how many the server takes and how many it refuses")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -136,6 +141,8 @@ func run(args []string) error {
 		return fmt.Errorf("-rate %g: want more than 0, at most 50", o.rate)
 	case o.instances < 1 || o.instances > 2:
 		return fmt.Errorf("-instances %d: want 1 or 2", o.instances)
+	case o.idleRooms < 0 || o.rooms+o.idleRooms > 250*250 || o.flood < 0 || o.flood > 20000:
+		return fmt.Errorf("-idle-rooms %d, -flood %d: want rooms and idle rooms at most %d in all, a flood of at most 20,000", o.idleRooms, o.flood, 250*250)
 	case o.instances == 2 && !strings.HasPrefix(o.db, "postgres"):
 		return errors.New("-instances 2 needs a postgres:// -db: SQLite serves one instance")
 	}
@@ -199,7 +206,29 @@ func run(args []string) error {
 	if err := waitStreams(rooms, o.candidateStream, 30*time.Second); err != nil {
 		return err
 	}
+	// The idle rooms' streams, open through the window: what many open
+	// streams cost the typing rooms.
+	var idle []*room
+	if o.idleRooms > 0 {
+		idleOpts := o
+		idleOpts.rooms, idleOpts.first = o.idleRooms, o.rooms
+		if idle, err = setUp(ctx, s.base, candidateBase, idleOpts); err != nil {
+			return err
+		}
+		for _, r := range idle {
+			r.interviewer.follow(ctx, r, false)
+			r.candidate.follow(ctx, r, false)
+		}
+		if err := waitStreams(idle, true, 2*time.Minute); err != nil {
+			return err
+		}
+	}
+	floodOK, floodRefused, floodOther := flood(ctx, rooms[0], o.flood)
 	openRSS := rssOf("VmRSS")
+	openFDs := 0
+	for _, s := range servers {
+		openFDs += fdCount(s.pid())
+	}
 
 	stopTyping := make(chan struct{})
 	var typing sync.WaitGroup
@@ -227,6 +256,10 @@ func run(args []string) error {
 	close(stopTyping)
 	typing.Wait()
 	time.Sleep(o.grace)
+	var idleC counters
+	for _, r := range idle {
+		idleC.add(&r.counters)
+	}
 
 	// Join what was sent in the window with what the interviewers'
 	// streams delivered.
@@ -295,6 +328,13 @@ func run(args []string) error {
 		"load1=" + load0 + "/" + load1,
 		"server_warnings=" + strconv.FormatInt(warnings(servers), 10),
 		"setup_s=" + f1(setup.Seconds()),
+		"idle_rooms=" + strconv.Itoa(o.idleRooms),
+		"open_streams=" + strconv.Itoa(openStreams(rooms, o.candidateStream)+2*len(idle)+floodOK),
+		"server_fds=" + strconv.Itoa(openFDs),
+		"idle_stream_drops=" + strconv.FormatInt(idleC.streamDrops.Load(), 10),
+		"flood_ok=" + strconv.Itoa(floodOK),
+		"flood_429=" + strconv.Itoa(floodRefused),
+		"flood_other=" + strconv.Itoa(floodOther),
 	}
 	fmt.Println("RESULT " + strings.Join(pairs, " "))
 	return nil
@@ -530,7 +570,7 @@ func setUp(ctx context.Context, base, candidateBase string, o options) ([]*room,
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				r, err := newRoom(ctx, base, candidateBase, i, o.gzip)
+				r, err := newRoom(ctx, base, candidateBase, o.first+i, o.gzip)
 				if err != nil {
 					errs <- fmt.Errorf("room %d: %w", i, err)
 					continue
@@ -557,12 +597,18 @@ func addr(role byte, i int) net.IP { return net.IPv4(127, role, byte(i/250), byt
 func newRoom(ctx context.Context, base, candidateBase string, i int, gzip bool) (*room, error) {
 	r := &room{interviewer: newParticipant(addr(1, i), gzip), candidate: newParticipant(addr(2, i), gzip),
 		lastSeq: map[*participant]int64{}, sent: map[int]sentRec{}, delivered: map[int]time.Time{}}
-	status, body, err := do(ctx, r.interviewer.client, "POST", base+"/rooms", "application/x-www-form-urlencoded",
+	status, loc, body, err := doWhere(ctx, r.interviewer.client, "POST", base+"/rooms", "application/x-www-form-urlencoded",
 		url.Values{"source": {source}}.Encode())
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusCreated {
+	switch status {
+	case http.StatusCreated: // builds before the links page: the links are in the answer
+	case http.StatusSeeOther: // the maker's browser now holds the interviewer's key: on to the links page
+		if status, body, err = do(ctx, r.interviewer.client, "GET", base+loc, "", ""); err != nil || status != http.StatusOK {
+			return nil, fmt.Errorf("the links page %s: %d %v %.300s", loc, status, err, body)
+		}
+	default:
 		return nil, fmt.Errorf("POST /rooms answered %d: %.300s", status, body)
 	}
 	// The page shows the interviewer's link first (as a field and as a
@@ -652,9 +698,15 @@ func utf16Len(s string) int {
 }
 
 func do(ctx context.Context, c *http.Client, method, u, contentType, body string) (int, []byte, error) {
+	status, _, data, err := doWhere(ctx, c, method, u, contentType, body)
+	return status, data, err
+}
+
+// doWhere is do, with the answer's Location too.
+func doWhere(ctx context.Context, c *http.Client, method, u, contentType, body string) (int, string, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, u, strings.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, "", nil, err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -662,11 +714,11 @@ func do(ctx context.Context, c *http.Client, method, u, contentType, body string
 	req.Header.Set("Accept", "text/html")
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, "", nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return resp.StatusCode, resp.Header.Get("Location"), data, err
 }
 
 func waitStreams(rooms []*room, candidates bool, within time.Duration) error {
@@ -1073,4 +1125,72 @@ func loadAvg() string {
 		return f[0]
 	}
 	return "-"
+}
+
+// flood opens n streams at once from r's candidate link, from the
+// candidate's one address, and keeps those the server takes open until
+// ctx ends: ok were taken, refused answered 429, other anything else.
+func flood(ctx context.Context, r *room, n int) (ok, refused, other int) {
+	if n == 0 {
+		return 0, 0, 0
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	// A client of its own, with the candidate's cookies and address, so
+	// the candidate's six connections stay theirs.
+	jar := r.candidate.client.Jar
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: addr(2, 0)}, Timeout: 10 * time.Second}
+	c := &http.Client{Jar: jar, Transport: &http.Transport{DialContext: dialer.DialContext, MaxConnsPerHost: n}}
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, err := http.NewRequestWithContext(ctx, "GET", r.candBase+"/events", nil)
+			if err != nil {
+				return
+			}
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := c.Do(req)
+			mu.Lock()
+			switch {
+			case err != nil:
+				other++
+			case resp.StatusCode == http.StatusOK:
+				ok++
+			case resp.StatusCode == http.StatusTooManyRequests:
+				refused++
+			default:
+				other++
+			}
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+			if resp.StatusCode != http.StatusOK {
+				resp.Body.Close()
+				return
+			}
+			go func() { io.Copy(io.Discard, resp.Body); resp.Body.Close() }()
+		}()
+	}
+	wg.Wait()
+	return ok, refused, other
+}
+
+// openStreams counts the typing rooms' streams.
+func openStreams(rooms []*room, candidates bool) int {
+	n := len(rooms)
+	if candidates {
+		n *= 2
+	}
+	return n
+}
+
+// fdCount is how many file descriptors pid holds open.
+func fdCount(pid int) int {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return -1
+	}
+	return len(ents)
 }

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/grading"
+	"github.com/faultline-dev/faultline/internal/grading/refereetest"
 )
 
 // TestGradeRefereeOverrulesAndLogs: `server grade` with the native
-// referee passes a correct file the interpreter cannot run (a ~int64
-// constraint instantiated with time.Duration), says the interpreter could
+// referee passes a correct file the interpreter cannot run (refereetest's
+// form), says the interpreter could
 // not run it faithfully, and keeps the disagreement, which `server
 // referee-log` lists by its source's hash; the reference is confirmed; and
 // with no go tool on PATH the verdict is unconfirmed.
@@ -36,12 +37,7 @@ func TestGradeRefereeOverrulesAndLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const at = "backoff := time.Second"
-	if !strings.Contains(string(reference), at) {
-		t.Fatalf("the reference has no %q: update the test", at)
-	}
-	src := strings.Replace(string(reference), at, "backoff := atLeast(time.Second, time.Millisecond)", 1) +
-		"\ntype duration interface{ ~int64 }\n\nfunc atLeast[T duration](a, b T) T {\n\tif a < b {\n\t\treturn b\n\t}\n\treturn a\n}\n"
+	src := refereetest.Unfaithful(t, string(reference))
 	dir := t.TempDir()
 	file := filepath.Join(dir, "client.go")
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {

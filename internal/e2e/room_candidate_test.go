@@ -126,6 +126,9 @@ func TestRoomCandidateWorkspace(t *testing.T) {
 		waitUntilReloaded(t, ctx, `document.querySelector("#room[data-item='1']")`)
 	}
 	waitFor(t, cand, `[data-timed-box][data-room-clock="idle"]`)
+	if n := evalJS[int](t, cand, `[...document.querySelectorAll(".room-clock, [data-timer-clock]")].filter(e => e.checkVisibility()).length`); n != 1 {
+		t.Errorf("the candidate's question page shows %d clocks; want one, the answer box's", n)
+	}
 	if exists(t, cand, "[data-timer-modes]") {
 		t.Error("the room's answer box offers a practice mode; the interviewer's clock is its mode")
 	}

@@ -45,8 +45,7 @@ func TestRoomRecord(t *testing.T) {
 	if !exists(t, iv, `a[href="`+base+`/replay"]`) || !exists(t, iv, `a[href="`+base+`/scorecard"]`) {
 		t.Fatal("the interviewer's page does not link the replay and the scorecard")
 	}
-	evalJS[bool](t, iv, `(document.querySelector('form[action$="/end"] button').click(), true)`)
-	waitUntil(t, iv, "the room ended", `fetch(location.pathname).then(r => r.status === 410)`, 30*time.Second)
+	endRoom(t, iv)
 
 	// The room's own page now says it has ended and leads to the record.
 	if status := visit(t, iv, base); status != 410 {
@@ -87,8 +86,30 @@ func TestRoomRecord(t *testing.T) {
 	evalJS[bool](t, iv, `(document.getElementById("replay-at").focus(), true)`)
 	pressKey(t, iv, kb.ArrowRight)
 	waitUntil(t, iv, "one more keystroke", `document.querySelector('[data-code-item="0"]').textContent.startsWith("//")`)
+	waitUntil(t, iv, "the interviewer's cursor drawn in the code", `document.querySelector('[data-code-item="0"] .replay-caret-interviewer')`)
 	if u := evalJS[string](t, iv, `location.search`); !strings.HasPrefix(u, "?at=") {
 		t.Fatalf("the address does not name the moment: %q", u)
+	}
+	// Play from the first moment at 16x: the moments go by by
+	// themselves to the room's end; Pause stops them.
+	evalJS[bool](t, iv, `(document.getElementById("replay-at").focus(), true)`)
+	pressKey(t, iv, kb.Home)
+	waitUntil(t, iv, "the first moment again", `document.getElementById("replay-moment").textContent.includes("Room opened")`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-speed").value = "16", true)`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-play-button").click(), true)`)
+	waitUntil(t, iv, "the replay playing", `document.getElementById("replay-play-button").getAttribute("aria-pressed") === "true" && Number(document.getElementById("replay-seq").textContent) > 3`)
+	waitUntil(t, iv, "the replay played to the end", `document.getElementById("replay-moment").textContent.includes("Room ended") && document.getElementById("replay-play-button").textContent === "Play"`, 60*time.Second)
+	if !strings.Contains(code(), "// replayed") {
+		t.Fatalf("after playing to the end the code is %q", shorten(code()))
+	}
+	end := evalJS[string](t, iv, `document.getElementById("replay-seq").textContent`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-play-button").click(), true)`)
+	waitUntil(t, iv, "playing again from the start", `Number(document.getElementById("replay-seq").textContent) < `+end+` && document.getElementById("replay-play-button").textContent === "Pause"`)
+	evalJS[bool](t, iv, `(document.getElementById("replay-play-button").click(), true)`)
+	paused := evalJS[string](t, iv, `document.getElementById("replay-seq").textContent`)
+	time.Sleep(time.Second)
+	if now := evalJS[string](t, iv, `document.getElementById("replay-seq").textContent`); now != paused {
+		t.Errorf("paused at moment %s, the replay went on to %s", paused, now)
 	}
 	for _, theme := range []string{"light", "dark"} {
 		if theme == "dark" {
@@ -103,6 +124,9 @@ func TestRoomRecord(t *testing.T) {
 	visitOK(t, iv, base+"/scorecard")
 	if !exists(t, iv, ".scorecard-notes strong") {
 		t.Fatal("the scorecard does not show the notes rendered")
+	}
+	if !exists(t, iv, ".scorecard-summary tbody tr") || !strings.Contains(evalJS[string](t, iv, `document.querySelector(".scorecard-code pre").textContent`), "// replayed") {
+		t.Fatal("the scorecard has no summary, or not the step's final code")
 	}
 	for _, theme := range []string{"light", "dark"} {
 		if theme == "dark" {

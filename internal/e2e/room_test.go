@@ -85,9 +85,11 @@ func TestLiveRoom(t *testing.T) {
 	waitUntil(t, cand, "the shared report", `document.querySelector(".room-run")`, 30*time.Second)
 
 	// Notes and a score, on the interviewer's page only.
+	click(iv, "#pane-notes-tab")
 	evalJS[bool](t, iv, `(document.getElementById("room-notes-text").value = "Strong on **idempotency**", true)`)
 	click(iv, `form[action$="/notes"] button`)
 	waitUntil(t, iv, "the notes rendered", `document.querySelector(".room-notes-html strong")`, 30*time.Second)
+	click(iv, "#pane-rubric-tab")
 	click(iv, `form.room-score button`)
 	waitUntil(t, iv, "the saved score", `document.querySelector(".room-score .meta")`, 30*time.Second)
 
@@ -119,7 +121,7 @@ func TestLiveRoom(t *testing.T) {
 	checkAxe(t, iv, "the interviewer's room page on a question")
 	checkAxe(t, cand, "the candidate's room page on a question")
 
-	click(iv, `form[action$="/end"] button`)
+	endRoom(t, iv)
 	waitUntil(t, cand, "the end on the candidate's page", `document.body.innerText.includes("ended the room")`, 30*time.Second)
 	requireNoPageExceptions(t, iv)
 	requireNoPageExceptions(t, cand)

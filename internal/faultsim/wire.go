@@ -63,7 +63,9 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 		case !inv.Held:
 			ir.Status, ir.Message, ir.Defect = gradewire.InvariantViolated, strings.Join(inv.Evidence, "\n"), inv.Defect
 			if inv.Run != "" && inv.Run != s.Run {
-				ir.Message += " (in the run with " + inv.Run + ")"
+				// Said plainly, so that nobody reads this evidence against
+				// the trace shown, which is another run's.
+				ir.Message += " (seen in another run, " + inv.Run + ", not in the run traced here)"
 			}
 		}
 		sr.Invariants = append(sr.Invariants, ir)

@@ -74,6 +74,10 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		p("       trace:\n")
 		for _, e := range s.Trace {
+			if e.Rule != "" {
+				p("         %9s %-10s %-6s %s (rule %s)\n", e.At, e.Actor, e.Kind, e.Text, e.Rule)
+				continue
+			}
 			p("         %9s %-10s %-6s %s\n", e.At, e.Actor, e.Kind, e.Text)
 		}
 		if s.TraceTruncated {

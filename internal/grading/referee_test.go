@@ -13,6 +13,7 @@ import (
 
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/grading/refereetest"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -20,21 +21,6 @@ import (
 // refereeProblem is the shipped create-client problem: the referee's
 // tests grade its reference and files made from it.
 const refereeProblem = "idempotent-create-client-code"
-
-// generic is a correct file the interpreter cannot run: the reference
-// with its backoff taken through a generic function whose constraint is
-// a type set (~int64), instantiated with time.Duration. Go compiles it;
-// the interpreter crashed on it (issue 24). Should the interpreter learn
-// it, TestRefereeOverrulesTheInterpreter says so: find another form.
-func generic(t *testing.T, reference string) string {
-	t.Helper()
-	const at = "backoff := time.Second"
-	if !strings.Contains(reference, at) {
-		t.Fatalf("the reference has no %q: update the test", at)
-	}
-	return strings.Replace(reference, at, "backoff := atLeast(time.Second, time.Millisecond)", 1) +
-		"\ntype duration interface{ ~int64 }\n\nfunc atLeast[T duration](a, b T) T {\n\tif a < b {\n\t\treturn b\n\t}\n\treturn a\n}\n"
-}
 
 // refereeFixture is a server binary to serve as the grading child, the
 // shipped problem, and a referee whose build cache is the go tool's own
@@ -146,14 +132,14 @@ func refereeJob(f *refereeFixture, source string, only []string) gradewire.Job {
 // the interpreter cannot grade either, is refereed too.
 func TestRefereeOverrulesTheInterpreter(t *testing.T) {
 	svc, f, log := refereeService(t)
-	src := generic(t, f.code.Reference)
+	src := refereetest.Unfaithful(t, f.code.Reference)
 	rep, err := svc.GradeKit(context.Background(), nil, refereeJob(f, src, nil), f.code.ScenarioNames, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := rep.Referee
 	if ref == nil || ref.Outcome != gradewire.RefereeOverruled {
-		t.Fatalf("referee %+v, report %s: %s; want overruled (did the interpreter learn ~int64 over time.Duration? find another form it cannot run)", ref, rep.Status, rep.Message)
+		t.Fatalf("referee %+v, report %s: %s; want overruled (did the interpreter learn refereetest's form? find another it cannot run)", ref, rep.Status, rep.Message)
 	}
 	if rep.Status != gradewire.StatusPass || ref.Native != "passed" || !strings.HasPrefix(ref.Interpreted, "not graded") ||
 		!strings.Contains(ref.Message, "could not run this code faithfully") || rep.Summary.ScenariosPassed != len(f.code.ScenarioNames) {
@@ -215,7 +201,7 @@ func TestRefereeConfirms(t *testing.T) {
 func TestRefereeWithoutToolchain(t *testing.T) {
 	svc, f, log := refereeService(t)
 	t.Setenv("PATH", t.TempDir())
-	for _, src := range []string{f.code.Reference, generic(t, f.code.Reference)} {
+	for _, src := range []string{f.code.Reference, refereetest.Unfaithful(t, f.code.Reference)} {
 		rep, err := svc.GradeKit(context.Background(), nil, refereeJob(f, src, nil), f.code.ScenarioNames, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ const readBatch = 256
 
 // Follow streams topic's events after `after` to w: everything already in
 // the log, then each event as it is published, until the Last event, ctx
-// ending, the client leaving or the broker ending the subscription or
+// ending, the client leaving, no event for the writer's IdleClose, or the broker ending the subscription or
 // refusing it with ErrClosed (all nil: a normal end). An error means Subscribe or read failed; the
 // headers have gone out by then, so the caller can only log it (the
 // client reconnects and resumes).
@@ -33,7 +33,15 @@ func Follow(ctx context.Context, w *Writer, b Broker, topic string, read Source,
 		}
 		return fmt.Errorf("live: subscribe to %s: %w", topic, err)
 	}
-	keepAlive := w.Options().KeepAlive
+	keepAlive, idleClose := w.Options().KeepAlive, w.Options().IdleClose
+	// The timer wakes for the next keep-alive or, sooner, the idle close.
+	next := func() time.Duration {
+		d := keepAlive - time.Since(w.last)
+		if idleClose > 0 {
+			d = min(d, idleClose-time.Since(w.lastEvent))
+		}
+		return d
+	}
 	timer := time.NewTimer(keepAlive)
 	defer timer.Stop()
 	sent := after
@@ -50,13 +58,16 @@ func Follow(ctx context.Context, w *Writer, b Broker, topic string, read Source,
 		}
 	wait:
 		for {
-			timer.Reset(keepAlive - time.Since(w.last))
+			timer.Reset(next())
 			select {
 			case <-sub.C():
 				if sub.Advanced(sent) {
 					break wait
 				}
 			case <-timer.C:
+				if idleClose > 0 && time.Since(w.lastEvent) >= idleClose {
+					return nil // idle: the client reconnects if it is still there
+				}
 				if time.Since(w.last) >= keepAlive {
 					if w.Comment(w.opts.KeepAliveComment) != nil {
 						return nil

@@ -466,3 +466,41 @@ func TestMemoryLog(t *testing.T) {
 		t.Error("the 4th event is not marked Last")
 	}
 }
+
+// TestIdleStreamCloses: a stream that has sent no event for IdleClose
+// ends (the client reconnects and resumes), keep-alives notwithstanding;
+// each event sent puts the end off again.
+func TestIdleStreamCloses(t *testing.T) {
+	b := NewInProcess()
+	defer b.Close()
+	l := logOf(t, b, "t", 1, false)
+	rec := httptest.NewRecorder()
+	opts := WriterOptions{KeepAlive: 5 * time.Millisecond, IdleClose: 200 * time.Millisecond}
+	done := make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	go func() { done <- Follow(ctx, NewWriter(rec, opts), b, "t", l.EventsAfter, 0) }()
+	// Events every 50 ms for a while keep it open past IdleClose.
+	for range 8 {
+		time.Sleep(50 * time.Millisecond)
+		select {
+		case err := <-done:
+			t.Fatalf("the stream ended (%v) while events kept coming", err)
+		default:
+		}
+		if _, err := l.Append(context.Background(), "n", []byte("x"), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("an idle stream did not end")
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the stream ended only with its context")
+	}
+}

@@ -34,6 +34,11 @@ type WriterOptions struct {
 	KeepAlive        time.Duration // comment after this long without a write
 	Retry            time.Duration // the retry: field: the client's reconnect delay
 	KeepAliveComment string        // the keep-alive comment's text; "" sends "keep-alive"
+	// IdleClose ends a stream that has sent no event for this long (0:
+	// never). The client reconnects and resumes from its last event, so
+	// nothing is lost; a client that vanished without closing its
+	// connection, whose keep-alives the kernel still takes, is let go.
+	IdleClose time.Duration
 }
 
 func (o WriterOptions) withDefaults() WriterOptions {
@@ -60,6 +65,9 @@ type Writer struct {
 	opts WriterOptions
 	buf  bytes.Buffer
 	last time.Time // of the last write, for keep-alives
+	// lastEvent is when the stream started or last sent an event, for
+	// IdleClose.
+	lastEvent time.Time
 }
 
 // NewWriter prepares a stream on w; nothing is written until Start.
@@ -82,6 +90,7 @@ func (w *Writer) Start() error {
 	w.w.WriteHeader(http.StatusOK)
 	w.buf.Reset()
 	fmt.Fprintf(&w.buf, "retry: %d\n\n", w.opts.Retry.Milliseconds())
+	w.lastEvent = time.Now()
 	return w.flush()
 }
 
@@ -107,6 +116,7 @@ func (w *Writer) Send(ev Event) error {
 	// event whose data buffer is empty.
 	writeLines(&w.buf, "data: ", ev.Data)
 	w.buf.WriteByte('\n')
+	w.lastEvent = time.Now()
 	return w.flush()
 }
 

@@ -26,6 +26,8 @@ type commonFront struct {
 	Minutes int       `yaml:"minutes"`
 	Tags    tagsFront `yaml:"tags"`
 	Source  string    `yaml:"source"`
+	// InterviewOnly keeps the item for live screens: see Catalog.Public.
+	InterviewOnly bool `yaml:"interview_only"`
 }
 
 // codeFront is the code block of a problem's front matter.

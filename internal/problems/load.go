@@ -141,6 +141,7 @@ func (l *loader) loadAll() {
 		}
 	}
 	l.checkScreenItems()
+	l.checkInterviewOnly()
 }
 
 // readDir lists a content folder in name order, leaving out what editors
@@ -394,6 +395,7 @@ func (bd *builder) buildScreen(fm *screenFront) *Screen {
 		Intro:   bd.markdown(bd.source(chunk{start: 0, end: len(bd.src)})),
 		File:    bd.file.path,
 	}
+	s.InterviewOnly = fm.InterviewOnly
 	bd.checkCommon(&fm.commonFront)
 	if bd.file.frontOK && len(fm.Items) == 0 {
 		bd.addf(bd.file.keyLine("items"), "a screen needs items: a list of - problem: <slug> or - questions: <slug>")

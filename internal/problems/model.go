@@ -97,6 +97,8 @@ type Problem struct {
 	TimedAnswer  time.Duration   `json:"timed_answer,omitempty"` // > 0: the problem has a timed answer box with this limit
 	Code         *Code           `json:"code,omitempty"`
 	File         string          `json:"file"`
+	// InterviewOnly: used in live screens only (Catalog.Public).
+	InterviewOnly bool `json:"interview_only,omitempty"`
 }
 
 // Question is one rapid-fire question.
@@ -131,6 +133,8 @@ type QuestionSet struct {
 	Intro     Markdown   `json:"intro"`
 	Questions []Question `json:"questions"`
 	File      string     `json:"file"`
+	// InterviewOnly: used in live screens only (Catalog.Public).
+	InterviewOnly bool `json:"interview_only,omitempty"`
 }
 
 // ScreenItem is one step of a screen: exactly one of Problem or Questions is set.
@@ -153,6 +157,8 @@ type Screen struct {
 	Intro   Markdown     `json:"intro"`
 	Items   []ScreenItem `json:"items"`
 	File    string       `json:"file"`
+	// InterviewOnly: used in live screens only (Catalog.Public).
+	InterviewOnly bool `json:"interview_only,omitempty"`
 }
 
 // Catalog is all loaded content, in a stable order (by slug within each kind).

@@ -38,6 +38,7 @@ func (bd *builder) buildProblem(fm *problemFront) *Problem {
 		Source:     strings.TrimSpace(fm.Source),
 		File:       bd.file.path,
 	}
+	p.InterviewOnly = fm.InterviewOnly
 	bd.checkCommon(&fm.commonFront)
 	if bd.file.frontOK {
 		switch {

@@ -37,6 +37,7 @@ func (bd *builder) buildSet(fm *setFront) *QuestionSet {
 		Source:  strings.TrimSpace(fm.Source),
 		File:    bd.file.path,
 	}
+	s.InterviewOnly = fm.InterviewOnly
 	bd.checkCommon(&fm.commonFront)
 	lead, questions := bd.split(bd.topLevel(), 2, 0, len(bd.src))
 	s.Intro = bd.markdown(bd.source(lead))

@@ -25,6 +25,7 @@ package rooms
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -223,8 +224,10 @@ func (s *Service) Close(ctx context.Context) error {
 	}
 }
 
-// Links are a new room's two ways in. The keys are shown once, here:
-// only their hashes are kept.
+// Links are a room's two ways in. Only the keys' hashes are kept; the
+// candidate's key is derived from the interviewer's (candidateKeyOf), so
+// the interviewer, whose browser holds their key, can see both again
+// (Service.Links) and no one else can.
 type Links struct {
 	RoomID         string
 	InterviewerKey string
@@ -245,7 +248,8 @@ func (s *Service) Create(ctx context.Context, clientKey, sourceKind, slug string
 			return Links{}, &RateLimitedError{RetryAfter: retry}
 		}
 	}
-	links := Links{RoomID: randomToken(idBytes), InterviewerKey: randomToken(keyBytes), CandidateKey: randomToken(keyBytes)}
+	links := Links{RoomID: randomToken(idBytes), InterviewerKey: randomToken(keyBytes)}
+	links.CandidateKey = candidateKeyOf(links.InterviewerKey)
 	now := s.now()
 	links.ExpiresAt = now.Add(s.ttl)
 	first, err := newEvent(storage.ActorSystem, KindCreated, Created{SourceKind: sourceKind, SourceSlug: slug, Items: len(items)})
@@ -260,6 +264,32 @@ func (s *Service) Create(ctx context.Context, clientKey, sourceKind, slug string
 	}
 	s.publish(ctx, links.RoomID, ev.Seq)
 	return links, nil
+}
+
+// candidateKeyOf derives the candidate's key from the interviewer's: an
+// HMAC, so the candidate's key reveals nothing of the interviewer's, and
+// 256 bits like a random key.
+func candidateKeyOf(interviewerKey string) string {
+	m := hmac.New(sha256.New, []byte(interviewerKey))
+	m.Write([]byte("faultline room: the candidate's link"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// Links gives the interviewer the room's two links again; key is the
+// interviewer's own, which a's holder presented. A room made before keys
+// were derived has no candidate key to give: CandidateKey is then "".
+func (s *Service) Links(a Access, key string) (Links, error) {
+	if err := a.mustBeInterviewer(); err != nil {
+		return Links{}, err
+	}
+	if subtle.ConstantTimeCompare(hashKey(key), a.Room.InterviewerHash) != 1 {
+		return Links{}, ErrNotFound
+	}
+	l := Links{RoomID: a.Room.ID, InterviewerKey: key, ExpiresAt: a.Room.ExpiresAt}
+	if ck := candidateKeyOf(key); subtle.ConstantTimeCompare(hashKey(ck), a.Room.CandidateHash) == 1 {
+		l.CandidateKey = ck
+	}
+	return l, nil
 }
 
 // Access is an authenticated holder of a link: the room as it was when
@@ -314,6 +344,10 @@ func (s *Service) Authenticate(ctx context.Context, roomID, key string) (Access,
 	}
 	return Access{Room: r, Role: role, Items: items}, nil
 }
+
+// OpenFor is how long the room a grants access to stays open, by the
+// service's clock: a stream of the room ends then.
+func (s *Service) OpenFor(a Access) time.Duration { return a.Room.ExpiresAt.Sub(s.now()) }
 
 func hashKey(key string) []byte {
 	h := sha256.Sum256([]byte(key))

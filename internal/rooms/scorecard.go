@@ -35,6 +35,7 @@ const ScorecardVersion = 1
 //	    "runs": [{"run", "started_at", "finished_at": time|null,
 //	              "status": "running"|"done"|"busy"|"system-error", "verdict",
 //	              "summary", "scenarios_passed", "scenarios_total", "shared"}],
+//	    "code" (a problem's shared code as the room left it; "" for a question),
 //	    "answer" (a question's answer text; "" for a problem),
 //	    "answer_late" (its text that came after the clock ran out; "" for none),
 //	    "answer_submitted" (the candidate submitted it)
@@ -86,7 +87,10 @@ type ScorecardItem struct {
 	MaxScore      int              `json:"max_score"` // MaxScore for every point
 	Rubric        []ScorecardPoint `json:"rubric"`
 	Runs          []ScorecardRun   `json:"runs"`
-	Answer        string           `json:"answer"`
+	// Code is the step's shared code as the room left it (a problem
+	// with code); "" otherwise.
+	Code   string `json:"code"`
+	Answer string `json:"answer"`
 	// AnswerLate is text that came after the step's clock and its
 	// grace ran out: kept, but not the answer.
 	AnswerLate      string `json:"answer_late"`
@@ -145,7 +149,18 @@ func (s *Service) Scorecard(ctx context.Context, a Access) (Scorecard, error) {
 	} else if len(a.Items) > 0 {
 		title = a.Items[0].Title()
 	}
-	return scorecardOf(a, title, evs, s.now())
+	sc, err := scorecardOf(a, title, evs, s.now())
+	if err != nil {
+		return Scorecard{}, err
+	}
+	for i, it := range a.Items {
+		if it.HasCode() {
+			if sc.Items[i].Code, _, err = s.CodeText(ctx, a, it); err != nil {
+				return Scorecard{}, err
+			}
+		}
+	}
+	return sc, nil
 }
 
 func scorecardOf(a Access, title string, evs []storage.RoomEvent, now time.Time) (Scorecard, error) {
@@ -302,6 +317,10 @@ func (sc Scorecard) Markdown() string {
 	}
 	fmt.Fprintf(&b, "- Duration: %s\n", mdDuration(sc.Room.DurationMS))
 	fmt.Fprintf(&b, "- Recommendation: **%s**\n", RecommendationLabel(sc.Recommendation))
+	b.WriteString("\n## Summary\n\n| Step | Time on it | Score | Grader |\n| --- | --- | --- | --- |\n")
+	for _, it := range sc.Items {
+		fmt.Fprintf(&b, "| %d. %s | %s | %d of %d | %s |\n", it.Index+1, cell(it.Title), mdDuration(it.TimeOnStepMS), it.Score, it.MaxScore, cell(it.GraderWords()))
+	}
 	for _, it := range sc.Items {
 		fmt.Fprintf(&b, "\n## Step %d: %s (%s)\n\n", it.Index+1, oneLine(it.Title), it.Kind)
 		fmt.Fprintf(&b, "- Time on the step: %s; clock used %s of %s\n", mdDuration(it.TimeOnStepMS), mdDuration(it.ClockUsedMS), mdDuration(it.ClockLimitMS))
@@ -340,6 +359,10 @@ func (sc Scorecard) Markdown() string {
 				fmt.Fprintf(&b, "- Run %d, %s: %s\n", r.Run, mdTime(r.StartedAt), summary)
 			}
 		}
+		if it.Code != "" {
+			b.WriteString("\nFinal code:\n\n")
+			fenced(&b, "go", it.Code)
+		}
 		if it.Kind == "question" {
 			b.WriteString("\nAnswer:\n\n")
 			quote(&b, it.Answer)
@@ -376,15 +399,96 @@ func (sc Scorecard) Markdown() string {
 	return b.String()
 }
 
-// quote writes text as a Markdown quote, or "(none)".
+// quote writes what the candidate typed as a Markdown quote, or "(none)",
+// so that it reads as they typed it and nothing in it acts as Markdown in
+// the viewer the scorecard is pasted into: each line, whatever ended it
+// (a lone carriage return ends a line in CommonMark too), stays inside
+// the quote, and every character that could start markup (an image that
+// fetches a remote address, a link, raw HTML, emphasis, a heading, a
+// list) is escaped.
 func quote(b *strings.Builder, text string) {
 	if text == "" {
 		b.WriteString("(none)\n")
 		return
 	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
 	for line := range strings.SplitSeq(text, "\n") {
-		b.WriteString("> " + line + "\n")
+		b.WriteString("> " + escapeLine(line) + "\n")
 	}
+}
+
+// escapeLine backslash-escapes what in line CommonMark (and GitHub's
+// tables and strikethrough) would read as markup: inline marks anywhere,
+// block marks at the line's start (a heading, a list item, a setext
+// underline, a numbered item's "1." or "1)"), and the line's opening
+// spaces, which would make indented code. Other punctuation is left as
+// typed, so the quote reads as the answer did.
+func escapeLine(line string) string {
+	var b strings.Builder
+	start, digits := true, true
+	for _, r := range line {
+		switch {
+		case start && r == ' ':
+			b.WriteString("&#32;")
+			continue
+		case start && r == '\t':
+			b.WriteString("&#9;")
+			continue
+		case r < 0x20 || r == 0x7f:
+			b.WriteRune(' ') // a control character: nothing a reader sees
+		case strings.ContainsRune("\\`*_[]<>!&|~", r),
+			start && strings.ContainsRune("#-+=", r),
+			digits && !start && (r == '.' || r == ')'):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+		digits = digits && r >= '0' && r <= '9'
+		start = false
+	}
+	return b.String()
+}
+
+// fenced writes text as a fenced code block, in a fence longer than any
+// run of backticks in it, so nothing in it can close the block.
+func fenced(b *strings.Builder, lang, text string) {
+	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	b.WriteString(fence + lang + "\n" + strings.TrimRight(text, "\n") + "\n" + fence + "\n")
+}
+
+// GraderWords is the step's last grader run in a few words: what passed,
+// or that it did not finish; "" for a step with no run.
+func (it ScorecardItem) GraderWords() string {
+	if len(it.Runs) == 0 {
+		if it.Kind == "problem" {
+			return "not run"
+		}
+		return ""
+	}
+	r := it.Runs[len(it.Runs)-1]
+	switch {
+	case r.Status == "running":
+		return "last run did not finish"
+	case r.ScenariosTotal > 0:
+		words := fmt.Sprintf("%d of %d scenarios passed", r.ScenariosPassed, r.ScenariosTotal)
+		if len(it.Runs) > 1 {
+			words += fmt.Sprintf(" (the last of %d runs)", len(it.Runs))
+		}
+		return words
+	}
+	return strings.TrimSuffix(oneLine(r.Summary), ".")
 }
 
 func mdTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

@@ -1,9 +1,11 @@
 package rooms
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/timer"
+
+	"github.com/yuin/goldmark"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
@@ -209,5 +213,70 @@ func TestClockUsedStopsWithTheStep(t *testing.T) {
 				t.Errorf("the current step's clock after the end: %s; want %s", got, tc.lastPhase)
 			}
 		})
+	}
+}
+
+// TestMarkdownQuoteEscapes: the candidate's answer, rendered by a
+// CommonMark viewer from the scorecard's Markdown, is one quote holding
+// the text as typed: no line escapes it (a lone carriage return ends a
+// line in CommonMark), and nothing in it becomes an image, a link, HTML,
+// a heading, a list or emphasis.
+func TestMarkdownQuoteEscapes(t *testing.T) {
+	cases := []struct{ name, answer, shows string }{
+		{"lone carriage return", "first\r# Heading outside", "# Heading outside"},
+		{"CRLF and LF", "one\r\ntwo\nthree", "three"},
+		{"remote image", "see ![x](https://evil.example/p.png)", "![x](https://evil.example/p.png)"},
+		{"link", "[click](https://evil.example)", "[click](https://evil.example)"},
+		{"raw HTML", `<img src="https://evil.example/p.png"> <script>alert(1)</script>`, `<img src="https://evil.example/p.png">`},
+		{"autolink", "<https://evil.example>", "<https://evil.example>"},
+		{"emphasis and code", "*strong* _em_ `code`", "*strong* _em_ `code`"},
+		{"list and heading at a line's start", "- item\n1. one\n## two", "1. one"},
+		{"indented code", "    four spaces", "four spaces"},
+		{"entity", "&amp; &lt;", "&amp; &lt;"},
+		{"a quote's end", "text\n\nafter a blank line", "after a blank line"},
+		{"setext underline", "Title\n===", "==="},
+		{"backslash", `a \* b`, `a \* b`},
+	}
+	md := goldmark.New()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			quote(&b, tc.answer)
+			var out bytes.Buffer
+			if err := md.Convert([]byte(b.String()), &out); err != nil {
+				t.Fatal(err)
+			}
+			h := out.String()
+			if !strings.HasPrefix(h, "<blockquote>\n") || !strings.HasSuffix(h, "</blockquote>\n") || strings.Count(h, "<blockquote>") != 1 {
+				t.Errorf("not one quote:\n%s\nfrom\n%s", h, b.String())
+			}
+			for _, bad := range []string{"<img", "<a ", "<h1", "<h2", "<ul", "<ol", "<em", "<strong", "<code", "<pre", "<script", "raw HTML", "<hr"} {
+				if strings.Contains(h, bad) {
+					t.Errorf("the answer became markup (%s):\n%s", bad, h)
+				}
+			}
+			if !strings.Contains(html.UnescapeString(h), tc.shows) {
+				t.Errorf("the quote does not show %q as typed:\n%s", tc.shows, h)
+			}
+		})
+	}
+}
+
+// TestMarkdownFencedCode: the final code is one code block whatever it
+// holds: backtick fences, a lone carriage return, Markdown.
+func TestMarkdownFencedCode(t *testing.T) {
+	code := "x := `raw`\r```\n# not a heading\n````go\n![img](https://evil.example/p.png)\n"
+	var b strings.Builder
+	fenced(&b, "go", code)
+	var out bytes.Buffer
+	if err := goldmark.New().Convert([]byte(b.String()+"after\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	h := out.String()
+	if strings.Count(h, "<pre>") != 1 || strings.Contains(h, "<h1") || strings.Contains(h, "<img") || !strings.HasSuffix(h, "</code></pre>\n<p>after</p>\n") {
+		t.Errorf("the code is not one block:\n%s\nfrom\n%s", h, b.String())
+	}
+	if !strings.Contains(html.UnescapeString(h), "# not a heading\n````go\n![img]") {
+		t.Errorf("the block does not hold the code as written:\n%s", h)
 	}
 }

@@ -12,13 +12,18 @@ import (
 // edit that did not load, if any. It is never changed once built: a reload
 // builds a new one.
 type contentIndex struct {
+	// catalog is what the public pages serve: the whole catalogue less
+	// what is marked interview_only (problems.Catalog.Public), which
+	// only live screens (full) use.
 	catalog *problems.Catalog
+	full    *problems.Catalog
 	tags    problems.Tags         // every tag in use, sorted, for the filters
 	errors  []problems.Diagnostic // why the newest edit is not served; nil when it is
 }
 
 func newContentIndex(cat *problems.Catalog) *contentIndex {
-	return &contentIndex{catalog: cat, tags: cat.Tags()}
+	pub := cat.Public()
+	return &contentIndex{catalog: pub, full: cat, tags: pub.Tags()}
 }
 
 // Content is the content the pages serve, which a reload replaces whole.
@@ -46,20 +51,21 @@ func (c *Content) Replace(cat *problems.Catalog) { c.cur.Store(newContentIndex(c
 // page until the next Replace.
 func (c *Content) Reject(errs []problems.Diagnostic) {
 	old := c.cur.Load()
-	c.cur.Store(&contentIndex{catalog: old.catalog, tags: old.tags, errors: errs})
+	c.cur.Store(&contentIndex{catalog: old.catalog, full: old.full, tags: old.tags, errors: errs})
 }
 
 func (c *Content) load() *contentIndex { return c.cur.Load() }
 
-// Problem, Set and Screen look in the content current now, for the work
-// that outlives one request (rooms made from a screen).
+// Problem, Set and Screen look in the whole content current now,
+// interview-only items included, for the work that outlives one request
+// (rooms made from a screen, their grading).
 func (c *Content) Problem(slug string) (*problems.Problem, bool) {
-	return c.load().catalog.Problem(slug)
+	return c.load().full.Problem(slug)
 }
 
-func (c *Content) Set(slug string) (*problems.QuestionSet, bool) { return c.load().catalog.Set(slug) }
+func (c *Content) Set(slug string) (*problems.QuestionSet, bool) { return c.load().full.Set(slug) }
 
-func (c *Content) Screen(slug string) (*problems.Screen, bool) { return c.load().catalog.Screen(slug) }
+func (c *Content) Screen(slug string) (*problems.Screen, bool) { return c.load().full.Screen(slug) }
 
 // contentKey holds the request's content version in its context.
 type contentKey struct{}
@@ -77,8 +83,12 @@ func (s *Server) contentOf(ctx context.Context) *contentIndex {
 	return s.content.load()
 }
 
-// catalog is the request's catalogue (contentOf).
+// catalog is the request's public catalogue (contentOf): no interview-only
+// item is in it.
 func (s *Server) catalog(ctx context.Context) *problems.Catalog { return s.contentOf(ctx).catalog }
+
+// fullCatalog is the request's whole catalogue, for making live screens.
+func (s *Server) fullCatalog(ctx context.Context) *problems.Catalog { return s.contentOf(ctx).full }
 
 // contentErrors are the errors the layout's banner shows for the request's
 // content version; none outside a request.

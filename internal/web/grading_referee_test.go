@@ -14,6 +14,7 @@ import (
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
+	"github.com/faultline-dev/faultline/internal/grading/refereetest"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -32,8 +33,8 @@ func (l *refereeLog) LogDisagreement(_ context.Context, d grading.Disagreement) 
 }
 
 // TestGradeThroughTheNativeReferee presses Grade on the create-client
-// problem with a correct file the interpreter cannot run (a ~int64
-// constraint instantiated with time.Duration), graded for real behind the
+// problem with a correct file the interpreter cannot run (refereetest's
+// form), graded for real behind the
 // dispatcher the server wires, with the native referee: the report the
 // page shows passes, says the interpreter could not run the code
 // faithfully, the stored run keeps that report, and the disagreement is
@@ -69,18 +70,13 @@ func TestGradeThroughTheNativeReferee(t *testing.T) {
 	svc.Disagreements = disagreements
 	ts := newGradingTestServer(t, &grading.Dispatcher{Service: svc, Content: shipped}, func(c *Config) { c.Catalog, c.Content = nil, shipped })
 	p, _ := cat.Problem(kitSlug)
-	const at = "backoff := time.Second"
-	if !strings.Contains(p.Code.Reference, at) {
-		t.Fatalf("the reference has no %q: update the test", at)
-	}
-	generic := strings.Replace(p.Code.Reference, at, "backoff := atLeast(time.Second, time.Millisecond)", 1) +
-		"\ntype duration interface{ ~int64 }\n\nfunc atLeast[T duration](a, b T) T {\n\tif a < b {\n\t\treturn b\n\t}\n\treturn a\n}\n"
+	unfaithful := refereetest.Unfaithful(t, p.Code.Reference)
 
 	for _, tt := range []struct {
 		name, code, outcome string
 		want                []string // in the report's HTML
 	}{
-		{"interpreter cannot run it", generic, gradewire.RefereeOverruled, []string{`data-referee="overruled"`, "could not run this code faithfully"}},
+		{"interpreter cannot run it", unfaithful, gradewire.RefereeOverruled, []string{`data-referee="overruled"`, "could not run this code faithfully"}},
 		{"reference", p.Code.Reference, gradewire.RefereeConfirmed, []string{`data-referee="confirmed"`, "Confirmed"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,7 +110,7 @@ func TestGradeThroughTheNativeReferee(t *testing.T) {
 	}
 	disagreements.mu.Lock()
 	defer disagreements.mu.Unlock()
-	if len(disagreements.seen) != 1 || disagreements.seen[0].Problem != kitSlug || disagreements.seen[0].SourceHash != grading.SourceHash(generic) {
+	if len(disagreements.seen) != 1 || disagreements.seen[0].Problem != kitSlug || disagreements.seen[0].SourceHash != grading.SourceHash(unfaithful) {
 		t.Errorf("logged %+v; want the one disagreement on %s", disagreements.seen, kitSlug)
 	}
 }

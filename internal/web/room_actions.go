@@ -16,11 +16,17 @@ import (
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// roomDone answers a room action that worked: the event's seq to the
-// script, or back to the room's page for a plain form.
+// roomDone answers a room action that worked: to the script, the number
+// the event goes by in the actor's own stream (rooms.StreamSeq: the
+// candidate never learns the room's overall count, which would count the
+// interviewer's notes and scores), and none for an event their stream
+// does not carry; to a plain form, back to the room's page.
 func roomDone(c echo.Context, ev storage.RoomEvent) error {
 	if fromScript(c) {
-		return c.JSON(http.StatusOK, map[string]int64{"seq": ev.Seq})
+		if seq := rooms.StreamSeq(accessOf(c), ev); seq > 0 {
+			return c.JSON(http.StatusOK, map[string]int64{"seq": seq})
+		}
+		return c.JSON(http.StatusOK, map[string]bool{"ok": true})
 	}
 	return c.Redirect(http.StatusSeeOther, roomBase(accessOf(c).Room.ID))
 }
@@ -239,25 +245,31 @@ func (s *Server) roomRoutes() {
 	}
 	e := s.echo
 	e.GET("/rooms/new", s.roomNew)
+	e.GET("/rooms", s.roomsIndex)
 	e.POST("/rooms", s.roomCreate)
 	e.GET("/rooms/:room/enter", s.roomEnter)
-	g := e.Group("/rooms/:room", s.roomAccess)
-	g.GET("", s.roomShow)
-	g.GET("/panel", s.roomPanel)
-	g.GET("/events", s.roomEvents)
-	g.GET("/code/:item/pull", s.roomCodePull)
-	g.POST("/code/:item/push", s.roomCodePush)
-	g.POST("/hints", s.roomAction(s.roomHintRelease))
-	g.POST("/next", s.roomAction(s.roomNextItem))
-	g.POST("/timer", s.roomAction(s.roomTimer))
-	g.POST("/run", s.roomAction(s.roomRun))
-	g.POST("/share", s.roomAction(s.roomShare))
-	g.POST("/notes", s.roomAction(s.roomNotes))
-	g.POST("/score", s.roomAction(s.roomScore))
-	g.POST("/recommendation", s.roomAction(s.roomRecommend))
-	g.POST("/end", s.roomEndAction)
-	g.POST("/items/:item/timer/draft", s.roomAnswerDraft)
-	g.POST("/items/:item/answer", s.roomAnswerSubmit)
-	g.POST("/signal", s.roomAction(s.roomSignal))
-	g.POST("/cursor", s.roomAction(s.roomCursor))
+	// roomAccess is each route's, not the group's: Echo gives a group
+	// with middleware a catch-all route, which answered a wrong method
+	// with 404 rather than 405. room adds it to every route here.
+	g := e.Group("/rooms/:room")
+	room := func(method, path string, h echo.HandlerFunc) { g.Add(method, path, h, s.roomAccess) }
+	room(http.MethodGet, "", s.roomShow)
+	room(http.MethodGet, "/panel", s.roomPanel)
+	room(http.MethodGet, "/links", s.roomLinks)
+	room(http.MethodGet, "/events", s.roomEvents)
+	room(http.MethodGet, "/code/:item/pull", s.roomCodePull)
+	room(http.MethodPost, "/code/:item/push", s.roomCodePush)
+	room(http.MethodPost, "/hints", s.roomAction(s.roomHintRelease))
+	room(http.MethodPost, "/next", s.roomAction(s.roomNextItem))
+	room(http.MethodPost, "/timer", s.roomAction(s.roomTimer))
+	room(http.MethodPost, "/run", s.roomAction(s.roomRun))
+	room(http.MethodPost, "/share", s.roomAction(s.roomShare))
+	room(http.MethodPost, "/notes", s.roomAction(s.roomNotes))
+	room(http.MethodPost, "/score", s.roomAction(s.roomScore))
+	room(http.MethodPost, "/recommendation", s.roomAction(s.roomRecommend))
+	room(http.MethodPost, "/end", s.roomEndAction)
+	room(http.MethodPost, "/items/:item/timer/draft", s.roomAnswerDraft)
+	room(http.MethodPost, "/items/:item/answer", s.roomAnswerSubmit)
+	room(http.MethodPost, "/signal", s.roomAction(s.roomSignal))
+	room(http.MethodPost, "/cursor", s.roomAction(s.roomCursor))
 }

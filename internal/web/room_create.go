@@ -26,7 +26,7 @@ type roomNewPage struct {
 // roomNew shows the form that makes a room from a screen or a problem.
 func (s *Server) roomNew(c echo.Context) error {
 	page := roomNewPage{Selected: c.QueryParam("from")}
-	cat := s.catalog(c.Request().Context())
+	cat := s.fullCatalog(c.Request().Context()) // interview-only content too: rooms are where it is used
 	for _, sc := range cat.Screens {
 		page.Screens = append(page.Screens, roomSource{Value: storage.RoomFromScreen + ":" + sc.Slug, Title: sc.Title, Summary: sc.Summary})
 	}
@@ -36,17 +36,21 @@ func (s *Server) roomNew(c echo.Context) error {
 	if page.Selected == "" && len(page.Screens) > 0 {
 		page.Selected = page.Screens[0].Value
 	}
-	return render(c, http.StatusOK, roomNewView(s.meta("New live screen"), page))
+	m := s.meta("New live screen")
+	m.CSS = append(m.CSS, s.assets.url("room.css"))
+	return render(c, http.StatusOK, roomNewView(m, page))
 }
 
 type roomCreatedPage struct {
+	Base           string
 	InterviewerURL string
-	CandidateURL   string
+	CandidateURL   string // "" for a room made before candidate keys were derived
 	Expires        string
 }
 
-// roomCreate makes the room and shows its two links, once: only their
-// hashes are kept, so this page cannot be shown again.
+// roomCreate makes the room and sends its maker, the interviewer, to its
+// links page: their browser now holds the interviewer's key, so the page
+// can be opened again (roomLinks) and a reload makes no second room.
 func (s *Server) roomCreate(c echo.Context) error {
 	form, err := readForm(c)
 	if err != nil {
@@ -61,16 +65,46 @@ func (s *Server) roomCreate(c echo.Context) error {
 	if err != nil {
 		return s.roomError(c, err)
 	}
+	setRoomCookie(c, links.RoomID, links.InterviewerKey, links.ExpiresAt)
+	return c.Redirect(http.StatusSeeOther, roomBase(links.RoomID)+"/links")
+}
+
+// roomLinks shows the room's two links to its interviewer, as often as
+// they ask: the interviewer's key is in their cookie, and the candidate's
+// is derived from it (rooms.Service.Links).
+func (s *Server) roomLinks(c echo.Context) error {
+	a := accessOf(c)
+	key := ""
+	if ck, err := c.Request().Cookie(roomCookie); err == nil {
+		key = ck.Value
+	}
+	links, err := s.rooms.Links(a, key)
+	if err != nil {
+		return s.roomError(c, err)
+	}
 	origin := siteOrigin(c)
 	page := roomCreatedPage{
+		Base:           roomBase(a.Room.ID),
 		InterviewerURL: origin + roomEnterURL(links.RoomID, links.InterviewerKey),
-		CandidateURL:   origin + roomEnterURL(links.RoomID, links.CandidateKey),
 		Expires:        links.ExpiresAt.UTC().Format("15:04 MST on 2 January"),
+	}
+	if links.CandidateKey != "" {
+		page.CandidateURL = origin + roomEnterURL(links.RoomID, links.CandidateKey)
 	}
 	// The links carry the keys: no referrer may take this page's address
 	// anywhere, and nothing may keep the page.
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
-	return render(c, http.StatusCreated, roomCreatedView(s.meta("Room ready"), page))
+	c.Response().Header().Set("Cache-Control", "no-store")
+	m := s.meta("The room's links")
+	m.CSS = append(m.CSS, s.assets.url("room.css"))
+	m.Scripts = append(m.Scripts, s.assets.url("room-links.js"))
+	return render(c, http.StatusOK, roomCreatedView(m, page))
+}
+
+// roomsIndex answers GET /rooms, the address a browser shows after making
+// a room the old way or a reload: the rooms' pages start at a new room.
+func (s *Server) roomsIndex(c echo.Context) error {
+	return c.Redirect(http.StatusSeeOther, "/rooms/new")
 }
 
 func roomEnterURL(roomID, key string) string { return roomBase(roomID) + "/enter?key=" + key }

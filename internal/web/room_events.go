@@ -36,10 +36,19 @@ func (s *Server) roomEvents(c echo.Context) error {
 	if err != nil {
 		return badRequest("The Last-Event-ID of this stream is not a whole number.")
 	}
+	leave, refused := s.streams.enter(a.Room.ID+"/"+string(a.Role), clientOf(c.Request().Context()).key)
+	if refused != "" {
+		return refuseStream(c, refused)
+	}
+	defer leave()
+	// The stream ends when the room expires: the page's reconnection is
+	// then refused with 410, as every other request of the room is.
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.rooms.OpenFor(a))
+	defer cancel()
 	// Open for the room's life, with events of a few hundred bytes:
 	// compressing it would cost more memory than it saves bytes.
 	sendUncompressed(c.Response())
-	w := live.NewWriter(c.Response(), live.WriterOptions{})
+	w := live.NewWriter(c.Response(), live.WriterOptions{IdleClose: s.streams.idle, KeepAlive: s.streams.keepLive})
 	if err := w.Start(); err != nil {
 		return nil // the client left
 	}
@@ -58,7 +67,7 @@ func (s *Server) roomEvents(c echo.Context) error {
 		}
 		return out, nil
 	}
-	if err := live.Follow(c.Request().Context(), w, s.broker, rooms.Topic(a.Room.ID), read, after); err != nil {
+	if err := live.Follow(ctx, w, s.broker, rooms.Topic(a.Room.ID), read, after); err != nil {
 		s.log.Warn("web: a room's stream failed", slog.String("room", a.Room.ID), slog.Any("err", err))
 	}
 	return nil

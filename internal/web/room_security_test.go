@@ -56,16 +56,20 @@ func (roomGrader) GradeAdmitted(context.Context, *sandbox.Ticket, grading.Reques
 
 type roomTestServer struct {
 	*httptest.Server
+	app   *Server
 	svc   *rooms.Service
 	clock *roomTestClock
 	cat   *problems.Catalog
 }
 
-func newRoomTestServer(t *testing.T) *roomTestServer {
+func newRoomTestServer(t *testing.T, changes ...func(*problems.Catalog)) *roomTestServer {
 	t.Helper()
 	cat, err := problems.Load(content.FS)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, change := range changes {
+		change(cat)
 	}
 	store, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "rooms.db"))
 	if err != nil {
@@ -87,15 +91,31 @@ func newRoomTestServer(t *testing.T) *roomTestServer {
 	ts := httptest.NewServer(app)
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { svc.Close(context.Background()) })
-	return &roomTestServer{Server: ts, svc: svc, clock: clock, cat: cat}
+	return &roomTestServer{Server: ts, app: app, svc: svc, clock: clock, cat: cat}
 }
 
 // room makes a room through the page and returns its id and two keys.
 func (ts *roomTestServer) room(t *testing.T, source string) (id, ikey, ckey string) {
 	t.Helper()
 	resp := ts.do(t, "POST", "/rooms", "", url.Values{"source": {source}}.Encode())
-	if resp.status != http.StatusCreated {
+	if resp.status != http.StatusSeeOther {
 		t.Fatalf("POST /rooms: %d %s", resp.status, resp.body)
+	}
+	// The maker is the interviewer: their browser holds the key, and goes
+	// on to the room's links page, which it can open again.
+	var cookie string
+	for _, ck := range (&http.Response{Header: resp.header}).Cookies() {
+		if ck.Name == roomCookie {
+			cookie = ck.Value
+		}
+	}
+	where := resp.header.Get("Location")
+	if cookie == "" || !strings.HasSuffix(where, "/links") {
+		t.Fatalf("POST /rooms set no room cookie (%q) or went to %q, not the links page", cookie, where)
+	}
+	resp = ts.do(t, "GET", where, cookie, "")
+	if resp.status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", where, resp.status, resp.body)
 	}
 	links := regexp.MustCompile(`/rooms/([A-Za-z0-9_-]+)/enter\?key=([A-Za-z0-9_-]+)`).FindAllStringSubmatch(resp.body, -1)
 	if len(links) < 2 {
@@ -172,6 +192,7 @@ func roomEndpoints(runSeq int64) []roomEndpoint {
 	return []roomEndpoint{
 		{"GET", "", "", false, false, false},
 		{"GET", "/panel", "", false, false, false},
+		{"GET", "/links", "", true, false, false},
 		{"GET", "/events", "", false, false, false},
 		{"GET", "/code/0/pull?since=0", "", false, false, false},
 		{"POST", "/code/0/push", push, false, false, false},

@@ -125,6 +125,10 @@ func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 			if err != nil {
 				return roomPage{}, err
 			}
+			// Numbered among the reports shared, not by the room's
+			// event: that would count the interviewer's private events.
+			rep.Run = int64(i + 1)
+			rep.Title = "Report " + strconv.Itoa(i+1)
 			page.Reports = append(page.Reports, rep)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/rooms"
+	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/timer"
 )
 
@@ -189,4 +190,65 @@ func roomAnswerBox(v rooms.CandidateView) answerBoxState {
 		b.Phase = string(timer.Locked)
 	}
 	return b
+}
+
+// roomEventWords names an event kind for people, in the interviewer's
+// timeline; a kind added later and not named here reads as itself.
+func roomEventWords(kind string) string {
+	switch kind {
+	case rooms.KindCreated:
+		return "room opened"
+	case rooms.KindItemChanged:
+		return "moved to the next step"
+	case rooms.KindHintReleased:
+		return "hint given"
+	case rooms.KindTimerStarted:
+		return "clock started"
+	case rooms.KindTimerPaused:
+		return "clock paused"
+	case rooms.KindTimerResumed:
+		return "clock resumed"
+	case rooms.KindTimerExtended:
+		return "clock extended"
+	case rooms.KindCodeUpdate:
+		return "code edited"
+	case rooms.KindCursor:
+		return "cursor moved"
+	case rooms.KindAnswerText:
+		return "answer saved"
+	case rooms.KindRunStarted:
+		return "grader started"
+	case rooms.KindRunFinished:
+		return "grader finished"
+	case rooms.KindRunShared:
+		return "report shared with the candidate"
+	case rooms.KindNoteSaved:
+		return "notes saved"
+	case rooms.KindRubricScored:
+		return "rubric point scored"
+	case rooms.KindRecommendationSet:
+		return "recommendation set"
+	case rooms.KindSignalPaste:
+		return "large paste"
+	case rooms.KindSignalHidden:
+		return "tab hidden"
+	case rooms.KindSignalVisible:
+		return "tab back"
+	case rooms.KindEnded:
+		return "room ended"
+	}
+	return kind
+}
+
+// actorWord names who did something, for the timeline.
+func actorWord(actor string) string {
+	switch actor {
+	case string(rooms.Interviewer):
+		return "Interviewer"
+	case string(rooms.Candidate):
+		return "Candidate"
+	case storage.ActorSystem:
+		return "Faultline"
+	}
+	return actor
 }

@@ -90,6 +90,7 @@ type Server struct {
 	newIdentities ratelimit.Limiter
 	rooms         *rooms.Service // nil: no rooms
 	broker        live.Broker
+	streams       *streamGate // caps on rooms' event streams (room_streams.go)
 }
 
 // maxAnswerBytes bounds one submitted answer; a screen answer is a few
@@ -114,7 +115,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
-		newIdentities: cfg.NewIdentities, rooms: cfg.Rooms, broker: cfg.Broker}
+		newIdentities: cfg.NewIdentities, rooms: cfg.Rooms, broker: cfg.Broker, streams: newStreamGate()}
 	if s.rooms != nil && s.broker == nil {
 		return nil, errors.New("web: rooms need a broker for their streams")
 	}

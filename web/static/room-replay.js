@@ -64,7 +64,53 @@
     }).join(" ");
   }
 
+  // drawCode shows a step's code with each participant's selection
+  // marked and their cursor drawn where it was (positions in UTF-16 code
+  // units, as JavaScript strings count); the words under the code say
+  // the same for screen readers, so the marks are hidden from them.
+  function drawCode(el, text, cursors) {
+    if (!el) return;
+    cursors = cursors || [];
+    var key = text + "\u0000" + JSON.stringify(cursors);
+    if (el.dataset.drawn === key) return;
+    el.dataset.drawn = key;
+    var clamp = function (n) { return Math.max(0, Math.min(text.length, n)); };
+    var cuts = [0, text.length];
+    cursors.forEach(function (c) { cuts.push(clamp(c.anchor), clamp(c.head)); });
+    cuts = cuts.sort(function (a, b) { return a - b; }).filter(function (n, i, all) { return i === 0 || n !== all[i - 1]; });
+    el.textContent = "";
+    function carets(at) {
+      cursors.forEach(function (c) {
+        if (clamp(c.head) !== at) return;
+        var s = document.createElement("span");
+        s.className = "replay-caret replay-caret-" + c.actor;
+        s.setAttribute("aria-hidden", "true");
+        s.dataset.who = c.actor === "interviewer" ? "I" : "C";
+        el.appendChild(s);
+      });
+    }
+    for (var i = 0; i + 1 < cuts.length; i++) {
+      var a = cuts[i], b = cuts[i + 1];
+      carets(a);
+      var seg = text.slice(a, b);
+      var over = cursors.filter(function (c) {
+        return Math.min(clamp(c.anchor), clamp(c.head)) <= a && b <= Math.max(clamp(c.anchor), clamp(c.head)) && c.anchor !== c.head;
+      });
+      if (over.length) {
+        var m = document.createElement("mark");
+        m.className = "replay-sel " + over.map(function (c) { return "replay-sel-" + c.actor; }).join(" ");
+        m.textContent = seg;
+        el.appendChild(m);
+      } else {
+        el.appendChild(document.createTextNode(seg));
+      }
+    }
+    carets(text.length);
+  }
+
+  var current = null; // the frame shown, once the script has one
   function show(f) {
+    current = f;
     slider.value = String(f.seq);
     var text = momentText(f.moment);
     slider.setAttribute("aria-valuetext", text || ("event " + f.seq));
@@ -75,7 +121,7 @@
     setText(document.getElementById("replay-hints"), String(f.hints_released));
     setText(document.getElementById("replay-notes"), f.notes);
     f.code.forEach(function (c) {
-      setText(root.querySelector('[data-code-item="' + c.item + '"]'), c.text);
+      drawCode(root.querySelector('[data-code-item="' + c.item + '"]'), c.text, c.cursors);
       setText(root.querySelector('[data-code-version="' + c.item + '"]'), String(c.version));
       setText(root.querySelector('[data-cursors-item="' + c.item + '"]'), cursorsText(c.cursors));
     });
@@ -99,19 +145,93 @@
     history.replaceState(null, "", pageURL + "?at=" + f.seq);
   }
 
-  function go(seq) {
-    var mine = ++pending;
-    fetch(frameURL + "?at=" + encodeURIComponent(seq), { credentials: "same-origin", headers: { "Accept": "application/json" } })
+  function frame(seq) {
+    return fetch(frameURL + "?at=" + encodeURIComponent(seq), { credentials: "same-origin", headers: { "Accept": "application/json" } })
       .then(function (r) {
         if (!r.ok) throw new Error("The server answered " + r.status + ".");
         return r.json();
-      })
+      });
+  }
+  function go(seq) {
+    var mine = ++pending;
+    frame(seq)
       .then(function (f) { if (mine === pending) show(f); })
       .catch(function (err) { if (mine === pending) setText(momentOut, "This moment could not be loaded: " + err.message); });
   }
 
+  // Play: the moments one after another, at the room's own pace times
+  // the speed chosen, with no wait longer than maxWait (idle time is
+  // skipped). Any other move (the slider, a link) pauses it.
+  var maxWait = 2000;
+  var playBox = document.getElementById("replay-play");
+  var playButton = document.getElementById("replay-play-button");
+  var speedSelect = document.getElementById("replay-speed");
+  var playing = false;
+  var playTimer = 0;
+  function setPlaying(on) {
+    playing = on;
+    clearTimeout(playTimer);
+    playButton.textContent = on ? "Pause" : "Play";
+    playButton.setAttribute("aria-pressed", on ? "true" : "false");
+    // Every moment read out while playing would be noise: the moment
+    // shown is announced when it stops.
+    momentOut.setAttribute("aria-live", on ? "off" : "polite");
+  }
+  function playNext() {
+    if (!playing || !current) return;
+    var next = current.nav.next;
+    if (!next) { setPlaying(false); return; }
+    var from = current, asked = Date.now(), mine = ++pending;
+    frame(next).then(function (f) {
+      if (!playing || mine !== pending) return;
+      var gap = Math.max(0, f.at_ms - from.at_ms) / Number(speedSelect.value || 1);
+      var wait = Math.max(Math.min(gap, maxWait) - (Date.now() - asked), 0);
+      playTimer = setTimeout(function () {
+        if (!playing || mine !== pending) return;
+        show(f);
+        playNext();
+      }, wait);
+    }).catch(function (err) {
+      setPlaying(false);
+      setText(momentOut, "The replay stopped: this moment could not be loaded: " + err.message);
+    });
+  }
+  if (playBox && playButton && speedSelect) {
+    playBox.hidden = false;
+    playButton.addEventListener("click", function () {
+      if (playing) { setPlaying(false); return; }
+      setPlaying(true);
+      var start = function () {
+        // At the end, play starts again from the beginning.
+        if (current && !current.nav.next) {
+          var mine = ++pending;
+          frame(slider.min).then(function (f) {
+            if (!playing || mine !== pending) return;
+            show(f);
+            playNext();
+          });
+          return;
+        }
+        playNext();
+      };
+      if (current) start();
+      else {
+        var mine = ++pending;
+        frame(slider.value).then(function (f) {
+          if (!playing || mine !== pending) return;
+          show(f);
+          start();
+        });
+      }
+    });
+  }
+  function pauseForMove() { if (playing) setPlaying(false); }
+  // The moment the page was loaded at, drawn with its cursors.
+  go(slider.value);
+
   var timer = 0;
   slider.addEventListener("input", function () {
+    pauseForMove();
     setText(seqOut, slider.value);
     clearTimeout(timer);
     timer = setTimeout(function () { go(slider.value); }, 60);
@@ -122,6 +242,7 @@
     var m = /[?&]at=(\d+)/.exec(a.getAttribute("href"));
     if (!m || a.getAttribute("href").indexOf(pageURL) !== 0) return;
     ev.preventDefault();
+    pauseForMove();
     go(m[1]);
   });
   var form = slider.form;

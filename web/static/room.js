@@ -44,20 +44,90 @@
   // workspace has no one panel: its live parts ([data-room-live]) are
   // swapped one by one, by id, so the tabs and the editor stay as they are.
   var live = document.querySelector("[data-room-live]") !== null;
+  // A field the user has typed in and not saved: its part of the page is
+  // not swapped until it is saved, so a score's note survives the
+  // candidate's typing. Each field's value is noted as it arrives.
+  var initial = new WeakMap();
+  function valueOf(f) {
+    return f.type === "radio" || f.type === "checkbox" ? String(f.checked) : f.value;
+  }
+  function noteValues(within) {
+    within.querySelectorAll("input, textarea, select").forEach(function (f) { initial.set(f, valueOf(f)); });
+  }
+  noteValues(document);
+  function dirty(region) {
+    return Array.prototype.some.call(region.querySelectorAll("input, textarea, select"), function (f) {
+      return f.type !== "hidden" && initial.has(f) && initial.get(f) !== valueOf(f);
+    });
+  }
+  // saved: what the form sent is no longer unsaved.
+  function saved(form) { noteValues(form); }
   function swapLive(html) {
     var doc = new DOMParser().parseFromString(html, "text/html");
     doc.querySelectorAll("[data-room-live][id]").forEach(function (fresh) {
       var mine = document.getElementById(fresh.id);
-      if (mine) mine.replaceWith(document.adoptNode(fresh));
+      if (!mine || dirty(mine)) return;
+      // A report the interviewer opened or closed stays so.
+      var open = {};
+      mine.querySelectorAll("details[data-keep]").forEach(function (d) { open[d.dataset.keep] = d.open; });
+      fresh.querySelectorAll("details[data-keep]").forEach(function (d) {
+        if (d.dataset.keep in open) d.open = open[d.dataset.keep];
+      });
+      var node = document.adoptNode(fresh);
+      mine.replaceWith(node);
+      noteValues(node);
     });
+  }
+  // ended: the room is over; nothing more is read or sent.
+  var ended = false;
+  var endingHere = false; // this page asked for the end: it goes on to the scorecard
+  function roomEnded(byMe, expired) {
+    byMe = byMe || endingHere;
+    if (ended) return;
+    ended = true;
+    stream.close();
+    clockSays("ended", 0);
+    if (editor && editor.view) editor.view.contentDOM.setAttribute("contenteditable", "false");
+    document.querySelectorAll("form[data-room-action] button, form[data-room-end] button").forEach(function (b) { b.disabled = true; });
+    if (role === "interviewer") {
+      if (byMe) {
+        location.assign(base + "/scorecard");
+        return;
+      }
+      showEnded(expired ? "This room's time is over: it has closed. " : "This room has ended. ", "Open the scorecard", base + "/scorecard");
+      say(expired ? "The room has closed." : "The room has ended.");
+      return;
+    }
+    showEnded(expired ? "The room's time is over: it has closed. Thank you for your time." : "The interviewer has ended the room. Thank you for your time.", "", "");
+    say(expired ? "The room has closed. Thank you." : "The interviewer has ended the room. Thank you.");
+  }
+  // showEnded puts a note at the top of the page's live status.
+  function showEnded(text, linkText, href) {
+    var status = document.getElementById(role === "interviewer" ? "room-iv-status" : "room-status");
+    if (!status || status.querySelector(".room-ended-note")) return;
+    var p = document.createElement("p");
+    p.className = "note room-ended-note";
+    p.textContent = text;
+    if (href) {
+      var a = document.createElement("a");
+      a.href = href;
+      a.textContent = linkText;
+      p.appendChild(a);
+      p.appendChild(document.createTextNode("."));
+    }
+    status.insertBefore(p, status.firstChild);
   }
   var refreshing = null;
   function refreshPanel() {
-    if ((!panel && !live) || refreshing) return;
+    if ((!panel && !live) || refreshing || ended) return;
     refreshing = setTimeout(function () {
       refreshing = null;
       fetch(base + "/panel", { credentials: "same-origin", headers: { "Accept": "text/html" } })
         .then(function (r) {
+          if (r.status === 410) {
+            // Ended or expired: the closed page says which.
+            return r.text().then(function (t) { roomEnded(false, /expired/i.test(t)); return Promise.reject(null); });
+          }
           if (!r.ok) throw new Error("The room could not be read (" + r.status + ").");
           return r.text();
         })
@@ -69,7 +139,7 @@
           if (keep && document.getElementById(keep)) document.getElementById(keep).focus();
           tickClock();
         })
-        .catch(function (e) { say(e.message); });
+        .catch(function (e) { if (e) say(e.message); });
     }, 100);
   }
 
@@ -81,12 +151,94 @@
 
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
+    if (form.hasAttribute("data-room-end")) {
+      ev.preventDefault();
+      askToEnd(form);
+      return;
+    }
     if (!form.hasAttribute("data-room-action")) return;
     ev.preventDefault();
+    if (form.hasAttribute("data-room-run")) showPane("pane-report");
     post(actionOf(form), new FormData(form))
-      .then(function () { say("Done."); refreshPanel(); })
+      .then(function () { saved(form); say("Done."); refreshPanel(); })
       .catch(function (e) { say(e.message); });
   });
+
+  // Ending asks first: it cannot be undone. Then the interviewer goes on
+  // to the scorecard.
+  var endDialog = document.getElementById("room-end-dialog");
+  var endForm = null;
+  function askToEnd(form) {
+    if (!endDialog || typeof endDialog.showModal !== "function") {
+      endNow(form);
+      return;
+    }
+    endForm = form;
+    endDialog.showModal();
+  }
+  function endNow(form) {
+    endingHere = true;
+    post(actionOf(form), {})
+      .then(function () { roomEnded(true); })
+      .catch(function (e) {
+        // Ended already (another tab): the record is what is left.
+        if (/ended/.test(e.message)) roomEnded(true);
+        else { endingHere = false; say(e.message); }
+      });
+  }
+  if (endDialog) {
+    document.getElementById("room-end-cancel").addEventListener("click", function () { endDialog.close(); });
+    document.getElementById("room-end-confirm").addEventListener("click", function () {
+      endDialog.close();
+      if (endForm) endNow(endForm);
+    });
+  }
+
+  // The interviewer's side pane: its sections become tabs (the WAI-ARIA
+  // tabs pattern, selection follows focus). Without the script they read
+  // one after another.
+  var tablist = document.querySelector(".room-tabs[role=tablist]");
+  var tabs = tablist ? Array.prototype.slice.call(tablist.querySelectorAll("[role=tab]")) : [];
+  function showPane(id, focus) {
+    if (!tabs.length) return;
+    var key = "faultline:room-pane:" + base;
+    tabs.forEach(function (t) {
+      var on = t.getAttribute("aria-controls") === id;
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.tabIndex = on ? 0 : -1;
+      var pane = document.getElementById(t.getAttribute("aria-controls"));
+      if (pane) pane.hidden = !on;
+      if (on && focus) t.focus();
+    });
+    try { sessionStorage.setItem(key, id); } catch (e) { /* forgotten */ }
+  }
+  if (tabs.length) {
+    document.querySelectorAll(".room-pane").forEach(function (p) {
+      var tab = document.getElementById(p.id + "-tab");
+      if (tab) { p.setAttribute("role", "tabpanel"); p.setAttribute("aria-labelledby", tab.id); p.tabIndex = 0; }
+    });
+    tabs.forEach(function (t, i) {
+      t.addEventListener("click", function () { showPane(t.getAttribute("aria-controls")); });
+      t.addEventListener("keydown", function (ev) {
+        var to = null;
+        if (ev.key === "ArrowRight") to = tabs[(i + 1) % tabs.length];
+        else if (ev.key === "ArrowLeft") to = tabs[(i - 1 + tabs.length) % tabs.length];
+        else if (ev.key === "Home") to = tabs[0];
+        else if (ev.key === "End") to = tabs[tabs.length - 1];
+        if (!to) return;
+        ev.preventDefault();
+        showPane(to.getAttribute("aria-controls"), true);
+      });
+    });
+    var first = tabs[0].getAttribute("aria-controls");
+    try {
+      var kept = sessionStorage.getItem("faultline:room-pane:" + base);
+      if (kept && document.getElementById(kept + "-tab")) first = kept;
+    } catch (e) { /* none kept */ }
+    tablist.hidden = false;
+    root.setAttribute("data-tabs-ready", "");
+    showPane(first);
+  }
 
   // The clock counts down between events from what the server said. A
   // timed answer box on the page follows it (timed-answer.js).
@@ -175,10 +327,7 @@
         return;
       case "room.ended":
         // The room's pages are closed now: nothing to refresh.
-        stream.close();
-        clockSays("ended", 0);
-        say(role === "candidate" ? "The interviewer has ended the room. Thank you." : "You have ended the room.");
-        if (editor && editor.view) editor.view.contentDOM.setAttribute("contenteditable", "false");
+        roomEnded(false);
         return;
       case "answer.text":
         if (role === "candidate") return; // the candidate's own text
@@ -194,7 +343,9 @@
   }
   kinds.forEach(function (k) { stream.addEventListener(k, onEvent); });
   stream.addEventListener("error", function () {
-    if (stream.readyState === EventSource.CLOSED) say("The connection to the room closed. Reload the page to reconnect.");
+    if (stream.readyState !== EventSource.CLOSED || ended) return;
+    say("The connection to the room closed. Reload the page to reconnect.");
+    refreshPanel(); // a room that closed says so
   });
 
   if (role !== "candidate") return;

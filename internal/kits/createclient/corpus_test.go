@@ -14,20 +14,29 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	blindresend "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/blind-resend"
+	claimerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/claim-error-ignored"
 	claimskippedwhenplanned "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/claim-skipped-when-planned"
 	conflictisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/conflict-is-failure"
+	connectclearsdoubt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/connect-clears-doubt"
+	finisherrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/finish-error-swallowed"
 	givesupindoubtearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/gives-up-in-doubt-early"
 	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
 	keyfromcontents "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/key-from-contents"
+	leaselapsesmidcall "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/lease-lapses-mid-call"
 	leaseoutlivesredelivery "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/lease-outlives-redelivery"
 	memoperattempt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/memo-per-attempt"
 	neversavesplan "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/never-saves-plan"
 	newkeyinloop "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/newkey-in-loop"
 	noclaim "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/no-claim"
+	plandatedfromsave "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/plan-dated-from-save"
+	readerrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/read-error-swallowed"
 	replayed5xxresent "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/replayed-5xx-resent"
 	resendsreplaysforever "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/resends-replays-forever"
 	retriesrefusals "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-refusals"
+	retrieswhilenothinglands "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/retries-while-nothing-lands"
 	reusesexpiredkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/reuses-expired-key"
+	saveplanerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/save-plan-error-ignored"
+	searchfailurefinal "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-final"
 	searchfailureismiss "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-failure-is-miss"
 	searchhalfsecondearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-half-second-early"
 	searchlagforgotten "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/search-lag-forgotten"
@@ -38,9 +47,12 @@ import (
 	asyncattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/asyncattempts"
 	attemptdeadlines "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/attemptdeadlines"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
+	embeddedpaths "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/embeddedpaths"
 	fixedwait "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/fixedwait"
+	genericsettle "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/genericsettle"
 	history "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/history"
 	imperative "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/imperative"
+	iterators "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/iterators"
 	settlehelper "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/settlehelper"
 	statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/statemachine"
 	strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/strategies"
@@ -61,31 +73,43 @@ var correct = map[string]createclient.Entry{
 	"correct/settlehelper":     settlehelper.CreatePayment,
 	"correct/asyncattempts":    asyncattempts.CreatePayment,
 	"correct/attemptdeadlines": attemptdeadlines.CreatePayment,
+	"correct/genericsettle":    genericsettle.CreatePayment,
+	"correct/embeddedpaths":    embeddedpaths.CreatePayment,
+	"correct/iterators":        iterators.CreatePayment,
 }
 
 var broken = map[string]createclient.Entry{
-	"blind-resend":               blindresend.CreatePayment,
-	"claim-skipped-when-planned": claimskippedwhenplanned.CreatePayment,
-	"conflict-is-failure":        conflictisfailure.CreatePayment,
-	"ignores-retry-after":        ignoresretryafter.CreatePayment,
-	"key-from-contents":          keyfromcontents.CreatePayment,
-	"lease-outlives-redelivery":  leaseoutlivesredelivery.CreatePayment,
-	"two-attempts":               twoattempts.CreatePayment,
-	"gives-up-in-doubt-early":    givesupindoubtearly.CreatePayment,
-	"memo-per-attempt":           memoperattempt.CreatePayment,
-	"never-saves-plan":           neversavesplan.CreatePayment,
-	"newkey-in-loop":             newkeyinloop.CreatePayment,
-	"no-claim":                   noclaim.CreatePayment,
-	"resends-replays-forever":    resendsreplaysforever.CreatePayment,
-	"replayed-5xx-resent":        replayed5xxresent.CreatePayment,
-	"retries-refusals":           retriesrefusals.CreatePayment,
-	"reuses-expired-key":         reusesexpiredkey.CreatePayment,
-	"search-failure-is-miss":     searchfailureismiss.CreatePayment,
-	"search-half-second-early":   searchhalfsecondearly.CreatePayment,
-	"search-lag-forgotten":       searchlagforgotten.CreatePayment,
-	"search-too-soon":            searchtoosoon.CreatePayment,
-	"timeout-is-failure":         timeoutisfailure.CreatePayment,
-	"trusts-refusal":             trustsrefusal.CreatePayment,
+	"blind-resend":                blindresend.CreatePayment,
+	"claim-skipped-when-planned":  claimskippedwhenplanned.CreatePayment,
+	"conflict-is-failure":         conflictisfailure.CreatePayment,
+	"ignores-retry-after":         ignoresretryafter.CreatePayment,
+	"key-from-contents":           keyfromcontents.CreatePayment,
+	"lease-outlives-redelivery":   leaseoutlivesredelivery.CreatePayment,
+	"two-attempts":                twoattempts.CreatePayment,
+	"gives-up-in-doubt-early":     givesupindoubtearly.CreatePayment,
+	"memo-per-attempt":            memoperattempt.CreatePayment,
+	"never-saves-plan":            neversavesplan.CreatePayment,
+	"newkey-in-loop":              newkeyinloop.CreatePayment,
+	"no-claim":                    noclaim.CreatePayment,
+	"resends-replays-forever":     resendsreplaysforever.CreatePayment,
+	"replayed-5xx-resent":         replayed5xxresent.CreatePayment,
+	"retries-refusals":            retriesrefusals.CreatePayment,
+	"reuses-expired-key":          reusesexpiredkey.CreatePayment,
+	"search-failure-is-miss":      searchfailureismiss.CreatePayment,
+	"search-half-second-early":    searchhalfsecondearly.CreatePayment,
+	"search-lag-forgotten":        searchlagforgotten.CreatePayment,
+	"search-too-soon":             searchtoosoon.CreatePayment,
+	"timeout-is-failure":          timeoutisfailure.CreatePayment,
+	"trusts-refusal":              trustsrefusal.CreatePayment,
+	"retries-while-nothing-lands": retrieswhilenothinglands.CreatePayment,
+	"search-failure-final":        searchfailurefinal.CreatePayment,
+	"lease-lapses-mid-call":       leaselapsesmidcall.CreatePayment,
+	"save-plan-error-ignored":     saveplanerrorignored.CreatePayment,
+	"claim-error-ignored":         claimerrorignored.CreatePayment,
+	"read-error-swallowed":        readerrorswallowed.CreatePayment,
+	"finish-error-swallowed":      finisherrorswallowed.CreatePayment,
+	"connect-clears-doubt":        connectclearsdoubt.CreatePayment,
+	"plan-dated-from-save":        plandatedfromsave.CreatePayment,
 }
 
 // TestCorpusIsComplete keeps the tables above and the folders in step: a

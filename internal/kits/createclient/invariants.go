@@ -25,6 +25,9 @@ const (
 	InvSettles          = "settles"
 	InvSettledStays     = "settled-stays"
 	InvReturnsRecorded  = "returns-recorded"
+	InvErrorsReturned   = "store-errors-returned"
+	InvLeaseBound       = "lease-bound"
+	InvClaimHeld        = "claim-held"
 )
 
 // catalogue is the family's invariants: each judges a property the
@@ -35,54 +38,66 @@ var catalogue = []faultsim.Invariant{
 		Why:    "Two payments for one decision is money sent twice, and getting it back is a support case per customer.",
 		Defect: "a resend the vendor cannot recognise as a repeat: a new key per attempt, an expired key, a search that had not caught up, two workers without a claim",
 		Check:  checkNoDuplicate},
-	{ID: InvUnknownNotFailed, Title: "An ambiguous create is recorded unknown, never failed",
+	{ID: InvUnknownNotFailed, Title: "An operation is failed only when nothing it sent may have landed and the vendor holds no payment for it",
 		Why:    "Failed invites a rerun with a fresh key; if the lost attempt landed, that rerun is the duplicate.",
 		Defect: "marking the operation failed after a timeout, a 5xx, a 409, or a refusal that followed one of them",
 		Check:  checkUnknownNotFailed},
-	{ID: InvOneKey, Title: "One key per operation, the same on every attempt",
+	{ID: InvOneKey, Title: "Every request for an operation carries the same key (or reference, at a vendor without keys), and no two operations share one",
 		Why:    "The vendor recognises a repeat only by its key (or reference): a new one per attempt has the shape of idempotency and none of its effect.",
 		Defect: "generating the key inside the retry loop, after a restart, or from the payment's contents",
 		Check:  checkOneKey},
-	{ID: InvPlanBeforeSend, Title: "The key and the body are saved before the first send",
+	{ID: InvPlanBeforeSend, Title: "Every request sent is the operation's saved plan, saved before it was sent",
 		Why:    "A process that dies after sending must leave its successor the exact request it sent, or the successor cannot repeat it.",
 		Defect: "sending before saving the plan, or sending something other than the saved plan",
 		Check:  checkPlanBeforeSend},
-	{ID: InvSameBody, Title: "The same body for the same key",
+	{ID: InvSameBody, Title: "Requests under one key, or for one operation, carry the same body",
 		Why:    "A vendor refuses a key reused with other parameters, and a body that drifts between attempts is a different payment.",
 		Defect: "rebuilding the body per attempt (an attempt number, a timestamp, a re-read amount)",
 		Check:  checkSameBody},
-	{ID: InvNoBlindResend, Title: "No resend of an ambiguous create to a vendor with neither key nor reference",
+	{ID: InvNoBlindResend, Title: "Nothing is resent after an uncertain attempt to a vendor with neither keys nor references",
 		Why:    "Such a vendor cannot tell a repeat from a new payment, and nothing can show the first attempt did not land.",
 		Defect: "retrying a timed-out create at a vendor with neither keys nor references",
 		Check:  checkNoBlindResend},
-	{ID: InvSearchSettled, Title: "A resend by reference only after a search that has caught up",
+	{ID: InvSearchSettled, Title: "At a vendor with references only, a resend after an uncertain attempt follows an empty search made once that attempt could have landed and shown",
 		Why:    "Without keys, an empty search proves absence only once the lost attempt could have landed and the index could show it.",
 		Defect: "searching straight after the timeout and creating on a miss, or taking a search that failed for one that found nothing",
 		Check:  checkSearchSettled},
-	{ID: InvRetryAfter, Title: "408 and 429 wait out Retry-After",
+	{ID: InvRetryAfter, Title: "After a 408 or 429, the next request for the operation waits at least Retry-After",
 		Why:    "Coming back sooner than the vendor asked is refused again and makes the overload worse.",
 		Defect: "a fixed short backoff that ignores Retry-After",
 		Check:  checkRetryAfter},
-	{ID: InvStopOnRefusal, Title: "A final 400 or 422 is not resent",
+	{ID: InvStopOnRefusal, Title: "After a 400 or 422, the same body is not sent again",
 		Why:    "The vendor read the request and said no; the same body gets the same no.",
 		Defect: "retrying every error alike",
 		Check:  checkStopOnRefusal},
-	{ID: InvNoReplayLoop, Title: "A replayed 5xx is not resent under its key",
+	{ID: InvNoReplayLoop, Title: "After the vendor replays a saved 5xx, nothing more is sent under that key",
 		Why:    "The vendor answers every repeat of the key with the error it saved: resending only replays it, for as long as the key lives, and the doubt stays.",
 		Defect: "treating a replayed 5xx as a fresh one and resending until the attempts run out",
 		Check:  checkNoReplayLoop},
-	{ID: InvSettledStays, Title: "A settled operation stays settled",
+	{ID: InvSettledStays, Title: "An operation recorded created or failed is never recorded otherwise afterwards",
 		Why:    "Created and failed are what callers and finance act on; rewriting one later (a restart that finds the plan and doubts it again) turns a known payment into a question, or a question into a false answer.",
 		Defect: "not checking the operation's status before working on it",
 		Check:  checkSettledStays},
-	{ID: InvReturnsRecorded, Title: "The call returns the status it recorded",
+	{ID: InvReturnsRecorded, Title: "A call that returns no error returns the status the store holds: what it recorded, or pending only if it recorded nothing",
 		Why:    "The caller acts on the return value: created returned for a payment recorded unknown, or pending for one recorded failed, tells it the wrong story.",
 		Defect: "a return value computed apart from what was written to the store",
 		Check:  checkReturnsRecorded},
-	{ID: InvSettles, Title: "The operation ends where the page says it should",
+	{ID: InvErrorsReturned, Title: "A call whose store call failed, and that recorded no status after it, returns an error",
+		Why:    "The queue hands an operation on only after a call returns an error (rule Q1): a failure swallowed leaves the operation pending, and nothing will ever pick it up again.",
+		Defect: "a store error ignored or swallowed: a failed Get, Claim, SavePlan or Finish that the call does not return",
+		Check:  checkErrorsReturned},
+	{ID: InvLeaseBound, Title: "No claim is taken for more than 15 minutes",
+		Why:    "The queue hands a failed call's operation to another worker 15 minutes after it returned (rule Q1); a longer lease refuses that worker, and the operation is left pending.",
+		Defect: leaseDefect,
+		Check:  checkLeaseBound},
+	{ID: InvClaimHeld, Title: "A worker sends and records only while the claim it took is still its own: no other worker has claimed the operation since",
+		Why:    "A lease that runs out while its call goes on lets another worker claim the operation (rule S2); then two workers act on one payment, and each doubt resolved twice can become two payments.",
+		Defect: "a lease shorter than the call it covers, never renewed: the call goes on after another worker has taken the operation",
+		Check:  checkClaimHeld},
+	{ID: InvSettles, Title: "Every call returns, and the operation ends as the scenario allows: created naming the vendor's payment for it, or the outcome a correct client reaches there (failed after the 422, unknown where nothing can settle the doubt)",
 		Why:    "The caller and the reconciliation job act on the recorded status: created must name the payment, and each situation has the outcomes a correct client can reach.",
 		Defect: "a status that does not match what happened: created with someone else's payment, failed or pending where it can be known, unknown where waiting or looking would have settled it",
-		Check:  checkSettles},
+		Judge:  judgeSettles},
 }
 
 // InvariantIDs lists the catalogue's ids.
@@ -168,7 +183,7 @@ func checkUnknownNotFailed(r *faultsim.Run) []string {
 			if w.v.References && w.emptySearch(rq.req.Reference, rq.at+w.v.LandsWithin+w.v.SearchLag, recorded) {
 				continue
 			}
-			e := fmt.Sprintf("%s is recorded failed, but %s got no answer that says what happened", id, rq.label())
+			e := fmt.Sprintf("%s is recorded failed, but %s got no answer that says what happened %s", id, rq.label(), rq.doubtRule())
 			if w.v.References {
 				e += ", and no search that found nothing, made once it could have landed and shown, says so either"
 			}
@@ -328,13 +343,13 @@ func checkSearchSettled(r *faultsim.Run) []string {
 		for _, rq := range w.sentFor(id) {
 			if lost != nil {
 				if !w.emptySearch(rq.req.Reference, lost.at+settle, rq.at) {
-					e := fmt.Sprintf("%s resent %s after %s got no answer, with no empty search for its reference from %s on (when that attempt would have landed and shown)",
+					e := fmt.Sprintf("%s resent %s after %s got no answer, with no empty search for its reference from %s on (when that attempt would have landed and shown: rules V1, V3)",
 						rq.label(), id, lost.label(), faultsim.FormatAt(lost.at+settle))
 					switch n := w.failedSearches(rq.req.Reference, lost.at, rq.at); {
 					case n == 1:
-						e += "; the search made in between failed, and a failed search proves nothing"
+						e += "; the search made in between failed, and a failed search looked nothing up (rule V3)"
 					case n > 1:
-						e += fmt.Sprintf("; the %d searches made in between failed, and a failed search proves nothing", n)
+						e += fmt.Sprintf("; the %d searches made in between failed, and a failed search looked nothing up (rule V3)", n)
 					}
 					ev = append(ev, e)
 					break
@@ -363,8 +378,8 @@ func checkRetryAfter(r *faultsim.Run) []string {
 				continue
 			}
 			if next.at < rq.answeredAt+rq.retry {
-				ev = append(ev, fmt.Sprintf("%s got %d with Retry-After %s at %s, and %s came %s later", rq.label(), rq.status, rq.retry,
-					faultsim.FormatAt(rq.answeredAt), next.label(), next.at-rq.answeredAt))
+				ev = append(ev, fmt.Sprintf("%s got %d with Retry-After %s at %s, and %s came %s later %s", rq.label(), rq.status, rq.retry,
+					faultsim.FormatAt(rq.answeredAt), next.label(), next.at-rq.answeredAt, cite("V9")))
 			}
 			break
 		}
@@ -384,7 +399,7 @@ func checkStopOnRefusal(r *faultsim.Run) []string {
 		}
 		for _, next := range w.requests[i+1:] {
 			if next.op == rq.op && bodyOf(next.req) == bodyOf(rq.req) {
-				ev = append(ev, fmt.Sprintf("%s was refused with %d, and %s sent the same body again", rq.label(), rq.status, next.label()))
+				ev = append(ev, fmt.Sprintf("%s was refused with %d, and %s sent the same body again %s", rq.label(), rq.status, next.label(), cite("V10")))
 				break
 			}
 		}
@@ -404,8 +419,8 @@ func checkNoReplayLoop(r *faultsim.Run) []string {
 		}
 		for _, next := range w.requests[i+1:] {
 			if next.op == rq.op && next.req.IdempotencyKey == rq.req.IdempotencyKey && next.at >= rq.answeredAt {
-				ev = append(ev, fmt.Sprintf("%s got %d replayed from %s, and %s sent it again under that key",
-					rq.label(), rq.status, w.names.key(rq.req.IdempotencyKey), next.label()))
+				ev = append(ev, fmt.Sprintf("%s got %d replayed from %s, and %s sent it again under that key, where it can only be replayed again %s",
+					rq.label(), rq.status, w.names.key(rq.req.IdempotencyKey), next.label(), cite("V5")))
 				break
 			}
 		}
@@ -468,4 +483,94 @@ func checkReturnsRecorded(r *faultsim.Run) []string {
 		}
 	}
 	return ev
+}
+
+func checkErrorsReturned(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	var ev []string
+	for _, c := range w.returns {
+		if c.failed || c.refused || c.storeFailed == "" || c.stored != createapi.Pending {
+			continue
+		}
+		ev = append(ev, fmt.Sprintf("%s's call of %s returned %s with no error at %s, though its %s failed and it recorded nothing after: %s is still pending, and the queue hands an operation on only after an error %s",
+			c.worker, c.op, c.returned, faultsim.FormatAt(c.at), c.storeFailed, c.op, cite("Q1")))
+	}
+	return ev
+}
+
+// redelivers reports whether the scenario has the queue hand an
+// operation on (Q1), where the lease's bound decides who may work on it.
+func (w *world) redelivers() bool {
+	return slices.ContainsFunc(w.sc.Calls, func(c CallSpec) bool { return c.Redelivery })
+}
+
+func checkLeaseBound(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil || !w.redelivers() {
+		return nil
+	}
+	for _, l := range w.leases {
+		if l.lease > redeliveryDelay {
+			return []string{fmt.Sprintf("%s claimed %s for %s at %s, more than the 15 minutes after which the queue hands a failed call's operation to another worker %s",
+				l.worker, l.op, l.lease, faultsim.FormatAt(l.at), cite("Q1"))}
+		}
+	}
+	return nil
+}
+
+// judgeSettles is checkSettles naming the lease as the defect when a
+// worker the queue handed the operation to was refused its claim.
+func judgeSettles(r *faultsim.Run) ([]string, string) {
+	ev := checkSettles(r)
+	w := worldOf(r)
+	if len(ev) == 0 || w == nil || !w.redelivers() {
+		return ev, ""
+	}
+	for _, c := range w.returns {
+		if c.refused && slices.ContainsFunc(w.sc.Calls, func(s CallSpec) bool { return s.Redelivery && s.Worker == c.worker }) {
+			for _, l := range w.leases {
+				if l.op == c.op && l.lease > redeliveryDelay {
+					return append(ev, fmt.Sprintf("%s, to whom the queue handed %s, was refused its claim: %s still held it %s",
+						c.worker, c.op, l.worker, cite("Q1"))), leaseDefect
+				}
+			}
+		}
+	}
+	return ev, ""
+}
+
+const leaseDefect = "a claim's lease longer than the 15 minutes after which the queue hands the operation on"
+
+// doubtRule cites the rule that leaves an ambiguous request in doubt.
+func (rq *request) doubtRule() string {
+	switch {
+	case rq.n == 0:
+		return "(an earlier process sent it and lost the answer)"
+	case rq.status >= 500:
+		return cite("V11")
+	}
+	return cite("V2")
+}
+
+func checkClaimHeld(r *faultsim.Run) []string {
+	w := worldOf(r)
+	if w == nil {
+		return nil
+	}
+	for _, rq := range w.requests {
+		if rq.n > 0 && rq.holder != "" && rq.holder != rq.worker {
+			return []string{fmt.Sprintf("%s was sent while %s held the claim on %s: %s's own lease had run out %s",
+				rq.label(), rq.holder, rq.op, rq.worker, cite("S2"))}
+		}
+	}
+	for _, f := range w.finishes {
+		if f.holder != "" && f.holder != f.worker {
+			return []string{fmt.Sprintf("%s recorded %s as %s at %s while %s held the claim on it: %s's own lease had run out %s",
+				f.worker, f.op, f.to, faultsim.FormatAt(f.at), f.holder, f.worker, cite("S2"))}
+		}
+	}
+	return nil
 }

@@ -88,22 +88,39 @@ type EarlierSpec struct {
 	// vendor created the payment (then).
 	Sent   bool `yaml:"sent"`
 	Landed bool `yaml:"landed"`
+	// SentAgo is when it was sent, if later than the plan was saved
+	// (default: Ago, as it was saved).
+	SentAgo time.Duration `yaml:"sent_ago"`
+}
+
+// sentAgo is how long before the run the earlier request was sent.
+func (e *EarlierSpec) sentAgo() time.Duration {
+	if e.SentAgo > 0 {
+		return e.SentAgo
+	}
+	return e.Ago
 }
 
 // FaultSpec is what the vendor does to the Nth create request of the run
 // (every worker's counted together, from 1).
 type FaultSpec struct {
 	Request int `yaml:"request"`
-	// Kind: connect (nothing is sent), timeout (the answer is lost; Lands
-	// says whether the create happened), slow (the create happens
-	// LandsAfter after it was sent, answering then), status (the vendor
-	// answers Status; 408, 429, 400 and 422 without creating anything, a
-	// 5xx after trying, having created it if Lands).
+	// Kind: connect (nothing is sent; with Until, so is every request
+	// from this one on sent before Until, as for a 408 or a 429), timeout (the answer is lost; Lands
+	// says whether the request reached the vendor, LandsAfter how long
+	// after it was sent it got there, if held up on the way), slow (the
+	// vendor runs it at once and the create happens LandsAfter after it
+	// was sent, answering then), status (the vendor answers Status; 408,
+	// 429, 400 and 422 without running anything, a 5xx after trying,
+	// having created it if Lands). Where the vendor's rules decide the
+	// answer (a repeat under a key it remembers), they do, not the
+	// script.
 	Kind       string        `yaml:"kind"`
 	Lands      bool          `yaml:"lands"`
 	LandsAfter time.Duration `yaml:"lands_after"`
 	Status     int           `yaml:"status"`
 	RetryAfter time.Duration `yaml:"retry_after"`
+	Until      time.Duration `yaml:"until"`
 }
 
 // CallFaultSpec makes the Nth call named Call in the run (all workers
@@ -132,12 +149,20 @@ func (f CallFaultSpec) fails(name string, nth int, at time.Duration) bool {
 // faultableCalls are the calls a CallFaultSpec may name.
 var faultableCalls = []string{"Get", "Claim", "SavePlan", "Finish", "Search"}
 
-// CallSpec is one call of CreatePayment.
+// CallSpec is one call of CreatePayment. A Redelivery call is the
+// queue's (rule Q1): it comes only if a call of its operation returns an
+// error, 15 minutes after that call returned; the operation's first
+// redelivery follows its first such error, the second its second.
 type CallSpec struct {
-	Worker string        `yaml:"worker"`
-	Op     string        `yaml:"op"`
-	At     time.Duration `yaml:"at"`
+	Worker     string        `yaml:"worker"`
+	Op         string        `yaml:"op"`
+	At         time.Duration `yaml:"at"`
+	Redelivery bool          `yaml:"redelivery"`
 }
+
+// redeliveryEvent names the event a redelivery waits for: the nth error
+// returned by a call of op.
+func redeliveryEvent(op string, nth int) string { return fmt.Sprintf("error %d of %s", nth, op) }
 
 // Fault kinds.
 const (
@@ -154,7 +179,7 @@ var statuses = []string{"pending", "created", "failed", "unknown"}
 // refusedStatuses are answered without creating anything; serverStatuses
 // after trying.
 var (
-	refusedStatuses = []int{400, 408, 409, 422, 429}
+	refusedStatuses = []int{400, 408, 422, 429}
 	serverStatuses  = []int{500, 502, 503}
 )
 
@@ -197,8 +222,18 @@ func (s *Scenario) Plan() faultsim.Plan {
 	if p.Budget == 0 {
 		p.Budget = defaultBudget
 	}
+	nth := map[string]int{}
 	for _, c := range s.Calls {
-		p.Calls = append(p.Calls, faultsim.Call{Worker: c.Worker, At: c.At, Subject: c.Op})
+		call := faultsim.Call{Worker: c.Worker, At: c.At, Subject: c.Op}
+		if c.Redelivery {
+			nth[c.Op]++
+			call.When, call.At = redeliveryEvent(c.Op, nth[c.Op]), redeliveryDelay
+		}
+		p.Calls = append(p.Calls, call)
+	}
+	if len(nth) > 0 {
+		// Calls that wait for an event run in a phase (faultsim.Triggers).
+		p.Phases = []faultsim.Phase{{Name: "run"}}
 	}
 	return p
 }
@@ -271,13 +306,30 @@ func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
 			if sc.Vendor.References && e.Reference == "" {
 				l.Errf(at("operations", k, "earlier"), "scenario %q: operation %q: a plan for a vendor with references needs a reference", name, op.ID)
 			}
+			if e.SentAgo != 0 && (!e.Sent || e.SentAgo < 0 || e.SentAgo > e.Ago) {
+				l.Errf(at("operations", k, "earlier", "sent_ago"), "scenario %q: operation %q: sent_ago is when the saved plan was sent: it needs sent: true and a time after the plan was saved (at most ago, %s)", name, op.ID, e.Ago)
+			}
 		}
 	}
 	if len(sc.Operations) == 0 {
 		l.Errf(at(), "scenario %q has no operations", name)
 	}
 	workers := map[string]bool{}
+	delivered, redelivered := map[string]bool{}, map[string]int{}
 	for k, c := range sc.Calls {
+		if c.Redelivery {
+			redelivered[c.Op]++
+			switch {
+			case c.At != 0:
+				l.Errf(at("calls", k, "at"), "scenario %q: a redelivery comes when rule Q1 says, 15 minutes after a call of %s returned an error: leave out at", name, c.Op)
+			case !delivered[c.Op]:
+				l.Errf(at("calls", k, "redelivery"), "scenario %q: a redelivery of %s follows a call of it, and none comes before (rule Q1)", name, c.Op)
+			case redelivered[c.Op] > redeliveries:
+				l.Errf(at("calls", k, "redelivery"), "scenario %q: the queue hands %s on at most %d times (rule Q1)", name, c.Op, redeliveries)
+			}
+		} else {
+			delivered[c.Op] = true
+		}
 		if c.Worker == "" {
 			l.Errf(at("calls", k), "scenario %q: call %d names no worker", name, k+1)
 		}
@@ -308,27 +360,45 @@ func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
 		l.Errf(at("vendor", "search_lag"), "scenario %q: search_lag needs references: true", name)
 	}
 	requests := map[int]bool{}
+	endless := 0 // the request from which connections fail while Until runs
 	for k, f := range sc.Faults {
 		fat := func(field string) int { return at("faults", k, field) }
 		if f.Request < 1 {
 			l.Errf(fat("request"), "scenario %q: fault %d: request counts from 1", name, k+1)
 		}
-		if requests[f.Request] {
+		if requests[f.Request] || endless > 0 && f.Request > endless {
 			l.Errf(fat("request"), "scenario %q: two faults for request %d", name, f.Request)
 		}
 		requests[f.Request] = true
+		if f.Until != 0 {
+			if !(f.Kind == FaultConnect || f.Kind == FaultStatus && (f.Status == 408 || f.Status == 429)) || f.Until < 0 {
+				l.Errf(fat("until"), "scenario %q: until repeats a fault that does nothing (a failed connection, a 408 or a 429: rules V2, V9) from this request on until a time into the run: it needs one of those and a positive time", name)
+			} else if endless == 0 {
+				endless = f.Request
+			}
+		}
 		switch f.Kind {
-		case FaultConnect, FaultTimeout:
+		case FaultConnect:
+		case FaultTimeout:
+			if f.LandsAfter != 0 && (!f.Lands || f.LandsAfter < 0 || f.LandsAfter+v.Processing > v.LandsWithin) {
+				l.Errf(fat("lands_after"), "scenario %q: a lost request held up on the way needs lands: true, and reaches the vendor in time to be carried out within lands_within (%s) of its send (rule V1)", name, v.LandsWithin)
+			}
 		case FaultSlow:
 			if f.LandsAfter <= 0 || f.LandsAfter > v.LandsWithin {
-				l.Errf(fat("lands_after"), "scenario %q: a slow request lands after more than 0 and at most lands_within (%s)", name, v.LandsWithin)
+				l.Errf(fat("lands_after"), "scenario %q: a slow request lands after more than 0 and at most lands_within (%s) (rule V1)", name, v.LandsWithin)
 			}
 		case FaultStatus:
-			if !slices.Contains(refusedStatuses, f.Status) && !slices.Contains(serverStatuses, f.Status) {
+			switch {
+			case f.Status == 409:
+				l.Errf(fat("status"), "scenario %q: the vendor answers 409 only to a repeat of a key whose first request is still running (rule V6): script that (a slow request), not the 409", name)
+			case !slices.Contains(refusedStatuses, f.Status) && !slices.Contains(serverStatuses, f.Status):
 				l.Errf(fat("status"), "scenario %q: status %d is not one the fake vendor answers (want one of %v or %v)", name, f.Status, refusedStatuses, serverStatuses)
 			}
 			if f.Lands && !slices.Contains(serverStatuses, f.Status) {
-				l.Errf(fat("lands"), "scenario %q: only a 5xx can follow a create that happened", name)
+				l.Errf(fat("lands"), "scenario %q: only a 5xx can follow a create that happened: a %d runs nothing (rules V9, V10)", name, f.Status)
+			}
+			if m, why := keyDecides(sc, v, f.Request); m != "" {
+				l.Errf(fat("status"), "scenario %q: request %d resends %s under its key, so the vendor answers it by rule %s, not with a scripted %d: script the first request's answer instead", name, f.Request, m, why, f.Status)
 			}
 		default:
 			l.Errf(fat("kind"), "scenario %q: unknown fault kind %q (want one of %s)", name, f.Kind, strings.Join(faultKinds, ", "))
@@ -360,4 +430,37 @@ func (l *linter) scenario(i int, sc *Scenario, seen map[string]bool) {
 			l.Errf(at("checks", k), "scenario %q: unknown invariant %q (want one of %s)", name, id, strings.Join(InvariantIDs(), ", "))
 		}
 	}
+}
+
+// keyDecides reports whether, at a vendor with keys, the vendor's key
+// rules rather than a script decide the answer to request n, for a client
+// that resends an operation under its one key as the page asks: an
+// earlier request of the scenario reached the vendor as soon as it was
+// sent (or an earlier process's did) and so is remembered under the key
+// (rule V4): a repeat gets its answer (V5) or 409 while it runs (V6). It
+// returns which request and the rule, or "" if the script may answer.
+// Requests are counted across the run; a scenario with one operation is
+// exact, and with several this errs on the side of refusing.
+func keyDecides(sc *Scenario, v VendorSpec, n int) (earlier, rule string) {
+	if !v.Keys {
+		return "", ""
+	}
+	for _, op := range sc.Operations {
+		if e := op.Earlier; e != nil && e.Sent && e.Landed && e.Ago < v.KeyLifetime {
+			return "the earlier process's request", "V5"
+		}
+	}
+	for _, f := range sc.Faults {
+		if f.Request >= n {
+			continue
+		}
+		switch {
+		case f.Kind == FaultSlow:
+			return fmt.Sprintf("request %d", f.Request), "V6"
+		case f.Kind == FaultTimeout && f.Lands && f.LandsAfter == 0,
+			f.Kind == FaultStatus && slices.Contains(serverStatuses, f.Status) && (f.Lands || v.ReplaysErrors):
+			return fmt.Sprintf("request %d", f.Request), "V5"
+		}
+	}
+	return "", ""
 }

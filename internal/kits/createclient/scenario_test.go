@@ -59,6 +59,24 @@ func TestLintNamesFileAndLine(t *testing.T) {
 		{"unfaultable call", "    checks: [no-duplicate]", "    checks: [no-duplicate]\n    call_faults:\n      - {call: Create, nth: 1}", `s.yaml:14: scenario "one": call "Create" cannot be made to fail`},
 		{"outage ending before the run", "    checks: [no-duplicate]", "    checks: [no-duplicate]\n    call_faults:\n      - {call: Search, nth: 1, until: -1h}", `s.yaml:14: scenario "one": until is a time into the run, not -1h0m0s`},
 		{"not yaml", "    vendor: {keys: true}", "    vendor: {keys: true", "s.yaml:"},
+		// Scripts the vendor's rules exclude, each refused citing its rule.
+		{"a scripted 409", "kind: timeout, lands: true", "kind: status, status: 409", `s.yaml:8: scenario "one": the vendor answers 409 only to a repeat of a key whose first request is still running (rule V6)`},
+		{"a refusal of a repeat of a landed request", "{request: 1, kind: timeout, lands: true}", "{request: 1, kind: timeout, lands: true}\n      - {request: 2, kind: status, status: 422}",
+			`s.yaml:9: scenario "one": request 2 resends request 1 under its key, so the vendor answers it by rule V5, not with a scripted 422`},
+		{"a 429 to a repeat of a running request", "{request: 1, kind: timeout, lands: true}", "{request: 1, kind: slow, lands_after: 20s}\n      - {request: 2, kind: status, status: 429}",
+			`s.yaml:9: scenario "one": request 2 resends request 1 under its key, so the vendor answers it by rule V6`},
+		{"a refusal that creates", "kind: timeout, lands: true", "kind: status, status: 422, lands: true", `s.yaml:8: scenario "one": only a 5xx can follow a create that happened: a 422 runs nothing (rules V9, V10)`},
+		{"held up and never landing", "kind: timeout, lands: true", "kind: timeout, lands_after: 5s", `s.yaml:8: scenario "one": a lost request held up on the way needs lands: true`},
+		{"held up past lands_within", "kind: timeout, lands: true", "kind: timeout, lands: true, lands_after: 30s", `(rule V1)`},
+		{"a redelivery at a time", "{worker: worker-1, op: op-1}", "{worker: worker-1, op: op-1}\n      - {worker: worker-2, op: op-1, redelivery: true, at: 10m}",
+			`s.yaml:11: scenario "one": a redelivery comes when rule Q1 says, 15 minutes after a call of op-1 returned an error: leave out at`},
+		{"a third redelivery", "{worker: worker-1, op: op-1}", "{worker: worker-1, op: op-1}\n      - {worker: w2, op: op-1, redelivery: true}\n      - {worker: w3, op: op-1, redelivery: true}\n      - {worker: w4, op: op-1, redelivery: true}",
+			`s.yaml:13: scenario "one": the queue hands op-1 on at most 2 times (rule Q1)`},
+		{"a redelivery of nothing", "{worker: worker-1, op: op-1}", "{worker: worker-1, op: op-1, redelivery: true}", `s.yaml:10: scenario "one": a redelivery of op-1 follows a call of it, and none comes before (rule Q1)`},
+		{"sent before it was saved", "{id: op-1, amount: 100, currency: EUR, payee: acme}", "{id: op-1, amount: 100, currency: EUR, payee: acme, earlier: {key: k, ago: 1m, sent: true, sent_ago: 2m}}",
+			`s.yaml:6: scenario "one": operation "op-1": sent_ago is when the saved plan was sent`},
+		{"endless faults overlapping", "{request: 1, kind: timeout, lands: true}", "{request: 1, kind: connect, until: 1h}\n      - {request: 3, kind: connect}", `s.yaml:9: scenario "one": two faults for request 3`},
+		{"until on a timeout", "kind: timeout, lands: true", "kind: timeout, lands: true, until: 1h", `s.yaml:8: scenario "one": until repeats a fault that does nothing`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

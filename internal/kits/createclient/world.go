@@ -31,8 +31,19 @@ type world struct {
 	finishes []finish
 	returns  []*callRecord
 	calls    map[string]int // per call name, for call faults
-	sent     int
-	names    *namer
+	leases   []leaseAsked   // every claim asked for
+	// errs counts, per operation, the calls that returned an error;
+	// redeliver holds the queue's redeliveries waiting for them (Q1).
+	errs      map[string]int
+	redeliver map[string]func(from string)
+	sent      int
+	names     *namer
+}
+
+// leaseAsked is one Claim call: the lease asked for.
+type leaseAsked struct {
+	op, worker string
+	lease, at  time.Duration
 }
 
 type claim struct {
@@ -72,6 +83,7 @@ type answer struct {
 type delivery struct {
 	ready chan struct{} // closed once a is set
 	a     answer
+	rule  string // the rule that decided a
 }
 
 // request is one create a worker sent (or tried to).
@@ -90,12 +102,16 @@ type request struct {
 	// client (lost, a 5xx, a cancelled wait).
 	ambiguous  bool
 	answeredAt time.Duration
-	replayed   bool // the answer was an error the vendor saved under the key
+	// holder is the worker whose claim on the operation was the latest
+	// when the request was sent, "" if none was taken.
+	holder   string
+	replayed bool // the answer was an error the vendor saved under the key
 }
 
 // finish is one Finish call that changed an operation.
 type finish struct {
 	op, worker     string
+	holder         string // the latest claim's worker then, "" if none
 	at             time.Duration
 	from, to       createapi.Status
 	fromPay, toPay string
@@ -142,7 +158,8 @@ func (w *world) failedSearches(ref string, from, to time.Duration) int {
 // newWorld builds a run's fakes from the scenario.
 func newWorld(sc *Scenario, r *faultsim.Run) *world {
 	w := &world{run: r, sc: sc, v: sc.Vendor.withDefaults(), start: r.Trace.Start(), ops: map[string]*createapi.Operation{},
-		claims: map[string]claim{}, keys: map[string]*keyEntry{}, names: newNamer(), calls: map[string]int{}}
+		claims: map[string]claim{}, keys: map[string]*keyEntry{}, names: newNamer(), calls: map[string]int{},
+		errs: map[string]int{}, redeliver: map[string]func(string){}}
 	for _, o := range sc.Operations {
 		op := &createapi.Operation{ID: o.ID, Amount: o.Amount, Currency: o.Currency, Payee: o.Payee, Memo: o.Memo, Status: createapi.Pending}
 		w.ops[o.ID], w.order = op, append(w.order, o.ID)
@@ -157,18 +174,24 @@ func newWorld(sc *Scenario, r *faultsim.Run) *world {
 		if !w.v.References {
 			req.Reference = ""
 		}
-		at := w.start.Add(-e.Ago)
-		op.Plan = &createapi.Plan{Request: req, SavedAt: at}
+		at := w.start.Add(-e.sentAgo())
+		op.Plan = &createapi.Plan{Request: req, SavedAt: w.start.Add(-e.Ago)}
 		what := "saved a plan and died before sending it"
 		if e.Sent {
 			plan := *op.Plan
-			w.requests = append(w.requests, &request{op: o.ID, worker: "an earlier process", at: -e.Ago, req: req, plan: &plan,
+			w.requests = append(w.requests, &request{op: o.ID, worker: "an earlier process", at: -e.sentAgo(), req: req, plan: &plan,
 				outcome: "lost", ambiguous: true})
 			what = "sent it and lost the answer; the vendor did not create it"
+			if e.SentAgo > 0 {
+				what = fmt.Sprintf("sent it %s ago and lost the answer; the vendor did not create it", e.SentAgo)
+			}
 		}
 		if e.Landed {
 			p := w.create(o.ID, 0, req, at)
 			what = "sent it and lost the answer; the vendor created " + p.ID
+			if e.SentAgo > 0 {
+				what = fmt.Sprintf("sent it %s ago and lost the answer; the vendor created %s", e.SentAgo, p.ID)
+			}
 			if w.v.Keys {
 				w.keys[req.IdempotencyKey] = &keyEntry{first: at, body: bodyOf(req), saved: &answer{pay: p}}
 			}
@@ -192,13 +215,37 @@ func (w *world) create(op string, n int, req createapi.Request, at time.Time) *p
 
 func (w *world) since() time.Duration { return w.run.Trace.Since() }
 
+// fault is what the scenario scripts for request n, sent now.
 func (w *world) fault(n int) *FaultSpec {
 	for k := range w.sc.Faults {
-		if w.sc.Faults[k].Request == n {
-			return &w.sc.Faults[k]
+		f := &w.sc.Faults[k]
+		if f.Request == n || f.Until > 0 && n > f.Request && w.since() < f.Until {
+			return f
 		}
 	}
 	return nil
+}
+
+// When implements faultsim.Triggers: a redelivery waits for an error
+// returned by a call of its operation (Q1).
+func (w *world) When(c faultsim.Call, fire func() bool) {
+	w.redeliver[c.When] = func(from string) {
+		if fire() {
+			w.run.Trace.AddRule("Q1", "queue", faultsim.KindState, "%s's call of %s returned an error: the queue hands %s to %s %s from now",
+				from, c.Subject, c.Subject, c.Worker, c.At)
+		}
+	}
+}
+
+// errored counts an error returned by worker's call of op, and starts the
+// redelivery that waits for it, if the scenario has one.
+func (w *world) errored(op, worker string) {
+	w.errs[op]++
+	event := redeliveryEvent(op, w.errs[op])
+	if f := w.redeliver[event]; f != nil {
+		delete(w.redeliver, event)
+		f(worker)
+	}
 }
 
 // Invoke implements faultsim.World.
@@ -214,6 +261,7 @@ func (w *world) Invoke(ctx context.Context, wk *faultsim.Worker, entry any, c fa
 	}
 	w.returns = append(w.returns, rec)
 	if err != nil {
+		w.errored(c.Subject, wk.ID)
 		return string(st) + ", error: " + errorText(err)
 	}
 	return string(st) + ", nil"
@@ -264,9 +312,9 @@ func (w *world) failing(wk *faultsim.Worker, name string) error {
 	for _, f := range w.sc.CallFaults {
 		if f.fails(name, w.calls[name], w.since()) {
 			if name == "Search" {
-				wk.Trace().Add(wk.ID, "reply", "Search fails: the search index timed out (nothing was looked up)")
+				wk.Trace().AddRule("V3", wk.ID, "reply", "Search fails: the search index timed out (nothing was looked up)")
 			} else {
-				wk.Trace().Add(wk.ID, "store", "%s fails: the database timed out (nothing was read or written)", name)
+				wk.Trace().AddRule("S5", wk.ID, "store", "%s fails: the database timed out (nothing was read or written)", name)
 			}
 			return fmt.Errorf("%s: timed out", strings.ToLower(name))
 		}
@@ -286,9 +334,13 @@ type callRecord struct {
 	op, worker string
 	at         time.Duration
 	recorded   bool // the call recorded a status (Finish)
-	returned   createapi.Status
-	failed     bool // it returned an error
-	stored     createapi.Status
+	// storeFailed names the store call that failed last, "" if none did
+	// since the call last recorded a status; refused: a claim was refused.
+	storeFailed string
+	refused     bool
+	returned    createapi.Status
+	failed      bool // it returned an error
+	stored      createapi.Status
 }
 
 func (s *storeHandle) op(id string) (*createapi.Operation, error) {
@@ -312,6 +364,7 @@ func (s *storeHandle) Get(ctx context.Context, id string) (createapi.Operation, 
 	s.wk.Enter("Get")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "Get"); err != nil {
+		s.call.storeFailed = "Get"
 		return createapi.Operation{}, err
 	}
 	op, err := s.op(id)
@@ -322,7 +375,7 @@ func (s *storeHandle) Get(ctx context.Context, id string) (createapi.Operation, 
 	if op.Plan != nil {
 		plan = "plan " + s.w.names.request(op.Plan.Request)
 	}
-	s.wk.Trace().Add(s.wk.ID, "store", "reads %s: %s, %s", id, op.Status, plan)
+	s.wk.Trace().AddRule("S1", s.wk.ID, "store", "reads %s: %s, %s", id, op.Status, plan)
 	return copyOp(op), nil
 }
 
@@ -330,6 +383,7 @@ func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration)
 	s.wk.Enter("Claim")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "Claim"); err != nil {
+		s.call.storeFailed = "Claim"
 		return false, err
 	}
 	if _, err := s.op(id); err != nil {
@@ -337,12 +391,14 @@ func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration)
 	}
 	now := time.Now()
 	c, held := s.w.claims[id]
+	s.w.leases = append(s.w.leases, leaseAsked{op: id, worker: s.wk.ID, lease: lease, at: s.w.since()})
 	if held && c.worker != s.wk.ID && now.Before(c.until) {
-		s.wk.Trace().Add(s.wk.ID, "store", "claims %s: refused, %s holds it until t+%s", id, c.worker, c.until.Sub(s.w.start))
+		s.call.refused = true
+		s.wk.Trace().AddRule("S2", s.wk.ID, "store", "claims %s: refused, %s holds it until t+%s", id, c.worker, c.until.Sub(s.w.start))
 		return false, nil
 	}
 	s.w.claims[id] = claim{worker: s.wk.ID, until: now.Add(lease)}
-	s.wk.Trace().Add(s.wk.ID, "store", "claims %s for %s", id, lease)
+	s.wk.Trace().AddRule("S2", s.wk.ID, "store", "claims %s for %s", id, lease)
 	return true, nil
 }
 
@@ -350,6 +406,7 @@ func (s *storeHandle) SavePlan(ctx context.Context, id string, req createapi.Req
 	s.wk.Enter("SavePlan")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "SavePlan"); err != nil {
+		s.call.storeFailed = "SavePlan"
 		return createapi.Plan{}, err
 	}
 	op, err := s.op(id)
@@ -357,11 +414,11 @@ func (s *storeHandle) SavePlan(ctx context.Context, id string, req createapi.Req
 		return createapi.Plan{}, err
 	}
 	if op.Plan != nil {
-		s.wk.Trace().Add(s.wk.ID, "store", "saves plan %s for %s: kept the plan already saved, %s", s.w.names.request(req), id, s.w.names.request(op.Plan.Request))
+		s.wk.Trace().AddRule("S3", s.wk.ID, "store", "saves plan %s for %s: kept the plan already saved, %s", s.w.names.request(req), id, s.w.names.request(op.Plan.Request))
 		return *op.Plan, nil
 	}
 	op.Plan = &createapi.Plan{Request: req, SavedAt: time.Now()}
-	s.wk.Trace().Add(s.wk.ID, "store", "saves plan %s for %s", s.w.names.request(req), id)
+	s.wk.Trace().AddRule("S3", s.wk.ID, "store", "saves plan %s for %s", s.w.names.request(req), id)
 	return *op.Plan, nil
 }
 
@@ -369,6 +426,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 	s.wk.Enter("Finish")
 	defer s.wk.Leave()
 	if err := s.w.failing(s.wk, "Finish"); err != nil {
+		s.call.storeFailed = "Finish"
 		return err
 	}
 	op, err := s.op(id)
@@ -376,11 +434,11 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 		return err
 	}
 	if !slices.Contains(statuses, string(status)) {
-		s.wk.Trace().Add(s.wk.ID, "store", "refuses to record %s as %q: not a status", id, status)
+		s.wk.Trace().AddRule("S4", s.wk.ID, "store", "refuses to record %s as %q: not a status", id, status)
 		return fmt.Errorf("store: %q is not a status", status)
 	}
-	s.call.recorded = true
-	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
+	s.call.recorded, s.call.storeFailed = true, ""
+	s.w.finishes = append(s.w.finishes, finish{op: id, worker: s.wk.ID, holder: s.w.claims[id].worker, at: s.w.since(), from: op.Status, to: status, fromPay: op.PaymentID, toPay: paymentID})
 	op.Status, op.PaymentID, op.Note = status, paymentID, note
 	// Plain values, so the line is made only if the trace is read.
 	format, args := "records %s as %s", []any{id, status}
@@ -390,7 +448,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 	if note != "" {
 		format, args = format+": %q", append(args, note)
 	}
-	s.wk.Trace().Add(s.wk.ID, "store", format, args...)
+	s.wk.Trace().AddRule("S4", s.wk.ID, "store", format, args...)
 	return nil
 }
 
@@ -415,7 +473,7 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 	wk.Enter("Create")
 	defer wk.Leave()
 	w.sent++
-	rq := &request{n: w.sent, op: v.op, worker: wk.ID, at: w.since(), req: req, fault: w.fault(w.sent)}
+	rq := &request{n: w.sent, op: v.op, worker: wk.ID, at: w.since(), req: req, fault: w.fault(w.sent), holder: w.claims[v.op].worker}
 	if p := w.ops[v.op].Plan; p != nil {
 		c := *p
 		rq.plan = &c
@@ -426,7 +484,7 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 		time.Sleep(w.v.Latency)
 		wk.Step()
 		rq.outcome = "connect"
-		wk.Trace().Add(wk.ID, "reply", "request %d: the connection fails; nothing was sent", rq.n)
+		wk.Trace().AddRule("V2", wk.ID, "reply", "request %d: the connection fails; nothing was sent", rq.n)
 		return createapi.Payment{}, &createapi.ConnectError{Reason: "connection refused"}
 	}
 	rq.outcome, rq.ambiguous = "lost", true
@@ -450,13 +508,16 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 		rq.outcome = "answered"
 		if a.err == nil {
 			rq.status, rq.ambiguous = 201, false
-			wk.Trace().Add(wk.ID, "reply", "request %d: 201, %s", rq.n, a.pay.ID)
+			wk.Trace().AddRule(reply.rule, wk.ID, "reply", "request %d: 201, %s", rq.n, a.pay.ID)
 			return a.pay.Payment, nil
 		}
 		e := *a.err
 		rq.status, rq.retry, rq.replayed = e.Status, e.RetryAfter, e.Replayed
-		rq.ambiguous = e.Status >= 500
-		wk.Trace().Add(wk.ID, "reply", "request %d: %s", rq.n, e.Error())
+		// A replayed 5xx ran nothing (V5): it says what this request
+		// did, and leaves the doubt to the request whose answer it
+		// repeats.
+		rq.ambiguous = e.Status >= 500 && !e.Replayed
+		wk.Trace().AddRule(reply.rule, wk.ID, "reply", "request %d: %s", rq.n, e.Error())
 		return createapi.Payment{}, &e
 	default:
 	}
@@ -464,12 +525,14 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 		wk.Trace().Add(wk.ID, "reply", "request %d: the caller stopped waiting (%v)", rq.n, err)
 		return createapi.Payment{}, err
 	}
-	wk.Trace().Add(wk.ID, "reply", "request %d: no answer within %s", rq.n, w.v.Timeout)
+	wk.Trace().AddRule("V2", wk.ID, "reply", "request %d: no answer within %s", rq.n, w.v.Timeout)
 	return createapi.Payment{}, &createapi.TimeoutError{After: w.v.Timeout}
 }
 
-// serve is the vendor's side of one request: it travels, is checked
-// against its key, runs, and its answer travels back (unless lost).
+// serve is the vendor's side of one request: it travels, is read under
+// the rules of reception, runs if they let it, and its answer travels
+// back (unless lost). Each decision is a step of the tables in rules.go,
+// and the trace cites it.
 func (w *world) serve(rq *request, reply *delivery) {
 	gate, actor := w.run.Gate(), vendorActor(rq.n)
 	tr := w.run.Trace
@@ -477,63 +540,35 @@ func (w *world) serve(rq *request, reply *delivery) {
 	if f != nil && f.Kind == FaultTimeout && !f.Lands {
 		return // lost on the way: the vendor never sees it
 	}
-	time.Sleep(w.v.Latency)
+	travel := w.v.Latency
+	if f != nil && f.Kind == FaultTimeout && f.LandsAfter > 0 {
+		// Held up on the way: it reaches the vendor that late (V1).
+		travel = f.LandsAfter
+	}
+	time.Sleep(travel)
 	if !gate.Pass(actor) {
 		return
 	}
-	respond := func(a answer) {
+	respond := func(a answer, rule string) {
 		if f != nil && f.Kind == FaultTimeout {
-			tr.Add("vendor", "vendor", "the answer to request %d is lost on the way back", rq.n)
+			tr.AddRule("V2", "vendor", "vendor", "the answer to request %d is lost on the way back", rq.n)
 			return
 		}
 		time.Sleep(w.v.Latency)
 		if gate.Pass(actor) {
-			reply.a = a
+			reply.a, reply.rule = a, rule
 			close(reply.ready)
 		}
 	}
-	if f != nil && f.Kind == FaultStatus && slices.Contains(refusedStatuses, f.Status) {
-		e := scripted(f)
-		tr.Add("vendor", "vendor", "answers request %d with %s without running it", rq.n, e.Error())
-		respond(answer{err: e})
-		return
+	x := &exchange{w: w, rq: rq, f: f}
+	if w.v.Keys && rq.req.IdempotencyKey != "" {
+		x.key = rq.req.IdempotencyKey
+		x.k = w.keys[x.key]
 	}
-	var k *keyEntry
-	key := rq.req.IdempotencyKey
-	if w.v.Keys && key != "" {
-		k = w.keys[key]
-		if k != nil && time.Since(k.first) >= w.v.KeyLifetime {
-			tr.Add("vendor", "vendor", "has pruned %s: it was first used %s ago", w.names.key(key), time.Since(k.first))
-			delete(w.keys, key)
-			k = nil
-		}
-		switch {
-		case k == nil:
-			k = &keyEntry{first: time.Now(), body: bodyOf(rq.req), inFlight: true}
-			w.keys[key] = k
-		case k.body != bodyOf(rq.req):
-			e := &createapi.HTTPError{Status: 400, Code: "idempotency_key_reused_with_other_parameters"}
-			tr.Add("vendor", "vendor", "refuses request %d: %s was first used with %s", rq.n, w.names.key(key), w.names.body(k.body))
-			respond(answer{err: e})
-			return
-		case k.inFlight:
-			e := &createapi.HTTPError{Status: 409, Code: "idempotency_key_in_use"}
-			tr.Add("vendor", "vendor", "answers request %d with 409: a request under %s is still running", rq.n, w.names.key(key))
-			respond(answer{err: e})
-			return
-		default:
-			a := *k.saved
-			if a.err != nil {
-				e := *a.err
-				e.Replayed = true
-				a.err = &e
-				tr.Add("vendor", "vendor", "replays the saved %d for %s to request %d", e.Status, w.names.key(key), rq.n)
-			} else {
-				tr.Add("vendor", "vendor", "replays %s for %s to request %d", a.pay.ID, w.names.key(key), rq.n)
-			}
-			respond(a)
-			return
-		}
+	if r := decide(reception, x); r != "" {
+		tr.AddRule(r, "vendor", "vendor", x.words, x.args...)
+		respond(x.a, r)
+		return
 	}
 	run := w.v.Processing
 	if f != nil && f.Kind == FaultSlow {
@@ -543,31 +578,12 @@ func (w *world) serve(rq *request, reply *delivery) {
 	if !gate.Pass(actor) {
 		return
 	}
-	var a answer
-	switch {
-	case f != nil && f.Kind == FaultStatus:
-		a.err = scripted(f)
-		if f.Lands {
-			p := w.create(rq.op, rq.n, rq.req, time.Now())
-			tr.Add("vendor", "vendor", "creates %s for request %d, then fails: %s", p.ID, rq.n, a.err.Error())
-		} else {
-			tr.Add("vendor", "vendor", "fails request %d: %s; nothing was created", rq.n, a.err.Error())
-		}
-	default:
-		a.pay = w.create(rq.op, rq.n, rq.req, time.Now())
-		tr.Add("vendor", "vendor", "creates %s for request %d", a.pay.ID, rq.n)
+	r := decide(outcome, x)
+	tr.AddRule(r, "vendor", "vendor", x.words, x.args...)
+	if x.k != nil {
+		decide(keep, x)
 	}
-	if k != nil {
-		k.inFlight = false
-		if a.err == nil || w.v.ReplaysErrors {
-			k.saved = &a
-		} else {
-			// A server error the vendor does not save leaves the key
-			// free: a repeat runs afresh.
-			delete(w.keys, key)
-		}
-	}
-	respond(a)
+	respond(x.a, r)
 }
 
 func scripted(f *FaultSpec) *createapi.HTTPError {
@@ -581,7 +597,7 @@ func (v *vendorHandle) Search(ctx context.Context, reference string) ([]createap
 	wk.Enter("Search")
 	defer wk.Leave()
 	if !w.v.References {
-		wk.Trace().Add(wk.ID, "send", "searches by reference: this vendor keeps none")
+		wk.Trace().AddRule("V3", wk.ID, "send", "searches by reference: this vendor keeps none")
 		return nil, createapi.ErrNoSearch
 	}
 	time.Sleep(2 * w.v.Latency)
@@ -605,7 +621,7 @@ func (v *vendorHandle) Search(ctx context.Context, reference string) ([]createap
 	if len(ids) > 0 {
 		what = strings.Join(ids, ", ")
 	}
-	wk.Trace().Add(wk.ID, "reply", "searches for %s: finds %s", w.names.ref(reference), what)
+	wk.Trace().AddRule("V3", wk.ID, "reply", "searches for %s: finds %s", w.names.ref(reference), what)
 	return found, nil
 }
 

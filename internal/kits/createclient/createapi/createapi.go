@@ -62,13 +62,16 @@ type Operation struct {
 	Note      string
 }
 
-// Store is your service's database of operations.
+// Store is your service's database of operations. The problem page's
+// rules S1 to S5 (and Q1, the queue's) say how it behaves; the grader's
+// trace cites them.
 type Store interface {
 	// Get reads an operation.
 	Get(ctx context.Context, id string) (Operation, error)
 	// Claim takes the operation for this worker for lease. It reports
 	// false when another worker's lease has not expired. A worker
-	// restarted under the same name gets its own claim back.
+	// restarted under the same name gets its own claim back; once a lease
+	// has run out, another worker may take it.
 	Claim(ctx context.Context, id string, lease time.Duration) (bool, error)
 	// SavePlan stores req as the operation's plan if it has none yet, and
 	// returns the plan the operation has now: yours, or the one saved
@@ -108,7 +111,8 @@ type Payment struct {
 	CreatedAt time.Time
 }
 
-// Vendor is the vendor's API, whatever kind of vendor it is.
+// Vendor is the vendor's API, whatever kind of vendor it is. The problem
+// page's rules V1 to V12 say how it answers; the grader's trace cites them.
 type Vendor interface {
 	Name() string
 	Features() Features
@@ -116,7 +120,7 @@ type Vendor interface {
 	// *ConnectError, a *TimeoutError or an *HTTPError.
 	Create(ctx context.Context, req Request) (Payment, error)
 	// Search lists the payments that carry reference; ErrNoSearch for a
-	// vendor without references.
+	// vendor without references. A search that fails looked nothing up.
 	Search(ctx context.Context, reference string) ([]Payment, error)
 }
 

@@ -140,7 +140,7 @@ func (c *creator) settledSearch(ctx context.Context) (string, error) {
 	if wait := time.Until(c.lastSent.Add(c.f.LandsWithin + c.f.SearchLag + time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
-	found, err := c.vendor.Search(ctx, c.plan.Request.Reference)
+	found, err := searchAgain(ctx, c.vendor, c.plan.Request.Reference)
 	if err != nil {
 		return "", err
 	}
@@ -181,4 +181,20 @@ func newKey() string {
 		b[i] = hex[rand.Intn(len(hex))]
 	}
 	return string(b)
+}
+
+// searchAgain searches for ref, and tries a search that fails twice more,
+// 5s apart: a failed search looked nothing up.
+func searchAgain(ctx context.Context, v createapi.Vendor, ref string) ([]createapi.Payment, error) {
+	var hits []createapi.Payment
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		if hits, err = v.Search(ctx, ref); err == nil {
+			return hits, nil
+		}
+	}
+	return hits, err
 }

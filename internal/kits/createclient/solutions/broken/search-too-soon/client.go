@@ -142,7 +142,7 @@ func (c *creator) run(ctx context.Context) (createapi.Status, error) {
 // settledSearch waits until an attempt in doubt would have landed and
 // shown in search, then searches.
 func (c *creator) settledSearch(ctx context.Context) (string, error) {
-	found, err := c.vendor.Search(ctx, c.plan.Request.Reference)
+	found, err := searchAgain(ctx, c.vendor, c.plan.Request.Reference)
 	if err != nil {
 		return "", err
 	}
@@ -183,4 +183,20 @@ func newKey() string {
 		b[i] = hex[rand.Intn(len(hex))]
 	}
 	return string(b)
+}
+
+// searchAgain searches for ref, and tries a search that fails twice more,
+// 5s apart: a failed search looked nothing up.
+func searchAgain(ctx context.Context, v createapi.Vendor, ref string) ([]createapi.Payment, error) {
+	var hits []createapi.Payment
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		if hits, err = v.Search(ctx, ref); err == nil {
+			return hits, nil
+		}
+	}
+	return hits, err
 }

@@ -104,7 +104,7 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		if d := time.Until(ready); d > 0 {
 			time.Sleep(d)
 		}
-		found, err := vendor.Search(ctx, plan.Request.Reference)
+		found, err := searchAgain(ctx, vendor, plan.Request.Reference)
 		if err != nil || len(found) == 0 {
 			return "", err
 		}
@@ -198,4 +198,20 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		return unknownUnlessFound("attempts used up after an attempt whose answer was lost")
 	}
 	return settle(createapi.Failed, "", "attempts used up; nothing was sent")
+}
+
+// searchAgain searches for ref, and tries a search that fails twice more,
+// 5s apart: a failed search looked nothing up.
+func searchAgain(ctx context.Context, v createapi.Vendor, ref string) ([]createapi.Payment, error) {
+	var hits []createapi.Payment
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		if hits, err = v.Search(ctx, ref); err == nil {
+			return hits, nil
+		}
+	}
+	return hits, err
 }

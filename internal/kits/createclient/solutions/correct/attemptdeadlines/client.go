@@ -95,7 +95,7 @@ func (p *payer) record(st createapi.Status, paymentID, note string) (createapi.S
 // then searches for the plan's reference.
 func (p *payer) lookUp() (string, error) {
 	time.Sleep(time.Until(p.lastAt.Add(p.has.LandsWithin + p.has.SearchLag + time.Second)))
-	found, err := p.vendor.Search(p.ctx, p.plan.Request.Reference)
+	found, err := searchAgain(p.ctx, p.vendor, p.plan.Request.Reference)
 	if err != nil {
 		return "", err
 	}
@@ -202,4 +202,20 @@ func (p *payer) judge(err error, at time.Time) (floor time.Duration, done bool, 
 	// The caller is gone; an attempt may be on its way.
 	p.markUnsure(at)
 	return 0, true, createapi.Unknown, "the caller stopped waiting: " + err.Error()
+}
+
+// searchAgain searches for ref, and tries a search that fails twice more,
+// 5s apart: a failed search looked nothing up.
+func searchAgain(ctx context.Context, v createapi.Vendor, ref string) ([]createapi.Payment, error) {
+	var hits []createapi.Payment
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		if hits, err = v.Search(ctx, ref); err == nil {
+			return hits, nil
+		}
+	}
+	return hits, err
 }

@@ -87,7 +87,7 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 			if d := time.Until(last.Add(f.LandsWithin + f.SearchLag + time.Second)); d > 0 {
 				time.Sleep(d)
 			}
-			hits, err := vendor.Search(ctx, plan.Request.Reference)
+			hits, err := searchAgain(ctx, vendor, plan.Request.Reference)
 			if err != nil {
 				return end(createapi.Unknown, "", "search failed")
 			}
@@ -127,4 +127,20 @@ func longer(a, b time.Duration) time.Duration {
 		return a
 	}
 	return b
+}
+
+// searchAgain searches for ref, and tries a search that fails twice more,
+// 5s apart: a failed search looked nothing up.
+func searchAgain(ctx context.Context, v createapi.Vendor, ref string) ([]createapi.Payment, error) {
+	var hits []createapi.Payment
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		if hits, err = v.Search(ctx, ref); err == nil {
+			return hits, nil
+		}
+	}
+	return hits, err
 }

@@ -2,8 +2,9 @@
 // with no types of its own: the state is a handful of local variables, the
 // key is the operation id and the plan's creation time in nanoseconds, the
 // waits are "equal jitter" (half the ceiling fixed, half random) under a
-// ceiling that doubles to 40 s, the lease is 14 minutes, and a search that
-// errors is retried for up to two hours. Where a search made after a
+// ceiling that doubles to 40 s, the lease is 14 minutes, renewed before
+// every search, send and write, and a search that errors is retried for
+// up to two hours. Where a search made after a
 // doubtful attempt could have landed and shown finds nothing, the
 // operation is recorded failed rather than unknown: the payment certainly
 // does not exist.
@@ -63,7 +64,24 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		}
 	}
 
+	// keep renews the claim before each step, so the lease outlasts the
+	// call however long the index stays down; lost says another worker
+	// has it now (or the store failed the claim: claimErr).
+	var claimErr error
+	lost := false
+	keep := func() bool {
+		ok, err := store.Claim(ctx, operationID, 14*time.Minute)
+		if err != nil || !ok {
+			lost, claimErr = true, err
+			return false
+		}
+		return true
+	}
+
 	record := func(s createapi.Status, paymentID, note string) (createapi.Status, error) {
+		if lost || !keep() {
+			return createapi.Pending, claimErr
+		}
 		if err := store.Finish(ctx, operationID, s, paymentID, note); err != nil {
 			return createapi.Pending, err
 		}
@@ -82,6 +100,9 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		giveUp := time.Now().Add(2 * time.Hour)
 		pause := 5 * time.Second
 		for {
+			if !keep() {
+				return "", false
+			}
 			list, err := vendor.Search(ctx, plan.Request.Reference)
 			if err == nil {
 				if len(list) > 0 {
@@ -142,6 +163,9 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 			return record(createapi.Failed, "", "out of tries, and nothing was sent")
 		}
 		tries++
+		if !keep() {
+			return createapi.Pending, claimErr
+		}
 		sent := time.Now()
 		pay, err := vendor.Create(ctx, plan.Request)
 		if err == nil {

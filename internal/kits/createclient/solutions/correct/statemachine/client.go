@@ -71,7 +71,7 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 				return record(createapi.Unknown, "", "no way to tell whether it landed")
 			case !feat.IdempotencyKeys:
 				time.Sleep(time.Until(doubtSince.Add(feat.LandsWithin + feat.SearchLag + 2*time.Second)))
-				hits, err := vendor.Search(ctx, plan.Request.Reference)
+				hits, err := searchAgain(ctx, vendor, plan.Request.Reference)
 				if err != nil {
 					return record(createapi.Unknown, "", "search failed")
 				}
@@ -119,4 +119,20 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		return record(createapi.Unknown, "", "gave up in doubt")
 	}
 	return record(createapi.Failed, "", "gave up; nothing was sent")
+}
+
+// searchAgain searches for ref, and tries a search that fails twice more,
+// 5s apart: a failed search looked nothing up.
+func searchAgain(ctx context.Context, v createapi.Vendor, ref string) ([]createapi.Payment, error) {
+	var hits []createapi.Payment
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		if hits, err = v.Search(ctx, ref); err == nil {
+			return hits, nil
+		}
+	}
+	return hits, err
 }

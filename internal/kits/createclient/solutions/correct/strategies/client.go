@@ -35,7 +35,7 @@ type referenced struct {
 
 func (r referenced) mayResend(ctx context.Context, plan createapi.Plan, sentAt time.Time) (*createapi.Payment, bool, string) {
 	time.Sleep(time.Until(sentAt.Add(r.f.LandsWithin + r.f.SearchLag + 500*time.Millisecond)))
-	hits, err := r.v.Search(ctx, plan.Request.Reference)
+	hits, err := searchAgain(ctx, r.v, plan.Request.Reference)
 	if err != nil {
 		return nil, false, "search failed: " + err.Error()
 	}
@@ -153,4 +153,20 @@ func CreatePayment(ctx context.Context, store createapi.Store, vendor createapi.
 		return settle(createapi.Unknown, "", "out of attempts, last one in doubt")
 	}
 	return settle(createapi.Failed, "", "out of attempts, none sent")
+}
+
+// searchAgain searches for ref, and tries a search that fails twice more,
+// 5s apart: a failed search looked nothing up.
+func searchAgain(ctx context.Context, v createapi.Vendor, ref string) ([]createapi.Payment, error) {
+	var hits []createapi.Payment
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(5 * time.Second)
+		}
+		if hits, err = v.Search(ctx, ref); err == nil {
+			return hits, nil
+		}
+	}
+	return hits, err
 }
