@@ -116,7 +116,11 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	for k, v := range opts.Packages {
 		exports[k] = v
 	}
-	exports[SymbolKey(RuntimePath)] = runtimeSymbols
+	exports[SymbolKey(RuntimePath)] = runtimeFor(stdout) // interp_print.go
+	exports[SymbolKey(wrapperPath)] = wrapperSymbols
+	if e, ok := exports["errors/errors"]; ok {
+		exports["errors/errors"] = withErrorsAs(e)
+	}
 	// fmt's Print functions must write to this interpreter's stdout. yaegi
 	// only redirects them when the key is "fmt/fmt", and that key also
 	// makes it compile its bundled generic packages (cmp, maps, slices) on
@@ -136,6 +140,7 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		f["Print"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(stdout, a...) })
 		f["Printf"] = reflect.ValueOf(func(format string, a ...any) (int, error) { return fmt.Fprintf(stdout, format, a...) })
 		f["Println"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(stdout, a...) })
+		unboxingFmt(f) // interp_fmt.go
 		// yaegi wraps a value of an interpreted type passed to a host
 		// function's interface parameter in one interface, the first of
 		// those the function's entry in its "." table (stdlib.MapTypes,
@@ -171,8 +176,8 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 // order it looks.
 var fmtInterfaces = []reflect.Type{
 	reflect.TypeFor[fmt.Formatter](),
-	reflect.TypeFor[error](),
-	reflect.TypeFor[fmt.Stringer](),
+	reflect.TypeFor[fmtError](), // wrappers that format as fmt does (interp_fmt.go)
+	reflect.TypeFor[fmtStringer](),
 }
 
 // runtimeSymbols is the package the source rewrites call (see
@@ -590,6 +595,9 @@ func ErrorDiagnostics(err error) []sandbox.Diagnostic {
 func compilerPanic(src *Source, r any) sandbox.Diagnostic {
 	msg := fmt.Sprint(r)
 	if d := unsupported(src); d != nil {
+		return *d
+	}
+	if d := crashCause(src); d != nil { // interp_refuse.go
 		return *d
 	}
 	if m := yaegiPosition.FindStringSubmatch(msg); m != nil {

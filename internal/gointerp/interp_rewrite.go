@@ -102,6 +102,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.walk()
 	rw.methodValues()
 	rw.recovers()
+	rw.typedRewrites() // interp_typed.go
 	if rw.refused != nil {
 		return "", nil, rw.refusals()
 	}

@@ -86,4 +86,20 @@ func Main() {
 		}
 		fmt.Println("goroutine attempts:", sum)
 	}
+	{
+		// A case's variable is new each time the select runs, so each
+		// pointer taken of it, and each closure, has its own.
+		ch := make(chan int, 1)
+		var ptrs [3]*int
+		var fns []func() int
+		for i := range ptrs {
+			ch <- i
+			select {
+			case x := <-ch:
+				ptrs[i] = &x
+				fns = append(fns, func() int { return x * 10 })
+			}
+		}
+		fmt.Println("case variables:", *ptrs[0], *ptrs[1], *ptrs[2], fns[0](), fns[2]())
+	}
 }
