@@ -30,7 +30,7 @@ func TestNotGradable(t *testing.T) {
 		{"missing entry point", sourceHeader + "func Refund(ctx context.Context, id string) (refundkit.Outcome, error) { return \"\", nil }\n", 0, "declares no function RefundMoney"},
 		{"wrong signature", sourceHeader + "func RefundMoney(ctx context.Context, id int) (refundkit.Outcome, error) { return \"\", nil }\n", 9, "wrong signature"},
 		{"type error", sourceHeader + "func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n\tvar n int = \"x\"\n\t_ = n\n\treturn \"\", nil\n}\n", 10, "cannot"},
-		{"range over int", sourceHeader + "func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n\tfor i := range 3 {\n\t\t_ = i\n\t}\n\treturn \"\", nil\n}\n", 10, "range over an integer"},
+		{"defer in a loop", sourceHeader + "func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {\n\tfor i := 0; i < 3; i++ {\n\t\tdefer println(i)\n\t}\n\treturn \"\", nil\n}\n", 11, "defer inside a loop"},
 		{"init panics", sourceHeader + "func init() { panic(\"boom\") }\n\nfunc RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) { return \"\", nil }\n", 0, "boom"},
 	}
 	for _, tc := range tests {

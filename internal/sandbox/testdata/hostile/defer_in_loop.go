@@ -1,7 +1,8 @@
-// Hostile submission: ranges over an int, which the interpreter does not support.
+// Hostile submission: defers inside a loop, which the interpreter does not
+// run faithfully, so it is refused at its line.
 //
 // want-status: error
-// want-message: (?i)line 15.*range|range.*line 15
+// want-message: (?i)line 16.*defer|defer.*line 16
 package refund
 
 import (
@@ -11,9 +12,8 @@ import (
 )
 
 func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {
-	total := 0
-	for i := range 3 {
-		total += i
+	for i := 0; i < 3; i++ {
+		defer println(i)
 	}
 	return refundkit.OutcomeDone, nil
 }
