@@ -333,7 +333,7 @@ func checkUnknownNotFailed(f *runFacts) string {
 				last = &f.requests[k]
 			}
 		}
-		if last == nil {
+		if last == nil || settledByKey(f, *last, c.At) {
 			continue
 		}
 		looked := false
@@ -348,6 +348,33 @@ func checkUnknownNotFailed(f *runFacts) string {
 		}
 	}
 	return ""
+}
+
+// settledByKey reports whether a later request under the key of the
+// ambiguous request q, answered before at, proves by the page's rules that
+// no request under that key ran to a refund: it got past the idempotency
+// layer to validation or to a decision of the charge (P3, P10, P11, P12),
+// or got a saved error back (P2), where a request under the key still
+// running would have got 409 (P7) and one that refunded its saved success
+// (P5). Within the key's lifetime only (P9).
+func settledByKey(f *runFacts, q world.Request, at time.Duration) bool {
+	for _, r := range f.requests {
+		if r.N <= q.N || r.Key != q.Key || r.Result != "api" || r.APIErr == nil || r.AnsweredAt > at {
+			continue
+		}
+		if r.SentAt-q.SentAt >= world.DefaultNetwork.KeyTTL {
+			continue
+		}
+		switch r.Rule {
+		case "P3", "P10", "P11", "P12":
+			if r.APIErr.Status != 401 {
+				return true
+			}
+		case "P2":
+			return r.APIErr.Status < 500
+		}
+	}
+	return false
 }
 
 func answerWords(q world.Request) string {
