@@ -87,7 +87,7 @@ var catalogue = []invariant{
 	},
 	{
 		ID:     InvBackoff,
-		Title:  "Waits between attempts are positive, respect Retry-After, carry jitter and have a growing ceiling",
+		Title:  "Waits between attempts are positive, respect Retry-After, carry jitter and have a growing ceiling; a timeout of your own is at least 1 s",
 		Why:    "Retrying at once, in lock step with every other worker, turns a provider blip into an outage; Retry-After says when to come back.",
 		Defect: DefectNoBackoff,
 		Check:  checkBackoff,
@@ -175,13 +175,15 @@ const (
 	DefectBlindResend      = "blind-resend-after-expiry"
 	DefectLeakedGoroutine  = "leaked-goroutine"
 	DefectLeaseTooShort    = "lease-too-short"
+	DefectLeaseTooLong     = "lease-too-long"
+	DefectNeverResends     = "never-resends"
 )
 
 // DefectIDs lists the defects in report order.
 var DefectIDs = []string{
 	DefectSwallowedErrors, DefectDoneAfterFailure, DefectNoIdempotencyKey, DefectCheckThenAct,
 	DefectCrashWindow, DefectNoBackoff, DefectMissingRecord, DefectUnknownAsFailed, DefectBlindResend, DefectLeakedGoroutine,
-	DefectLeaseTooShort,
+	DefectLeaseTooShort, DefectLeaseTooLong, DefectNeverResends,
 }
 
 var defectTitles = map[string]string{
@@ -196,6 +198,8 @@ var defectTitles = map[string]string{
 	DefectBlindResend:      "A blind resend after the key expired refunds twice",
 	DefectLeakedGoroutine:  "A goroutine left blocked for ever once the call returned",
 	DefectLeaseTooShort:    "A lease shorter than the run: it runs out while the run still sends or writes",
+	DefectLeaseTooLong:     "A lease over the page's ten minutes: a dead worker's refund is not taken over when it is run again",
+	DefectNeverResends:     "A retry that never sends: after a failure the run waits or counts its tries, but never resends",
 }
 
 // InvariantTitle returns the plain title of an invariant id.
@@ -214,7 +218,8 @@ const (
 )
 
 // rewriteDefects are the defects of kind DefectKindRewrite.
-var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true, DefectLeakedGoroutine: true, DefectLeaseTooShort: true}
+var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true, DefectLeakedGoroutine: true, DefectLeaseTooShort: true,
+	DefectLeaseTooLong: true, DefectNeverResends: true}
 
 // DefectKind returns DefectKindOriginal or DefectKindRewrite.
 func DefectKind(id string) string {

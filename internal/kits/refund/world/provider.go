@@ -162,12 +162,15 @@ type Request struct {
 	KeyGenerated bool
 	Fault        string        // plain words, "" when none
 	SentAt       time.Duration // since the run started
-	Seq          int           // its place in the run's order of steps (see Change.Seq)
-	Seen         bool          // it reached the provider
-	Applied      bool
-	RefundID     string
-	Replayed     bool
-	Answer       string // what the provider answered, "" if it never saw it
+	// Deadline is the deadline of the context it was sent with, since the
+	// run started; 0 when that context had none.
+	Deadline time.Duration
+	Seq      int  // its place in the run's order of steps (see Change.Seq)
+	Seen     bool // it reached the provider
+	Applied  bool
+	RefundID string
+	Replayed bool
+	Answer   string // what the provider answered, "" if it never saw it
 	// Rule is the id of the page's rule (see Rules) behind what the
 	// caller got: the provider's answer, or the client's error.
 	Rule      string
@@ -418,6 +421,9 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 		p.keyN++
 		req.Key = strconv.FormatInt(now.UnixNano(), 10) + "_" + strconv.Itoa(p.keyN)
 		req.KeyGenerated = true
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		req.Deadline = dl.Sub(e.start)
 	}
 	p.requests = append(p.requests, req)
 	f := p.faultFor(req.N)
