@@ -350,7 +350,7 @@ func checkUnknownNotFailed(f *runFacts) string {
 			}
 		}
 		if !looked {
-			return fmt.Sprintf("%s marked %s failed at %s after request #%d got %s at %s: the refund may have happened, so the outcome is unknown (needs_check) unless a ListRefunds look-up after it shows no refund",
+			return fmt.Sprintf("%s marked %s failed at %s after request #%d got %s at %s: the refund may have happened, so the outcome is unknown (needs_check) unless a ListRefunds look-up after it shows no refund, or a resend under the same key is refused by validation (a request under the key still running would get 409, one finished its saved answer)",
 				c.Worker, f.id, at(c.At), last.N, answerWords(*last), at(last.AnsweredAt))
 		}
 	}
