@@ -85,7 +85,10 @@ func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, erro
 		}
 		return outcomeFor(now.Status), nil
 	}
-	j := &job{ctx: ctx, rec: rec}
+	// A record that is not fresh may have an earlier run's request still
+	// running: a look-up cannot see a refund that has not landed, so only
+	// an answer under our key settles that doubt.
+	j := &job{ctx: ctx, rec: rec, doubt: rec.Status != refundkit.StatusPending}
 	defer func() {
 		if p := recover(); p != nil {
 			refundkit.MarkNeedsCheck(context.WithoutCancel(ctx), requestID, fmt.Sprint("panic: ", p))

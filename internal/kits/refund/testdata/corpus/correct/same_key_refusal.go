@@ -2,7 +2,8 @@
 // resend under the same key that is refused by validation proves that no
 // request under the key ran (one still running would have got 409, P7; one
 // that finished, its saved answer, P2), so it records failed even after a
-// timeout. An enum of verdicts from one classify function, a run struct,
+// timeout, or after a record an earlier run left unsettled (a connection
+// error settles nothing). An enum of verdicts from one classify function, a run struct,
 // full jitter over a floor; four attempts; key "rf:<id>"; a four-minute
 // lease; non-pending records are looked up first, as keys are pruned (P9).
 package refund
@@ -89,7 +90,10 @@ func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, erro
 		}
 		return outcomeFor(now.Status), nil
 	}
-	j := &job{ctx: ctx, rec: rec}
+	// A record that is not fresh may have an earlier run's request still
+	// running: a look-up cannot see a refund that has not landed, so only
+	// an answer under our key settles that doubt.
+	j := &job{ctx: ctx, rec: rec, doubt: rec.Status != refundkit.StatusPending}
 	defer func() {
 		if p := recover(); p != nil {
 			refundkit.MarkNeedsCheck(context.WithoutCancel(ctx), requestID, fmt.Sprint("panic: ", p))

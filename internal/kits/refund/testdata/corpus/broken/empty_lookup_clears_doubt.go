@@ -1,9 +1,6 @@
-// Style: type_switch.go's, except that once the look-up of a needs_check record finds
-// nothing, a refusal of its resend is recorded failed. It was filed as broken ("a request
-// of the earlier run may still land") while in-flight-lands-before-refusal answered a
-// same-key request with a 400 the page's rules exclude; by those rules a request under the
-// key still running gets 409 (P7) and a finished one its saved answer (P2), so the refusal
-// proves nothing under the key ran, and this file is correct.
+// From: correct/type_switch.go
+// Drops: the doubt a needs_check record carries once the look-up finds nothing: when every send then fails to connect, it records failed, though a request of the earlier run, still running, lands. (A refusal under the same key after that is proof, by P7 and P2; a connection error is not.)
+// defect: unknown-as-failed
 package refund
 
 import (
