@@ -1,5 +1,7 @@
 package refund
 
+import "strings"
+
 // Invariant ids, checked on the ledger, the request log and the store after
 // each run.
 const (
@@ -32,6 +34,22 @@ type invariant struct {
 	Why    string
 	Defect string
 	Check  func(*runFacts) string
+	// Page is the rule as the problem page's list of what must hold words
+	// it (verbatim, so a candidate recognises it), and Rules the ids of
+	// the provider's and store's rules (world.Rules) it rests on: a
+	// violation's evidence ends with both.
+	Page  string
+	Rules []string
+}
+
+// broken ends a violation's evidence with the rule it broke, in the
+// page's words: ` (the page: "No request is refunded twice."; rules P1, P9)`.
+func (c invariant) broken() string {
+	s := " (the page: \"" + strings.TrimSuffix(c.Page, ".") + "\""
+	if len(c.Rules) > 0 {
+		s += "; rules " + strings.Join(c.Rules, ", ")
+	}
+	return s + ")"
 }
 
 // catalogue is the refund invariants, in report order.
@@ -42,6 +60,8 @@ var catalogue = []invariant{
 		Why:    "A second refund is money sent twice; the provider will not undo it for you.",
 		Defect: DefectNoIdempotencyKey,
 		Check:  checkNoDoubleRefund,
+		Page:   "No request is refunded twice.",
+		Rules:  []string{"P1", "P9"},
 	},
 	{
 		ID:     InvDoneMeansRefunded,
@@ -49,6 +69,8 @@ var catalogue = []invariant{
 		Why:    "done tells support and the customer the money is on its way; if no refund exists, nobody will ever look again.",
 		Defect: DefectDoneAfterFailure,
 		Check:  checkDoneMeansRefunded,
+		Page:   "No record is marked done unless the provider applied a refund of the right amount for it.",
+		Rules:  []string{"P14"},
 	},
 	{
 		ID:     InvRefundRecorded,
@@ -56,6 +78,7 @@ var catalogue = []invariant{
 		Why:    "If the provider refunded but the record says pending or failed, a later run refunds again or a person chases a refund that already happened.",
 		Defect: DefectCrashWindow,
 		Check:  checkRefundRecorded,
+		Page:   "A refund the provider applied ends up recorded as done or needs_check, never lost.",
 	},
 	{
 		ID:     InvNoStuckProcessing,
@@ -63,6 +86,8 @@ var catalogue = []invariant{
 		Why:    "A record left in processing with no live owner blocks every later run from finishing it.",
 		Defect: DefectCrashWindow,
 		Check:  checkNoStuckProcessing,
+		Page:   "Nothing is left in processing when the function returns.",
+		Rules:  []string{"S1"},
 	},
 	{
 		ID:     InvUnknownNotFailed,
@@ -70,6 +95,8 @@ var catalogue = []invariant{
 		Why:    "After a timeout, a 5xx or a 409 the refund may have happened; calling it failed invites a second refund.",
 		Defect: DefectUnknownAsFailed,
 		Check:  checkUnknownNotFailed,
+		Page:   "An ambiguous outcome (the refund may or may not have happened) ends as needs_check, never failed",
+		Rules:  []string{"N2", "P7", "P14"},
 	},
 	{
 		ID:     InvSameKey,
@@ -77,6 +104,8 @@ var catalogue = []invariant{
 		Why:    "The provider deduplicates by idempotency key: a new key on a retry is a new refund.",
 		Defect: DefectNoIdempotencyKey,
 		Check:  checkSameKey,
+		Page:   "Every attempt, in every run, for one request uses the same idempotency key.",
+		Rules:  []string{"P1", "P2"},
 	},
 	{
 		ID:     InvPermanentNotRetried,
@@ -84,13 +113,17 @@ var catalogue = []invariant{
 		Why:    "A definitive 4xx will answer the same way every time; retrying it only adds load and noise.",
 		Defect: DefectSwallowedErrors,
 		Check:  checkPermanentNotRetried,
+		Page:   "Nothing is resent after a definitive 4xx (an invalid request, a missing charge).",
+		Rules:  []string{"P3", "P11", "P12"},
 	},
 	{
 		ID:     InvBackoff,
-		Title:  "Waits between attempts are positive, respect Retry-After, carry jitter and have a growing ceiling",
+		Title:  "Waits between attempts are positive, respect Retry-After, carry jitter and have a growing ceiling; a timeout of your own is at least 1 s",
 		Why:    "Retrying at once, in lock step with every other worker, turns a provider blip into an outage; Retry-After says when to come back.",
 		Defect: DefectNoBackoff,
 		Check:  checkBackoff,
+		Page:   "Waits between attempts are positive and never shorter than a Retry-After the provider sent.",
+		Rules:  []string{"P13"},
 	},
 	{
 		ID:     InvBoundedAttempts,
@@ -98,6 +131,7 @@ var catalogue = []invariant{
 		Why:    "An unbounded retry loop never gives the record a final status and keeps hammering the provider.",
 		Defect: DefectNoBackoff,
 		Check:  checkBoundedAttempts,
+		Page:   "One call makes at most 10 requests to the provider, and returns.",
 	},
 	{
 		ID:     InvMissingRecordClear,
@@ -105,6 +139,7 @@ var catalogue = []invariant{
 		Why:    "A missing record is a bug upstream; it must surface as an error, not a panic, and must not move money.",
 		Defect: DefectMissingRecord,
 		Check:  checkMissingRecordClear,
+		Page:   "A missing record gives a clear error and no call to the provider.",
 	},
 	{
 		ID:     InvOutcomeMatchesState,
@@ -112,6 +147,7 @@ var catalogue = []invariant{
 		Why:    "Callers act on the returned outcome; if it disagrees with the database, one of them is lying.",
 		Defect: DefectSwallowedErrors,
 		Check:  checkOutcomeMatchesState,
+		Page:   "The returned outcome matches the stored state",
 	},
 	{
 		ID:     InvExclusiveClaim,
@@ -119,6 +155,8 @@ var catalogue = []invariant{
 		Why:    "Two workers that both believe they own a refund will both send it, and both write its status.",
 		Defect: DefectCheckThenAct,
 		Check:  checkExclusiveClaim,
+		Page:   "Only one worker works on a refund at a time",
+		Rules:  []string{"S1"},
 	},
 	{
 		ID:     InvStopsWhenCancelled,
@@ -126,6 +164,8 @@ var catalogue = []invariant{
 		Why:    "A caller that cancelled, or whose deadline passed, has stopped waiting and may hand the request to another worker: a run that keeps sending then overlaps the next one.",
 		Defect: DefectSwallowedErrors,
 		Check:  checkStopsWhenCancelled,
+		Page:   "Once the caller's context has ended (cancelled, or past its deadline), no refund request leaves.",
+		Rules:  []string{"N3"},
 	},
 	{
 		ID:     InvGoroutinesEnd,
@@ -133,6 +173,7 @@ var catalogue = []invariant{
 		Why:    "A worker serves request after request: a goroutine left blocked for ever on each abandoned attempt is memory that never comes back, until the process falls over.",
 		Defect: DefectLeakedGoroutine,
 		Check:  checkGoroutinesEnd,
+		Page:   "Every goroutine a call starts has ended once the call has returned and the answers to its requests have come in",
 	},
 	{
 		ID:     InvExpectedEndState,
@@ -140,6 +181,7 @@ var catalogue = []invariant{
 		Why:    "Being safe is not enough: a refund the customer is owed must actually be made and recorded, and a run that can settle a refund must not leave it for someone else.",
 		Defect: DefectSwallowedErrors,
 		Check:  checkExpectedEndState,
+		Page:   "Where a scenario leaves only one right answer, the refund ends there",
 	},
 }
 
@@ -175,13 +217,15 @@ const (
 	DefectBlindResend      = "blind-resend-after-expiry"
 	DefectLeakedGoroutine  = "leaked-goroutine"
 	DefectLeaseTooShort    = "lease-too-short"
+	DefectLeaseTooLong     = "lease-too-long"
+	DefectNeverResends     = "never-resends"
 )
 
 // DefectIDs lists the defects in report order.
 var DefectIDs = []string{
 	DefectSwallowedErrors, DefectDoneAfterFailure, DefectNoIdempotencyKey, DefectCheckThenAct,
 	DefectCrashWindow, DefectNoBackoff, DefectMissingRecord, DefectUnknownAsFailed, DefectBlindResend, DefectLeakedGoroutine,
-	DefectLeaseTooShort,
+	DefectLeaseTooShort, DefectLeaseTooLong, DefectNeverResends,
 }
 
 var defectTitles = map[string]string{
@@ -196,6 +240,8 @@ var defectTitles = map[string]string{
 	DefectBlindResend:      "A blind resend after the key expired refunds twice",
 	DefectLeakedGoroutine:  "A goroutine left blocked for ever once the call returned",
 	DefectLeaseTooShort:    "A lease shorter than the run: it runs out while the run still sends or writes",
+	DefectLeaseTooLong:     "A lease over the page's ten minutes: a dead worker's refund is not taken over when it is run again",
+	DefectNeverResends:     "A retry that never sends: after a failure the run waits or counts its tries, but never resends",
 }
 
 // InvariantTitle returns the plain title of an invariant id.
@@ -214,7 +260,8 @@ const (
 )
 
 // rewriteDefects are the defects of kind DefectKindRewrite.
-var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true, DefectLeakedGoroutine: true, DefectLeaseTooShort: true}
+var rewriteDefects = map[string]bool{DefectUnknownAsFailed: true, DefectBlindResend: true, DefectLeakedGoroutine: true, DefectLeaseTooShort: true,
+	DefectLeaseTooLong: true, DefectNeverResends: true}
 
 // DefectKind returns DefectKindOriginal or DefectKindRewrite.
 func DefectKind(id string) string {

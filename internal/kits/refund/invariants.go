@@ -148,6 +148,13 @@ func judge(sc *Scenario, r *run, c invariant) (msg, defect string) {
 		if c.ID == InvNoDoubleRefund {
 			defect = doubleRefundDefect(f)
 		}
+		// A cause the run's own facts show outranks the scenario's guess.
+		if words := leaseOverBound(f); words != "" && leaseBoundMatters[c.ID] {
+			return msg + ". " + words, DefectLeaseTooLong
+		}
+		if words := neverResent(f); words != "" && c.ID == InvExpectedEndState {
+			return msg + ". " + words, DefectNeverResends
+		}
 		if c.ID == InvExpectedEndState && tooManyRefunds(f) && len(f.refunds) >= 2 {
 			// Refunding twice: blame what no-double-refund would.
 			if defect = doubleRefundDefect(f); defect == "" {
@@ -333,7 +340,7 @@ func checkUnknownNotFailed(f *runFacts) string {
 				last = &f.requests[k]
 			}
 		}
-		if last == nil {
+		if last == nil || settledByKey(f, *last, c.At) {
 			continue
 		}
 		looked := false
@@ -343,11 +350,38 @@ func checkUnknownNotFailed(f *runFacts) string {
 			}
 		}
 		if !looked {
-			return fmt.Sprintf("%s marked %s failed at %s after request #%d got %s at %s: the refund may have happened, so the outcome is unknown (needs_check) unless a ListRefunds look-up after it shows no refund",
+			return fmt.Sprintf("%s marked %s failed at %s after request #%d got %s at %s: the refund may have happened, so the outcome is unknown (needs_check) unless a ListRefunds look-up after it shows no refund, or a resend under the same key is refused by validation (a request under the key still running would get 409, one finished its saved answer)",
 				c.Worker, f.id, at(c.At), last.N, answerWords(*last), at(last.AnsweredAt))
 		}
 	}
 	return ""
+}
+
+// settledByKey reports whether a later request under the key of the
+// ambiguous request q, answered before at, proves by the page's rules that
+// no request under that key ran to a refund: it got past the idempotency
+// layer to validation or to a decision of the charge (P3, P10, P11, P12),
+// or got a saved error back (P2), where a request under the key still
+// running would have got 409 (P7) and one that refunded its saved success
+// (P5). Within the key's lifetime only (P9).
+func settledByKey(f *runFacts, q world.Request, at time.Duration) bool {
+	for _, r := range f.requests {
+		if r.N <= q.N || r.Key != q.Key || r.Result != "api" || r.APIErr == nil || r.AnsweredAt > at {
+			continue
+		}
+		if r.SentAt-q.SentAt >= world.DefaultNetwork.KeyTTL {
+			continue
+		}
+		switch r.Rule {
+		case "P3", "P10", "P11", "P12":
+			if r.APIErr.Status != 401 {
+				return true
+			}
+		case "P2":
+			return r.APIErr.Status < 500
+		}
+	}
+	return false
 }
 
 func answerWords(q world.Request) string {
@@ -381,15 +415,29 @@ func checkSameKey(f *runFacts) string {
 	if len(distinct) < 2 {
 		return ""
 	}
-	var parts []string
+	// Each key once, with the requests that carried it, so the keys that
+	// differ are all in view however many requests repeat one of them.
+	var order []string
+	sentWith := map[string][]string{}
 	for _, q := range f.requests {
-		parts = append(parts, fmt.Sprintf("%s (#%d by %s)", q.Key, q.N, q.Worker))
-		if len(parts) == 6 {
-			parts = append(parts, "...")
+		if _, ok := sentWith[q.Key]; !ok {
+			order = append(order, q.Key)
+		}
+		sentWith[q.Key] = append(sentWith[q.Key], fmt.Sprintf("#%d by %s", q.N, q.Worker))
+	}
+	var parts []string
+	for k, key := range order {
+		if k == 6 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(order)-k))
 			break
 		}
+		reqs := sentWith[key]
+		if len(reqs) > 3 {
+			reqs = append(reqs[:2:2], fmt.Sprintf("%d more", len(sentWith[key])-2))
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", key, strings.Join(reqs, ", ")))
 	}
-	return fmt.Sprintf("%s was sent under %d different keys: %s", f.id, len(distinct), strings.Join(parts, ", "))
+	return fmt.Sprintf("%s was sent under %d different keys: %s. A key marks one request (rule P1): a resend under a new key is a new refund", f.id, len(distinct), strings.Join(parts, "; "))
 }
 
 // definitive reports whether an answer is a 4xx the page calls definitive:
@@ -465,7 +513,45 @@ func checkBackoff(f *runFacts) string {
 			}
 		}
 	}
+	if msg := checkOwnTimeout(f); msg != "" {
+		return msg
+	}
 	return checkLookupBackoff(f)
+}
+
+// minOwnTimeout is the page's bound on a timeout of the code's own (a
+// context deadline, a select on a timer): a normal answer takes 200 ms,
+// a slow one up to 30 s.
+const minOwnTimeout = time.Second
+
+// checkOwnTimeout finds a timeout of the call's own shorter than the
+// page's bound, judged only where it is certain: a timeout is made no
+// sooner than the call starts, so a deadline (not the caller's) less than
+// the bound after the start, or a request given up (the next one sent
+// before its answer came) less than the bound after the start, was
+// shorter than the bound.
+func checkOwnTimeout(f *runFacts) string {
+	for _, iv := range f.invs {
+		callers := func(t time.Duration) bool { return iv.ctxEnds != "" && t >= iv.ctxEndsAt }
+		qs := f.requestsOf(iv.Worker)
+		for k, q := range qs {
+			if q.Result == "connection" {
+				continue
+			}
+			if q.Deadline > 0 && !callers(q.Deadline) && q.Deadline-iv.startedAt < minOwnTimeout {
+				return fmt.Sprintf("%s sent request #%d at %s with a deadline of its own at %s, %s after the call began: a timeout of your own must be at least %s (a normal answer takes 200 ms, a slow one up to 30 s)",
+					iv.Worker, q.N, at(q.SentAt), at(q.Deadline), world.FormatDuration(q.Deadline-iv.startedAt), world.FormatDuration(minOwnTimeout))
+			}
+			if k+1 < len(qs) {
+				next := qs[k+1]
+				if next.SentAt < q.AnsweredAt && !callers(next.SentAt) && next.SentAt-iv.startedAt < minOwnTimeout {
+					return fmt.Sprintf("%s gave up on request #%d and sent #%d at %s, %s after the call began, before #%d's answer came: a timeout of your own must be at least %s (a normal answer takes 200 ms, a slow one up to 30 s)",
+						iv.Worker, q.N, next.N, at(next.SentAt), world.FormatDuration(next.SentAt-iv.startedAt), q.N, world.FormatDuration(minOwnTimeout))
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // checkLookupBackoff judges look-ups as checkBackoff judges refund
@@ -892,6 +978,61 @@ func overwroteLiveClaim(f *runFacts) string {
 	return ""
 }
 
+// maxLease is the page's bound on a claim's lease: a crashed worker's
+// request is run again this long after it died.
+const maxLease = 10 * time.Minute
+
+// leaseBoundMatters are the invariants a lease over the page's bound
+// breaks: the worker that comes when the page says finds the record held.
+var leaseBoundMatters = map[string]bool{InvRefundRecorded: true, InvOutcomeMatchesState: true, InvExpectedEndState: true, InvNoStuckProcessing: true}
+
+// leaseOverBound finds a claim with a lease over the page's bound whose
+// holder's process died while a later worker of the run was refused the
+// record: the later worker came when the page says work is taken over.
+func leaseOverBound(f *runFacts) string {
+	start := f.r.env.Start()
+	for _, c := range f.changes {
+		iv := f.invOf(c.Worker)
+		if c.Call != "Claim" || c.Lease.IsZero() || iv == nil || iv.ended != endCrashed {
+			continue
+		}
+		lease := c.Lease.Sub(start) - c.At
+		if lease <= maxLease {
+			continue
+		}
+		for _, later := range f.invs {
+			if later.startedAt > iv.endedAt && later.startedAt < c.Lease.Sub(start) {
+				return fmt.Sprintf("%s claimed %s at %s with a lease of %s, over the page's bound of %s: its process died, and %s, which came at %s, could not take the record over",
+					c.Worker, f.id, at(c.At), world.FormatDuration(lease), world.FormatDuration(maxLease), later.Worker, at(later.startedAt))
+			}
+		}
+	}
+	return ""
+}
+
+// neverResent finds a call that made one refund request, got an answer
+// the page says to resend after (a connection error, a timeout, a 409, a
+// 429, a 5xx that is not a replay), and returned without sending again
+// while its context was still live.
+func neverResent(f *runFacts) string {
+	for _, iv := range f.invs {
+		qs := f.requestsOf(iv.Worker)
+		if len(qs) != 1 || iv.ended != endReturned || (iv.ctxEnds != "" && iv.ctxEndsAt <= iv.endedAt) {
+			continue
+		}
+		q := qs[0]
+		retry := q.Result == "timeout" || (q.Result == "connection" && q.Rule == "N1")
+		if q.Result == "api" && q.APIErr != nil && !q.APIErr.Replayed {
+			st := q.APIErr.Status
+			retry = st == 409 || st == 429 || st >= 500
+		}
+		if retry {
+			return fmt.Sprintf("%s sent one request, got %s (rule %s: worth resending under the same key), and returned at %s without sending again", iv.Worker, answerWords(q), q.Rule, at(iv.endedAt))
+		}
+	}
+	return ""
+}
+
 // actedPastLease finds a worker that sent a refund request or wrote the
 // record once the lease of its own claim had run out: the page asks for a
 // lease longer than the longest run, because from that instant any other
@@ -944,13 +1085,30 @@ func checkStopsWhenCancelled(f *runFacts) string {
 			continue
 		}
 		for _, q := range f.requestsOf(iv.Worker) {
-			if q.SentAt > iv.ctxEndsAt && q.Result != "connection" {
+			if q.Result == "connection" {
+				continue // refused by the client (rule N3): it never left
+			}
+			// At the very instant, the order of steps tells whether it left
+			// before the caller's context ended or after.
+			if q.SentAt > iv.ctxEndsAt || (q.SentAt == iv.ctxEndsAt && q.Seq > ctxEndSeq(f, iv)) {
 				return fmt.Sprintf("%s sent request #%d at %s, after its caller's context was %s at %s: once the caller stops waiting, send nothing more",
 					iv.Worker, q.N, at(q.SentAt), iv.ctxEnds, at(iv.ctxEndsAt))
 			}
 		}
 	}
 	return ""
+}
+
+// ctxEndSeq is the place in the run's order of steps at which the
+// caller's context of iv ended (the caller's line in the trace), or the
+// largest int when the trace has no such line (the call had returned).
+func ctxEndSeq(f *runFacts, iv *invocation) int {
+	for k, e := range f.r.env.Trace() {
+		if e.Actor == "caller/"+iv.Worker && e.At == iv.ctxEndsAt {
+			return k + 1
+		}
+	}
+	return int(^uint(0) >> 1)
 }
 
 // checkGoroutinesEnd judges what was left once every call had returned

@@ -1,9 +1,11 @@
 package refund
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
@@ -56,5 +58,43 @@ func TestCatalogueIsComplete(t *testing.T) {
 	}
 	if len(catalogue) != 15 {
 		t.Errorf("%d invariants, want the 15 the problem page and content/README.md describe", len(catalogue))
+	}
+}
+
+// TestInvariantsNameThePagesRule: every invariant carries the rule it
+// judges in the page's own words (found verbatim on the page) and cites
+// only rules of the fakes' table.
+func TestInvariantsNameThePagesRule(t *testing.T) {
+	page, err := content.FS.ReadFile("problems/async-refund/problem.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(page)), " ")
+	for _, inv := range catalogue {
+		if inv.Page == "" || !strings.Contains(text, inv.Page) {
+			t.Errorf("invariant %s: its words %q are not on the page", inv.ID, inv.Page)
+		}
+		for _, r := range inv.Rules {
+			if world.RuleWords(r) == "" {
+				t.Errorf("invariant %s cites %q, which is no rule of world.Rules", inv.ID, r)
+			}
+		}
+	}
+	if got := (invariant{Page: "No request is refunded twice.", Rules: []string{"P1", "P9"}}).broken(); got != ` (the page: "No request is refunded twice"; rules P1, P9)` {
+		t.Errorf("broken() = %s", got)
+	}
+}
+
+// TestSameKeyEvidenceListsEveryKey: six requests under one key and one
+// under another show both keys, each once.
+func TestSameKeyEvidenceListsEveryKey(t *testing.T) {
+	f := &runFacts{id: "r1"}
+	for n := 1; n <= 6; n++ {
+		f.requests = append(f.requests, world.Request{N: n, Worker: "worker-1", Key: "refund-r1"})
+	}
+	f.requests = append(f.requests, world.Request{N: 7, Worker: "worker-2", Key: "refund-r1-run2"})
+	msg := checkSameKey(f)
+	if strings.Count(msg, "refund-r1 (") != 1 || !strings.Contains(msg, "refund-r1-run2 (#7 by worker-2)") || !strings.Contains(msg, "4 more") {
+		t.Fatalf("evidence %q: want each key once, the second one shown", msg)
 	}
 }

@@ -119,7 +119,7 @@ func (Kit) Invariants() []faultsim.Invariant {
 				if msg == "" {
 					return nil, ""
 				}
-				return []string{msg}, defect
+				return []string{msg + c.broken()}, defect
 			}}
 		if c.ID == InvBackoff {
 			inv.CheckRuns = func(frs []*faultsim.Run) []string {
@@ -130,7 +130,7 @@ func (Kit) Invariants() []faultsim.Invariant {
 					}
 				}
 				if msg := envelopeCheck(runs); msg != "" {
-					return []string{msg}
+					return []string{msg + c.broken()}
 				}
 				return nil
 			}

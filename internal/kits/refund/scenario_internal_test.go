@@ -77,7 +77,7 @@ func TestScenarioValidate(t *testing.T) {
 		{"unknown defect", func(s *Scenario) { s.Defects = map[string]string{InvSameKey: "nope"} }, `unknown defect "nope"`},
 		{"bad fault", func(s *Scenario) { s.Faults = []world.Fault{{Kind: "explode"}} }, `unknown fault kind "explode"`},
 		{"duplicate worker", func(s *Scenario) { s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w1"}) }, "its own worker"},
-		{"bad phase fault", func(s *Scenario) { s.Phases[0].Faults = []world.Fault{{Kind: world.FaultLostReply, BeforeKeys: true}} }, "before_keys applies to an"},
+		{"bad phase fault", func(s *Scenario) { s.Phases[0].Faults = []world.Fault{{Kind: world.FaultLostReply, BeforeKeys: true}} }, "before_keys scripts an answer the rules exclude"},
 		{"negative refunds", func(s *Scenario) { s.Expect = expectEnd(-1) }, "expects -1 refunds"},
 		{"crash worker missing", func(s *Scenario) { s.Explore = Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "w9"} }, `"w9" makes no invocation`},
 		{"trigger names both", func(s *Scenario) {
@@ -135,6 +135,17 @@ func TestParseScenariosErrors(t *testing.T) {
 		{"another kit's file", strings.Replace(head, "kit: refund", "kit: createclient", 1) + call, `f.yaml:1: kit is "createclient"`},
 		{"no phases", head, `f.yaml:3: scenario "one" has no phases`},
 		{"a duration that is not one", head + call + "    budget: soon\n", "f.yaml:11: cannot unmarshal"},
+		// A scenario scripts what the page's rules let it arrange, never an
+		// answer they exclude.
+		{"a 400 in front of the idempotency layer", head + "    faults:\n      - {request: 1, kind: lost-reply}\n      - {request: 2, kind: http-error, status: 400, before_keys: true}\n" + call,
+			`f.yaml:10: scenario "one": before_keys scripts an answer the rules exclude: only the rate limiter (429, rule P13) and authentication (401, rule P3) answer in front of the idempotency layer`},
+		{"a scripted 409", head + "    faults:\n      - {request: 2, kind: http-error, status: 409}\n" + call,
+			`f.yaml:9: scenario "one": a 409 is the provider's answer to a key still in use (rule P7)`},
+		{"a scripted 404", head + "    faults:\n      - {kind: http-error, status: 404}\n" + call, `f.yaml:9: scenario "one": a 404 comes from an unknown charge (rule P12)`},
+		{"a phase's slow request refused by validation", head + "    phases:\n      - name: run\n        invocations: [{worker: worker-1, request_id: r1}]\n" +
+			"        faults: [{kind: slow, processing: 5s, then: {kind: http-error, status: 400}}]\n",
+			`f.yaml:11: scenario "one": a slow request has started executing, so it can only end in success or a 5xx (rule P14)`},
+		{"a look-up answering 404", head + "    lookup_faults: [{kind: http-error, status: 404}]\n" + call, `f.yaml:8: scenario "one": a look-up fails with a 5xx (rule P15), not 404`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -191,6 +191,15 @@ func (e *Env) Record(actor, kind, format string, args ...any) {
 	e.trace.Add(actor, kind, format, args...)
 }
 
+// RecordRule is Record for an event a rule of the page decided (see
+// Rules): the trace shows the rule's id beside it.
+func (e *Env) RecordRule(rule, actor, kind, format string, args ...any) {
+	if strings.HasPrefix(actor, "provider/") {
+		actor = "provider"
+	}
+	e.trace.AddRule(rule, actor, kind, format, args...)
+}
+
 // NewWorker adds a worker (one invocation, one process) to the run, on a
 // process of its own.
 func (e *Env) NewWorker(id string, crash CrashPoint) *Worker {

@@ -37,10 +37,10 @@ type Fault struct {
 	RetryAfter time.Duration `yaml:"retry_after,omitempty" json:"retry_after,omitempty"`
 	Processing time.Duration `yaml:"processing,omitempty" json:"processing,omitempty"` // slow: how long the provider works
 	Then       *Fault        `yaml:"then,omitempty" json:"then,omitempty"`             // slow: the final outcome (nil: success)
-	// BeforeKeys: an http-error answered by a layer in front of the
-	// idempotency layer (as the rate limiter is for every 429), so the key
-	// is neither looked up nor saved: the answer says nothing about earlier
-	// requests under the same key.
+	// BeforeKeys is refused by Validate: which layer answers is the
+	// rules' to say (429 and 401 in front of the idempotency layer, all
+	// else behind it). The field is kept so a file that sets it gets that
+	// reason rather than "unknown field".
 	BeforeKeys bool `yaml:"before_keys,omitempty" json:"before_keys,omitempty"`
 }
 
@@ -61,9 +61,6 @@ func (f Fault) Describe() string {
 		if f.RetryAfter > 0 {
 			s += ", Retry-After " + FormatDuration(f.RetryAfter)
 		}
-		if f.BeforeKeys {
-			s += " in front of the idempotency layer"
-		}
 		return s
 	case FaultSlow:
 		s := "processed for " + FormatDuration(f.Processing)
@@ -77,35 +74,71 @@ func (f Fault) Describe() string {
 	return "no fault"
 }
 
-// Validate reports a fault that cannot be run.
+// Validate reports a fault that cannot be run, or that would need an
+// answer the page's rules exclude (see Rules): a scenario scripts the
+// network, the provider's load and its failures, never an answer the
+// idempotency layer or the charge's ledger decides.
 func (f Fault) Validate() error {
+	if f.BeforeKeys {
+		return fmt.Errorf("refundkit: before_keys scripts an answer the rules exclude: only the rate limiter (429, rule P13) and authentication (401, rule P3) answer in front of the idempotency layer, and they always do; any other answer comes after the key is looked up, so a request under a key still running gets 409 (rule P7) and one under a key with a saved answer gets that answer (rule P2)")
+	}
+	if f.RetryAfter != 0 && !(f.Kind == FaultHTTPError && f.Status == 429) {
+		return fmt.Errorf("refundkit: retry_after comes only with a 429 (rule P13), not with %s", f.Describe())
+	}
 	switch f.Kind {
 	case FaultConnection, FaultLostRequest, FaultLostReply:
-		if f.BeforeKeys {
-			return fmt.Errorf("refundkit: before_keys applies to an %q fault only, not %q", FaultHTTPError, f.Kind)
-		}
 	case FaultHTTPError:
-		if f.Status < 400 || f.Status > 599 {
-			return fmt.Errorf("refundkit: fault %q needs an HTTP error status (400-599), got %d", f.Kind, f.Status)
+		if err := scriptedStatus(f, false); err != nil {
+			return err
 		}
 	case FaultSlow:
 		if f.Processing <= 0 {
 			return fmt.Errorf("refundkit: fault %q needs a processing time", f.Kind)
 		}
+		if f.Processing > MaxProcessing {
+			return fmt.Errorf("refundkit: a slow request takes at most %s at the provider (rule P14), not %s", FormatDuration(MaxProcessing), FormatDuration(f.Processing))
+		}
 		if f.Then != nil && f.Then.Kind != FaultHTTPError {
 			return fmt.Errorf("refundkit: a slow request can only end in success or an http-error, not %q", f.Then.Kind)
 		}
-		if f.BeforeKeys || (f.Then != nil && f.Then.BeforeKeys) {
-			return fmt.Errorf("refundkit: a slow request ran past the idempotency layer: before_keys does not apply")
-		}
 		if f.Then != nil {
-			return f.Then.Validate()
+			if err := f.Then.Validate(); err != nil {
+				return err
+			}
+			return scriptedStatus(*f.Then, true)
 		}
 	default:
 		return fmt.Errorf("refundkit: unknown fault kind %q (want %s)", f.Kind,
 			strings.Join([]string{FaultConnection, FaultLostRequest, FaultLostReply, FaultHTTPError, FaultSlow}, ", "))
 	}
 	return nil
+}
+
+// scriptedStatus reports an http-error a scenario may not script: the
+// rules give a scenario 429 (P13), 401 and a validation 400 (P3) before
+// execution and a 5xx during it (P14); every other status is decided by
+// the key or the charge (409 by P7, idempotency_error by P6, 404 by P12,
+// charge_already_refunded by P10, an amount too large by P11).
+func scriptedStatus(f Fault, executing bool) error {
+	switch {
+	case f.Status < 400 || f.Status > 599:
+		return fmt.Errorf("refundkit: fault %q needs an HTTP error status (400-599), got %d", f.Kind, f.Status)
+	case f.Status >= 500:
+		return nil
+	case executing:
+		return fmt.Errorf("refundkit: a slow request has started executing, so it can only end in success or a 5xx (rule P14); a %d is answered before execution", f.Status)
+	case f.Status == 409:
+		return fmt.Errorf("refundkit: a 409 is the provider's answer to a key still in use (rule P7), not a fault to script: script a slow request and a second one under its key")
+	case f.Status == 404:
+		return fmt.Errorf("refundkit: a 404 comes from an unknown charge (rule P12): name a charge the provider does not hold instead of scripting it")
+	case f.Type == "idempotency_error":
+		return fmt.Errorf("refundkit: idempotency_error is the provider's answer to a key reused with other parameters (rule P6), not a fault to script")
+	case f.Code == "charge_already_refunded" || f.Code == "idempotency_key_in_use" || f.Code == "resource_missing":
+		return fmt.Errorf("refundkit: code %s is decided by the charge and the key (rules P10, P7, P12), not scripted", f.Code)
+	case f.Status == 400, f.Status == 401, f.Status == 429:
+		return nil
+	}
+	return fmt.Errorf("refundkit: no rule of the page answers %d: script a 400 (validation, rule P3), 401 (rule P3), 429 (rule P13) or a 5xx (rule P14)", f.Status)
 }
 
 // Applied is a refund in the provider's ledger.
@@ -129,13 +162,19 @@ type Request struct {
 	KeyGenerated bool
 	Fault        string        // plain words, "" when none
 	SentAt       time.Duration // since the run started
-	Seq          int           // its place in the run's order of steps (see Change.Seq)
-	Seen         bool          // it reached the provider
-	Applied      bool
-	RefundID     string
-	Replayed     bool
-	Answer       string // what the provider answered, "" if it never saw it
-	Delivered    bool   // the caller got the provider's answer
+	// Deadline is the deadline of the context it was sent with, since the
+	// run started; 0 when that context had none.
+	Deadline time.Duration
+	Seq      int  // its place in the run's order of steps (see Change.Seq)
+	Seen     bool // it reached the provider
+	Applied  bool
+	RefundID string
+	Replayed bool
+	Answer   string // what the provider answered, "" if it never saw it
+	// Rule is the id of the page's rule (see Rules) behind what the
+	// caller got: the provider's answer, or the client's error.
+	Rule      string
+	Delivered bool // the caller got the provider's answer
 	// What the caller got, and when.
 	Result     string // "ok", "connection", "timeout", "api"
 	APIErr     *refundkit.APIError
@@ -246,7 +285,7 @@ func (p *Provider) AddInFlight(chargeID string, amount int64, reference, key str
 				k.inFlight = false
 				k.err = &refundkit.APIError{Status: 400, Type: "invalid_request_error", Param: "amount", Message: "refund amount is greater than what is left to refund"}
 			}
-			p.env.Record("provider", KindState, "the request sent before the run is refused: %d is more than what is left on %s", amount, chargeID)
+			p.env.RecordRule("P11", "provider", KindState, "the request sent before the run is refused: %d is more than what is left on %s", amount, chargeID)
 			return
 		}
 		r := p.apply(ch, amount, reference, time.Now())
@@ -255,7 +294,7 @@ func (p *Provider) AddInFlight(chargeID string, amount int64, reference, key str
 			rc := r
 			k.inFlight, k.refund = false, &rc
 		}
-		p.env.Record("provider", KindState, "the request sent before the run lands: refund %s of %d applied to %s (%d of %d now refunded)", r.ID, amount, chargeID, ch.refunded, ch.amount)
+		p.env.RecordRule("P14", "provider", KindState, "the request sent before the run lands: refund %s of %d applied to %s (%d of %d now refunded)", r.ID, amount, chargeID, ch.refunded, ch.amount)
 	})
 	return nil
 }
@@ -266,17 +305,26 @@ func (p *Provider) AddFault(f Fault) { p.faults = append(p.faults, f) }
 // AddLookupFault scripts a fault of ListRefunds calls.
 func (p *Provider) AddLookupFault(f Fault) { p.lookupFaults = append(p.lookupFaults, f) }
 
-// ValidateLookupFault reports a look-up fault that cannot be run.
+// ValidateLookupFault reports a look-up fault that cannot be run, or
+// that the rules exclude: a look-up fails with a connection error, a
+// timeout or a 5xx (rule P15); a 404 comes only from an unknown charge
+// (rule P12).
 func ValidateLookupFault(f Fault) error {
+	if f.BeforeKeys || f.RetryAfter != 0 {
+		return fmt.Errorf("refundkit: a look-up fault takes no before_keys or retry_after: reads ignore keys (rule P1)")
+	}
 	switch f.Kind {
 	case FaultConnection:
 	case FaultHTTPError:
-		if f.Status < 400 || f.Status > 599 {
-			return fmt.Errorf("refundkit: look-up fault %q needs an HTTP error status (400-599), got %d", f.Kind, f.Status)
+		if f.Status < 500 || f.Status > 599 {
+			return fmt.Errorf("refundkit: a look-up fails with a 5xx (rule P15), not %d", f.Status)
 		}
 	case FaultSlow:
 		if f.Processing <= 0 || f.Then != nil {
 			return fmt.Errorf("refundkit: a slow look-up needs a processing time and no then")
+		}
+		if f.Processing > MaxProcessing {
+			return fmt.Errorf("refundkit: a slow look-up takes at most %s (rule P14), not %s", FormatDuration(MaxProcessing), FormatDuration(f.Processing))
 		}
 	default:
 		return fmt.Errorf("refundkit: look-up fault kind %q (want %s, %s or %s)", f.Kind, FaultConnection, FaultHTTPError, FaultSlow)
@@ -333,6 +381,7 @@ func (p *Provider) apply(ch *charge, amount int64, reference string, at time.Tim
 type reply struct {
 	refund *refundkit.ProviderRefund
 	err    *refundkit.APIError
+	rule   string // the rule of the page that gave this answer
 }
 
 func (r reply) String() string {
@@ -373,6 +422,9 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 		req.Key = strconv.FormatInt(now.UnixNano(), 10) + "_" + strconv.Itoa(p.keyN)
 		req.KeyGenerated = true
 	}
+	if dl, ok := ctx.Deadline(); ok {
+		req.Deadline = dl.Sub(e.start)
+	}
 	p.requests = append(p.requests, req)
 	f := p.faultFor(req.N)
 	if f.Kind != faultNone {
@@ -390,8 +442,8 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 	req.Seq = e.TraceLen()
 
 	if err := ctx.Err(); err != nil {
-		req.Result, req.AnsweredAt = "connection", req.SentAt
-		e.Record(w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %v (never sent)", req.N, err)
+		req.Result, req.AnsweredAt, req.Rule = "connection", req.SentAt, "N3"
+		e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %v (never sent)", req.N, err)
 		return nil, &refundkit.ConnectionError{Cause: err.Error()}
 	}
 	wait := e.net.ClientTimeout
@@ -405,11 +457,11 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 
 	switch f.Kind {
 	case FaultConnection:
-		req.Result, req.AnsweredAt = "connection", req.SentAt
-		e.Record(w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %s (never sent)", req.N, defaultConnFailure)
+		req.Result, req.AnsweredAt, req.Rule = "connection", req.SentAt, "N1"
+		e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %s (never sent)", req.N, defaultConnFailure)
 		return nil, &refundkit.ConnectionError{Cause: defaultConnFailure}
 	case FaultLostRequest:
-		e.Record("provider", KindDrop, "request #%d is lost on the way: the provider never sees it", req.N)
+		e.RecordRule("N2", "provider", KindDrop, "request #%d is lost on the way: the provider never sees it", req.N)
 	default:
 		replies := make(chan reply, 1)
 		e.gate.Go(providerActor(req.N), func() { p.serve(req, w, f, sent, deadline, replies) })
@@ -419,7 +471,8 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 			timer.Stop()
 			w.pass("CreateRefund reply")
 			req.AnsweredAt = time.Since(e.start)
-			e.Record(w.ID, KindReply, "CreateRefund #%d -> %s", req.N, req.Answer)
+			req.Rule = r.rule
+			e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> %s", req.N, req.Answer)
 			e.answered(w.ID)
 			if r.err != nil {
 				req.Result, req.APIErr = "api", r.err
@@ -449,8 +502,8 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 		}
 	}
 	w.pass("CreateRefund reply")
-	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
-	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, wait.Round(time.Millisecond))
+	req.Result, req.AnsweredAt, req.Rule = "timeout", time.Since(e.start), "N2"
+	e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, wait.Round(time.Millisecond))
 	e.answered(w.ID)
 	return nil, &refundkit.TimeoutError{After: wait, Cause: cause}
 }
@@ -462,9 +515,9 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 func (p *Provider) abandoned(ctx context.Context, w *Worker, req *Request, sent time.Time) (*refundkit.ProviderRefund, error) {
 	e := p.env
 	w.pass("CreateRefund reply")
-	req.Result, req.AnsweredAt = "timeout", time.Since(e.start)
+	req.Result, req.AnsweredAt, req.Rule = "timeout", time.Since(e.start), "N2"
 	waited := time.Since(sent).Round(time.Millisecond)
-	e.Record(w.ID, KindReply, "CreateRefund #%d -> TimeoutError: the caller's context ended after %s (%v); the request may still land", req.N, FormatDuration(waited), ctx.Err())
+	e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> TimeoutError: the caller's context ended after %s (%v); the request may still land", req.N, FormatDuration(waited), ctx.Err())
 	return nil, &refundkit.TimeoutError{After: waited, Cause: ctx.Err().Error()}
 }
 
@@ -498,101 +551,30 @@ func (p *Provider) serve(req *Request, w *Worker, f Fault, params refundkit.Refu
 	}
 	switch {
 	case f.Kind == FaultLostReply:
-		e.Record("provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, text)
+		e.RecordRule("N2", "provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, text)
 	case w.Died != "":
 		e.Record("provider", KindDrop, "the reply to request #%d (%s) comes back to a dead process: %s crashed", req.N, text, req.Worker)
 	case !time.Now().Before(deadline):
-		e.Record("provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, text, req.Worker)
+		e.RecordRule("N2", "provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, text, req.Worker)
 	default:
 		req.Delivered = true
 		replies <- ans
 	}
 }
 
-func (p *Provider) answer(req *Request, status int, typ, code, param, msg string) reply {
-	return reply{err: &refundkit.APIError{Status: status, Type: typ, Code: code, Param: param, Message: msg}}
-}
-
-// arrive is the request reaching the provider: the rate limiter, the
-// idempotency layer and validation. executing is true when the request
-// started executing (its key is now saved, in flight).
+// arrive is the request reaching the provider: the table arrival (the
+// key's length, the rate limiter and authentication, the idempotency
+// layer, validation). executing is true when the request started
+// executing (its key is now saved, in flight).
 func (p *Provider) arrive(req *Request, f Fault, params refundkit.RefundParams) (reply, bool) {
-	e := p.env
-	now := time.Now()
-	if len(req.Key) > MaxKeyLength {
-		// Checked before anything else looks at the key: nothing is saved.
-		r := p.answer(req, 400, "invalid_request_error", "", "idempotency_key", fmt.Sprintf("idempotency keys are at most %d characters; this one has %d", MaxKeyLength, len(req.Key)))
-		e.Record("provider", KindState, "request #%d: rejected (%s): the key is longer than %d characters, nothing saved", req.N, r.String(), MaxKeyLength)
-		return r, false
-	}
-	if f.Kind == FaultHTTPError && f.Status == 401 {
-		// Authentication runs before the idempotency layer: nothing saved,
-		// and a retry with the same key runs afresh.
-		r := reply{err: &refundkit.APIError{Status: 401, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "invalid API key")}}
-		e.Record("provider", KindState, "request #%d: not authenticated (%s), nothing saved under the key", req.N, r.String())
-		return r, false
-	}
-	if f.Kind == FaultHTTPError && f.Status == 429 {
-		// The rate limiter runs before the idempotency layer: nothing saved.
-		r := reply{err: &refundkit.APIError{Status: 429, Type: orDefault(f.Type, "rate_limit_error"), Code: f.Code, Message: orDefault(f.Message, "too many requests"), RetryAfter: f.RetryAfter}}
-		e.Record("provider", KindState, "request #%d: rate limited (%s), nothing saved under the key", req.N, r.String())
-		return r, false
-	}
-	if f.Kind == FaultHTTPError && f.BeforeKeys {
-		r := reply{err: &refundkit.APIError{Status: f.Status, Type: orDefault(f.Type, "invalid_request_error"), Code: f.Code, Message: orDefault(f.Message, "refused"), RetryAfter: f.RetryAfter}}
-		e.Record("provider", KindState, "request #%d: refused in front of the idempotency layer (%s): key %s not looked up, nothing saved", req.N, r.String(), req.Key)
-		return r, false
-	}
-	if k := p.keys[req.Key]; k != nil {
-		age := now.Sub(k.created)
-		switch {
-		case age >= e.net.KeyTTL:
-			delete(p.keys, req.Key)
-			e.Record("provider", KindState, "request #%d: key %s was created %s ago and has expired: it runs as a new request", req.N, req.Key, age.Round(time.Millisecond))
-		case !sameParams(k.params, params):
-			r := p.answer(req, 400, "idempotency_error", "", "", "keys can only be used with the same parameters they were first used with")
-			e.Record("provider", KindState, "request #%d: key %s was first used with other parameters: %s", req.N, req.Key, r.String())
-			return r, false
-		case k.inFlight:
-			r := p.answer(req, 409, "idempotency_error", "idempotency_key_in_use", "", "a request with this key is still being processed")
-			e.Record("provider", KindState, "request #%d: key %s is in use by a request still in flight: %s", req.N, req.Key, r.String())
-			return r, false
-		default:
-			req.Replayed = true
-			var r reply
-			if k.err != nil {
-				c := *k.err
-				c.Replayed = true
-				r.err = &c
-			} else {
-				c := *k.refund
-				c.Replayed = true
-				r.refund = &c
-			}
-			e.Record("provider", KindState, "request #%d: replays the answer saved under key %s: %s", req.N, req.Key, r.String())
-			return r, false
-		}
-	}
-	if params.Amount <= 0 {
-		r := p.answer(req, 400, "invalid_request_error", "", "amount", "amount must be a positive integer")
-		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r.String())
-		return r, false
-	}
-	if f.Kind == FaultHTTPError && f.Status == 400 && f.Code == "" && (f.Type == "" || f.Type == "invalid_request_error") {
-		r := p.answer(req, 400, "invalid_request_error", "", "", orDefault(f.Message, "invalid request"))
-		e.Record("provider", KindState, "request #%d: rejected by validation (%s), nothing saved", req.N, r.String())
-		return r, false
-	}
-	p.keys[req.Key] = &keyEntry{params: params, created: now, inFlight: true}
-	e.Record("provider", KindState, "request #%d: starts executing under key %s", req.N, req.Key)
-	return reply{}, true
+	d := &decision{p: p, req: req, fault: f, params: params, now: time.Now(), key: p.keys[req.Key]}
+	r, v := d.run(arrival)
+	return r, v == executing
 }
 
-// complete is the end of execution: the refund applies or an error is
-// decided, and the answer is saved under the key.
+// complete is the end of execution: the table completion decides the
+// answer, and whether it is saved under the key.
 func (p *Provider) complete(req *Request, f Fault, params refundkit.RefundParams) reply {
-	e := p.env
-	k := p.keys[req.Key]
 	final := f
 	if f.Kind == FaultSlow {
 		final = Fault{}
@@ -600,37 +582,11 @@ func (p *Provider) complete(req *Request, f Fault, params refundkit.RefundParams
 			final = *f.Then
 		}
 	}
-	ch := p.charges[params.Charge]
-	var r reply
-	save := true
-	switch {
-	case final.Kind == FaultHTTPError:
-		r = reply{err: &refundkit.APIError{Status: final.Status, Type: orDefault(final.Type, "api_error"), Code: final.Code, Message: orDefault(final.Message, "the provider failed"), RetryAfter: final.RetryAfter}}
-	case ch == nil:
-		r = p.answer(req, 404, "invalid_request_error", "resource_missing", "charge", "no such charge: "+params.Charge)
-	case ch.refunded >= ch.amount:
-		r = p.answer(req, 400, "invalid_request_error", "charge_already_refunded", "", "charge "+ch.id+" has already been refunded")
-	case params.Amount > ch.amount-ch.refunded:
-		r = p.answer(req, 400, "invalid_request_error", "", "amount", fmt.Sprintf("refund amount %d is greater than what is left to refund (%d)", params.Amount, ch.amount-ch.refunded))
-		save = false
-	default:
-		ref := p.apply(ch, params.Amount, params.Reference, time.Now())
-		p.ledger = append(p.ledger, Applied{Refund: ref, Key: req.Key, Worker: req.Worker, Request: req.N})
-		req.Applied, req.RefundID = true, ref.ID
-		r = reply{refund: &ref}
-		e.Record("provider", KindState, "request #%d: refund %s of %d applied to %s (%d of %d now refunded)", req.N, ref.ID, ref.Amount, ch.id, ch.refunded, ch.amount)
-	}
-	if !save {
-		delete(p.keys, req.Key)
-		e.Record("provider", KindState, "request #%d: %s, nothing saved under the key", req.N, r.String())
-		return r
-	}
-	if k != nil {
+	d := &decision{p: p, req: req, fault: f, final: final, params: params, now: time.Now()}
+	r, v := d.run(completion)
+	if k := p.keys[req.Key]; k != nil && v == saved {
 		k.inFlight = false
 		k.refund, k.err = r.refund, r.err
-	}
-	if r.err != nil {
-		e.Record("provider", KindState, "request #%d: answers %s, saved under key %s", req.N, r.String(), req.Key)
 	}
 	return r
 }
@@ -655,11 +611,11 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %v (never sent)", chargeID, err)
+		e.RecordRule("N3", w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %v (never sent)", chargeID, err)
 		return failed(&refundkit.ConnectionError{Cause: err.Error()})
 	}
 	if f.Kind == FaultConnection {
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
+		e.RecordRule("N1", w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
 		return failed(&refundkit.ConnectionError{Cause: defaultConnFailure})
 	}
 	took := 2 * e.net.Latency
@@ -677,26 +633,26 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 		timer.Stop()
 		if ctx.Err() == context.Canceled {
 			w.pass("ListRefunds reply")
-			e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: the caller's context ended (%v)", chargeID, ctx.Err())
+			e.RecordRule("N2", w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: the caller's context ended (%v)", chargeID, ctx.Err())
 			return failed(&refundkit.TimeoutError{After: time.Since(sent), Cause: ctx.Err().Error()})
 		}
 		// A deadline, which wait already counts: its instant is now.
 	}
 	if took > wait {
 		w.pass("ListRefunds reply")
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, wait.Round(time.Millisecond))
+		e.RecordRule("N2", w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, wait.Round(time.Millisecond))
 		return failed(&refundkit.TimeoutError{After: wait, Cause: cause})
 	}
 	w.pass("ListRefunds reply")
 	if f.Kind == FaultHTTPError {
 		err := &refundkit.APIError{Status: f.Status, Type: orDefault(f.Type, "api_error"), Code: f.Code, Message: orDefault(f.Message, "the provider failed")}
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
+		e.RecordRule("P15", w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
 		return failed(err)
 	}
 	ch := p.charges[chargeID]
 	if ch == nil {
 		err := &refundkit.APIError{Status: 404, Type: "invalid_request_error", Code: "resource_missing", Param: "charge", Message: "no such charge: " + chargeID}
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
+		e.RecordRule("P12", w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
 		return failed(err)
 	}
 	out := append([]refundkit.ProviderRefund(nil), ch.refunds...)
@@ -709,9 +665,9 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 	}
 	p.lookups = append(p.lookups, l)
 	if len(parts) == 0 {
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> no refunds", chargeID)
+		e.RecordRule("P15", w.ID, KindReply, "ListRefunds(%s) -> no refunds", chargeID)
 	} else {
-		e.Record(w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, strings.Join(parts, "; "))
+		e.RecordRule("P15", w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, strings.Join(parts, "; "))
 	}
 	return out, nil
 }

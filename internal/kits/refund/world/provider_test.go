@@ -316,24 +316,39 @@ func TestProviderIdempotencyRules(t *testing.T) {
 			},
 		},
 		{
-			name: "a refusal in front of the idempotency layer replays nothing and saves nothing",
+			name: "a scripted 400 is not given under a key whose request landed: the saved success replays (P5)",
 			faults: []world.Fault{{Request: 1, Kind: world.FaultLostReply},
-				{Request: 2, Kind: world.FaultHTTPError, Status: 400, Type: "invalid_request_error", BeforeKeys: true, Message: "amount too large"}},
+				{Request: 2, Kind: world.FaultHTTPError, Status: 400, Type: "invalid_request_error", Message: "amount too large"}},
 			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
-				for range 3 {
-					send(ctx, w, params("k1", 2500), got)
-				}
+				send(ctx, w, params("k1", 2500), got)
+				send(ctx, w, params("k1", 2500), got)
 			},
 			check: func(t *testing.T, env *world.Env, got []answer) {
-				e := apiErr(t, got[1].err)
-				if e.Status != 400 || e.Replayed || !errors.Is(e, rk.ErrInvalidRequest) {
-					t.Fatalf("request 2 got %+v, want a fresh 400 invalid_request_error", e)
+				if got[1].err != nil || got[1].refund.ID != "re_1" || !got[1].refund.Replayed {
+					t.Fatalf("request 2 got %+v %v, want request 1's refund replayed", got[1].refund, got[1].err)
 				}
-				if got[2].err != nil || got[2].refund.ID != "re_1" || !env.Provider().Requests()[2].Replayed {
-					t.Fatalf("request 3 got %+v %v, want request 1's refund replayed", got[2].refund, got[2].err)
+				if q := env.Provider().Requests()[1]; q.Rule != "P5" {
+					t.Fatalf("request 2's answer cites %q, want P5", q.Rule)
 				}
 				if n := len(env.Provider().Ledger()); n != 1 {
 					t.Fatalf("ledger has %d refunds, want 1", n)
+				}
+			},
+		},
+		{
+			name:   "a scripted 400 under a key nobody used is validation: nothing saved, the retry runs (P3)",
+			faults: []world.Fault{{Request: 1, Kind: world.FaultHTTPError, Status: 400, Type: "invalid_request_error", Message: "charge under dispute"}},
+			steps: func(ctx context.Context, w *world.Worker, got *[]answer) {
+				send(ctx, w, params("k1", 2500), got)
+				send(ctx, w, params("k1", 2500), got)
+			},
+			check: func(t *testing.T, env *world.Env, got []answer) {
+				e := apiErr(t, got[0].err)
+				if e.Status != 400 || e.Replayed || !errors.Is(e, rk.ErrInvalidRequest) || env.Provider().Requests()[0].Rule != "P3" {
+					t.Fatalf("request 1 got %+v (rule %q), want a fresh 400 by P3", e, env.Provider().Requests()[0].Rule)
+				}
+				if got[1].err != nil || got[1].refund.Replayed {
+					t.Fatalf("request 2 got %+v %v, want a fresh refund", got[1].refund, got[1].err)
 				}
 			},
 		},

@@ -92,16 +92,21 @@ func (s *Store) read(w *Worker, r *refundkit.Record) {
 // values (the lease's clock as three numbers, as Format("15:04:05") would
 // print it), so the line is made only if the trace is read.
 func (e *Env) recordWithRecord(actor, kind, format string, args []any, r *refundkit.Record) {
+	e.recordRuleWithRecord("", actor, kind, format, args, r)
+}
+
+// recordRuleWithRecord is recordWithRecord for a line rule decided.
+func (e *Env) recordRuleWithRecord(rule, actor, kind, format string, args []any, r *refundkit.Record) {
 	if r.Status != refundkit.StatusProcessing {
-		e.Record(actor, kind, format+"%s", append(args, r.Status)...)
+		e.RecordRule(rule, actor, kind, format+"%s", append(args, r.Status)...)
 		return
 	}
 	if r.LeaseUntil.IsZero() {
-		e.Record(actor, kind, format+"%s by %s, no lease", append(args, r.Status, r.Owner)...)
+		e.RecordRule(rule, actor, kind, format+"%s by %s, no lease", append(args, r.Status, r.Owner)...)
 		return
 	}
 	h, m, sec := r.LeaseUntil.Clock()
-	e.Record(actor, kind, format+"%s by %s, lease until %02d:%02d:%02d", append(args, r.Status, r.Owner, h, m, sec)...)
+	e.RecordRule(rule, actor, kind, format+"%s by %s, lease until %02d:%02d:%02d", append(args, r.Status, r.Owner, h, m, sec)...)
 }
 
 func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
@@ -114,7 +119,7 @@ func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 	free := r.Status == refundkit.StatusPending || r.Status == refundkit.StatusFailed || r.Status == refundkit.StatusNeedsCheck
 	expired := r.Status == refundkit.StatusProcessing && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil)
 	if !free && !expired {
-		s.env.recordWithRecord(w.ID, KindCall, "Claim(%s, lease %s) -> not taken: ", []any{id, lease.Round(time.Millisecond)}, r)
+		s.env.recordRuleWithRecord("S1", w.ID, KindCall, "Claim(%s, lease %s) -> not taken: ", []any{id, lease.Round(time.Millisecond)}, r)
 		s.read(w, r)
 		return false, nil
 	}
@@ -122,7 +127,7 @@ func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 	if lease > 0 {
 		until = now.Add(lease)
 	}
-	s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> taken", id, lease.Round(time.Millisecond))
+	s.env.RecordRule("S1", w.ID, KindCall, "Claim(%s, lease %s) -> taken", id, lease.Round(time.Millisecond))
 	s.write(w, "Claim", r, refundkit.StatusProcessing, w.ID, until, "")
 	return true, nil
 }
@@ -134,9 +139,9 @@ func (s *Store) mark(w *Worker, call, id string, st refundkit.Status, reason str
 		return refundkit.ErrNotFound
 	}
 	if reason != "" {
-		s.env.Record(w.ID, KindCall, "%s(%s, %q)", call, id, reason)
+		s.env.RecordRule("S2", w.ID, KindCall, "%s(%s, %q)", call, id, reason)
 	} else {
-		s.env.Record(w.ID, KindCall, "%s(%s)", call, id)
+		s.env.RecordRule("S2", w.ID, KindCall, "%s(%s)", call, id)
 	}
 	owner := ""
 	if st == refundkit.StatusProcessing {

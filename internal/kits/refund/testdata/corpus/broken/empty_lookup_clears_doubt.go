@@ -1,6 +1,6 @@
 // From: correct/type_switch.go
-// Drops: the doubt a needs_check record carries once the look-up finds nothing: a refusal after that is recorded failed, though a request of the earlier run may still land.
-// defect: unknown-not-failed
+// Drops: the doubt a needs_check record carries once the look-up finds nothing: when every send then fails to connect, it records failed, though a request of the earlier run, still running, lands. (A refusal under the same key after that is proof, by P7 and P2; a connection error is not.)
+// defect: unknown-as-failed
 package refund
 
 import (

@@ -209,9 +209,9 @@ func (r *refundRun) send() (refundkit.Outcome, error) {
 			return r.finish(refundkit.StatusDone, "")
 		case rejected:
 			if r.ambiguous {
-				// A refusal after an attempt that may have landed is not
-				// proof that nothing happened: the earlier one may be the
-				// reason for the refusal.
+				// By the rules (P7, P2) a refusal under our key proves that
+				// no request under it ran, but a key older than a day proves
+				// nothing (P9): needs_check is the cautious reading of both.
 				return r.finish(refundkit.StatusNeedsCheck, "refused after an earlier attempt with no answer: "+err.Error())
 			}
 			return r.finish(refundkit.StatusFailed, err.Error())
