@@ -247,24 +247,7 @@ func (g *gradingRuns) heartbeat() {
 			return
 		case <-tick.C:
 		}
-		// Half a lease: a renewal that takes longer than a beat still
-		// counts, as long as it lands inside the lease.
-		ctx, cancel := context.WithTimeout(g.ctx, g.lease/2)
-		renewed, err := g.store.RenewGradeLeases(ctx, g.instance, g.lease)
-		switch {
-		case g.ctx.Err() != nil: // stopping: the beat was cut short, not failed
-		case err != nil:
-			g.log.Warn("web: renewing the grade runs' leases failed", "err", err)
-		default:
-			g.stopLost(renewed)
-		}
-		if ids, err := g.store.ExpireGradeLeases(ctx, messageAbandoned); err != nil && g.ctx.Err() == nil {
-			g.log.Warn("web: finishing the grade runs of stopped instances failed", "err", err)
-		} else if len(ids) > 0 {
-			g.log.Info("web: finished the grade runs of stopped instances", "runs", ids)
-			g.announceEnds(ctx, ids)
-		}
-		cancel()
+		g.beat()
 		g.mu.Lock()
 		if len(g.live) == 0 {
 			g.beating = false
@@ -272,6 +255,45 @@ func (g *gradingRuns) heartbeat() {
 			return
 		}
 		g.mu.Unlock()
+	}
+}
+
+// beat is one heartbeat: it renews the leases of this instance's runs,
+// stops those another instance took over, and finishes dead instances'
+// runs.
+//
+// Only runs that were already recorded and still grading before the
+// renewal can be found lost: a run started during the renewal was
+// inserted too late for it, and a run whose end this instance is
+// recording is no longer running in the store. Neither is missing
+// because another instance took it, and cancelling either would turn a
+// good grading into a system error.
+func (g *gradingRuns) beat() {
+	// Half a lease: a renewal that takes longer than a beat still
+	// counts, as long as it lands inside the lease.
+	ctx, cancel := context.WithTimeout(g.ctx, g.lease/2)
+	defer cancel()
+	g.mu.Lock()
+	held := make([]int64, 0, len(g.live))
+	for id, r := range g.live {
+		if !r.finishing {
+			held = append(held, id)
+		}
+	}
+	g.mu.Unlock()
+	renewed, err := g.store.RenewGradeLeases(ctx, g.instance, g.lease)
+	switch {
+	case g.ctx.Err() != nil: // stopping: the beat was cut short, not failed
+	case err != nil:
+		g.log.Warn("web: renewing the grade runs' leases failed", "err", err)
+	default:
+		g.stopLost(held, renewed)
+	}
+	if ids, err := g.store.ExpireGradeLeases(ctx, messageAbandoned); err != nil && g.ctx.Err() == nil {
+		g.log.Warn("web: finishing the grade runs of stopped instances failed", "err", err)
+	} else if len(ids) > 0 {
+		g.log.Info("web: finished the grade runs of stopped instances", "runs", ids)
+		g.announceEnds(ctx, ids)
 	}
 }
 
@@ -290,21 +312,25 @@ func (g *gradingRuns) announceEnds(ctx context.Context, ids []int64) {
 	}
 }
 
-// stopLost cancels the gradings of this instance's runs that the store
-// did not renew.
-func (g *gradingRuns) stopLost(renewed []int64) {
+// stopLost cancels the gradings of held, this instance's runs before a
+// renewal, that the renewal did not renew, unless their grading has
+// ended meanwhile (their end is being recorded, and the store keeps
+// whichever end came first).
+func (g *gradingRuns) stopLost(held, renewed []int64) {
 	kept := make(map[int64]bool, len(renewed))
 	for _, id := range renewed {
 		kept[id] = true
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for id, r := range g.live {
-		if !kept[id] {
-			g.log.Warn("web: a grade run was taken over by another instance; stopping its grading", "run", id)
-			r.taken.Store(true)
-			r.cancel()
+	for _, id := range held {
+		r := g.live[id]
+		if r == nil || r.finishing || kept[id] {
+			continue
 		}
+		g.log.Warn("web: a grade run was taken over by another instance; stopping its grading", "run", id)
+		r.taken.Store(true)
+		r.cancel()
 	}
 }
 
@@ -342,6 +368,11 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	ctx := r.ctx
 	defer r.cancel()
 	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
+	// From here the heartbeat leaves the run alone: once its end is
+	// recorded the store no longer renews it, which is not a takeover.
+	g.mu.Lock()
+	r.finishing = true
+	g.mu.Unlock()
 	end := g.endOf(ctx, r.id, report, err)
 	if r.taken.Load() {
 		end = storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned}
@@ -361,7 +392,9 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	case err != nil:
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
 	}
-	ev, err := finalEvent(ctx, stored)
+	// Rendered in the store's context, not the grading's: the grading's
+	// may have ended (its deadline) after the report came back.
+	ev, err := finalEvent(storeCtx, stored)
 	if err != nil {
 		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
 		ev = systemErrorEvent(messageGraderBroke)
@@ -468,9 +501,12 @@ type liveRun struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	taken  atomic.Bool // another instance finished it: cancel was for that
-	userID string
-	addr   string // the client address's limit key
-	total  int
+	// finishing: the grading has returned and its end is being recorded;
+	// guarded by gradingRuns.mu, which the heartbeat holds to cancel.
+	finishing bool
+	userID    string
+	addr      string // the client address's limit key
+	total     int
 
 	mu       sync.Mutex
 	progress []progressData
