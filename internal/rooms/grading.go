@@ -54,11 +54,34 @@ func (e *BusyError) Error() string { return "rooms: " + e.Message }
 // Grading reports whether rooms can run the grader.
 func (s *Service) Grading() bool { return s.grader != nil }
 
+// RunLimits are the interviewer's client address's limits a room's Run
+// is held to, the same a solo Grade is: a place among the address's
+// gradings for the run's whole life, and its write budget charged for
+// what the run stores. The caller owns both; a nil func is no limit.
+type RunLimits struct {
+	// ClientKey is the address's limit key (clientaddr.Key), its turn in
+	// the grader's queue.
+	ClientKey string
+	// Hold takes one of the address's grading places; release is called
+	// once the run's end is recorded (or the run is refused). Its error
+	// refuses the run and Run returns it as it is.
+	Hold func() (release func(), err error)
+	// Charge takes bytes from the address's write budget. Its error
+	// refuses the run and Run returns it as it is.
+	Charge func(bytes int64) error
+}
+
+// RunStoredBytes is what a run of code adds to the room's log at most:
+// the code, kept with run.started, and the largest report run.finished
+// keeps.
+func RunStoredBytes(code string) int64 { return int64(len(code)) + MaxReportBytes }
+
 // Run starts the grader on the current item's code as the shared editor
 // holds it, in the background; the run's end is appended as run.finished
-// (interviewer only) when it comes. clientKey is the interviewer's client
-// address's limit key, charged as a solo Grade is.
-func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.RoomEvent, error) {
+// (interviewer only) when it comes. It is held to limits as a solo Grade
+// is: the address's place is taken before anything is written, then its
+// write budget is charged RunStoredBytes.
+func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.RoomEvent, error) {
 	if err := a.mustBeInterviewer(); err != nil {
 		return storage.RoomEvent{}, err
 	}
@@ -87,28 +110,45 @@ func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.
 	if err != nil {
 		return storage.RoomEvent{}, err
 	}
-	ticket, err := s.grader.Admit(clientKey)
+	release := func() {}
+	if limits.Hold != nil {
+		if release, err = limits.Hold(); err != nil {
+			return storage.RoomEvent{}, err
+		}
+	}
+	if limits.Charge != nil {
+		if err := limits.Charge(RunStoredBytes(code)); err != nil {
+			release()
+			return storage.RoomEvent{}, err
+		}
+	}
+	ticket, err := s.grader.Admit(limits.ClientKey)
 	if busy := (*sandbox.BusyError)(nil); errors.As(err, &busy) {
+		release()
 		return storage.RoomEvent{}, &BusyError{RetryAfter: max(busy.RetryAfter, time.Second), Message: "the grader is busy"}
 	}
 	if err != nil {
+		release()
 		return storage.RoomEvent{}, err
 	}
 	started, err := s.appendOne(ctx, a, KindRunStarted, RunStarted{Item: it.Index, DocVersion: version, Source: code})
 	if err != nil {
 		ticket.Release()
+		release()
 		return storage.RoomEvent{}, err
 	}
 	job := grading.Request{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
 	s.runs.Add(1)
-	go s.grade(a, it.Index, started.Seq, job, ticket)
+	go s.grade(a, it.Index, started.Seq, job, ticket, release)
 	return started, nil
 }
 
 // grade runs in a context detached from the request: the interviewer's
-// tab closing does not stop it, and its end is always appended.
-func (s *Service) grade(a Access, item int, run int64, job grading.Request, ticket *sandbox.Ticket) {
+// tab closing does not stop it, and its end is always appended. The
+// address's place (release) is held until then.
+func (s *Service) grade(a Access, item int, run int64, job grading.Request, ticket *sandbox.Ticket, release func()) {
 	defer s.runs.Done()
+	defer release()
 	ctx, cancel := context.WithTimeout(s.runCtx, gradeTimeout)
 	defer cancel()
 	report, err := s.grader.GradeAdmitted(ctx, ticket, job, nil)

@@ -85,11 +85,6 @@ func (s *Server) roomTimer(c echo.Context, a rooms.Access, f formValues) (storag
 	return s.rooms.Timer(c.Request().Context(), a, f.get("action"), by)
 }
 
-func (s *Server) roomRun(c echo.Context, a rooms.Access, _ formValues) (storage.RoomEvent, error) {
-	ctx := c.Request().Context()
-	return s.rooms.Run(ctx, a, clientOf(ctx).key)
-}
-
 func (s *Server) roomShare(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
 	run, err := f.int("run")
 	if err != nil {
