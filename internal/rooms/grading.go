@@ -26,11 +26,6 @@ const (
 	// gradeTimeout bounds one grading, waiting for a place included, as
 	// solo grading does.
 	gradeTimeout = 2 * time.Minute
-	// runLease is how long an unfinished run blocks the next one. Past it
-	// the run is taken for dead (its server stopped before recording its
-	// end), so a restart never leaves a room unable to grade, and no
-	// instance has to sweep another's runs.
-	runLease = gradeTimeout + 30*time.Second
 	// roomGradeSeed is fixed, so the same code gives the same report.
 	roomGradeSeed = 1
 	// finishTimeout bounds recording a run's end after its context ended.
@@ -99,10 +94,19 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 	if _, ok := s.grader.Plan(it.Problem.Slug); !ok {
 		return storage.RoomEvent{}, inputErrorf("%q has no grader", it.Title())
 	}
+	// One run at a time: a run whose server stopped is over once its
+	// lease passes (its end is recorded here), as a solo Grade's is.
 	now := s.now()
 	for _, r := range f.pv.runs {
-		if !r.Finished && now.Sub(r.Started) < runLease {
-			return storage.RoomEvent{}, &BusyError{RetryAfter: runLease - now.Sub(r.Started),
+		if r.Finished {
+			continue
+		}
+		over, err := s.reapRun(ctx, a.Room.ID, r, now)
+		if err != nil {
+			return storage.RoomEvent{}, err
+		}
+		if !over {
+			return storage.RoomEvent{}, &BusyError{RetryAfter: s.expectedEnd(limits.ClientKey),
 				Message: "the previous run is still going; its report comes first"}
 		}
 	}
@@ -136,6 +140,11 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 		ticket.Release()
 		release()
 		return storage.RoomEvent{}, err
+	}
+	if err := s.holdLease(ctx, a.Room.ID, started.Seq); err != nil {
+		// Without its lease the run is taken for lost a lease after its
+		// start; it still grades, and its end still counts if it comes.
+		s.log.Warn("rooms: leasing a run failed", slog.String("room", a.Room.ID), slog.Int64("run", started.Seq), slog.Any("err", err))
 	}
 	job := grading.Request{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
 	s.runs.Add(1)
@@ -184,6 +193,9 @@ func (s *Service) grade(a Access, item int, run int64, job grading.Request, tick
 		if err == nil {
 			s.publish(storeCtx, a.Room.ID, out[0].Seq)
 		}
+		// After the end: a lease given up first would let another
+		// instance record this run as lost.
+		s.dropLease(storeCtx, a.Room.ID, run)
 	}
 	if err != nil {
 		// An ended room takes no more events; the run is lost with it.

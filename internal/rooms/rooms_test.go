@@ -586,7 +586,7 @@ func TestALostRunFreesTheGrader(t *testing.T) {
 	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); !errors.As(err, &busy) {
 		t.Fatalf("a run while one is going: %v; want a BusyError", err)
 	}
-	f.clock.Add(runLease)
+	f.clock.Add(DefaultRunLease)
 	iv, err := f.svc.InterviewerView(ctx, ia)
 	if err != nil || len(iv.Runs) != 1 || !iv.Runs[0].Lost {
 		t.Fatalf("runs past the lease = %+v, %v; want the one run, lost", iv.Runs, err)
