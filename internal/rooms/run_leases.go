@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -22,7 +23,7 @@ import (
 // DefaultRunLease is how long a room's run stays its instance's without a
 // heartbeat: the solo grade's lease (web.DefaultGradeLease), so a dead
 // server's run blocks a room no longer than it blocks a solo Grade.
-const DefaultRunLease = 15 * time.Second
+const DefaultRunLease = grading.DefaultLease
 
 // messageLost ends a run whose server stopped before recording its end.
 const messageLost = "The server grading this run stopped before it finished; run it again."

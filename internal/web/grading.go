@@ -14,7 +14,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
@@ -71,12 +70,9 @@ const (
 	// defaultSeed is the seed of a run that names none: the same code then
 	// gives the same report, so a change in the report is the code's.
 	defaultSeed = 1
-	// DefaultGradeLease is how long a run stays its instance's without a
-	// heartbeat. The heartbeat renews it every third of that, so two
-	// heartbeats may fail (a slow database, a long pause) before another
-	// instance takes a live run for dead; a dead instance's runs are
-	// finished as system errors at most this long after it stopped.
-	DefaultGradeLease = 15 * time.Second
+	// DefaultGradeLease is grading.DefaultLease, the lease of a solo
+	// grade run.
+	DefaultGradeLease = grading.DefaultLease
 )
 
 // errGradingStopped is claim's error once the server is shutting down.
@@ -90,7 +86,8 @@ var errGradingStopped = errors.New("web: grading has stopped: the server is shut
 // which is announced on shared too.
 //
 // What must hold across instances is in the store: a run is owned by
-// instance, under a lease its heartbeat renews while it has runs going;
+// instance, under a lease that leases (grading.Leases, the heartbeat)
+// renews while it has runs going;
 // one run per user and perAddress per client address are checked where
 // the run is inserted (storage.GradeClaim). The maps below are this
 // instance's own runs, and its claims, which also cover Checks: those are
@@ -116,9 +113,9 @@ type gradingRuns struct {
 	byUser map[string]*liveRun // one run at a time per user
 	byAddr map[string]int      // runs claimed per client address (clientaddr.Key)
 	closed bool
-	// beating: the heartbeat is running. It runs while live has runs, and
-	// stops with the last, so an idle instance writes nothing.
-	beating bool
+	// leases keeps this instance's runs' leases renewed (made at the first
+	// run, from the fields above).
+	leases *grading.Leases
 }
 
 func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
@@ -220,81 +217,13 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *s
 	r.ctx, r.cancel = context.WithTimeout(g.ctx, g.timeout)
 	g.live[id] = r
 	g.wg.Add(1)
-	if !g.beating {
-		g.beating = true
-		g.wg.Add(1)
-		go g.heartbeat()
+	if g.leases == nil {
+		g.leases = grading.NewLeases(grading.LeasesConfig{Store: g.store, Owner: g.instance, Lease: g.lease,
+			Expired: messageAbandoned, OnExpired: g.announceEnds, Log: g.log, Ctx: g.ctx, WG: &g.wg})
 	}
+	r.lease = g.leases.Hold(id, r.cancel)
 	g.mu.Unlock()
 	go g.run(r, job, ticket)
-}
-
-// heartbeat renews the leases of this instance's runs every third of a
-// lease, while it has any. A run missing from what the store renewed was
-// taken over by another instance (this one was out of touch past the
-// lease): its grading is stopped, as nobody waits for it. Each beat also
-// finishes the runs of dead instances, so their users see why at once.
-func (g *gradingRuns) heartbeat() {
-	defer g.wg.Done()
-	tick := time.NewTicker(g.lease / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-g.ctx.Done():
-			g.mu.Lock()
-			g.beating = false
-			g.mu.Unlock()
-			return
-		case <-tick.C:
-		}
-		g.beat()
-		g.mu.Lock()
-		if len(g.live) == 0 {
-			g.beating = false
-			g.mu.Unlock()
-			return
-		}
-		g.mu.Unlock()
-	}
-}
-
-// beat is one heartbeat: it renews the leases of this instance's runs,
-// stops those another instance took over, and finishes dead instances'
-// runs.
-//
-// Only runs that were already recorded and still grading before the
-// renewal can be found lost: a run started during the renewal was
-// inserted too late for it, and a run whose end this instance is
-// recording is no longer running in the store. Neither is missing
-// because another instance took it, and cancelling either would turn a
-// good grading into a system error.
-func (g *gradingRuns) beat() {
-	// Half a lease: a renewal that takes longer than a beat still
-	// counts, as long as it lands inside the lease.
-	ctx, cancel := context.WithTimeout(g.ctx, g.lease/2)
-	defer cancel()
-	g.mu.Lock()
-	held := make([]int64, 0, len(g.live))
-	for id, r := range g.live {
-		if !r.finishing {
-			held = append(held, id)
-		}
-	}
-	g.mu.Unlock()
-	renewed, err := g.store.RenewGradeLeases(ctx, g.instance, g.lease)
-	switch {
-	case g.ctx.Err() != nil: // stopping: the beat was cut short, not failed
-	case err != nil:
-		g.log.Warn("web: renewing the grade runs' leases failed", "err", err)
-	default:
-		g.stopLost(held, renewed)
-	}
-	if ids, err := g.store.ExpireGradeLeases(ctx, messageAbandoned); err != nil && g.ctx.Err() == nil {
-		g.log.Warn("web: finishing the grade runs of stopped instances failed", "err", err)
-	} else if len(ids) > 0 {
-		g.log.Info("web: finished the grade runs of stopped instances", "runs", ids)
-		g.announceEnds(ctx, ids)
-	}
 }
 
 // announceEnds wakes the streams following runs that ended elsewhere than
@@ -309,28 +238,6 @@ func (g *gradingRuns) announceEnds(ctx context.Context, ids []int64) {
 		if err := g.shared.Publish(ctx, runTopic(id), math.MaxInt64); err != nil {
 			g.log.Warn("web: announcing a grade run's end to the other instances failed", "run", id, "err", err)
 		}
-	}
-}
-
-// stopLost cancels the gradings of held, this instance's runs before a
-// renewal, that the renewal did not renew, unless their grading has
-// ended meanwhile (their end is being recorded, and the store keeps
-// whichever end came first).
-func (g *gradingRuns) stopLost(held, renewed []int64) {
-	kept := make(map[int64]bool, len(renewed))
-	for _, id := range renewed {
-		kept[id] = true
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, id := range held {
-		r := g.live[id]
-		if r == nil || r.finishing || kept[id] {
-			continue
-		}
-		g.log.Warn("web: a grade run was taken over by another instance; stopping its grading", "run", id)
-		r.taken.Store(true)
-		r.cancel()
 	}
 }
 
@@ -357,6 +264,9 @@ func (g *gradingRuns) forget(r *liveRun) {
 	defer g.mu.Unlock()
 	delete(g.live, r.id)
 	g.unclaimLocked(r)
+	if r.lease != nil {
+		g.leases.Drop(r.lease)
+	}
 }
 
 // run grades in a context detached from the request that asked for it:
@@ -370,11 +280,9 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
 	// From here the heartbeat leaves the run alone: once its end is
 	// recorded the store no longer renews it, which is not a takeover.
-	g.mu.Lock()
-	r.finishing = true
-	g.mu.Unlock()
+	taken := g.leases.Finishing(r.lease)
 	end := g.endOf(ctx, r.id, report, err)
-	if r.taken.Load() {
+	if taken {
 		end = storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned}
 	}
 
@@ -496,17 +404,14 @@ func (g *gradingRuns) scenarioTotal(problem string) int {
 type liveRun struct {
 	id     int64           // set by start
 	events *live.MemoryLog // set by start
-	// The grading's context, set by start: cancel stops it (the heartbeat
-	// does when another instance took the run over).
+	// The grading's context, set by start: cancel stops it (the
+	// heartbeat does when another instance took the run over).
 	ctx    context.Context
 	cancel context.CancelFunc
-	taken  atomic.Bool // another instance finished it: cancel was for that
-	// finishing: the grading has returned and its end is being recorded;
-	// guarded by gradingRuns.mu, which the heartbeat holds to cancel.
-	finishing bool
-	userID    string
-	addr      string // the client address's limit key
-	total     int
+	lease  *grading.Lease // set by start
+	userID string
+	addr   string // the client address's limit key
+	total  int
 
 	mu       sync.Mutex
 	progress []progressData
