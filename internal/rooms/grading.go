@@ -215,6 +215,12 @@ func summaryOf(r *gradewire.Report) string {
 
 // Share gives the candidate a finished run's report.
 func (s *Service) Share(ctx context.Context, a Access, run int64) (storage.RoomEvent, error) {
+	return s.ShareCharged(ctx, a, run, nil)
+}
+
+// ShareCharged is Share charging what it stores again (the report) to
+// charge first, as Run is charged (RunLimits.Charge); nil: no charge.
+func (s *Service) ShareCharged(ctx context.Context, a Access, run int64, charge func(bytes int64) error) (storage.RoomEvent, error) {
 	if err := a.mustBeInterviewer(); err != nil {
 		return storage.RoomEvent{}, err
 	}
@@ -228,6 +234,11 @@ func (s *Service) Share(ctx context.Context, a Access, run int64) (storage.RoomE
 	}
 	if r.Shared {
 		return storage.RoomEvent{}, inputErrorf("run %d is already shared", run)
+	}
+	if charge != nil {
+		if err := charge(int64(len(r.Report) + len(r.Summary))); err != nil {
+			return storage.RoomEvent{}, err
+		}
 	}
 	return s.appendOne(ctx, a, KindRunShared, RunShared{Item: r.Item, Run: r.Run, Verdict: r.Verdict, Summary: r.Summary, Report: r.Report})
 }

@@ -198,3 +198,39 @@ func TestAHeartbeatRecordsALostRun(t *testing.T) {
 		}
 	}
 }
+
+// TestShareIsChargedItsReport: sharing stores the run's report again, and
+// is charged for it; a refused charge shares nothing.
+func TestShareIsChargedItsReport(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	started, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	iv, err := f.svc.InterviewerView(ctx, ia)
+	if err != nil || len(iv.Runs) != 1 || len(iv.Runs[0].Report) == 0 {
+		t.Fatalf("runs = %+v, %v; want one with a report", iv.Runs, err)
+	}
+	want := int64(len(iv.Runs[0].Report) + len(iv.Runs[0].Summary))
+	errSpent := errors.New("SPENT")
+	var charged []int64
+	refuse := func(n int64) error { charged = append(charged, n); return errSpent }
+	if _, err := f.svc.ShareCharged(ctx, ia, started.Seq, refuse); !errors.Is(err, errSpent) {
+		t.Fatalf("a refused share: %v", err)
+	}
+	if iv, _ := f.svc.InterviewerView(ctx, ia); iv.Runs[0].Shared {
+		t.Error("a refused share was shared")
+	}
+	accept := func(n int64) error { charged = append(charged, n); return nil }
+	if _, err := f.svc.ShareCharged(ctx, ia, started.Seq, accept); err != nil {
+		t.Fatal(err)
+	}
+	if len(charged) != 2 || charged[0] != want || charged[1] != want {
+		t.Errorf("charged %v; want %d twice (the report and summary)", charged, want)
+	}
+}

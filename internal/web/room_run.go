@@ -27,21 +27,11 @@ func (s *Server) roomRun(c echo.Context, a rooms.Access, _ formValues) (storage.
 	if s.grading != nil {
 		limits.Hold = func() (func(), error) { return s.grading.holdAddress(key) }
 	}
-	if s.writes != nil {
-		limits.Charge = func(n int64) error {
-			if ok, retry := s.writes.Take(key, float64(n)); !ok {
-				return &writeBudgetError{retry: retry}
-			}
-			return nil
-		}
-	}
+	limits.Charge = s.chargeWrites(key)
 	ev, err := s.rooms.Run(ctx, a, limits)
-	var spent *writeBudgetError
 	switch {
-	case errors.As(err, &spent):
-		secs := int(math.Ceil(spent.retry.Seconds()))
-		c.Response().Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-		return ev, codeError(c, http.StatusTooManyRequests, writeBudgetMessage(s.writeRate, secs))
+	case errors.As(err, new(*writeBudgetError)):
+		return ev, s.writeBudgetSpent(c, err)
 	case errors.Is(err, errAddressBusy):
 		wait := s.grading.grader.RetryAfter(key)
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
@@ -85,4 +75,38 @@ func (g *gradingRuns) holdAddress(addr string) (release func(), err error) {
 			}
 		})
 	}, nil
+}
+
+// roomShare shares a run's report with the candidate, charged to the
+// write budget for the report it stores again.
+func (s *Server) roomShare(c echo.Context, a rooms.Access, run int64) (storage.RoomEvent, error) {
+	ctx := c.Request().Context()
+	ev, err := s.rooms.ShareCharged(ctx, a, run, s.chargeWrites(clientOf(ctx).key))
+	if errors.As(err, new(*writeBudgetError)) {
+		return ev, s.writeBudgetSpent(c, err)
+	}
+	return ev, err
+}
+
+// chargeWrites charges key's write budget for bytes a room action stores
+// besides its request (nil with no budget).
+func (s *Server) chargeWrites(key string) func(int64) error {
+	if s.writes == nil {
+		return nil
+	}
+	return func(n int64) error {
+		if ok, retry := s.writes.Take(key, float64(n)); !ok {
+			return &writeBudgetError{retry: retry}
+		}
+		return nil
+	}
+}
+
+// writeBudgetSpent answers a room action the write budget refused.
+func (s *Server) writeBudgetSpent(c echo.Context, err error) error {
+	var spent *writeBudgetError
+	errors.As(err, &spent)
+	secs := max(int(math.Ceil(spent.retry.Seconds())), 1)
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return codeError(c, http.StatusTooManyRequests, writeBudgetMessage(s.writeRate, secs))
 }
