@@ -76,7 +76,7 @@ const (
 )
 
 // errGradingStopped is claim's error once the server is shutting down.
-var errGradingStopped = errors.New("web: grading has stopped: the server is shutting down")
+var errGradingStopped = grading.ErrStopped
 
 // gradingRuns runs gradings in the background and bridges them to the
 // pages: each running job's progress so far is a live.MemoryLog whose
@@ -108,11 +108,10 @@ type gradingRuns struct {
 
 	perAddress int // runs at once per client address
 
-	mu     sync.Mutex
-	live   map[int64]*liveRun  // by run id
-	byUser map[string]*liveRun // one run at a time per user
-	byAddr map[string]int      // runs claimed per client address (clientaddr.Key)
-	closed bool
+	mu   sync.Mutex
+	live map[int64]*liveRun // by run id
+	// places are the claims: one per user, perAddress per client address.
+	places *grading.Places[*liveRun]
 	// leases keeps this instance's runs' leases renewed (made at the first
 	// run, from the fields above).
 	leases *grading.Leases
@@ -123,7 +122,7 @@ func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
 	return &gradingRuns{grader: g, store: store, log: log, broker: live.NewInProcess(), timeout: gradeTimeout,
 		instance: newInstanceID(), lease: DefaultGradeLease,
 		perAddress: DefaultGradesPerAddress, ctx: ctx, stop: stop,
-		live: map[int64]*liveRun{}, byUser: map[string]*liveRun{}, byAddr: map[string]int{}}
+		live: map[int64]*liveRun{}, places: grading.NewPlaces[*liveRun]()}
 }
 
 // newInstanceID names this process among the instances on one database:
@@ -152,9 +151,7 @@ func (s *Server) StopGrading(ctx context.Context) error {
 	if g == nil {
 		return nil
 	}
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
+	g.places.Close()
 	g.stop()
 	done := make(chan struct{})
 	go func() { g.wg.Wait(); close(done) }()
@@ -168,44 +165,32 @@ func (s *Server) StopGrading(ctx context.Context) error {
 
 // errAddressBusy is claim's error when the client's address has its
 // maximum of runs going.
-var errAddressBusy = errors.New("web: this address has its maximum of gradings going")
+var errAddressBusy = grading.ErrAddressBusy
 
 // claim reserves the user's one grading place, one of its address's
 // (addr, a clientaddr.Key). When the user already has a run going it
 // returns that run instead, and a nil claim.
 func (g *gradingRuns) claim(userID, addr string, total int) (claimed, existing *liveRun, err error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return nil, nil, errGradingStopped
-	}
-	if r := g.byUser[userID]; r != nil {
-		return nil, r, nil
-	}
-	if g.byAddr[addr] >= g.perAddress {
-		return nil, nil, errAddressBusy
-	}
 	r := &liveRun{userID: userID, addr: addr, total: total}
-	g.byUser[userID] = r
-	g.byAddr[addr]++
+	place, other, err := g.places.Claim(userID, addr, g.perAddress, r)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case other != nil:
+		return nil, other.Run, nil
+	}
+	r.place = place
 	return r, nil, nil
 }
 
 // release gives up a claim whose run could not be started.
-func (g *gradingRuns) release(r *liveRun) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.unclaimLocked(r)
-}
+func (g *gradingRuns) release(r *liveRun) { g.places.Release(r.place) }
 
-func (g *gradingRuns) unclaimLocked(r *liveRun) {
-	if g.byUser[r.userID] != r {
-		return
-	}
-	delete(g.byUser, r.userID)
-	if g.byAddr[r.addr]--; g.byAddr[r.addr] <= 0 {
-		delete(g.byAddr, r.addr)
-	}
+// holdAddress takes one of addr's grading places for a grading that is
+// not the user's own (a room's run), counted with this instance's Grades
+// and Checks; release frees it.
+func (g *gradingRuns) holdAddress(addr string) (release func(), err error) {
+	return g.places.HoldAddress(addr, g.perAddress)
 }
 
 // start grades job in the background as run id, under the claim r, in the
@@ -251,10 +236,14 @@ func (g *gradingRuns) lookup(id int64) *liveRun {
 
 // userRun returns the run the user has going, if any.
 func (g *gradingRuns) userRun(userID string) *liveRun {
+	place := g.places.Of(userID)
+	if place == nil {
+		return nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if r := g.byUser[userID]; r != nil && r.id != 0 {
-		return r
+	if place.Run.id != 0 {
+		return place.Run
 	}
 	return nil
 }
@@ -263,7 +252,7 @@ func (g *gradingRuns) forget(r *liveRun) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.live, r.id)
-	g.unclaimLocked(r)
+	g.places.Release(r.place)
 	if r.lease != nil {
 		g.leases.Drop(r.lease)
 	}
@@ -409,6 +398,7 @@ type liveRun struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	lease  *grading.Lease // set by start
+	place  *grading.Place[*liveRun]
 	userID string
 	addr   string // the client address's limit key
 	total  int

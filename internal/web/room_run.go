@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -49,32 +48,6 @@ type writeBudgetError struct{ retry time.Duration }
 
 func (e *writeBudgetError) Error() string {
 	return fmt.Sprintf("web: the address's write budget is spent; retry in %s", e.retry)
-}
-
-// holdAddress takes one of addr's grading places for a grading that is
-// not the user's own (a room's run): it counts against the address's
-// limit with the Grades and Checks of this instance, and frees its place
-// when release is called (once; later calls do nothing).
-func (g *gradingRuns) holdAddress(addr string) (release func(), err error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return nil, errGradingStopped
-	}
-	if g.byAddr[addr] >= g.perAddress {
-		return nil, errAddressBusy
-	}
-	g.byAddr[addr]++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			g.mu.Lock()
-			defer g.mu.Unlock()
-			if g.byAddr[addr]--; g.byAddr[addr] <= 0 {
-				delete(g.byAddr, addr)
-			}
-		})
-	}, nil
 }
 
 // roomShare shares a run's report with the candidate, charged to the
