@@ -69,9 +69,14 @@ func (s *Service) reapRun(ctx context.Context, roomID string, r Run, now time.Ti
 	}
 	if lease.Run == r.Run {
 		took, err := s.store.TakeExpiredRoomRunLease(ctx, roomID, r.Run, now)
-		if err != nil || !took {
-			// Another instance took it and records its end.
-			return err == nil, err
+		if err != nil {
+			return false, err
+		}
+		if !took {
+			// Another instance took it (and records its end), or its owner
+			// renewed it just now: then it is alive after all.
+			again, err := s.store.RoomRunLeaseOf(ctx, roomID)
+			return err == nil && again.Run != r.Run, err
 		}
 	}
 	return true, s.finishLost(ctx, roomID, r.Item, r.Run)
