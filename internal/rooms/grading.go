@@ -26,11 +26,6 @@ const (
 	// gradeTimeout bounds one grading, waiting for a place included, as
 	// solo grading does.
 	gradeTimeout = 2 * time.Minute
-	// runLease is how long an unfinished run blocks the next one. Past it
-	// the run is taken for dead (its server stopped before recording its
-	// end), so a restart never leaves a room unable to grade, and no
-	// instance has to sweep another's runs.
-	runLease = gradeTimeout + 30*time.Second
 	// roomGradeSeed is fixed, so the same code gives the same report.
 	roomGradeSeed = 1
 	// finishTimeout bounds recording a run's end after its context ended.
@@ -54,11 +49,34 @@ func (e *BusyError) Error() string { return "rooms: " + e.Message }
 // Grading reports whether rooms can run the grader.
 func (s *Service) Grading() bool { return s.grader != nil }
 
+// RunLimits are the interviewer's client address's limits a room's Run
+// is held to, the same a solo Grade is: a place among the address's
+// gradings for the run's whole life, and its write budget charged for
+// what the run stores. The caller owns both; a nil func is no limit.
+type RunLimits struct {
+	// ClientKey is the address's limit key (clientaddr.Key), its turn in
+	// the grader's queue.
+	ClientKey string
+	// Hold takes one of the address's grading places; release is called
+	// once the run's end is recorded (or the run is refused). Its error
+	// refuses the run and Run returns it as it is.
+	Hold func() (release func(), err error)
+	// Charge takes bytes from the address's write budget. Its error
+	// refuses the run and Run returns it as it is.
+	Charge func(bytes int64) error
+}
+
+// RunStoredBytes is what a run of code adds to the room's log at most:
+// the code, kept with run.started, and the largest report run.finished
+// keeps.
+func RunStoredBytes(code string) int64 { return int64(len(code)) + MaxReportBytes }
+
 // Run starts the grader on the current item's code as the shared editor
 // holds it, in the background; the run's end is appended as run.finished
-// (interviewer only) when it comes. clientKey is the interviewer's client
-// address's limit key, charged as a solo Grade is.
-func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.RoomEvent, error) {
+// (interviewer only) when it comes. It is held to limits as a solo Grade
+// is: the address's place is taken before anything is written, then its
+// write budget is charged RunStoredBytes.
+func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.RoomEvent, error) {
 	if err := a.mustBeInterviewer(); err != nil {
 		return storage.RoomEvent{}, err
 	}
@@ -76,10 +94,19 @@ func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.
 	if _, ok := s.grader.Plan(it.Problem.Slug); !ok {
 		return storage.RoomEvent{}, inputErrorf("%q has no grader", it.Title())
 	}
+	// One run at a time: a run whose server stopped is over once its
+	// lease passes (its end is recorded here), as a solo Grade's is.
 	now := s.now()
 	for _, r := range f.pv.runs {
-		if !r.Finished && now.Sub(r.Started) < runLease {
-			return storage.RoomEvent{}, &BusyError{RetryAfter: runLease - now.Sub(r.Started),
+		if r.Finished {
+			continue
+		}
+		over, err := s.reapRun(ctx, a.Room.ID, r, now)
+		if err != nil {
+			return storage.RoomEvent{}, err
+		}
+		if !over {
+			return storage.RoomEvent{}, &BusyError{RetryAfter: s.expectedEnd(limits.ClientKey),
 				Message: "the previous run is still going; its report comes first"}
 		}
 	}
@@ -87,28 +114,50 @@ func (s *Service) Run(ctx context.Context, a Access, clientKey string) (storage.
 	if err != nil {
 		return storage.RoomEvent{}, err
 	}
-	ticket, err := s.grader.Admit(clientKey)
+	release := func() {}
+	if limits.Hold != nil {
+		if release, err = limits.Hold(); err != nil {
+			return storage.RoomEvent{}, err
+		}
+	}
+	if limits.Charge != nil {
+		if err := limits.Charge(RunStoredBytes(code)); err != nil {
+			release()
+			return storage.RoomEvent{}, err
+		}
+	}
+	ticket, err := s.grader.Admit(limits.ClientKey)
 	if busy := (*sandbox.BusyError)(nil); errors.As(err, &busy) {
+		release()
 		return storage.RoomEvent{}, &BusyError{RetryAfter: max(busy.RetryAfter, time.Second), Message: "the grader is busy"}
 	}
 	if err != nil {
+		release()
 		return storage.RoomEvent{}, err
 	}
 	started, err := s.appendOne(ctx, a, KindRunStarted, RunStarted{Item: it.Index, DocVersion: version, Source: code})
 	if err != nil {
 		ticket.Release()
+		release()
 		return storage.RoomEvent{}, err
+	}
+	if err := s.holdLease(ctx, a.Room.ID, started.Seq); err != nil {
+		// Without its lease the run is taken for lost a lease after its
+		// start; it still grades, and its end still counts if it comes.
+		s.log.Warn("rooms: leasing a run failed", slog.String("room", a.Room.ID), slog.Int64("run", started.Seq), slog.Any("err", err))
 	}
 	job := grading.Request{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
 	s.runs.Add(1)
-	go s.grade(a, it.Index, started.Seq, job, ticket)
+	go s.grade(a, it.Index, started.Seq, job, ticket, release)
 	return started, nil
 }
 
 // grade runs in a context detached from the request: the interviewer's
-// tab closing does not stop it, and its end is always appended.
-func (s *Service) grade(a Access, item int, run int64, job grading.Request, ticket *sandbox.Ticket) {
+// tab closing does not stop it, and its end is always appended. The
+// address's place (release) is held until then.
+func (s *Service) grade(a Access, item int, run int64, job grading.Request, ticket *sandbox.Ticket, release func()) {
 	defer s.runs.Done()
+	defer release()
 	ctx, cancel := context.WithTimeout(s.runCtx, gradeTimeout)
 	defer cancel()
 	report, err := s.grader.GradeAdmitted(ctx, ticket, job, nil)
@@ -144,6 +193,9 @@ func (s *Service) grade(a Access, item int, run int64, job grading.Request, tick
 		if err == nil {
 			s.publish(storeCtx, a.Room.ID, out[0].Seq)
 		}
+		// After the end: a lease given up first would let another
+		// instance record this run as lost.
+		s.dropLease(storeCtx, a.Room.ID, run)
 	}
 	if err != nil {
 		// An ended room takes no more events; the run is lost with it.
@@ -163,6 +215,12 @@ func summaryOf(r *gradewire.Report) string {
 
 // Share gives the candidate a finished run's report.
 func (s *Service) Share(ctx context.Context, a Access, run int64) (storage.RoomEvent, error) {
+	return s.ShareCharged(ctx, a, run, nil)
+}
+
+// ShareCharged is Share charging what it stores again (the report) to
+// charge first, as Run is charged (RunLimits.Charge); nil: no charge.
+func (s *Service) ShareCharged(ctx context.Context, a Access, run int64, charge func(bytes int64) error) (storage.RoomEvent, error) {
 	if err := a.mustBeInterviewer(); err != nil {
 		return storage.RoomEvent{}, err
 	}
@@ -176,6 +234,11 @@ func (s *Service) Share(ctx context.Context, a Access, run int64) (storage.RoomE
 	}
 	if r.Shared {
 		return storage.RoomEvent{}, inputErrorf("run %d is already shared", run)
+	}
+	if charge != nil {
+		if err := charge(int64(len(r.Report) + len(r.Summary))); err != nil {
+			return storage.RoomEvent{}, err
+		}
 	}
 	return s.appendOne(ctx, a, KindRunShared, RunShared{Item: r.Item, Run: r.Run, Verdict: r.Verdict, Summary: r.Summary, Report: r.Report})
 }

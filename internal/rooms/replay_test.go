@@ -130,7 +130,7 @@ func playSession(t *testing.T, f *fixture) session {
 	must(f.svc.Timer(ctx, ia, TimerResume, 0))
 	// The run's end is appended by the grading goroutine at the clock's
 	// time then: the clock stays put until it is in.
-	run, err := f.svc.Run(ctx, ia, "k")
+	run, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@
 package rooms
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -57,6 +58,13 @@ type Store interface {
 	DocUpdatesSince(ctx context.Context, roomID, doc string, v int64, limit int) ([]storage.RoomEvent, error)
 	DocVersion(ctx context.Context, roomID, doc string) (int64, error)
 	DeleteRoomsExpiredBy(ctx context.Context, cutoff time.Time, limit int) ([]string, error)
+	// A run's lease (run_leases.go).
+	LeaseRoomRun(ctx context.Context, roomID string, run int64, owner string, until time.Time) error
+	RenewRoomRunLeases(ctx context.Context, owner string, until time.Time) error
+	EndRoomRunLease(ctx context.Context, roomID string, run int64) error
+	RoomRunLeaseOf(ctx context.Context, roomID string) (storage.RoomRunLease, error)
+	TakeExpiredRoomRunLease(ctx context.Context, roomID string, run int64, now time.Time) (bool, error)
+	ExpiredRoomRunLeases(ctx context.Context, now time.Time, limit int) ([]storage.RoomRunLease, error)
 }
 
 // Publisher announces that a room's log reached a seq; live.Broker
@@ -158,7 +166,13 @@ type Config struct {
 	// Cursors, counted per participant, is spent by each cursor report;
 	// nil: DefaultCursorReports.
 	Cursors ratelimit.Limiter
-	Now     func() time.Time // nil: time.Now
+	// Instance names this server among those on one database, the owner
+	// of the runs it grades; "": a random name.
+	Instance string
+	// RunLease is how long a run stays its instance's without a heartbeat;
+	// 0: DefaultRunLease.
+	RunLease time.Duration
+	Now      func() time.Time // nil: time.Now
 }
 
 // Service runs rooms. It is safe for concurrent use.
@@ -180,6 +194,12 @@ type Service struct {
 	runCtx  context.Context // ends when Close is called
 	stopRun context.CancelFunc
 	runs    sync.WaitGroup
+
+	instance string        // the owner of this instance's runs' leases
+	runLease time.Duration // see DefaultRunLease
+	leaseMu  sync.Mutex
+	leased   map[string]int64 // room id -> the run this instance grades there
+	beating  bool             // the heartbeat runs (while leased has runs)
 }
 
 // New builds the service.
@@ -207,6 +227,10 @@ func New(cfg Config) (*Service, error) {
 	s.replays = newReplayCache(replayCacheRooms)
 	s.docs = collab.NewAuthority(DocStore{s: s}, collab.Options{Initial: s.initialText})
 	s.runCtx, s.stopRun = context.WithCancel(context.Background())
+	s.instance, s.runLease, s.leased = cfg.Instance, cmp.Or(cfg.RunLease, DefaultRunLease), map[string]int64{}
+	if s.instance == "" {
+		s.instance = newInstanceID()
+	}
 	return s, nil
 }
 

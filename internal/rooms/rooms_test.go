@@ -208,7 +208,7 @@ func TestInterviewerActionsRefuseTheCandidate(t *testing.T) {
 		"release hint": func() error { _, err := f.svc.ReleaseNextHint(ctx, ca); return err },
 		"next item":    func() error { _, err := f.svc.NextItem(ctx, ca); return err },
 		"timer":        func() error { _, err := f.svc.Timer(ctx, ca, TimerStart, 0); return err },
-		"run":          func() error { _, err := f.svc.Run(ctx, ca, "k"); return err },
+		"run":          func() error { _, err := f.svc.Run(ctx, ca, RunLimits{ClientKey: "k"}); return err },
 		"share":        func() error { _, err := f.svc.Share(ctx, ca, 1); return err },
 		"notes":        func() error { _, err := f.svc.SaveNotes(ctx, ca, "x"); return err },
 		"score":        func() error { _, err := f.svc.Score(ctx, ca, 1, 0, 2, nil, ""); return err },
@@ -249,7 +249,7 @@ func TestCandidateViewHoldsNoInterviewerData(t *testing.T) {
 	must(f.svc.Signal(ctx, ca, SignalHidden, 0))
 	must(f.svc.Signal(ctx, ca, SignalVisible, 0))
 	close(f.g.releaseChan())
-	run, err := f.svc.Run(ctx, ia, "k")
+	run, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +466,7 @@ func TestScoresCiteTheRunsEvidence(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
-	run, err := f.svc.Run(ctx, ia, "k")
+	run, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,15 +583,15 @@ func TestALostRunFreesTheGrader(t *testing.T) {
 		t.Fatal(err)
 	}
 	var busy *BusyError
-	if _, err := f.svc.Run(ctx, ia, "k"); !errors.As(err, &busy) {
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); !errors.As(err, &busy) {
 		t.Fatalf("a run while one is going: %v; want a BusyError", err)
 	}
-	f.clock.Add(runLease)
+	f.clock.Add(DefaultRunLease)
 	iv, err := f.svc.InterviewerView(ctx, ia)
 	if err != nil || len(iv.Runs) != 1 || !iv.Runs[0].Lost {
 		t.Fatalf("runs past the lease = %+v, %v; want the one run, lost", iv.Runs, err)
 	}
-	if _, err := f.svc.Run(ctx, ia, "k"); err != nil {
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); err != nil {
 		t.Fatalf("a run after the lease: %v", err)
 	}
 }
@@ -603,7 +603,7 @@ func TestAHugeReportKeepsItsSummary(t *testing.T) {
 	f := newFixture(t)
 	f.g.report.Scenarios[0].Output = strings.Repeat("log line\n", MaxReportBytes/9+1)
 	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
-	if _, err := f.svc.Run(ctx, ia, "k"); err != nil {
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.svc.Close(ctx); err != nil {

@@ -592,11 +592,22 @@ func (s *Service) InterviewerView(ctx context.Context, a Access) (InterviewerVie
 			v.NextHint = &hs[0]
 		}
 	}
+	var lease *storage.RoomRunLease
 	for _, r := range f.pv.runs {
-		if r.Item == it.Index {
-			r.Lost = !r.Finished && now.Sub(r.Started) >= runLease
-			v.Runs = append(v.Runs, r)
+		if r.Item != it.Index {
+			continue
 		}
+		if !r.Finished {
+			if lease == nil {
+				l, err := s.store.RoomRunLeaseOf(ctx, a.Room.ID)
+				if err != nil {
+					return InterviewerView{}, err
+				}
+				lease = &l
+			}
+			r.Lost = !s.runAlive(*lease, r, now)
+		}
+		v.Runs = append(v.Runs, r)
 	}
 	sort.SliceStable(v.Runs, func(i, j int) bool { return v.Runs[i].Run < v.Runs[j].Run })
 	if f.pv.notes != "" {

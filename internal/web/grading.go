@@ -14,7 +14,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
@@ -71,16 +70,13 @@ const (
 	// defaultSeed is the seed of a run that names none: the same code then
 	// gives the same report, so a change in the report is the code's.
 	defaultSeed = 1
-	// DefaultGradeLease is how long a run stays its instance's without a
-	// heartbeat. The heartbeat renews it every third of that, so two
-	// heartbeats may fail (a slow database, a long pause) before another
-	// instance takes a live run for dead; a dead instance's runs are
-	// finished as system errors at most this long after it stopped.
-	DefaultGradeLease = 15 * time.Second
+	// DefaultGradeLease is grading.DefaultLease, the lease of a solo
+	// grade run.
+	DefaultGradeLease = grading.DefaultLease
 )
 
 // errGradingStopped is claim's error once the server is shutting down.
-var errGradingStopped = errors.New("web: grading has stopped: the server is shutting down")
+var errGradingStopped = grading.ErrStopped
 
 // gradingRuns runs gradings in the background and bridges them to the
 // pages: each running job's progress so far is a live.MemoryLog whose
@@ -90,7 +86,8 @@ var errGradingStopped = errors.New("web: grading has stopped: the server is shut
 // which is announced on shared too.
 //
 // What must hold across instances is in the store: a run is owned by
-// instance, under a lease its heartbeat renews while it has runs going;
+// instance, under a lease that leases (grading.Leases, the heartbeat)
+// renews while it has runs going;
 // one run per user and perAddress per client address are checked where
 // the run is inserted (storage.GradeClaim). The maps below are this
 // instance's own runs, and its claims, which also cover Checks: those are
@@ -111,14 +108,13 @@ type gradingRuns struct {
 
 	perAddress int // runs at once per client address
 
-	mu     sync.Mutex
-	live   map[int64]*liveRun  // by run id
-	byUser map[string]*liveRun // one run at a time per user
-	byAddr map[string]int      // runs claimed per client address (clientaddr.Key)
-	closed bool
-	// beating: the heartbeat is running. It runs while live has runs, and
-	// stops with the last, so an idle instance writes nothing.
-	beating bool
+	mu   sync.Mutex
+	live map[int64]*liveRun // by run id
+	// places are the claims: one per user, perAddress per client address.
+	places *grading.Places[*liveRun]
+	// leases keeps this instance's runs' leases renewed (made at the first
+	// run, from the fields above).
+	leases *grading.Leases
 }
 
 func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
@@ -126,7 +122,7 @@ func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
 	return &gradingRuns{grader: g, store: store, log: log, broker: live.NewInProcess(), timeout: gradeTimeout,
 		instance: newInstanceID(), lease: DefaultGradeLease,
 		perAddress: DefaultGradesPerAddress, ctx: ctx, stop: stop,
-		live: map[int64]*liveRun{}, byUser: map[string]*liveRun{}, byAddr: map[string]int{}}
+		live: map[int64]*liveRun{}, places: grading.NewPlaces[*liveRun]()}
 }
 
 // newInstanceID names this process among the instances on one database:
@@ -155,9 +151,7 @@ func (s *Server) StopGrading(ctx context.Context) error {
 	if g == nil {
 		return nil
 	}
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
+	g.places.Close()
 	g.stop()
 	done := make(chan struct{})
 	go func() { g.wg.Wait(); close(done) }()
@@ -171,44 +165,32 @@ func (s *Server) StopGrading(ctx context.Context) error {
 
 // errAddressBusy is claim's error when the client's address has its
 // maximum of runs going.
-var errAddressBusy = errors.New("web: this address has its maximum of gradings going")
+var errAddressBusy = grading.ErrAddressBusy
 
 // claim reserves the user's one grading place, one of its address's
 // (addr, a clientaddr.Key). When the user already has a run going it
 // returns that run instead, and a nil claim.
 func (g *gradingRuns) claim(userID, addr string, total int) (claimed, existing *liveRun, err error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return nil, nil, errGradingStopped
-	}
-	if r := g.byUser[userID]; r != nil {
-		return nil, r, nil
-	}
-	if g.byAddr[addr] >= g.perAddress {
-		return nil, nil, errAddressBusy
-	}
 	r := &liveRun{userID: userID, addr: addr, total: total}
-	g.byUser[userID] = r
-	g.byAddr[addr]++
+	place, other, err := g.places.Claim(userID, addr, g.perAddress, r)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case other != nil:
+		return nil, other.Run, nil
+	}
+	r.place = place
 	return r, nil, nil
 }
 
 // release gives up a claim whose run could not be started.
-func (g *gradingRuns) release(r *liveRun) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.unclaimLocked(r)
-}
+func (g *gradingRuns) release(r *liveRun) { g.places.Release(r.place) }
 
-func (g *gradingRuns) unclaimLocked(r *liveRun) {
-	if g.byUser[r.userID] != r {
-		return
-	}
-	delete(g.byUser, r.userID)
-	if g.byAddr[r.addr]--; g.byAddr[r.addr] <= 0 {
-		delete(g.byAddr, r.addr)
-	}
+// holdAddress takes one of addr's grading places for a grading that is
+// not the user's own (a room's run), counted with this instance's Grades
+// and Checks; release frees it.
+func (g *gradingRuns) holdAddress(addr string) (release func(), err error) {
+	return g.places.HoldAddress(addr, g.perAddress)
 }
 
 // start grades job in the background as run id, under the claim r, in the
@@ -220,59 +202,13 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *s
 	r.ctx, r.cancel = context.WithTimeout(g.ctx, g.timeout)
 	g.live[id] = r
 	g.wg.Add(1)
-	if !g.beating {
-		g.beating = true
-		g.wg.Add(1)
-		go g.heartbeat()
+	if g.leases == nil {
+		g.leases = grading.NewLeases(grading.LeasesConfig{Store: g.store, Owner: g.instance, Lease: g.lease,
+			Expired: messageAbandoned, OnExpired: g.announceEnds, Log: g.log, Ctx: g.ctx, WG: &g.wg})
 	}
+	r.lease = g.leases.Hold(id, r.cancel)
 	g.mu.Unlock()
 	go g.run(r, job, ticket)
-}
-
-// heartbeat renews the leases of this instance's runs every third of a
-// lease, while it has any. A run missing from what the store renewed was
-// taken over by another instance (this one was out of touch past the
-// lease): its grading is stopped, as nobody waits for it. Each beat also
-// finishes the runs of dead instances, so their users see why at once.
-func (g *gradingRuns) heartbeat() {
-	defer g.wg.Done()
-	tick := time.NewTicker(g.lease / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-g.ctx.Done():
-			g.mu.Lock()
-			g.beating = false
-			g.mu.Unlock()
-			return
-		case <-tick.C:
-		}
-		// Half a lease: a renewal that takes longer than a beat still
-		// counts, as long as it lands inside the lease.
-		ctx, cancel := context.WithTimeout(g.ctx, g.lease/2)
-		renewed, err := g.store.RenewGradeLeases(ctx, g.instance, g.lease)
-		switch {
-		case g.ctx.Err() != nil: // stopping: the beat was cut short, not failed
-		case err != nil:
-			g.log.Warn("web: renewing the grade runs' leases failed", "err", err)
-		default:
-			g.stopLost(renewed)
-		}
-		if ids, err := g.store.ExpireGradeLeases(ctx, messageAbandoned); err != nil && g.ctx.Err() == nil {
-			g.log.Warn("web: finishing the grade runs of stopped instances failed", "err", err)
-		} else if len(ids) > 0 {
-			g.log.Info("web: finished the grade runs of stopped instances", "runs", ids)
-			g.announceEnds(ctx, ids)
-		}
-		cancel()
-		g.mu.Lock()
-		if len(g.live) == 0 {
-			g.beating = false
-			g.mu.Unlock()
-			return
-		}
-		g.mu.Unlock()
-	}
 }
 
 // announceEnds wakes the streams following runs that ended elsewhere than
@@ -290,24 +226,6 @@ func (g *gradingRuns) announceEnds(ctx context.Context, ids []int64) {
 	}
 }
 
-// stopLost cancels the gradings of this instance's runs that the store
-// did not renew.
-func (g *gradingRuns) stopLost(renewed []int64) {
-	kept := make(map[int64]bool, len(renewed))
-	for _, id := range renewed {
-		kept[id] = true
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for id, r := range g.live {
-		if !kept[id] {
-			g.log.Warn("web: a grade run was taken over by another instance; stopping its grading", "run", id)
-			r.taken.Store(true)
-			r.cancel()
-		}
-	}
-}
-
 // lookup returns the run if it is still going (or has just ended and not
 // yet been forgotten).
 func (g *gradingRuns) lookup(id int64) *liveRun {
@@ -318,10 +236,14 @@ func (g *gradingRuns) lookup(id int64) *liveRun {
 
 // userRun returns the run the user has going, if any.
 func (g *gradingRuns) userRun(userID string) *liveRun {
+	place := g.places.Of(userID)
+	if place == nil {
+		return nil
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if r := g.byUser[userID]; r != nil && r.id != 0 {
-		return r
+	if place.Run.id != 0 {
+		return place.Run
 	}
 	return nil
 }
@@ -330,7 +252,10 @@ func (g *gradingRuns) forget(r *liveRun) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.live, r.id)
-	g.unclaimLocked(r)
+	g.places.Release(r.place)
+	if r.lease != nil {
+		g.leases.Drop(r.lease)
+	}
 }
 
 // run grades in a context detached from the request that asked for it:
@@ -342,8 +267,11 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	ctx := r.ctx
 	defer r.cancel()
 	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
+	// From here the heartbeat leaves the run alone: once its end is
+	// recorded the store no longer renews it, which is not a takeover.
+	taken := g.leases.Finishing(r.lease)
 	end := g.endOf(ctx, r.id, report, err)
-	if r.taken.Load() {
+	if taken {
 		end = storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned}
 	}
 
@@ -361,7 +289,9 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	case err != nil:
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
 	}
-	ev, err := finalEvent(ctx, stored)
+	// Rendered in the store's context, not the grading's: the grading's
+	// may have ended (its deadline) after the report came back.
+	ev, err := finalEvent(storeCtx, stored)
 	if err != nil {
 		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
 		ev = systemErrorEvent(messageGraderBroke)
@@ -463,11 +393,12 @@ func (g *gradingRuns) scenarioTotal(problem string) int {
 type liveRun struct {
 	id     int64           // set by start
 	events *live.MemoryLog // set by start
-	// The grading's context, set by start: cancel stops it (the heartbeat
-	// does when another instance took the run over).
+	// The grading's context, set by start: cancel stops it (the
+	// heartbeat does when another instance took the run over).
 	ctx    context.Context
 	cancel context.CancelFunc
-	taken  atomic.Bool // another instance finished it: cancel was for that
+	lease  *grading.Lease // set by start
+	place  *grading.Place[*liveRun]
 	userID string
 	addr   string // the client address's limit key
 	total  int

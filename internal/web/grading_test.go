@@ -937,7 +937,7 @@ func TestGradeSeed(t *testing.T) {
 				g := ts.app.grading
 				g.mu.Lock()
 				defer g.mu.Unlock()
-				return len(g.live) == 0 && len(g.byUser) == 0
+				return len(g.live) == 0 && g.places.Users() == 0
 			})
 			b.get("/problems/"+gradedSlug).mustContain(t, `value="`+strconv.FormatInt(tt.wantSeed, 10)+`"`)
 		})

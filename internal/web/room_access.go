@@ -103,7 +103,7 @@ func (s *Server) roomError(c echo.Context, err error) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 		return answered(codeError(c, http.StatusServiceUnavailable, fmt.Sprintf("Not graded: %s. Try again in %d s.", busy.Message, secs)))
 	}
-	return err
+	return answered(err) // an action may have answered itself (roomRun's refusals)
 }
 
 func upperFirst(s string) string {

@@ -85,17 +85,12 @@ func (s *Server) roomTimer(c echo.Context, a rooms.Access, f formValues) (storag
 	return s.rooms.Timer(c.Request().Context(), a, f.get("action"), by)
 }
 
-func (s *Server) roomRun(c echo.Context, a rooms.Access, _ formValues) (storage.RoomEvent, error) {
-	ctx := c.Request().Context()
-	return s.rooms.Run(ctx, a, clientOf(ctx).key)
-}
-
-func (s *Server) roomShare(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
+func (s *Server) roomShareForm(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
 	run, err := f.int("run")
 	if err != nil {
 		return storage.RoomEvent{}, err
 	}
-	return s.rooms.Share(c.Request().Context(), a, int64(run))
+	return s.roomShare(c, a, int64(run))
 }
 
 func (s *Server) roomNotes(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
@@ -263,7 +258,7 @@ func (s *Server) roomRoutes() {
 	room(http.MethodPost, "/next", s.roomAction(s.roomNextItem))
 	room(http.MethodPost, "/timer", s.roomAction(s.roomTimer))
 	room(http.MethodPost, "/run", s.roomAction(s.roomRun))
-	room(http.MethodPost, "/share", s.roomAction(s.roomShare))
+	room(http.MethodPost, "/share", s.roomAction(s.roomShareForm))
 	room(http.MethodPost, "/notes", s.roomAction(s.roomNotes))
 	room(http.MethodPost, "/score", s.roomAction(s.roomScore))
 	room(http.MethodPost, "/recommendation", s.roomAction(s.roomRecommend))

@@ -45,7 +45,7 @@ func recordRoom(t *testing.T, ts *roomTestServer, id, ikey, ckey string) []strin
 	must(ts.svc.Score(ctx, ia, 1, 0, 3, nil, "SECRET-SCORE-NOTE"))
 	must(ts.svc.Recommend(ctx, ia, "strong_yes"))
 	must(ts.svc.Signal(ctx, ca, rooms.SignalPasteCode, 987654))
-	if _, err := ts.svc.Run(ctx, ia, "k"); err != nil {
+	if _, err := ts.svc.Run(ctx, ia, rooms.RunLimits{ClientKey: "k"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool {

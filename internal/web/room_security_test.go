@@ -249,7 +249,7 @@ func TestRoomSecurityMatrix(t *testing.T) {
 	must(ts.svc.Score(ctx, ia, 1, 0, 3, nil, "SECRET-SCORE-NOTE"))
 	must(ts.svc.Recommend(ctx, ia, "strong_yes"))
 	must(ts.svc.Signal(ctx, ca, rooms.SignalPasteCode, 987654))
-	run, err := ts.svc.Run(ctx, ia, "k")
+	run, err := ts.svc.Run(ctx, ia, rooms.RunLimits{ClientKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,203 @@
+package grading
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Several instances grade on one database: each run is owned by the
+// instance grading it, under a lease in the store that the instance's
+// heartbeat renews while it grades (storage.StartOwnedGradeRun,
+// RenewGradeLeases). A run missing from a renewal was taken over by another
+// instance (this one was out of touch past its lease): its grading is
+// stopped, as nobody waits for it. Each beat also finishes dead instances'
+// runs, so their users see why at once. Leases is that heartbeat, for every
+// caller that records runs.
+
+// DefaultLease is how long a run stays its instance's without a
+// heartbeat. The heartbeat renews it every third of that, so two
+// heartbeats may fail (a slow database, a long pause) before another
+// instance takes a live run for dead; a dead instance's runs are finished
+// as system errors at most this long after it stopped. A room's run is
+// leased as long (rooms.DefaultRunLease).
+const DefaultLease = 15 * time.Second
+
+// LeaseStore is where runs' leases live; *storage.Store satisfies it.
+type LeaseStore interface {
+	RenewGradeLeases(ctx context.Context, owner string, lease time.Duration) ([]int64, error)
+	ExpireGradeLeases(ctx context.Context, message string) ([]int64, error)
+}
+
+// LeasesConfig is what NewLeases needs.
+type LeasesConfig struct {
+	Store LeaseStore
+	Owner string        // this instance's id
+	Lease time.Duration // how long a run stays Owner's without a renewal
+	// Expired is the message a dead instance's run is finished with.
+	Expired string
+	// OnExpired is told the runs of dead instances a beat finished (to
+	// wake the streams following them); nil: nobody.
+	OnExpired func(ctx context.Context, ids []int64)
+	Log       *slog.Logger
+	// Ctx ends when grading stops: the heartbeat stops with it. WG counts
+	// the heartbeat, so a shutdown can wait for it.
+	Ctx context.Context
+	WG  *sync.WaitGroup
+}
+
+// Leases keeps the leases of the runs one instance grades. It is safe for
+// concurrent use.
+type Leases struct {
+	cfg LeasesConfig
+
+	mu      sync.Mutex
+	runs    map[int64]*Lease
+	beating bool // the heartbeat runs while runs has any: an idle instance writes nothing
+}
+
+// NewLeases makes an instance's lease keeper.
+func NewLeases(cfg LeasesConfig) *Leases {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Leases{cfg: cfg, runs: map[int64]*Lease{}}
+}
+
+// Lease is one run's lease, held from Hold until Drop.
+type Lease struct {
+	id     int64
+	cancel context.CancelFunc
+	// finishing: the grading has returned and its end is being recorded;
+	// guarded by Leases.mu, which the heartbeat holds to cancel.
+	finishing bool
+	taken     atomic.Bool
+}
+
+// Taken reports whether another instance took the run over (its grading
+// was cancelled for that).
+func (l *Lease) Taken() bool { return l.taken.Load() }
+
+// Hold keeps run id's lease renewed from now on; cancel stops its grading
+// if another instance takes it over. The run must be recorded in the
+// store, under this owner, before Hold.
+func (ls *Leases) Hold(id int64, cancel context.CancelFunc) *Lease {
+	l := &Lease{id: id, cancel: cancel}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.runs[id] = l
+	if !ls.beating {
+		ls.beating = true
+		ls.cfg.WG.Add(1)
+		go ls.heartbeat()
+	}
+	return l
+}
+
+// Finishing says the run's grading has returned: from now on the
+// heartbeat leaves it alone, since once its end is recorded the store no
+// longer renews it, which is not a takeover. It reports whether the run
+// was taken over before.
+func (ls *Leases) Finishing(l *Lease) (taken bool) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l.finishing = true
+	return l.taken.Load()
+}
+
+// Drop forgets the run once its end is recorded.
+func (ls *Leases) Drop(l *Lease) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.runs[l.id] == l {
+		delete(ls.runs, l.id)
+	}
+}
+
+// heartbeat beats every third of a lease while there are runs.
+func (ls *Leases) heartbeat() {
+	defer ls.cfg.WG.Done()
+	tick := time.NewTicker(ls.cfg.Lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ls.cfg.Ctx.Done():
+			ls.mu.Lock()
+			ls.beating = false
+			ls.mu.Unlock()
+			return
+		case <-tick.C:
+		}
+		ls.Beat()
+		ls.mu.Lock()
+		if len(ls.runs) == 0 {
+			ls.beating = false
+			ls.mu.Unlock()
+			return
+		}
+		ls.mu.Unlock()
+	}
+}
+
+// Beat is one heartbeat: it renews the leases of this instance's runs,
+// stops those another instance took over, and finishes dead instances'
+// runs.
+//
+// Only runs held before the renewal and still grading can be found lost:
+// a run held during the renewal was recorded too late for it, and a run
+// whose end is being recorded is no longer running in the store. Neither
+// is missing because another instance took it, and cancelling either
+// would turn a good grading into a system error.
+func (ls *Leases) Beat() {
+	// Half a lease: a renewal that takes longer than a beat still
+	// counts, as long as it lands inside the lease.
+	ctx, cancel := context.WithTimeout(ls.cfg.Ctx, ls.cfg.Lease/2)
+	defer cancel()
+	ls.mu.Lock()
+	held := make([]int64, 0, len(ls.runs))
+	for id, l := range ls.runs {
+		if !l.finishing {
+			held = append(held, id)
+		}
+	}
+	ls.mu.Unlock()
+	renewed, err := ls.cfg.Store.RenewGradeLeases(ctx, ls.cfg.Owner, ls.cfg.Lease)
+	switch {
+	case ls.cfg.Ctx.Err() != nil: // stopping: the beat was cut short, not failed
+	case err != nil:
+		ls.cfg.Log.Warn("grading: renewing the grade runs' leases failed", "err", err)
+	default:
+		ls.stopLost(held, renewed)
+	}
+	if ids, err := ls.cfg.Store.ExpireGradeLeases(ctx, ls.cfg.Expired); err != nil && ls.cfg.Ctx.Err() == nil {
+		ls.cfg.Log.Warn("grading: finishing the grade runs of stopped instances failed", "err", err)
+	} else if len(ids) > 0 {
+		ls.cfg.Log.Info("grading: finished the grade runs of stopped instances", "runs", ids)
+		if ls.cfg.OnExpired != nil {
+			ls.cfg.OnExpired(ctx, ids)
+		}
+	}
+}
+
+// stopLost cancels the gradings of held runs that the renewal did not
+// renew, unless their grading has ended meanwhile (the store keeps
+// whichever end came first).
+func (ls *Leases) stopLost(held, renewed []int64) {
+	kept := make(map[int64]bool, len(renewed))
+	for _, id := range renewed {
+		kept[id] = true
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for _, id := range held {
+		l := ls.runs[id]
+		if l == nil || l.finishing || kept[id] {
+			continue
+		}
+		ls.cfg.Log.Warn("grading: a grade run was taken over by another instance; stopping its grading", "run", id)
+		l.taken.Store(true)
+		l.cancel()
+	}
+}
