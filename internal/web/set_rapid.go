@@ -143,5 +143,5 @@ func assessmentWords(b answerBoxState) string {
 
 // withRapidAssets adds the timed box's assets and the run's stylesheet.
 func (s *Server) withRapidAssets(m pageMeta) pageMeta {
-	return s.withRunClock(s.withTimedAnswerAssets(m))
+	return s.withRunClock(s.withTimedAnswerAssets(m)).withScripts(s.assets.url("in-place.js"))
 }

@@ -37,7 +37,7 @@ func (s *Server) setShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, setView(s.withTimedAnswerAssets(s.meta(qs.Title)), page))
+	return render(c, http.StatusOK, setView(s.withTimedAnswerAssets(s.meta(qs.Title)).withScripts(s.assets.url("in-place.js")), page))
 }
 
 func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, error) {
