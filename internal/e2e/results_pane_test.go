@@ -116,4 +116,3 @@ func TestResultsPaneResizesAndRemembers(t *testing.T) {
 	}
 	requireNoPageExceptions(t, ctx)
 }
-
