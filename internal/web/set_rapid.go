@@ -78,7 +78,11 @@ func (s *Server) setRapidShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	page.Rapid = true
 	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions), Clock: clock, Limit: setLimit(qs)}
+	// Once answered, the next step is what the reader wants: answering
+	// again is folded away under the comparison.
+	rp.Current.Box.FoldAnswerAgain = true
 	if rp.Screen, err = s.screenStripFor(c.Request().Context(), problems.ScreenItem{Questions: qs.Slug}); err != nil {
 		return err
 	}

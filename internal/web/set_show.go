@@ -26,6 +26,9 @@ type setPage struct {
 	Tags      tagLinks
 	Questions []questionView
 	AttemptID int64 // 0: the user has not started the set
+	// Rapid is a rapid-fire run's one question: its next step sits right
+	// under the answer box, before the rest of the answer material.
+	Rapid bool
 }
 
 func (s *Server) setShow(c echo.Context) error {
