@@ -114,5 +114,15 @@ func TestResultsPaneResizesAndRemembers(t *testing.T) {
 		}
 		checkAxe(t, ctx, "the results beside the editor, "+theme)
 	}
+	// On a phone the results follow the editor down the page: no divider,
+	// no full-height button, nothing wider than the screen.
+	lightTheme(t, ctx)
+	setViewport(t, ctx, 390, 844)
+	if evalJS[bool](t, ctx, `document.getElementById("ws-results-divider").checkVisibility() || document.getElementById("ws-results-bar").checkVisibility()`) {
+		t.Error("the results' divider or full-height button shows on a 390 px phone")
+	}
+	if over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
+		t.Errorf("the page scrolls %.0f px sideways at 390 px", over)
+	}
 	requireNoPageExceptions(t, ctx)
 }
