@@ -1642,7 +1642,7 @@ func problemAnswerMaterial(page problemPage) templ.Component {
 			}
 		}
 		if p.ModelAnswer.HTML != "" && !page.Box.showsModel() {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 121, "<section aria-labelledby=\"model-h\"><h2 id=\"model-h\">Model answer</h2>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 121, "  <section aria-labelledby=\"model-h\" class=\"model-answer\"><h2 id=\"model-h\">Model answer</h2><details><summary>Show the model answer</summary>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1650,7 +1650,7 @@ func problemAnswerMaterial(page problemPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 122, "</section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 122, "</details></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
