@@ -8,8 +8,8 @@ import (
 
 // TestRunPageShowsTheCodeGraded: a run's own page shows the code it graded,
 // read-only and numbered, beside the report at 1366x900 and after it on a
-// 390 px phone, with nothing wider than the screen. axe-clean in both
-// themes.
+// 390 px phone, with nothing wider than the screen; and My practice on
+// the phone keeps the runs table's column names. axe-clean in both themes.
 func TestRunPageShowsTheCodeGraded(t *testing.T) {
 	t.Parallel()
 	a := startApp(t)
@@ -47,5 +47,16 @@ func TestRunPageShowsTheCodeGraded(t *testing.T) {
 	if over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
 		t.Errorf("the run page scrolls %.0f px sideways at 390 px", over)
 	}
+	// My practice on the phone: the runs table's cells are stacked, each
+	// with its column's name.
+	visitOK(t, ctx, "/practice")
+	waitFor(t, ctx, "table.runs")
+	unlabelled := evalJS[[]string](t, ctx, `[...document.querySelectorAll("table.runs tbody td")]
+		.filter(td => !getComputedStyle(td, "::before").content.includes(td.dataset.label || "no label"))
+		.map(td => td.textContent.trim())`)
+	if len(unlabelled) > 0 {
+		t.Errorf("on a 390 px phone these cells of the runs table show no column name: %q", unlabelled)
+	}
+	checkAxe(t, ctx, "my practice on a phone")
 	requireNoPageExceptions(t, ctx)
 }
