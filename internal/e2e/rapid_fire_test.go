@@ -162,3 +162,28 @@ func TestRapidFireFromFirstQuestionToSummary(t *testing.T) {
 	}
 	requireNoPageExceptions(t, ctx)
 }
+
+// TestRapidFireRevealInPlace: revealing a rapid-fire question's model
+// answer without answering keeps the run's page (the server's redirect
+// leads to the set), shows the answer and offers the next question.
+func TestRapidFireRevealInPlace(t *testing.T) {
+	t.Parallel()
+	a := startApp(t, withContentFile("sets/rapid-three.md", rapidSet))
+	ctx := newBrowser(t, a)
+	setViewport(t, ctx, 390, 844)
+	visitOK(t, ctx, "/sets/rapid-three/rapid?q=1")
+	evalJS[bool](t, ctx, `(window.faultlineSamePage = true)`)
+	clickInPlace(t, ctx, `section.question form[action$="/reveal"] button[type=submit]`)
+	waitFor(t, ctx, "section.question .answer-material")
+	if !evalJS[bool](t, ctx, `window.faultlineSamePage === true && location.pathname === "/sets/rapid-three/rapid"`) {
+		t.Fatalf("the reveal left the run's page for %s", evalJS[string](t, ctx, `location.href`))
+	}
+	if got := text(t, ctx, "[data-rapid-next]"); got != "Next: question 2 of 3" {
+		t.Errorf("after the reveal the next step reads %q; want the next question", got)
+	}
+	if id := activeElementID(t, ctx); id != "q-"+evalJS[string](t, ctx, `document.querySelector("section.question").id.slice(2)`)+"-material" {
+		t.Errorf("after the reveal focus is on #%s; want the revealed material", id)
+	}
+	checkAxe(t, ctx, "a rapid-fire question revealed in place")
+	requireNoPageExceptions(t, ctx)
+}

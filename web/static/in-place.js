@@ -2,7 +2,8 @@
 // answer) is sent without leaving the page. The server answers as it does
 // to a plain form (a redirect to the page, or the page again with the
 // reason beside the form); the regions the form names (data-in-place, ids
-// separated by spaces) are taken from that page and put in place of the
+// separated by spaces) are taken from that page (or from this page drawn
+// again, when the redirect leads elsewhere) and put in place of the
 // ones here, so the reader keeps their place. Focus goes to the same form's
 // button in the new region (the next hint's), else to data-in-place-focus
 // (what was revealed). Without this script the forms post and the page
@@ -74,6 +75,17 @@
         var type = resp.headers.get("Content-Type") || "";
         if (type.indexOf("text/html") !== 0) throw new Error("status " + resp.status);
         return resp.text().then(function (html) { return { ok: resp.ok, html: html, url: resp.url }; });
+      })
+      .then(function (res) {
+        // The server sent us to another page (a rapid-fire question's
+        // reveal lands on its set): this page's regions come from this
+        // page, drawn again now the form has been taken.
+        var to = new URL(res.url, location.href);
+        if (!res.ok || (to.pathname === location.pathname && to.search === location.search)) return res;
+        return fetch(location.pathname + location.search, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+          .then(function (resp) {
+            return resp.text().then(function (html) { return { ok: resp.ok, html: html, url: resp.url }; });
+          });
       })
       .then(function (res) {
         var doc = new DOMParser().parseFromString(res.html, "text/html");
