@@ -241,3 +241,31 @@ func TestRapidFireUntimedAnswerReadsUntimed(t *testing.T) {
 		p.mustNotContain(t, "Timed: ")
 	}
 }
+
+// TestRapidFireRevealComesBack: revealing a question from a rapid-fire run
+// without a script comes back to the run's question with its next step;
+// from the set's page (no rapid field), or with a number that is not the
+// question's, to the set as before.
+func TestRapidFireRevealComesBack(t *testing.T) {
+	tests := []struct {
+		name, rapid, want string
+	}{
+		{"from the run", "2", "Question 2 of 2"},
+		{"from the set", "", "SET-INTRO"},
+		{"a number not the question's", "1", "SET-INTRO"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTestServer(t, testCatalog()).newBrowser(t)
+			form := url.Values{}
+			if tc.rapid != "" {
+				form.Set("rapid", tc.rapid)
+			}
+			got := b.post("/sets/rapid/questions/a-project-you-led/reveal", form)
+			got.mustContain(t, tc.want, "Q2-GUIDANCE-MARKER")
+			if tc.rapid == "2" {
+				got.mustContain(t, "data-rapid-next")
+			}
+		})
+	}
+}
