@@ -42,20 +42,20 @@ func TestAccessibility(t *testing.T) {
 	t.Run("problem after revealing hints", func(t *testing.T) {
 		visitOK(t, ctx, "/problems/async-refund")
 		openTab(t, ctx, "part-1-tab")
-		clickAndLoad(t, ctx, `form[action$="/hints"] button[type=submit]`)
+		clickInPlace(t, ctx, `form[action$="/hints"] button[type=submit]`)
 		waitFor(t, ctx, "#part-1-hint-1")
 		checkAxe(t, ctx, "/problems/async-refund with hint 1 of part 1 shown")
 	})
 	t.Run("problem after revealing the answer material", func(t *testing.T) {
 		visitOK(t, ctx, "/problems/async-refund")
 		openTab(t, ctx, "ws-answer-tab")
-		clickAndLoad(t, ctx, `form[action$="/reveal"] button[type=submit]`)
+		clickInPlace(t, ctx, `form[action$="/reveal"] button[type=submit]`)
 		waitFor(t, ctx, "#answer-material")
 		checkAxe(t, ctx, "/problems/async-refund with the answer material revealed")
 	})
 	t.Run("set after revealing a model answer", func(t *testing.T) {
 		visitOK(t, ctx, "/sets/applied-ai-rapid-fire")
-		clickAndLoad(t, ctx, `form[action$="/reveal"] button[type=submit]`)
+		clickInPlace(t, ctx, `form[action$="/reveal"] button[type=submit]`)
 		waitFor(t, ctx, ".answer-material")
 		checkAxe(t, ctx, "/sets/applied-ai-rapid-fire with a model answer revealed")
 	})

@@ -542,6 +542,18 @@ func clickAndLoad(t *testing.T, ctx context.Context, sel string) {
 	loadAfter(t, ctx, "click "+sel, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
 }
 
+// clickInPlace clicks the first element sel matches: a form in-place.js
+// sends without leaving the page (the caller waits for what it shows).
+func clickInPlace(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if !exists(t, ctx, sel) {
+		t.Fatalf("nothing to click: no element matches %s", sel)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible)); err != nil {
+		t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
 // evalJS evaluates a JavaScript expression in the page and decodes its
 // value. A promise is awaited.
 func evalJS[T any](t *testing.T, ctx context.Context, expr string) T {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/faultline-dev/faultline/content"
@@ -17,7 +16,10 @@ import (
 
 // TestHintsRevealOneAtATime reveals the hints of part 1 of the refund problem
 // with the keyboard alone: a hint's text is nowhere in the page (not even
-// hidden) until its button is pressed, and each press shows exactly one more.
+// hidden) until its button is pressed, and each press shows exactly one more,
+// in place: no reload, focus on the next hint's button, the tab and the
+// scroll position kept; axe-clean in both themes, at 1366x900 and on a
+// 390 px phone.
 func TestHintsRevealOneAtATime(t *testing.T) {
 	t.Parallel()
 	const slug = "async-refund"
@@ -26,39 +28,76 @@ func TestHintsRevealOneAtATime(t *testing.T) {
 		t.Fatalf("part 1 of %s has %d hints; the test needs at least 2", slug, len(hints))
 	}
 	a := startApp(t)
-	ctx := newBrowser(t, a)
-	visitOK(t, ctx, "/problems/"+slug)
+	// Each size in a browser of its own: a new visitor, no hint shown yet.
+	for _, size := range []struct{ w, h int64 }{{1366, 900}, {390, 844}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			ctx := newBrowser(t, a)
+			setViewport(t, ctx, size.w, size.h)
+			visitOK(t, ctx, "/problems/"+slug)
+			// A mark on this document: a reload would take it away.
+			evalJS[bool](t, ctx, `(window.faultlineSamePage = true)`)
 
-	for shown := 0; shown < len(hints); shown++ {
-		for i, h := range hints {
-			id := fmt.Sprintf("#part-1-hint-%d", i+1)
-			inPage := pageTextContains(t, ctx, h)
-			switch {
-			case i < shown && (!exists(t, ctx, id) || !inPage):
-				t.Fatalf("after revealing %d hints: hint %d is missing (element %s present: %v, text %q in page: %v)",
-					shown, i+1, id, exists(t, ctx, id), h, inPage)
-			case i >= shown && (exists(t, ctx, id) || inPage):
-				t.Fatalf("after revealing %d hints: hint %d is already in the page (element %s present: %v, text %q in page: %v)",
-					shown, i+1, id, exists(t, ctx, id), h, inPage)
+			for shown := 0; shown < len(hints); shown++ {
+				for i, h := range hints {
+					id := fmt.Sprintf("#part-1-hint-%d", i+1)
+					inPage := pageTextContains(t, ctx, h)
+					switch {
+					case i < shown && (!exists(t, ctx, id) || !inPage):
+						t.Fatalf("after revealing %d hints: hint %d is missing (element %s present: %v, text %q in page: %v)",
+							shown, i+1, id, exists(t, ctx, id), h, inPage)
+					case i >= shown && (exists(t, ctx, id) || inPage):
+						t.Fatalf("after revealing %d hints: hint %d is already in the page (element %s present: %v, text %q in page: %v)",
+							shown, i+1, id, exists(t, ctx, id), h, inPage)
+					}
+				}
+				// Part 1 is a tab of the workspace: reach the tab list by Tab, then
+				// the part by arrow keys.
+				openTabByKeyboard(t, ctx, "Part 1")
+				label := fmt.Sprintf("Reveal hint %d of %d", shown+1, len(hints))
+				tabUntil(t, ctx, `the button "`+label+`"`, 400, func(f focusedElement) bool {
+					return f.Tag == "button" && f.Name == label
+				})
+				scrollBefore := evalJS[float64](t, ctx, `document.getElementById("ws-problem").scrollTop + window.scrollY`)
+				pressKey(t, ctx, kb.Enter)
+				waitFor(t, ctx, fmt.Sprintf("#part-1-hint-%d", shown+1))
+				if exists(t, ctx, "#part-2-hint-1") {
+					t.Fatalf("revealing a hint of part 1 also showed hint 1 of part 2")
+				}
+				// In place: the same document, focus on the next hint's button
+				// (or, after the last, on the hint it showed), the page where it was.
+				if !evalJS[bool](t, ctx, `window.faultlineSamePage === true`) {
+					t.Fatalf("revealing hint %d reloaded the page", shown+1)
+				}
+				f := focused(t, ctx)
+				if shown+1 < len(hints) {
+					if next := fmt.Sprintf("Reveal hint %d of %d", shown+2, len(hints)); f.Tag != "button" || f.Name != next {
+						t.Errorf("after revealing hint %d, focus is on %s; want the button %q", shown+1, f, next)
+					}
+				} else if id := activeElementID(t, ctx); id != fmt.Sprintf("part-1-hint-%d", shown+1) {
+					t.Errorf("after the last hint, focus is on %s (#%s); want the hint it showed", f, id)
+				}
+				scrollAfter := evalJS[float64](t, ctx, `document.getElementById("ws-problem").scrollTop + window.scrollY`)
+				if scrollAfter < scrollBefore-1 {
+					t.Errorf("revealing hint %d scrolled the page back from %.0f to %.0f", shown+1, scrollBefore, scrollAfter)
+				}
+				if !evalJS[bool](t, ctx, `document.getElementById("part-1-tab").getAttribute("aria-selected") === "true" && document.getElementById("part-1").checkVisibility()`) {
+					t.Errorf("revealing hint %d left Part 1's tab", shown+1)
+				}
 			}
-		}
-		// Part 1 is a tab of the workspace: reach the tab list by Tab, then
-		// the part by arrow keys.
-		openTabByKeyboard(t, ctx, "Part 1")
-		label := fmt.Sprintf("Reveal hint %d of %d", shown+1, len(hints))
-		tabUntil(t, ctx, `the button "`+label+`"`, 400, func(f focusedElement) bool {
-			return f.Tag == "button" && f.Name == label
+			for _, theme := range []string{"light", "dark"} {
+				if theme == "dark" {
+					emulateDark(t, ctx)
+				} else {
+					lightTheme(t, ctx)
+				}
+				checkAxe(t, ctx, "the workspace with every hint of part 1 shown in place, "+theme)
+			}
+			if got := text(t, ctx, "#part-1"); !strings.Contains(got, fmt.Sprintf("All %d hints shown", len(hints))) {
+				t.Errorf("after the last hint, part 1 does not say that all hints are shown; it reads:\n%s", got)
+			}
+			requireNoPageExceptions(t, ctx)
 		})
-		loadAfter(t, ctx, "press Enter on "+label, chromedp.KeyEvent(kb.Enter))
-		waitFor(t, ctx, fmt.Sprintf("#part-1-hint-%d", shown+1))
-		if exists(t, ctx, "#part-2-hint-1") {
-			t.Fatalf("revealing a hint of part 1 also showed hint 1 of part 2")
-		}
 	}
-	if got := text(t, ctx, "#part-1"); !strings.Contains(got, fmt.Sprintf("All %d hints shown", len(hints))) {
-		t.Errorf("after the last hint, part 1 does not say that all hints are shown; it reads:\n%s", got)
-	}
-	requireNoPageExceptions(t, ctx)
 }
 
 // partHints returns, for each hint of a part of a shipped problem, a

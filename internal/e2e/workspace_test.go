@@ -239,6 +239,17 @@ func TestCtrlEnterRunsCheck(t *testing.T) {
 	if n := count(t, ctx, "#check-report .grade-scenario"); n == 0 || n > 6 {
 		t.Errorf("the check shows %d scenarios; want a few", n)
 	}
+	// A Check of the untouched starter is headed as a Check, lists what it
+	// ran, and says nothing of defects or of an earlier version.
+	if got := text(t, ctx, "#check-report h2"); !strings.HasPrefix(got, "Check: ") {
+		t.Errorf("the check's heading reads %q; want it to say Check", got)
+	}
+	if n, ran := count(t, ctx, "#check-report .grade-scenario"), count(t, ctx, "#check-report .check-ran li"); ran != n {
+		t.Errorf("the check lists %d scenarios it ran; its report has %d", ran, n)
+	}
+	if got := text(t, ctx, "#check-report"); strings.Contains(got, "defects of the original fixed") || strings.Contains(got, "earlier version") {
+		t.Errorf("the check speaks of defects or an earlier version: %.300s", got)
+	}
 	if got := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`); got != before {
 		t.Errorf("Ctrl-Enter changed the code (the editor's own Mod-Enter ran too)")
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -158,6 +159,46 @@ func checkSummary(r *gradewire.Report) string {
 		return fmt.Sprintf("Checked: the code does not compile: %s.", plural(len(r.Diagnostics), "problem"))
 	}
 	return "Checked: " + r.Message
+}
+
+// newCheckView arranges a Check's report. A Check runs a few scenarios, so
+// it says nothing of the defects of the original: a defect its scenarios
+// cannot reach would be counted as fixed. It has no fingerprint either: it
+// is answered for the code just sent, so it is never marked stale.
+func newCheckView(r *gradewire.Report) reportView {
+	v := newReportView(r, "", "check-")
+	v.Check = true
+	v.Original, v.OriginalFixed, v.Rewrite, v.RewriteAvoided = nil, 0, nil, 0
+	return v
+}
+
+// checkHeading heads a Check's report: it is a Check, and what it ran.
+func checkHeading(r *gradewire.Report) string {
+	switch r.Status {
+	case gradewire.StatusPass:
+		return fmt.Sprintf("Check: %s passed", allOf(r.Summary.ScenariosTotal))
+	case gradewire.StatusFail:
+		return fmt.Sprintf("Check: %d of %d quick scenarios failed", r.Summary.ScenariosTotal-r.Summary.ScenariosPassed, r.Summary.ScenariosTotal)
+	}
+	return "Check: could not run the code"
+}
+
+func allOf(n int) string {
+	if n == 1 {
+		return "the 1 quick scenario"
+	}
+	return fmt.Sprintf("all %d quick scenarios", n)
+}
+
+// checkVerdictLine says under the heading what a Check is not.
+func checkVerdictLine(r *gradewire.Report) string {
+	if r.Status == gradewire.StatusError {
+		if len(r.Diagnostics) > 0 {
+			return "The code could not be checked: " + plural(len(r.Diagnostics), "problem") + " to fix first."
+		}
+		return strings.TrimSpace(r.Message)
+	}
+	return "A check runs a few quick scenarios and is not kept in your history. Grade runs every scenario and says which defects of the original are fixed."
 }
 
 // checkPage is what a Check without JavaScript shows.

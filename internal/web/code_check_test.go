@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -22,13 +24,22 @@ func TestCheck(t *testing.T) {
 		status      int
 		wantInBody  []string
 		wantVerdict string
+		// notInBody: what only a Grade may say. A Check's few scenarios
+		// cannot judge every defect of the original, and its report is of
+		// the code just sent, so never of "an earlier version".
+		notInBody []string
 	}{
 		{name: "failing code, from the script", report: failingReport(), script: true, status: http.StatusOK,
-			wantInBody: []string{"1 of 2 quick scenarios passed", "LOST-REPLY-TITLE"}, wantVerdict: gradewire.StatusFail},
+			wantInBody:  []string{"1 of 2 quick scenarios passed", "Check: 1 of 2 quick scenarios failed", "LOST-REPLY-TITLE", "HAPPY-PATH-TITLE"},
+			notInBody:   []string{"Grade: failed", "defects of the original fixed", "NO-KEY-DEFECT", "LOST-CLAIM-MISTAKE", "earlier version"},
+			wantVerdict: gradewire.StatusFail},
 		{name: "a compile error, from the script", report: compileErrorReport(), script: true, status: http.StatusOK,
-			wantInBody: []string{"does not compile", "COMPILE-MARKER"}, wantVerdict: gradewire.StatusError},
+			wantInBody: []string{"does not compile", "COMPILE-MARKER", "Check: could not run the code"},
+			notInBody:  []string{"Grade: could not be graded", "earlier version"}, wantVerdict: gradewire.StatusError},
 		{name: "failing code, from a plain form", report: failingReport(), status: http.StatusOK,
-			wantInBody: []string{"Check of your code", "1 of 2 quick scenarios passed", "back to your code"}},
+			wantInBody: []string{"Check of your code", "1 of 2 quick scenarios passed", "back to your code",
+				"Check: 1 of 2 quick scenarios failed", "HAPPY-PATH-TITLE", "LOST-REPLY-TITLE"},
+			notInBody: []string{"Grade: failed", "defects of the original fixed", "NO-KEY-DEFECT", "LOST-CLAIM-MISTAKE", "earlier version"}},
 		{name: "the grader busy", err: &sandbox.BusyError{}, script: true, status: http.StatusServiceUnavailable,
 			wantInBody: []string{"busy", "Your code is saved"}},
 	}
@@ -45,6 +56,11 @@ func TestCheck(t *testing.T) {
 			for _, w := range tc.wantInBody {
 				if !strings.Contains(p.body, w) {
 					t.Errorf("the answer lacks %q: %s", w, p.body)
+				}
+			}
+			for _, w := range tc.notInBody {
+				if strings.Contains(p.body, w) {
+					t.Errorf("a Check says %q: %s", w, p.body)
 				}
 			}
 			if tc.wantVerdict != "" {
@@ -100,5 +116,42 @@ func TestCheckWhileGradeRuns(t *testing.T) {
 	waitFor(t, func() bool { return len(g.graded()) > 0 })
 	if jobs := g.graded(); len(jobs) != 1 || strings.Contains(jobs[0].Source, "SECOND") {
 		t.Errorf("%d gradings (%v); only the Grade's, and the Check must not have graded", len(jobs), jobs)
+	}
+}
+
+// TestCheckReportOfTheStarter: the starter's report read as a Check is
+// headed as a Check, names each scenario it ran with how it ended, and
+// counts no defect (the starter fixes none; a Check cannot tell).
+func TestCheckReportOfTheStarter(t *testing.T) {
+	rep := goldenReport(t, starterGolden)
+	var buf bytes.Buffer
+	if err := checkReport(rep).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseFragment(t, buf.String())
+	h := doc.byID["check-grade-report-h"]
+	if h == nil || !strings.HasPrefix(textOf(h), "Check: ") {
+		t.Errorf("the heading is not a Check's: %.200s", buf.String())
+	}
+	for _, bad := range []string{"Grade: ", "defects of the original fixed", "Defects of the original code", "data-grade-stale", "earlier version"} {
+		if strings.Contains(buf.String(), bad) {
+			t.Errorf("a Check's report says %q", bad)
+		}
+	}
+	ran := doc.byID["check-check-ran-h"]
+	if ran == nil {
+		t.Fatal("no list of the scenarios the check ran")
+	}
+	for _, sc := range rep.Scenarios {
+		link := "#check-" + scenarioAnchor(sc.Name)
+		found := false
+		for _, a := range find(doc.root, tagged("a")) {
+			if attr(a, "href") == link && textOf(a) == sc.Title {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("the scenario %s (%q) is not listed with a link to its run", sc.Name, sc.Title)
+		}
 	}
 }

@@ -165,7 +165,7 @@ func (s *Server) withCodeWorkspace(m pageMeta, p *problems.Problem) pageMeta {
 	}
 	m = s.withGradeReport(m)
 	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
-	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("editor-tools.js"), s.assets.url("code-workspace.js"), s.assets.url("workspace.js"))
+	m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("editor-tools.js"), s.assets.url("code-workspace.js"), s.assets.url("workspace.js"), s.assets.url("results-pane.js"))
 	return m
 }
 
@@ -316,3 +316,13 @@ func seedValue(w codeWorkspaceState) string {
 	}
 	return strconv.Itoa(defaultSeed)
 }
+
+// The results' share of the code's column on a wide screen, in percent,
+// as results-pane.js lets the divider move it. Whatever the share, the
+// editor keeps its minimum height (code-workspace.css): the results give
+// way first.
+const (
+	resultsMin     = 15
+	resultsMax     = 85
+	resultsDefault = 40
+)

@@ -23,6 +23,9 @@ type reportView struct {
 	// SourceHash is sourceHash of the graded code: the page's script marks
 	// the report stale when the editor's text no longer has it.
 	SourceHash string
+	// Check marks a quick Check's report: headed as one, listing the
+	// scenarios it ran, and silent on what only a Grade judges.
+	Check bool
 
 	Original       []gradewire.DefectStatus
 	OriginalFixed  int

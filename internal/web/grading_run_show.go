@@ -18,6 +18,9 @@ const runRefreshSeconds = 2
 type gradeRunPage struct {
 	Problem *problems.Problem
 	Run     gradeRunView
+	// Source is the code the run graded, shown beside its report; "" once
+	// the store has trimmed it (old runs past the quota).
+	Source string
 }
 
 // gradeRunShow is a run's page: the report, or "still running" (the page
@@ -39,5 +42,5 @@ func (s *Server) gradeRunShow(c echo.Context) error {
 	m := s.meta("Grade run " + strconv.FormatInt(run.ID, 10) + ": " + p.Title)
 	m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
 	m = s.withGradeReport(m)
-	return render(c, http.StatusOK, gradeRunShowView(m, gradeRunPage{Problem: p, Run: v}))
+	return render(c, http.StatusOK, gradeRunShowView(m, gradeRunPage{Problem: p, Run: v, Source: run.Source}))
 }

@@ -730,6 +730,8 @@ func TestGradeWithoutJavaScript(t *testing.T) {
 		resp = b.get("/problems/" + gradedSlug + "/runs/1")
 	}
 	resp.mustContain(t, "LOST-REPLY-EXPLANATION", "back to your code")
+	// The run's page shows the code it graded beside the report.
+	resp.mustContain(t, "The code graded", `<span class="run-line"><span class="run-line-no" aria-hidden="true">1</span>package refund // NO-JS</span>`)
 	b.get("/problems/"+gradedSlug).mustContain(t, "package refund // NO-JS")
 }
 

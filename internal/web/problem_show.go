@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -67,7 +68,7 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 // problemMeta is a problem page's frame, with the scripts and styles of
 // its timed answer box, code workspace and screen's clock when it has them.
 func (s *Server) problemMeta(p *problems.Problem, page problemPage) pageMeta {
-	return s.withScreenStrip(s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p), page.Screen)
+	return s.withScreenStrip(s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p).withScripts(s.assets.url("in-place.js")), page.Screen)
 }
 
 // findProblem is the problem named in the URL, or a 404.
@@ -77,4 +78,15 @@ func (s *Server) findProblem(c echo.Context) (*problems.Problem, error) {
 		return nil, notFound("There is no problem called " + c.Param("slug") + ".")
 	}
 	return p, nil
+}
+
+// answerRegions names the parts of a problem's page an answer or a reveal
+// changes, for in-place.js to replace: the answer box, the answer
+// material and each part's rubric.
+func answerRegions(p *problems.Problem) string {
+	ids := []string{"answer", "answer-material-region"}
+	for _, part := range p.Parts {
+		ids = append(ids, partID(part.Number)+"-rubric")
+	}
+	return strings.Join(ids, " ")
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"strconv"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -19,6 +21,15 @@ func (s *Server) setAnswerReveal(c echo.Context) error {
 	}
 	if err := s.store.RevealAnswer(c.Request().Context(), a.ID, storage.ScopeQuestion(q.ID), storage.ReasonChoseToReveal); err != nil {
 		return err
+	}
+	// From a rapid-fire run the form says so: back to the run's question,
+	// where its next step is, rather than to the whole set.
+	if from, _ := formValue(c, "rapid"); from != "" {
+		for i := range qs.Questions {
+			if qs.Questions[i].ID == q.ID && strconv.Itoa(i+1) == from {
+				return redirectSeeOther(c, rapidURL(qs, i+1)+"#q-"+q.ID)
+			}
+		}
 	}
 	return redirectSeeOther(c, questionAnchor(qs, q))
 }

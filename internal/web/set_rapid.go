@@ -78,7 +78,11 @@ func (s *Server) setRapidShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	page.Rapid = true
 	rp := rapidPage{Set: page, Current: page.Questions[n-1], Total: len(qs.Questions), Clock: clock, Limit: setLimit(qs)}
+	// Once answered, the next step is what the reader wants: answering
+	// again is folded away under the comparison.
+	rp.Current.Box.FoldAnswerAgain = true
 	if rp.Screen, err = s.screenStripFor(c.Request().Context(), problems.ScreenItem{Questions: qs.Slug}); err != nil {
 		return err
 	}
@@ -143,5 +147,5 @@ func assessmentWords(b answerBoxState) string {
 
 // withRapidAssets adds the timed box's assets and the run's stylesheet.
 func (s *Server) withRapidAssets(m pageMeta) pageMeta {
-	return s.withRunClock(s.withTimedAnswerAssets(m))
+	return s.withRunClock(s.withTimedAnswerAssets(m)).withScripts(s.assets.url("in-place.js"))
 }

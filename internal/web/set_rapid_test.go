@@ -36,7 +36,20 @@ func TestRapidFireRun(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("submit: %d %v", status, got)
 	}
-	b.get("/sets/rapid/rapid?q=1").mustContain(t, `href="/sets/rapid/rapid?q=2" data-rapid-next>Next: question 2 of 2`, "Q1-MODEL-MARKER")
+	answered := b.get("/sets/rapid/rapid?q=1")
+	answered.mustContain(t, `href="/sets/rapid/rapid?q=2" data-rapid-next>Next: question 2 of 2`, "Q1-MODEL-MARKER")
+	// The next step is right under the answer and its comparison, before
+	// the rest of the material; answering again is folded; nothing twice.
+	compare, next := strings.Index(answered.body, "data-answer-compare"), strings.Index(answered.body, "data-rapid-next")
+	again, material := strings.Index(answered.body, `<details class="answer-again"`), strings.Index(answered.body, `class="answer-material"`)
+	if compare < 0 || again < compare || next < again || (material >= 0 && material < next) {
+		t.Errorf("in order want the comparison (%d), the folded answer again (%d), the next step (%d), then the material (%d)", compare, again, next, material)
+	}
+	for _, w := range []string{"Q1-MODEL-MARKER", "<textarea", "Key points"} {
+		if n := strings.Count(answered.body, w); n != 1 {
+			t.Errorf("%q is on the answered page %d times; want once", w, n)
+		}
+	}
 
 	second := b.get("/sets/rapid/rapid?q=2")
 	second.mustContain(t, "Question 2 of 2", "Tell me about a project you led.", `href="/sets/rapid/rapid/summary">Skip to the summary`)
@@ -226,5 +239,33 @@ func TestRapidFireUntimedAnswerReadsUntimed(t *testing.T) {
 		p := b.get(tt.path)
 		p.mustContain(t, tt.want...)
 		p.mustNotContain(t, "Timed: ")
+	}
+}
+
+// TestRapidFireRevealComesBack: revealing a question from a rapid-fire run
+// without a script comes back to the run's question with its next step;
+// from the set's page (no rapid field), or with a number that is not the
+// question's, to the set as before.
+func TestRapidFireRevealComesBack(t *testing.T) {
+	tests := []struct {
+		name, rapid, want string
+	}{
+		{"from the run", "2", "Question 2 of 2"},
+		{"from the set", "", "SET-INTRO"},
+		{"a number not the question's", "1", "SET-INTRO"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTestServer(t, testCatalog()).newBrowser(t)
+			form := url.Values{}
+			if tc.rapid != "" {
+				form.Set("rapid", tc.rapid)
+			}
+			got := b.post("/sets/rapid/questions/a-project-you-led/reveal", form)
+			got.mustContain(t, tc.want, "Q2-GUIDANCE-MARKER")
+			if tc.rapid == "2" {
+				got.mustContain(t, "data-rapid-next")
+			}
+		})
 	}
 }

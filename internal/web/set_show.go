@@ -26,6 +26,9 @@ type setPage struct {
 	Tags      tagLinks
 	Questions []questionView
 	AttemptID int64 // 0: the user has not started the set
+	// Rapid is a rapid-fire run's one question: its next step sits right
+	// under the answer box, before the rest of the answer material.
+	Rapid bool
 }
 
 func (s *Server) setShow(c echo.Context) error {
@@ -37,7 +40,7 @@ func (s *Server) setShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, setView(s.withTimedAnswerAssets(s.meta(qs.Title)), page))
+	return render(c, http.StatusOK, setView(s.withTimedAnswerAssets(s.meta(qs.Title)).withScripts(s.assets.url("in-place.js")), page))
 }
 
 func (s *Server) setPage(c echo.Context, qs *problems.QuestionSet) (setPage, error) {

@@ -119,7 +119,18 @@ type answerBoxState struct {
 	// interviewer starts and pauses it, and there is no mode to choose.
 	// "" outside a room.
 	RoomClock string
+	// FoldAnswerAgain folds the form to answer again under the comparison
+	// once an answer is stored (a rapid-fire run moves on instead).
+	FoldAnswerAgain bool
 }
+
+// foldsForm reports whether the box shows its form folded: answered, in
+// a place that moves on.
+func (b answerBoxState) foldsForm() bool { return b.FoldAnswerAgain && b.Last != nil }
+
+// showsKeyPoints reports whether the box lists the key points (to tick,
+// beside the last answer), so the page's answer material need not.
+func (b answerBoxState) showsKeyPoints() bool { return b.Last != nil && len(b.KeyPoints) > 0 }
 
 // helpText is the line beside the countdown when the page is drawn.
 func (b answerBoxState) helpText() string {

@@ -537,8 +537,9 @@ func TestAnswerBesideModelAnswer(t *testing.T) {
 }
 
 // TestModelAnswerShownOnce: once an answer is in, the box sets the model
-// answer beside it, and the page's own answer material leaves it out while
-// keeping the rest (the rubric, the key points); the reader meets it once,
+// answer and the key points beside it, and the page's own answer material
+// leaves them out while keeping the rest (the rubric, the guidance); the
+// reader meets each once,
 // with the script's timed submit and with a plain form alike.
 func TestModelAnswerShownOnce(t *testing.T) {
 	cases := []struct {
@@ -548,8 +549,8 @@ func TestModelAnswerShownOnce(t *testing.T) {
 	}{
 		{"problem, timed", problemBase, problemBase, "MODEL-ANSWER-MARKER", []string{`id="answer-material"`, "RUBRIC-1-MARKER", "PITFALL-MARKER", "GUIDANCE-MARKER"}, true},
 		{"problem, without script", problemBase, problemBase, "MODEL-ANSWER-MARKER", []string{`id="answer-material"`, "RUBRIC-1-MARKER", "PITFALL-MARKER"}, false},
-		{"set question, timed", questionBase, "/sets/rapid", "Q1-MODEL-MARKER", []string{"Key points to check your answer against", "Q1-KEY-MARKER"}, true},
-		{"set question, without script", questionBase, "/sets/rapid", "Q1-MODEL-MARKER", []string{"Key points to check your answer against"}, false},
+		{"set question, timed", questionBase, "/sets/rapid", "Q1-MODEL-MARKER", []string{"Q1-KEY-MARKER"}, true},
+		{"set question, without script", questionBase, "/sets/rapid", "Q1-MODEL-MARKER", []string{"Q1-KEY-MARKER"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -575,6 +576,11 @@ func TestModelAnswerShownOnce(t *testing.T) {
 				if !strings.Contains(body, w) {
 					t.Errorf("the answer material lost %q", w)
 				}
+			}
+			// The key points are the box's to tick: the material leaves
+			// them out, so they too are met once.
+			if n := strings.Count(body, "Q1-KEY-MARKER"); tc.base == questionBase && n != 1 {
+				t.Errorf("the key point appears %d times; want once, in the box", n)
 			}
 		})
 	}

@@ -530,12 +530,8 @@
             }
             lastSaved = text; // Check saves the code first
             setSaveStatus("Saved");
-            // A quick look, not the graded report: the caption says so.
-            checkEl.innerHTML =
-              '<p class="check-caption">Quick check of ' +
-              (d.scenarios || []).length +
-              " scenarios, not kept in your history. Grade runs them all.</p>" +
-              (d.html || "");
+            // A quick look, not the graded report: its heading says so.
+            checkEl.innerHTML = d.html || "";
             checkEl.hidden = false;
             if (checksEl) checksEl.hidden = false;
             setProgress(d.summary || "Checked.", true);

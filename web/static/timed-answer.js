@@ -496,8 +496,16 @@
         container.replaceWith(document.adoptNode(fresh));
         // The problem's answer material sits beside the box, and each
         // part's rubric under its part.
+        var region = doc.getElementById("answer-material-region");
+        var oldRegion = document.getElementById("answer-material-region");
         var material = doc.getElementById("answer-material");
-        if (material && fresh.id === "answer") {
+        if (region && oldRegion && fresh.id === "answer") {
+          oldRegion.replaceChildren.apply(oldRegion, Array.prototype.slice.call(document.adoptNode(region).childNodes));
+          doc.querySelectorAll("section.part[id]").forEach(function (part) {
+            var mine = document.getElementById(part.id);
+            if (mine) { part.hidden = mine.hidden; mine.replaceWith(document.adoptNode(part)); }
+          });
+        } else if (material && fresh.id === "answer") {
           var old = document.getElementById("answer-material");
           if (old) { old.replaceWith(document.adoptNode(material)); } else { fresh.after(document.adoptNode(material)); }
           doc.querySelectorAll("section.part[id]").forEach(function (part) {
@@ -627,6 +635,20 @@
   function boot() {
     document.querySelectorAll("[data-timed-box]").forEach(function (el) { new Box(el); });
   }
+
+  // in-place.js replaced part of the page (a reveal): the boxes that left
+  // stop their clocks, and a box that came is started.
+  document.addEventListener("faultline:replaced", function (ev) {
+    boxes = boxes.filter(function (b) {
+      if (b.root.isConnected) return true;
+      window.clearInterval(b.ticker);
+      b.dirty = false; // its text went over to the new box
+      return false;
+    });
+    ev.detail.querySelectorAll("[data-timed-box]").forEach(function (el) {
+      if (!boxes.some(function (b) { return b.root === el; })) new Box(el);
+    });
+  });
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", boot);
   } else {
