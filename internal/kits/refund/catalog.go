@@ -46,7 +46,11 @@ type invariant struct {
 // page's words: ` (the page: "No request is refunded twice."; rules P1, P9)`.
 func (c invariant) broken() string {
 	s := " (the page: \"" + strings.TrimSuffix(c.Page, ".") + "\""
-	if len(c.Rules) > 0 {
+	switch len(c.Rules) {
+	case 0:
+	case 1:
+		s += "; rule " + c.Rules[0]
+	default:
 		s += "; rules " + strings.Join(c.Rules, ", ")
 	}
 	return s + ")"

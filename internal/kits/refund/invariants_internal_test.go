@@ -80,8 +80,17 @@ func TestInvariantsNameThePagesRule(t *testing.T) {
 			}
 		}
 	}
-	if got := (invariant{Page: "No request is refunded twice.", Rules: []string{"P1", "P9"}}).broken(); got != ` (the page: "No request is refunded twice"; rules P1, P9)` {
-		t.Errorf("broken() = %s", got)
+	for _, tt := range []struct {
+		rules []string
+		want  string
+	}{
+		{[]string{"P1", "P9"}, ` (the page: "No request is refunded twice"; rules P1, P9)`},
+		{[]string{"P14"}, ` (the page: "No request is refunded twice"; rule P14)`},
+		{nil, ` (the page: "No request is refunded twice")`},
+	} {
+		if got := (invariant{Page: "No request is refunded twice.", Rules: tt.rules}).broken(); got != tt.want {
+			t.Errorf("broken() with rules %v = %s, want %s", tt.rules, got, tt.want)
+		}
 	}
 }
 
