@@ -87,6 +87,7 @@ func TestRoomRecord(t *testing.T) {
 	pressKey(t, iv, kb.ArrowRight)
 	waitUntil(t, iv, "one more keystroke", `document.querySelector('[data-code-item="0"]').textContent.startsWith("//")`)
 	waitUntil(t, iv, "the interviewer's cursor drawn in the code", `document.querySelector('[data-code-item="0"] .replay-caret-interviewer')`)
+	waitUntil(t, iv, "the code highlighted as Go", `[...document.querySelectorAll('[data-code-item="0"] .c1')].some(function (c) { return c.textContent.startsWith("// Package refund") })`)
 	if u := evalJS[string](t, iv, `location.search`); !strings.HasPrefix(u, "?at=") {
 		t.Fatalf("the address does not name the moment: %q", u)
 	}

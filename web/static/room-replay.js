@@ -64,6 +64,58 @@
     }).join(" ");
   }
 
+  // goSpans splits Go source into the spans a highlighter colours, as
+  // [start, end, class] with chroma's class names (the site's
+  // highlight.css styles them in both themes): comments, strings and
+  // runes, numbers, keywords, predeclared types and constants. Text
+  // between spans is left plain.
+  var goKeywords = /^(break|case|chan|const|continue|default|defer|else|fallthrough|for|func|go|goto|if|import|interface|map|package|range|return|select|struct|switch|type|var)$/;
+  var goTypes = /^(any|bool|byte|comparable|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr)$/;
+  var goConstants = /^(true|false|nil|iota)$/;
+  function goSpans(text) {
+    var out = [], i = 0, n = text.length;
+    function push(a, b, cls) { if (b > a) out.push([a, b, cls]); }
+    while (i < n) {
+      var ch = text[i], j;
+      if (ch === "/" && text[i + 1] === "/") {
+        j = text.indexOf("\n", i);
+        j = j < 0 ? n : j;
+        push(i, j, "c1");
+        i = j;
+      } else if (ch === "/" && text[i + 1] === "*") {
+        j = text.indexOf("*/", i + 2);
+        j = j < 0 ? n : j + 2;
+        push(i, j, "cm");
+        i = j;
+      } else if (ch === "`") {
+        j = text.indexOf("`", i + 1);
+        j = j < 0 ? n : j + 1;
+        push(i, j, "s");
+        i = j;
+      } else if (ch === '"' || ch === "'") {
+        j = i + 1;
+        while (j < n && text[j] !== ch && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+        j = Math.min(n, j + 1);
+        push(i, j, ch === '"' ? "s" : "sc");
+        i = j;
+      } else if (/[0-9]/.test(ch) || (ch === "." && /[0-9]/.test(text[i + 1] || ""))) {
+        j = i + 1;
+        while (j < n && /[0-9a-zA-Z_.]/.test(text[j])) j++;
+        push(i, j, "m");
+        i = j;
+      } else if (/[A-Za-z_]/.test(ch)) {
+        j = i + 1;
+        while (j < n && /[A-Za-z0-9_]/.test(text[j])) j++;
+        var word = text.slice(i, j);
+        push(i, j, goKeywords.test(word) ? "k" : goTypes.test(word) ? "kt" : goConstants.test(word) ? "kc" : "");
+        i = j;
+      } else {
+        i++;
+      }
+    }
+    return out;
+  }
+
   // drawCode shows a step's code with each participant's selection
   // marked and their cursor drawn where it was (positions in UTF-16 code
   // units, as JavaScript strings count); the words under the code say
@@ -77,6 +129,22 @@
     var clamp = function (n) { return Math.max(0, Math.min(text.length, n)); };
     var cuts = [0, text.length];
     cursors.forEach(function (c) { cuts.push(clamp(c.anchor), clamp(c.head)); });
+    var spans = goSpans(text), next = 0;
+    spans.forEach(function (sp) { cuts.push(sp[0], sp[1]); });
+    el.classList.add("chroma");
+    // classOf is the class of the span a segment starting at a lies in
+    // (segments never straddle a span: its ends are cuts).
+    function classOf(a) {
+      while (next < spans.length && spans[next][1] <= a) next++;
+      return next < spans.length && spans[next][0] <= a ? spans[next][2] : "";
+    }
+    function piece(seg, cls) {
+      if (!cls) return document.createTextNode(seg);
+      var t = document.createElement("span");
+      t.className = cls;
+      t.textContent = seg;
+      return t;
+    }
     cuts = cuts.sort(function (a, b) { return a - b; }).filter(function (n, i, all) { return i === 0 || n !== all[i - 1]; });
     el.textContent = "";
     function carets(at) {
@@ -96,13 +164,14 @@
       var over = cursors.filter(function (c) {
         return Math.min(clamp(c.anchor), clamp(c.head)) <= a && b <= Math.max(clamp(c.anchor), clamp(c.head)) && c.anchor !== c.head;
       });
+      var cls = classOf(a);
       if (over.length) {
         var m = document.createElement("mark");
         m.className = "replay-sel " + over.map(function (c) { return "replay-sel-" + c.actor; }).join(" ");
-        m.textContent = seg;
+        m.appendChild(piece(seg, cls));
         el.appendChild(m);
       } else {
-        el.appendChild(document.createTextNode(seg));
+        el.appendChild(piece(seg, cls));
       }
     }
     carets(text.length);
