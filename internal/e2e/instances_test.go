@@ -93,8 +93,10 @@ func TestTwoInstancesOnePostgres(t *testing.T) {
 	enter := func(ctx context.Context, link, role string) {
 		t.Helper()
 		visit(t, ctx, strings.TrimPrefix(link, a.URL))
+		// Through a reload too: under load the first page can be
+		// replaced while the editor loads (a context chromedp loses).
 		waitUntilReloaded(t, ctx, `document.querySelector("#room[data-role=`+role+`]")`)
-		waitUntil(t, ctx, "the shared editor", `document.querySelector("#room .cm-content")`)
+		waitUntilReloaded(t, ctx, `document.querySelector("#room .cm-content")`)
 	}
 	cand := newBrowser(t, b, withTimeout(4*time.Minute))
 	enter(iv, links[0], "interviewer")
