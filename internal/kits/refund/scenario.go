@@ -220,6 +220,10 @@ func (s *Scenario) Validate() error {
 			if rf.LandsIn < 0 {
 				return fmt.Errorf("refund: scenario %s: a refund on %s lands %s into the run, before it starts", s.Name, ch.ID, rf.LandsIn)
 			}
+			if rf.LandsIn > 0 && rf.Age+rf.LandsIn > world.MaxProcessing {
+				return fmt.Errorf("refund: scenario %s: a request on %s sent %s before the run and landing %s into it would execute for %s; rule P14 ends execution within %s",
+					s.Name, ch.ID, rf.Age, rf.LandsIn, rf.Age+rf.LandsIn, world.MaxProcessing)
+			}
 			if rf.KeyOnly && !rf.BySubmission {
 				return fmt.Errorf("refund: scenario %s: a refund on %s keeps only the submission's key, but the submission did not make it", s.Name, ch.ID)
 			}

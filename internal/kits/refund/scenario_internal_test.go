@@ -79,6 +79,9 @@ func TestScenarioValidate(t *testing.T) {
 		{"duplicate worker", func(s *Scenario) { s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w1"}) }, "its own worker"},
 		{"bad phase fault", func(s *Scenario) { s.Phases[0].Faults = []world.Fault{{Kind: world.FaultLostReply, BeforeKeys: true}} }, "before_keys scripts an answer the rules exclude"},
 		{"negative refunds", func(s *Scenario) { s.Expect = expectEnd(-1) }, "expects -1 refunds"},
+		{"in flight past the execution bound", func(s *Scenario) {
+			s.Charges = []ChargeSeed{{ID: "ch_1", Amount: 100, Refunds: []RefundSeed{{Amount: 10, Key: "k", Age: 25 * time.Second, LandsIn: 6 * time.Second}}}}
+		}, "rule P14 ends execution within 30s"},
 		{"crash worker missing", func(s *Scenario) { s.Explore = Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "w9"} }, `"w9" makes no invocation`},
 		{"trigger names both", func(s *Scenario) {
 			s.Phases[0].Invocations = append(s.Phases[0].Invocations, Invocation{Worker: "w2", RequestID: "r1", When: &Trigger{Status: rk.StatusDone, Answered: "w1"}})

@@ -279,22 +279,18 @@ func (p *Provider) AddInFlight(chargeID string, amount int64, reference, key str
 		if !p.env.gate.Pass("provider/in-flight") {
 			return
 		}
-		if amount > ch.amount-ch.refunded {
-			// Others refunded meanwhile: it fails as any request would.
-			if k != nil {
-				k.inFlight = false
-				k.err = &refundkit.APIError{Status: 400, Type: "invalid_request_error", Param: "amount", Message: "refund amount is greater than what is left to refund"}
-			}
-			p.env.RecordRule("P11", "provider", KindState, "the request sent before the run is refused: %d is more than what is left on %s", amount, chargeID)
-			return
+		// It ends as any request's execution does: the completion table
+		// decides, whether the answer is saved under its key included.
+		d := &decision{p: p, req: &Request{Key: key, Params: params}, params: params, now: time.Now()}
+		r, v := d.run(completion)
+		if r.refund != nil {
+			a := &p.ledger[len(p.ledger)-1]
+			a.Preexisting, a.ForRequest = true, forRequest
 		}
-		r := p.apply(ch, amount, reference, time.Now())
-		p.ledger = append(p.ledger, Applied{Refund: r, Key: key, Preexisting: true, ForRequest: forRequest})
-		if k != nil {
-			rc := r
-			k.inFlight, k.refund = false, &rc
+		if k != nil && v == saved {
+			k.inFlight = false
+			k.refund, k.err = r.refund, r.err
 		}
-		p.env.RecordRule("P14", "provider", KindState, "the request sent before the run lands: refund %s of %d applied to %s (%d of %d now refunded)", r.ID, amount, chargeID, ch.refunded, ch.amount)
 	})
 	return nil
 }

@@ -444,3 +444,54 @@ func TestStoreClaim(t *testing.T) {
 		})
 	}
 }
+
+// TestInFlightEndsByTheCompletionTable: a request sent before the run
+// ends as any request's execution does. Refused at completion because a
+// refund made meanwhile left too little (P11), nothing is saved under its
+// key, so a resend under that key runs afresh (P3) rather than replaying
+// the refusal; had it fit, its refund would be saved and replayed (P5).
+func TestInFlightEndsByTheCompletionTable(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		firstNew   int64 // refunded under another key before it lands
+		wantReplay bool
+	}{
+		{"refused at completion", 5000, false},
+		{"lands", 1000, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []answer
+			faultsim.TestBubble(t)(func() {
+				sched := faultsim.NewScheduler(1)
+				env := world.NewEnv(sched, world.DefaultNetwork)
+				env.Provider().AddCharge("ch_1", 10000)
+				if err := env.Provider().AddInFlight("ch_1", 6000, "r1", "k-old", 20*time.Second, 5*time.Second, "r1"); err != nil {
+					t.Fatal(err)
+				}
+				w := env.NewWorker("worker-1", world.CrashPoint{})
+				sched.Go(w.ID, func() {
+					ctx := context.Background()
+					send(ctx, w, params("k-new", tt.firstNew), &got)
+					time.Sleep(10 * time.Second)
+					send(ctx, w, params("k-old", 6000), &got)
+				})
+				if stopped := sched.Run(time.Hour); stopped != "" {
+					t.Errorf("the run was stopped: it ran out of %s", stopped)
+				}
+			})
+			if len(got) != 2 || got[0].err != nil {
+				t.Fatalf("answers %+v", got)
+			}
+			if tt.wantReplay {
+				if got[1].err != nil || got[1].refund == nil || !got[1].refund.Replayed {
+					t.Fatalf("the resend under the landed key: %+v, want its saved refund replayed", got[1])
+				}
+				return
+			}
+			e := apiErr(t, got[1].err)
+			if e.Status != 400 || e.Replayed {
+				t.Fatalf("the resend under the refused key: %+v, want a fresh 400 (nothing was saved)", e)
+			}
+		})
+	}
+}

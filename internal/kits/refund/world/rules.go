@@ -28,9 +28,9 @@ var Rules = []Rule{
 	{"P7", "the same key while the first request is still running is refused 409 idempotency_key_in_use"},
 	{"P8", "a saved 5xx replays for as long as the key is kept"},
 	{"P9", "keys are kept at least 24 hours and may be pruned after; a request under a pruned key is a new request"},
-	{"P10", "refunding a charge that is already fully refunded is 400 charge_already_refunded"},
-	{"P11", "an amount larger than what is left to refund is 400 on the amount parameter"},
-	{"P12", "an unknown charge is 404 resource_missing"},
+	{"P10", "refunding a charge that is already fully refunded is 400 charge_already_refunded, decided at execution and saved"},
+	{"P11", "an amount larger than what is left to refund is 400 on the amount parameter, decided at execution and not saved"},
+	{"P12", "an unknown charge is 404 resource_missing, decided at execution and saved"},
 	{"P13", "rate limiting answers 429, in front of the idempotency layer, sometimes with Retry-After"},
 	{"P14", "a request that passes the rules above executes: the refund is applied, or a server error (5xx) ends it; a normal answer takes 200 ms, a slow one up to 30 s"},
 	{"P15", "ListRefunds answers with every refund the charge holds, oldest first, or fails (connection error, timeout, 5xx)"},
@@ -202,7 +202,11 @@ func (d *decision) run(table []step) (reply, verdict) {
 		if v != next && d.fault.Kind == FaultHTTPError && keyRules[s.rule] {
 			text += fmt.Sprintf("; the scripted %s is not given: the idempotency layer answers first", d.fault.Describe())
 		}
-		d.p.env.RecordRule(s.rule, "provider", KindState, "request #%d: %s", d.req.N, text)
+		who := fmt.Sprintf("request #%d", d.req.N)
+		if d.req.N == 0 {
+			who = "the request sent before the run"
+		}
+		d.p.env.RecordRule(s.rule, "provider", KindState, "%s: %s", who, text)
 		if v == next {
 			continue
 		}
