@@ -446,7 +446,7 @@ func keyDecides(sc *Scenario, v VendorSpec, n int) (earlier, rule string) {
 		return "", ""
 	}
 	for _, op := range sc.Operations {
-		if e := op.Earlier; e != nil && e.Sent && e.Landed && e.Ago < v.KeyLifetime {
+		if e := op.Earlier; e != nil && e.Sent && e.Landed && e.sentAgo() < v.KeyLifetime {
 			return "the earlier process's request", "V5"
 		}
 	}

@@ -75,6 +75,9 @@ func TestLintNamesFileAndLine(t *testing.T) {
 		{"a redelivery of nothing", "{worker: worker-1, op: op-1}", "{worker: worker-1, op: op-1, redelivery: true}", `s.yaml:10: scenario "one": a redelivery of op-1 follows a call of it, and none comes before (rule Q1)`},
 		{"sent before it was saved", "{id: op-1, amount: 100, currency: EUR, payee: acme}", "{id: op-1, amount: 100, currency: EUR, payee: acme, earlier: {key: k, ago: 1m, sent: true, sent_ago: 2m}}",
 			`s.yaml:6: scenario "one": operation "op-1": sent_ago is when the saved plan was sent`},
+		{"a script for a key sent within its lifetime from an old plan", "{id: op-1, amount: 100, currency: EUR, payee: acme}\n    faults:\n      - {request: 1, kind: timeout, lands: true}",
+			"{id: op-1, amount: 100, currency: EUR, payee: acme, earlier: {key: k, ago: 30h, sent: true, sent_ago: 1h, landed: true}}\n    faults:\n      - {request: 1, kind: status, status: 422}",
+			`rule V5`},
 		{"endless faults overlapping", "{request: 1, kind: timeout, lands: true}", "{request: 1, kind: connect, until: 1h}\n      - {request: 3, kind: connect}", `s.yaml:9: scenario "one": two faults for request 3`},
 		{"until on a timeout", "kind: timeout, lands: true", "kind: timeout, lands: true, until: 1h", `s.yaml:8: scenario "one": until repeats a fault that does nothing`},
 	}
