@@ -243,9 +243,18 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 // route itself failing (a worker that found no free copy of the code, a
 // stand-in that did not bind): the engine's fault, which must never take
 // a verdict from a candidate.
+// Only a call that did not load says so: the rest of the report (what
+// the submission printed, returned or panicked with) is the submission's
+// own text, which must not be able to keep the interpreter's verdict.
 func nativeRouteFailed(rep *gradewire.Report) bool {
-	b, err := json.Marshal(rep.Scenarios)
-	return err != nil || nativeRouteRE.Match(b)
+	for _, s := range rep.Scenarios {
+		for _, iv := range s.Invocations {
+			if iv.Ended == "not-loaded" && nativeRouteRE.MatchString(iv.Error) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nativeRouteRE matches faultsim.NativeCopies's own load errors.
@@ -340,13 +349,19 @@ func checkNative(p *gradewire.NativeProgram) error {
 		}
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if !slices.Contains(nativeImports, path) && !strings.HasPrefix(path, modulePath+"/internal/") {
+			if !slices.Contains(nativeImports, path) && !nativeInternalRE.MatchString(path) {
 				return fmt.Errorf("grading: %s imports %q, which the grader does not allow", name, path)
 			}
 		}
 	}
 	return nil
 }
+
+// nativeInternalRE matches the module's own packages a native program may
+// import: the engine, which the shims bind to, and the kits and their
+// harnesses; never the sandbox, the server's packages or anything that
+// runs processes.
+var nativeInternalRE = regexp.MustCompile(`^` + regexp.QuoteMeta(modulePath) + `/internal/(faultsim|grader/[a-z]+|kits/[a-z]+(/[a-z]+)?)$`)
 
 // build writes native's copies and the driver into a directory of the
 // module tree and builds them; cleanup removes that directory.

@@ -239,6 +239,12 @@ func TestCheckNative(t *testing.T) {
 		{"another module", func(p *gradewire.NativeProgram) {
 			p.Files["refund.go"] = "package refund\n\nimport \"example.com/x\"\n"
 		}, `imports "example.com/x"`},
+		{"the sandbox", func(p *gradewire.NativeProgram) {
+			p.Files["x.go"] = "package refund\n\nimport \"github.com/faultline-dev/faultline/internal/sandbox\"\n"
+		}, `imports "github.com/faultline-dev/faultline/internal/sandbox"`},
+		{"the server's storage", func(p *gradewire.NativeProgram) {
+			p.Files["x.go"] = "package refund\n\nimport \"github.com/faultline-dev/faultline/internal/storage\"\n"
+		}, `imports "github.com/faultline-dev/faultline/internal/storage"`},
 		{"kit outside the kits", func(p *gradewire.NativeProgram) { p.KitImport = "os/exec" }, "names the kit"},
 		{"kit value with code", func(p *gradewire.NativeProgram) { p.KitValue = "refund.Kit{}; os.Exit(1)" }, "names the kit"},
 		{"file in a folder", func(p *gradewire.NativeProgram) { p.Files["../x.go"] = "package refund\n" }, `file named "../x.go"`},
@@ -334,6 +340,14 @@ func TestNativeRouteFailed(t *testing.T) {
 		if got := nativeRouteFailed(withError(tt.msg)); got != tt.want {
 			t.Errorf("%q: %v, want %v", tt.msg, got, tt.want)
 		}
+	}
+	// What the submission wrote itself, even in the same words, is no
+	// failure of the route: it must not keep the interpreter's verdict.
+	own := withError("faultsim: native copy 1 is mine")
+	own.Scenarios[0].Invocations[0].Ended = "returned"
+	own.Scenarios[0].Output = "faultsim: all 6 native copies are in use"
+	if nativeRouteFailed(own) {
+		t.Error("the submission's own output and returned error were taken for the native route's failure")
 	}
 }
 
