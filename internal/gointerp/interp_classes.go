@@ -86,8 +86,10 @@ func (rw *rewriter) refusals() []sandbox.Diagnostic {
 }
 
 // classRewrites runs the rewrites of this file, before the others (which
-// leave the ranges rewritten here alone). The type check runs only for a
-// file that has one of the forms.
+// leave the ranges rewritten here alone), only for a file that has one of
+// their forms. The type check they share may still run later, for the
+// typed rewrites (interp_typed.go): a file comparing two values with ==
+// or switching on one is checked whatever its forms.
 func (rw *rewriter) classRewrites() {
 	rw.classes.done = map[*ast.RangeStmt]bool{}
 	rw.classes.edits = -1

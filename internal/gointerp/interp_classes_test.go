@@ -263,9 +263,10 @@ end:
 	}
 }
 
-// TestNoTypeCheckWithoutTheForms: the type check the rewrites of
-// interp_classes.go need runs only for a file that has one of their
-// forms, so that most files pay nothing for it.
+// TestNoTypeCheckWithoutTheForms: the rewrites of interp_classes.go, and
+// the type check they start, run only for a file that has one of their
+// forms. (The typed rewrites of interp_typed.go start the same check for a
+// file that compares two non-nil values or switches on one.)
 func TestNoTypeCheckWithoutTheForms(t *testing.T) {
 	for _, tt := range []struct {
 		src  string

@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"strings"
 )
 
 // new(expr), Go 1.26's pointer to a fresh variable holding a value
@@ -45,8 +44,7 @@ func (rw *rewriter) newOfValues(typeOf func(ast.Expr) types.Type, info func() *t
 		// function instantiated at package level crashed yaegi's
 		// compiler); else the generic function.
 		if typed && tv.Type != nil {
-			name := types.TypeString(types.Default(tv.Type), rw.qualifier)
-			if !strings.Contains(name, "invalid type") && !strings.Contains(name, "untyped") {
+			if name, ok := rw.typeSource(types.Default(tv.Type)); ok {
 				v := rw.tmp()
 				rw.add(at, end, "func("+v+" "+name+") *"+name+" { return &"+v+" }")
 				return true
@@ -60,20 +58,6 @@ func (rw *rewriter) newOfValues(typeOf func(ast.Expr) types.Type, info func() *t
 		end := len(rw.text)
 		rw.add(end, end, "\n\nfunc "+newFunc+"[T any](v T) *T { return &v }\n")
 	}
-}
-
-// qualifier names a package in a type as the file does: nothing for its
-// own, the import's local name for another.
-func (rw *rewriter) qualifier(p *types.Package) string {
-	if p.Name() == rw.file.Name.Name && rw.imports[p.Name()] != p.Path() {
-		return ""
-	}
-	for name, path := range rw.imports {
-		if path == p.Path() {
-			return name
-		}
-	}
-	return p.Name()
 }
 
 // cannotBeType reports whether e is an expression no type is written as.

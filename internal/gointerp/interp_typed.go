@@ -117,8 +117,13 @@ func (rw *rewriter) typedRewrites() {
 func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) types.Type) {
 	// One side must be of an interface type; the other may be of a type
 	// the check could not tell (an imported function's result), not nil.
+	// A comparison with nil needs no types: err != nil, in every file,
+	// starts no type check.
+	if isNilIdent(b.X) || isNilIdent(b.Y) {
+		return
+	}
 	tx, ty := typeOf(b.X), typeOf(b.Y)
-	if isNilIdent(b.X) || isNilIdent(b.Y) || !(tx != nil && isInterface(tx)) && !(ty != nil && isInterface(ty)) {
+	if !(tx != nil && isInterface(tx)) && !(ty != nil && isInterface(ty)) {
 		return
 	}
 	// Only insertions around the operands and the operator's replacement:
