@@ -217,6 +217,7 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 	for i, inv := range invs {
 		if checked[i] && inv.JudgesLeaks {
 			cut = (*Run).Leaked
+			break
 		}
 	}
 	made := 1

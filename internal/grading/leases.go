@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -73,12 +72,10 @@ type Lease struct {
 	// finishing: the grading has returned and its end is being recorded;
 	// guarded by Leases.mu, which the heartbeat holds to cancel.
 	finishing bool
-	taken     atomic.Bool
+	// taken: another instance took the run over (its grading was
+	// cancelled for that); guarded by Leases.mu too.
+	taken bool
 }
-
-// Taken reports whether another instance took the run over (its grading
-// was cancelled for that).
-func (l *Lease) Taken() bool { return l.taken.Load() }
 
 // Hold keeps run id's lease renewed from now on; cancel stops its grading
 // if another instance takes it over. The run must be recorded in the
@@ -104,7 +101,7 @@ func (ls *Leases) Finishing(l *Lease) (taken bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l.finishing = true
-	return l.taken.Load()
+	return l.taken
 }
 
 // Drop forgets the run once its end is recorded.
@@ -197,7 +194,7 @@ func (ls *Leases) stopLost(held, renewed []int64) {
 			continue
 		}
 		ls.cfg.Log.Warn("grading: a grade run was taken over by another instance; stopping its grading", "run", id)
-		l.taken.Store(true)
+		l.taken = true
 		l.cancel()
 	}
 }

@@ -110,7 +110,7 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 	if check := len(job.Only) > 0; check && rep.Status != gradewire.StatusError {
 		return rep, nil
 	}
-	_, native := stream.nativeProgram()
+	native := stream.nativeProgram()
 	return s.judge(ctx, g, job, native, rep), nil
 }
 
@@ -299,13 +299,12 @@ func lastLines(b []byte, n int) string {
 type resultStream struct {
 	progress func(gradewire.ScenarioReport)
 
-	mu        sync.Mutex
-	finished  []gradewire.ScenarioReport
-	report    *gradewire.Report
-	native    *gradewire.NativeProgram
-	gotNative bool
-	err       string
-	broken    error // the child did not speak the protocol
+	mu       sync.Mutex
+	finished []gradewire.ScenarioReport
+	report   *gradewire.Report
+	native   *gradewire.NativeProgram
+	err      string
+	broken   error // the child did not speak the protocol
 }
 
 // receive handles one NDJSON line. A line that does not decode means the
@@ -322,8 +321,10 @@ func (s *resultStream) receive(line []byte) error {
 	switch {
 	case msg.Scenario != nil:
 		s.finished = append(s.finished, *msg.Scenario)
-	case msg.Native != nil:
-		s.native, s.gotNative = msg.Native, true
+	case msg.Native != nil && s.native == nil:
+		// The first native copy is the one the child made before any
+		// submitted code ran; a later one is the submission's doing.
+		s.native = msg.Native
 	case msg.Report != nil:
 		s.report = msg.Report
 	case msg.Error != "":
@@ -336,11 +337,11 @@ func (s *resultStream) receive(line []byte) error {
 	return nil
 }
 
-// nativeProgram is the native copy the child sent, if it sent one.
-func (s *resultStream) nativeProgram() (bool, *gradewire.NativeProgram) {
+// nativeProgram is the native copy the child sent, nil if it sent none.
+func (s *resultStream) nativeProgram() *gradewire.NativeProgram {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.gotNative, s.native
+	return s.native
 }
 
 func (s *resultStream) result() (*gradewire.Report, string, []gradewire.ScenarioReport, error) {
