@@ -1,9 +1,9 @@
-// Package practice holds the use cases of practising, shared by solo
-// practice and live rooms: the timed answer (its clock starts at the first
-// keystroke the server sees, autosaves, the submit, the split of on-time
-// and late text, and the expiry that stores the last on-time draft for a
-// user who left), and the overall clocks a screen or a room runs on (start,
-// pause, resume, extend).
+// Package practice holds the use cases of practising alone: the timed
+// answer (its clock starts at the first keystroke the server sees,
+// autosaves, the submit, the split of on-time and late text, and the expiry
+// that stores the last on-time draft for a user who left), a set run as one
+// timed sequence, and a screen practised as a whole. (A live room's clock,
+// which an interviewer pauses and extends, is internal/rooms'.)
 //
 // The rules themselves are internal/timer's, which is pure; this package
 // applies them to what is stored, through small store interfaces it
