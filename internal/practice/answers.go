@@ -47,7 +47,8 @@ func NewAnswers(store AnswerStore, now func() time.Time) *Answers {
 	return &Answers{store: store, now: now}
 }
 
-// TimerSession is a stored session as internal/timer sees it.
+// TimerSession is a stored session as internal/timer sees it: its clock,
+// with the box's mode.
 func TimerSession(t storage.TimedSession) timer.Session {
 	return timer.Session{Mode: timer.Mode(t.Mode), Limit: t.Limit, StartedAt: t.StartedAt}
 }

@@ -150,7 +150,7 @@ func (s *Server) screenStripFor(ctx context.Context, step problems.ScreenItem) (
 			continue
 		}
 		at := run.Current
-		if run.Up && run.Run.FinishedAt.IsZero() {
+		if run.Up && run.Run.EndedAt.IsZero() {
 			at = run.Run.Step
 		}
 		if at < 1 || at > len(sc.Items) || !isStep(sc.Items[at-1]) {
