@@ -19,7 +19,7 @@ import (
 // which an interviewer's clock counts too. The page says so on the button.
 
 // screens is the screen use cases on the server's store and clock.
-func (s *Server) screens() *practice.Screens { return practice.NewScreens(s.store, s.now) }
+func (s *Server) screens() *practice.Screens { return s.practice.Screens }
 
 // screenLimit is the screen's overall time from content; 0: it counts up.
 func screenLimit(sc *problems.Screen) time.Duration { return time.Duration(sc.Minutes) * time.Minute }
