@@ -67,6 +67,7 @@ DROP TABLE timed_sessions;
 ALTER TABLE timed_sessions_new RENAME TO timed_sessions;
 CREATE UNIQUE INDEX timed_sessions_one_open ON timed_sessions (attempt_id, scope) WHERE closed_at IS NULL;
 CREATE INDEX timed_sessions_by_answer ON timed_sessions (answer_id);
+CREATE INDEX timed_sessions_by_attempt ON timed_sessions (attempt_id); -- 0005's
 
 -- A set's run: the attempt and its clock. Starting the run again points
 -- the row at a new clock.

@@ -104,8 +104,12 @@ func TestOneClockMigrationKeepsEveryRow(t *testing.T) {
 				sr.user, sr.screen, sr.limitMS, millis(at(sr.startMS)), sr.step, millis(at(sr.sinceMS)), sr.stepMS, finished)
 		}
 
+		indexesBefore := sessionIndexes(t, s, dialect)
 		if _, err := s.Migrate(ctx); err != nil {
 			t.Fatalf("migrate: %v", err)
+		}
+		if after := sessionIndexes(t, s, dialect); !slices.Equal(after, indexesBefore) {
+			t.Errorf("timed_sessions' indexes after the migration = %v; want them kept, %v", after, indexesBefore)
 		}
 
 		clockIDs := map[int64]bool{}
@@ -180,6 +184,29 @@ func TestOneClockMigrationKeepsEveryRow(t *testing.T) {
 			t.Errorf("%d clocks stored; want %d, one per session, run and screen", n, want)
 		}
 	})
+}
+
+// sessionIndexes names timed_sessions' own indexes (not its keys'), sorted.
+func sessionIndexes(t *testing.T, s *Store, dialect string) []string {
+	t.Helper()
+	q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'timed_sessions' AND sql IS NOT NULL ORDER BY name`
+	if dialect == "postgres" {
+		q = `SELECT indexname FROM pg_indexes WHERE tablename = 'timed_sessions' AND indexname LIKE 'timed_sessions%' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname`
+	}
+	rows, err := s.db.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	return names
 }
 
 // TestClocksEndAsTheirOwnersDo: a session's clock ends when its answer
