@@ -14,6 +14,7 @@ package faultsim
 import (
 	"context"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -48,6 +49,14 @@ type Kit interface {
 type Harness struct {
 	Path    string
 	Symbols map[string]map[string]reflect.Value
+}
+
+// SymbolKey is the key of the package at importPath in Harness.Symbols,
+// as yaegi keys its exports: "importpath/name". It is the engine's, so
+// that a kit names its symbols without importing the interpreter: the
+// native referee's program links the kit.
+func SymbolKey(importPath string) string {
+	return importPath + "/" + importPath[strings.LastIndex(importPath, "/")+1:]
 }
 
 // EntrySpec is the entry point's signature: parameter and result types

@@ -28,15 +28,6 @@ type callEnder interface {
 	CallEnded(w *Worker)
 }
 
-// Native is a natively compiled entry function, shared by every worker:
-// for differential tests against the interpreter, and for kits' own tests.
-// It gives workers no package state of their own, so use it only for code
-// that has none.
-type Native struct{ Entry any }
-
-// Load implements Program.
-func (n Native) Load(*Worker, int64, io.Writer) (any, error) { return n.Entry, nil }
-
 // LoadError is a submission that does not load: the user's failure, with
 // diagnostics to show.
 type LoadError struct{ Diagnostics []sandbox.Diagnostic }

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 // Package gointerp is the yaegi interpreter that runs submitted Go code,
 // with an import allowlist and the rewrites that make yaegi mean what Go
 // means. Only the grading child creates interpreters (internal/faultsim,

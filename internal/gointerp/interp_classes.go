@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // Rewrites that need the file's types (interp_types.go), for valid Go that

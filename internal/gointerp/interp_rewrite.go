@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // Source rewrites that keep yaegi v0.16.1 from changing what Go code means.

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // Package state a submission can reset. Compiling a submission is nearly

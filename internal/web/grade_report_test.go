@@ -16,6 +16,8 @@ import (
 	nethtml "golang.org/x/net/html"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -39,10 +41,11 @@ func gradeForReport(t *testing.T, src string, seed int64, scenarios ...string) *
 			list = append(list, sc)
 		}
 	}
-	rep, err := refund.GradeSource(context.Background(), "refund.go", src, refund.Scenarios(list), faultsim.TestBubble(t), faultsim.Options{FirstSeed: seed})
+	graded, err := interpreted.GradeSource(context.Background(), refund.Kit{}, refund.Scenarios(list), "refund.go", src, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := graded.Wire(seed)
 	rep.Problem = "async-refund" // the parent names the problem; the child knows only the kit
 	return rep
 }

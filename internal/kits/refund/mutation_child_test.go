@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
 
@@ -52,7 +53,7 @@ func TestMutationChild(t *testing.T) {
 	scenarios := scenariosNamed(t)
 	for i := from; i < len(files); i += step {
 		fmt.Printf("START %d\n", i)
-		rep, err := refund.GradeSource(context.Background(), "refund.go", readSource(t, files[i]), scenarios, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1})
+		rep, err := refund.GradeSource(context.Background(), "refund.go", readSource(t, files[i]), scenarios, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
 		v, msg := mutationVerdict(rep, err), ""
 		if err != nil {
 			msg = err.Error()

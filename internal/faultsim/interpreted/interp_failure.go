@@ -1,6 +1,4 @@
-//go:build !nointerp
-
-package faultsim
+package interpreted
 
 import (
 	"fmt"
@@ -8,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -29,7 +28,7 @@ var yaegiPanicPosition = regexp.MustCompile(`^(\d+):(\d+): `)
 // code, a diagnostic at the line yaegi named, and no defect listed as
 // unfixed. What the scenarios found stays in the report, for whoever
 // reads on; the native referee, where there is one, gives the verdict.
-func blameInterpreter(rep *Report) {
+func blameInterpreter(rep *faultsim.Report) {
 	for _, sc := range rep.Scenarios {
 		for _, c := range sc.Calls {
 			if !interpreterPanics.MatchString(c.Panic) {
@@ -45,7 +44,7 @@ func blameInterpreter(rep *Report) {
 				d.Column, _ = strconv.Atoi(m[2])
 				d.Message = "the interpreter failed on this code: " + strings.TrimPrefix(what, m[0])
 			}
-			rep.Status = StatusError
+			rep.Status = faultsim.StatusError
 			rep.Diagnostics = append([]sandbox.Diagnostic{d}, rep.Diagnostics...)
 			where := "the code"
 			if d.Line > 0 {
