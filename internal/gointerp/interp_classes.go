@@ -800,21 +800,13 @@ func (rw *rewriter) concreteMethods(e ast.Expr) (methods map[string]signature, o
 	return methods, true, true
 }
 
-// internalCompilerPanics are messages of panics of yaegi's own compiler,
-// never of the code's initialisation.
-var internalCompilerPanics = []string{"nil type", "reflect.Type is nil", "CFG post-order panic", "invalid interface value"}
-
 // lineOfCompilerPanic words a panic that escaped the compiler with no
 // position. One of yaegi's own is the interpreter's failure, not the
 // code's: the message says so, and names the function whose body makes
 // the compiler fail, found by compiling the file again with that one body
 // emptied (a panic("") that keeps its lines), function by function.
 func lineOfCompilerPanic(src *Source, msg string) sandbox.Diagnostic {
-	internal := false
-	for _, m := range internalCompilerPanics {
-		internal = internal || strings.Contains(msg, m)
-	}
-	if !internal {
+	if !IsInterpreterPanic(msg) { // panics.go
 		return sandbox.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
 	}
 	d := sandbox.Diagnostic{Message: "the interpreter failed to compile this code (" + msg + "): this is a limit of the grader's Go interpreter, not an error in your code. Writing the function in a plainer form usually avoids it"}

@@ -7,31 +7,24 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
-
-// interpreterPanics are the messages of panics only yaegi raises, from
-// its own machinery, never from what the code asked for: a call that
-// ends in one was not run as Go runs it, so the grade says nothing about
-// the candidate's code. (Panics that stand for Go's runtime errors, such
-// as yaegi's "on zero Value" for a nil pointer, are the code's, see
-// panicWords.)
-var interpreterPanics = regexp.MustCompile(`^(?:\d+:\d+: )?(?:invalid interface value|nil type$|reflect\.Type is nil|CFG post-order panic|reflect\.Set: value of type .* is not assignable to type|reflect: Call using .* as type|reflect: call of reflect\.Value\.\w+ on \w+ Value|reflect\.Value\.Interface: cannot return value obtained from unexported)`)
 
 // yaegiPanicPosition is the "line:col: " yaegi puts before a panic in
 // interpreted code.
 var yaegiPanicPosition = regexp.MustCompile(`^(\d+):(\d+): `)
 
 // blameInterpreter turns a report some of whose calls panicked inside the
-// interpreter into one that gives no verdict: status error, a message
-// saying the interpreter failed and that this is not a defect of the
-// code, a diagnostic at the line yaegi named, and no defect listed as
-// unfixed. What the scenarios found stays in the report, for whoever
+// interpreter (gointerp.IsInterpreterPanic) into one that gives no
+// verdict: status error, a message saying the interpreter failed and that
+// this is not a defect of the code, a diagnostic at the line yaegi named,
+// and no defect listed as unfixed. What the scenarios found stays in the report, for whoever
 // reads on; the native referee, where there is one, gives the verdict.
 func blameInterpreter(rep *faultsim.Report) {
 	for _, sc := range rep.Scenarios {
 		for _, c := range sc.Calls {
-			if !interpreterPanics.MatchString(c.Panic) {
+			if !gointerp.IsInterpreterPanic(c.Panic) {
 				continue
 			}
 			what := c.Panic
