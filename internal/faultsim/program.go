@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // Program loads a submission for one worker. Each worker stands for a
@@ -30,7 +30,7 @@ type callEnder interface {
 
 // LoadError is a submission that does not load: the user's failure, with
 // diagnostics to show.
-type LoadError struct{ Diagnostics []sandbox.Diagnostic }
+type LoadError struct{ Diagnostics []gradewire.Diagnostic }
 
 func (e *LoadError) Error() string {
 	var parts []string

@@ -10,7 +10,7 @@ import (
 	"math/rand"
 	"reflect"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // StandIns are the standard symbols the engine replaces for
@@ -73,7 +73,7 @@ func StandIns(res Resolver) map[string]map[string]reflect.Value {
 func ResetState(reset func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = &LoadError{[]sandbox.Diagnostic{{Message: "loading the code panicked in package initialisation: " + fmt.Sprint(v)}}}
+			err = &LoadError{[]gradewire.Diagnostic{{Message: "loading the code panicked in package initialisation: " + fmt.Sprint(v)}}}
 		}
 	}()
 	reset()

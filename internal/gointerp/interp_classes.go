@@ -33,14 +33,14 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // classState is what the rewrites of this file keep in the rewriter.
 type classState struct {
 	info    *types.Info
 	pkg     *types.Package
-	refused []sandbox.Diagnostic
+	refused []gradewire.Diagnostic
 	// done are the range statements rewritten here, which the other
 	// rewrites of ranges (rangeAssign, loopVarsRange) leave alone.
 	done map[*ast.RangeStmt]bool
@@ -63,8 +63,8 @@ type classState struct {
 
 // refusals are the file's refusals in line order, one per line and
 // message.
-func (rw *rewriter) refusals() []sandbox.Diagnostic {
-	out := append([]sandbox.Diagnostic(nil), rw.classes.refused...)
+func (rw *rewriter) refusals() []gradewire.Diagnostic {
+	out := append([]gradewire.Diagnostic(nil), rw.classes.refused...)
 	sort.SliceStable(out, func(a, b int) bool {
 		if out[a].Line != out[b].Line {
 			return out[a].Line < out[b].Line
@@ -805,11 +805,11 @@ func (rw *rewriter) concreteMethods(e ast.Expr) (methods map[string]signature, o
 // code's: the message says so, and names the function whose body makes
 // the compiler fail, found by compiling the file again with that one body
 // emptied (a panic("") that keeps its lines), function by function.
-func lineOfCompilerPanic(src *Source, msg string) sandbox.Diagnostic {
+func lineOfCompilerPanic(src *Source, msg string) gradewire.Diagnostic {
 	if !IsInterpreterPanic(msg) { // panics.go
-		return sandbox.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
+		return gradewire.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
 	}
-	d := sandbox.Diagnostic{Message: "the interpreter failed to compile this code (" + msg + "): this is a limit of the grader's Go interpreter, not an error in your code. Writing the function in a plainer form usually avoids it"}
+	d := gradewire.Diagnostic{Message: "the interpreter failed to compile this code (" + msg + "): this is a limit of the grader's Go interpreter, not an error in your code. Writing the function in a plainer form usually avoids it"}
 	f, _ := src.parsedText()
 	if f == nil {
 		return d

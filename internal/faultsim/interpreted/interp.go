@@ -24,7 +24,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gointerp"
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // Interpreted is submitted source, checked once and evaluated in yaegi
@@ -81,10 +81,10 @@ type workerUse struct {
 // Interpret checks source for kit k: it parses, imports only what it may
 // and declares the kit's entry point with its signature. What is wrong is
 // diagnostics for the user.
-func Interpret(k faultsim.Kit, filename, source string) (*Interpreted, []sandbox.Diagnostic) {
+func Interpret(k faultsim.Kit, filename, source string) (*Interpreted, []gradewire.Diagnostic) {
 	if !testing.Testing() && !inChild.Load() {
 		// Interpreted code can end its process: never in the server's.
-		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
+		return nil, []gradewire.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
 	h := k.Harness()
 	gointerp.RegisterHostSymbols(h.Symbols) // for the rewrites that need types
@@ -94,7 +94,7 @@ func Interpret(k faultsim.Kit, filename, source string) (*Interpreted, []sandbox
 	}
 	e := k.Entry()
 	if d := src.CheckFunc(e.Name, e.Params, e.Results, e.Want); d != nil {
-		return nil, []sandbox.Diagnostic{*d}
+		return nil, []gradewire.Diagnostic{*d}
 	}
 	return &Interpreted{src: src, kit: k, reusable: !src.Resettable || src.FixedState,
 		byRun: map[*faultsim.Trace]*runShare{}, byWorker: map[*faultsim.Worker]*workerUse{}}, nil
@@ -255,7 +255,7 @@ func (p *Interpreted) compile(owner *atomic.Pointer[faultsim.Slot]) (*compiled, 
 		return nil, &faultsim.LoadError{Diagnostics: gointerp.ErrorDiagnostics(err)}
 	}
 	if v.Kind() != reflect.Func {
-		return nil, &faultsim.LoadError{Diagnostics: []sandbox.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
+		return nil, &faultsim.LoadError{Diagnostics: []gradewire.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
 	}
 	c := &compiled{entry: v.Interface(), owner: owner}
 	if owner != nil {
@@ -409,7 +409,7 @@ const spareCompileLines = 1000
 // than it did, so this errs towards one lane.
 const laneCompileLimit = 40 * time.Millisecond
 
-func notLoaded(k faultsim.Kit, diags []sandbox.Diagnostic) *faultsim.Report {
+func notLoaded(k faultsim.Kit, diags []gradewire.Diagnostic) *faultsim.Report {
 	return &faultsim.Report{Kit: k.Name(), Status: faultsim.StatusError, Diagnostics: diags, Scenarios: []faultsim.ScenarioResult{},
 		Message: "The code could not be graded: " + diags[0].String()}
 }
@@ -417,10 +417,10 @@ func notLoaded(k faultsim.Kit, diags []sandbox.Diagnostic) *faultsim.Report {
 // trialLoad evaluates the submission once, in a bubble, so that compile
 // errors and panics of its initialisation are diagnostics before any
 // scenario runs.
-func trialLoad(b faultsim.Bubble, prog *Interpreted) (diags []sandbox.Diagnostic) {
+func trialLoad(b faultsim.Bubble, prog *Interpreted) (diags []gradewire.Diagnostic) {
 	defer func() {
 		if v := recover(); v != nil {
-			diags = []sandbox.Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever"}}
+			diags = []gradewire.Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever"}}
 		}
 	}()
 	b(func() {
@@ -431,7 +431,7 @@ func trialLoad(b faultsim.Bubble, prog *Interpreted) (diags []sandbox.Diagnostic
 		case errors.As(err, &le):
 			diags = le.Diagnostics
 		case err != nil:
-			diags = []sandbox.Diagnostic{{Message: err.Error()}}
+			diags = []gradewire.Diagnostic{{Message: err.Error()}}
 		default:
 			prog.Finished(w, true)
 		}

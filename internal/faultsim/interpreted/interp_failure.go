@@ -8,7 +8,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gointerp"
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // yaegiPanicPosition is the "line:col: " yaegi puts before a panic in
@@ -31,14 +31,14 @@ func blameInterpreter(rep *faultsim.Report) {
 			if i := strings.Index(what, " {"); i > 0 {
 				what = what[:i] // the value yaegi dumps after the message
 			}
-			d := sandbox.Diagnostic{Message: "the interpreter failed on this code: " + what}
+			d := gradewire.Diagnostic{Message: "the interpreter failed on this code: " + what}
 			if m := yaegiPanicPosition.FindStringSubmatch(c.Panic); m != nil {
 				d.Line, _ = strconv.Atoi(m[1])
 				d.Column, _ = strconv.Atoi(m[2])
 				d.Message = "the interpreter failed on this code: " + strings.TrimPrefix(what, m[0])
 			}
 			rep.Status = faultsim.StatusError
-			rep.Diagnostics = append([]sandbox.Diagnostic{d}, rep.Diagnostics...)
+			rep.Diagnostics = append([]gradewire.Diagnostic{d}, rep.Diagnostics...)
 			where := "the code"
 			if d.Line > 0 {
 				where = fmt.Sprintf("line %d", d.Line)
