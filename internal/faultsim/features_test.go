@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim_test
 
 // The engine's features a kit opts into (phases, triggered calls, caller

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp_test
 
 import (

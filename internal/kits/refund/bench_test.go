@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -117,8 +115,8 @@ func main() {
 // machine the wall ratio favours the go command, which runs more threads
 // at once than a grade's lanes (see create-client's benchmark).
 //
-// -tags nointerp leaves the interpreter (and yaegi's symbol tables) out:
-// the native route links only what it runs.
+// The native program links no interpreter (and none of yaegi's symbol
+// tables): the native route's packages do not import it.
 //
 //	go test ./internal/kits/refund -run '^$' -bench KitVersusGoBuild -benchtime 8x
 func BenchmarkKitVersusGoBuild(b *testing.B) {
@@ -160,7 +158,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 		start = time.Now()
-		build := exec.Command("go", "build", "-tags", "nointerp", "-o", bin, "./"+name)
+		build := exec.Command("go", "build", "-o", bin, "./"+name)
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
