@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -267,11 +268,18 @@ func (c checked) Plan() faultsim.Plan {
 // they belong in a kit.
 func TestNoFamilyNames(t *testing.T) {
 	banned := regexp.MustCompile(`(?i)refund|payment|charge|vendor|stripe|idempoten|createclient|refundkit`)
-	files, _ := filepath.Glob("*.go")
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	// The engine and its routes, helpers and subpackages alike.
+	var files []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			files = append(files, path)
 		}
+		return err
+	})
+	if err != nil || len(files) < 20 {
+		t.Fatalf("found %d files: %v", len(files), err)
+	}
+	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 type Program struct {
 	Kit faultsim.Kit
 	// KitImport is the import path of the kit's package, and KitValue an
-	// expression of the kit in it, in that package's name ("createclient.Kit{}").
+	// expression of the kit in it, in that package's name ("tally.Kit{}").
 	KitImport, KitValue string
 	// ScenariosFile is the scenarios file the driver parses with
 	// Kit.ParseScenarios.
