@@ -8,7 +8,14 @@
 // Everything a problem family knows (its harness API, its fakes, its
 // scenario schema, its catalogue of invariants, its entry point) lives in a
 // Kit; the engine knows none of it. A test keeps family names out of this
-// package.
+// package and its subpackages.
+//
+// What runs a submission is a Program, one per route, in a subpackage of
+// its own: interpreted (yaegi, the grading child's route) and native
+// (natively compiled copies, the referee's). Both give the code the same
+// stand-ins for standard functions (standins.go), which find their worker
+// through its slot (slots.go). bubble gives a process the virtual clock;
+// faultsimtest and nativebuild are for tests only.
 package faultsim
 
 import (
