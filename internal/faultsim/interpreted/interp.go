@@ -31,7 +31,7 @@ import (
 // interpreters through internal/gointerp's allowlist: the kit's harness,
 // the allowed standard packages, and stand-ins that keep the virtual clock
 // honest (sync's locks) and runs reproducible (math/rand seeded per
-// worker, see slot).
+// worker, see faultsim.Slot).
 type Interpreted struct {
 	src *gointerp.Source
 	kit faultsim.Kit
@@ -111,11 +111,11 @@ var inChild atomic.Bool
 // one process where submitted code may be interpreted.
 func MarkGradingChild() { inChild.Store(true) }
 
-// Load implements Program. A reusable submission's workers of one run
+// Load implements faultsim.Program. A reusable submission's workers of one run
 // share an interpreter, the first of them to load taking one from the pool
 // or compiling it, so a grade compiles about one per lane rather than one
 // per worker and lane; their random sources and output stay their own
-// (see slot).
+// (see faultsim.Slot).
 func (p *Interpreted) Load(w *faultsim.Worker, seed int64, out io.Writer) (any, error) {
 	growStack()
 	s := faultsim.NewSlot(w, seed, out, &p.sources)
