@@ -111,8 +111,8 @@ var inChild atomic.Bool
 // one process where submitted code may be interpreted.
 func MarkGradingChild() { inChild.Store(true) }
 
-// Load implements faultsim.Program. A reusable submission's workers of one run
-// share an interpreter, the first of them to load taking one from the pool
+// Load implements faultsim.Program. A reusable submission's workers of
+// one run share an interpreter, the first of them to load taking one from the pool
 // or compiling it, so a grade compiles about one per lane rather than one
 // per worker and lane; their random sources and output stay their own
 // (see faultsim.Slot).
@@ -274,9 +274,9 @@ func (p *Interpreted) compile(owner *atomic.Pointer[faultsim.Slot]) (*compiled, 
 	return c, nil
 }
 
-// CallEnded implements the engine's callEnder: the interpreter of a worker's own goes
-// back to the pool as soon as its call is over, for a later worker of the
-// same run to reset and load, where the source starts no goroutine of its
+// CallEnded is how the engine says a worker's call is over: the
+// interpreter of a worker's own goes back to the pool at once, for a
+// later worker of the same run to reset and load, where the source starts no goroutine of its
 // own (gointerp.Source.StartsGoroutines): then nothing of the call runs
 // on once it has returned, panicked or died, and a worker that starts
 // later in the run (a redelivery, a restart) needs no interpreter more.
@@ -289,9 +289,9 @@ func (p *Interpreted) CallEnded(w *faultsim.Worker) {
 	p.Finished(w, true)
 }
 
-// Finished implements the engine's finisher: a shared interpreter goes back to the pool
-// once every worker of its run has finished, if each one's call unwound
-// normally; otherwise it is dropped.
+// Finished is how the engine says a worker's run is over: a shared
+// interpreter goes back to the pool once every worker of its run has
+// finished, if each one's call unwound normally; otherwise it is dropped.
 func (p *Interpreted) Finished(w *faultsim.Worker, clean bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -63,7 +63,7 @@ type NativeCopies struct {
 // the engine's stand-ins.
 func (*NativeCopies) TracksSeeds() {}
 
-// Load implements Program.
+// Load implements faultsim.Program.
 func (p *NativeCopies) Load(w *faultsim.Worker, seed int64, out io.Writer) (any, error) {
 	p.once.Do(func() { p.bound = p.bind() })
 	if p.bound != nil {
@@ -98,7 +98,8 @@ func (p *NativeCopies) Load(w *faultsim.Worker, seed int64, out io.Writer) (any,
 	return p.Copies[pick].Entry, nil
 }
 
-// Finished implements finisher: the worker's copy is free for another.
+// Finished is how the engine says a worker's run is over: its copy is
+// free for another.
 // A copy is reused even when its call did not unwind (the interpreted
 // route drops such an interpreter): it cannot be rebuilt, and the next
 // load's reset gives it fresh package state all the same.
