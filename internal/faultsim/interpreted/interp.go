@@ -112,10 +112,10 @@ var inChild atomic.Bool
 func MarkGradingChild() { inChild.Store(true) }
 
 // Load implements faultsim.Program. A reusable submission's workers of
-// one run share an interpreter, the first of them to load taking one from the pool
-// or compiling it, so a grade compiles about one per lane rather than one
-// per worker and lane; their random sources and output stay their own
-// (see faultsim.Slot).
+// one run share an interpreter, the first of them to load taking one from
+// the pool or compiling it, so a grade compiles about one per lane rather
+// than one per worker and lane; their random sources and output stay
+// their own (see faultsim.Slot).
 func (p *Interpreted) Load(w *faultsim.Worker, seed int64, out io.Writer) (any, error) {
 	growStack()
 	s := faultsim.NewSlot(w, seed, out, &p.sources)

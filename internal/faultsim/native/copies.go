@@ -99,8 +99,7 @@ func (p *NativeCopies) Load(w *faultsim.Worker, seed int64, out io.Writer) (any,
 }
 
 // Finished is how the engine says a worker's run is over: its copy is
-// free for another.
-// A copy is reused even when its call did not unwind (the interpreted
+// free for another. A copy is reused even when its call did not unwind (the interpreted
 // route drops such an interpreter): it cannot be rebuilt, and the next
 // load's reset gives it fresh package state all the same.
 func (p *NativeCopies) Finished(w *faultsim.Worker, clean bool) {
