@@ -188,6 +188,7 @@ type homePage struct {
 	Problems, Sets    []catalogueEntry
 	Screens           []catalogueEntry
 	ShownCount, Total int
+	Review            reviewSummary
 }
 
 // home is the catalogue: problems, question sets and screens, filtered by
@@ -234,6 +235,9 @@ func (s *Server) home(c echo.Context) error {
 		}
 	}
 	page.ShownCount = len(page.Problems) + len(page.Sets) + len(page.Screens)
+	if page.Review, err = s.reviewSummaryOf(c.Request().Context()); err != nil {
+		return err
+	}
 	return render(c, http.StatusOK, homeView(s.meta("Catalogue"), page))
 }
 

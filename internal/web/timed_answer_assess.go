@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -77,6 +78,9 @@ func (s *Server) saveAssessment(c echo.Context) error {
 	}
 	sa, err := s.store.SaveSelfAssessment(ctx, id, covered, of, s.now())
 	if err != nil {
+		return err
+	}
+	if _, err := review.Assessed(ctx, s.store, a.ID, tg.scope, id, len(sa.Covered), sa.Of, s.now()); err != nil {
 		return err
 	}
 	if !wantsJSON(c) {

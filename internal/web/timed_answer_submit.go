@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/practice"
+	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -84,6 +85,10 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 	if problem != "" && answerBody(raw) != "" {
 		return reject(problem)
 	}
+	predicted, err := predictionField(c, tg)
+	if err != nil {
+		return err
+	}
 	sub := practice.Submission{AttemptID: a.ID, Scope: tg.scope, Text: raw}
 	if hasSession {
 		sub.SessionID = t.ID
@@ -96,6 +101,9 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 		return echo.NewHTTPError(http.StatusConflict, "This answer was already submitted. Reload the page to see it.")
 	}
 	if err != nil {
+		return err
+	}
+	if err := review.Answered(ctx, s.store, a.ID, tg.scope, ans.ID, predicted, len(tg.keyPoints), s.now()); err != nil {
 		return err
 	}
 	if !wantsJSON(c) {

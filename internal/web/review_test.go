@@ -1,0 +1,63 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReviewQueue answers a question with a prediction, ticks its key
+// points, and follows the item through /review, the catalogue and My
+// practice as the server's clock moves.
+func TestReviewQueue(t *testing.T) {
+	cat := testCatalog()
+	cat.Sets[0].Questions[0].KeyPoints = items("KP-A", "KP-B", "KP-C", "KP-D")
+	ts := newTestServer(t, cat)
+	clock := &testClock{now: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+	ts.app.clock = clock.Now
+	b := ts.newBrowser(t)
+
+	b.get("/review").mustContain(t, "<h1>Review</h1>", "Nothing is due")
+	b.get("/sets/rapid").mustContain(t, `name="predicted" min="0" max="4"`)
+
+	// A prediction out of range is refused, saying what was wrong.
+	status, got := b.postJSON(questionBase+"/answer", url.Values{"answer": {"my answer"}, "predicted": {"5"}})
+	if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(got["error"]), "give 0 to 4") {
+		t.Fatalf("prediction of 5 of 4: %d %v", status, got)
+	}
+	status, got = b.postJSON(questionBase+"/answer", url.Values{"answer": {"my answer"}, "predicted": {"4"}})
+	if status != http.StatusOK {
+		t.Fatalf("submit: %d %v", status, got)
+	}
+	answer := fmt.Sprint(num(got["answer"]))
+
+	// Answered, not ticked: due tomorrow.
+	b.get("/review").mustContain(t, "Nothing is due", "Coming later", "Rapid-fire questions: What is RAG?",
+		`href="/sets/rapid#q-what-is-rag"`, "tick its key points")
+	b.get("/").mustContain(t, "Nothing due for review", `href="/review"`)
+
+	// Ticked 2 of 4 after predicting 4: SM-2 gives a day for a first pass.
+	clock.Advance(time.Minute)
+	if status, got := b.postJSON(questionBase+"/assessment", url.Values{"answer": {answer}, "covered": {"0", "2"}}); status != 200 {
+		t.Fatalf("assessment: %d %v", status, got)
+	}
+	p := b.get("/practice")
+	p.mustContain(t, "Predictions and ticks", `role="img"`, `<title id="calibration-title">`, "<desc id=\"calibration-desc\">",
+		"<caption>Every answer with a prediction, oldest first</caption>", "4 of 4", "2 of 4", "over by 2 points",
+		"predicted more key points than ticked 1 time", "On average you predicted 50% of the key points more than you ticked")
+
+	clock.Advance(24 * time.Hour)
+	b.get("/review").mustContain(t, "Due now", `data-review-due`, "Rapid-fire questions: What is RAG?",
+		"Reviewed 1 time in a row; latest interval 1 day")
+	b.get("/").mustContain(t, "1 review due now")
+	b.get("/practice").mustContain(t, "1 review due now")
+
+	// Another user sees nothing of it.
+	ts.newBrowser(t).get("/review").mustContain(t, "Nothing is due")
+	if strings.Contains(ts.newBrowser(t).get("/").body, "data-review-notice") {
+		t.Error("a new visitor's catalogue mentions a review queue")
+	}
+}
