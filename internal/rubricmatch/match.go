@@ -1,0 +1,270 @@
+// Package rubricmatch marks which of a question's key points an answer
+// seems to cover, from phrases the content's authors list for each point:
+// phrases that show it, and misconceptions that contradict it. It is
+// deterministic and offline: words are lower-cased, split, stemmed by a
+// few fixed suffix rules and compared; no model and no network. Every
+// mark says which words earned it, so a candidate can judge it; the page
+// shows it beside their own ticks, never in their place.
+//
+// A phrase is found when all of its words that are not stop words appear
+// in one sentence of the answer, in any order, within a window a few words
+// wider than the phrase. A negation ("not", "never", "without", "don't")
+// up to three words before the first of them, in the same sentence, turns
+// the finding around: a negated showing phrase is evidence against the
+// point, and a negated misconception is evidence for it ("never reuse the
+// key" against the misconception "reuse the key"). A point with evidence
+// against it is "contradicted", else with evidence for it "seems covered",
+// else "not found".
+package rubricmatch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Verdict is the mark a key point gets.
+type Verdict string
+
+// The marks, as the page and the labelled set name them.
+const (
+	Covered      Verdict = "covered"
+	NotFound     Verdict = "not-found"
+	Contradicted Verdict = "contradicted"
+)
+
+// Label is how the page says a verdict.
+func (v Verdict) Label() string {
+	switch v {
+	case Covered:
+		return "seems covered"
+	case Contradicted:
+		return "contradicted"
+	}
+	return "not found"
+}
+
+// KeyPoint is what the matcher knows of one key point: the phrases
+// written for it.
+type KeyPoint struct {
+	Shows, Contradicts []string
+}
+
+// Span is a run of the answer, by byte offsets.
+type Span struct{ Start, End int }
+
+// Evidence is one phrase found in the answer.
+type Evidence struct {
+	Phrase  string
+	Negated bool // a negation came just before it
+	For     bool // it speaks for the key point (a showing phrase, or a negated misconception)
+	Spans   []Span
+}
+
+// Mark is one key point's verdict with what earned it.
+type Mark struct {
+	Verdict  Verdict
+	Evidence []Evidence // the phrases found, for and against
+	// HasPhrases is false when the content lists no phrases for the
+	// point: the matcher cannot say anything of it.
+	HasPhrases bool
+}
+
+// Why says in words which phrase decided the mark.
+func (m Mark) Why() string {
+	switch {
+	case !m.HasPhrases:
+		return "no phrases are written for this key point"
+	case m.Verdict == NotFound:
+		return "none of its phrases is in your answer"
+	}
+	for _, e := range m.Evidence {
+		if e.For == (m.Verdict == Covered) {
+			switch {
+			case e.For && e.Negated:
+				return fmt.Sprintf("you ruled out the misconception %q", e.Phrase)
+			case e.For:
+				return fmt.Sprintf("matched %q", e.Phrase)
+			case e.Negated:
+				return fmt.Sprintf("you negated %q", e.Phrase)
+			}
+			return fmt.Sprintf("matched the misconception %q", e.Phrase)
+		}
+	}
+	return ""
+}
+
+// Window is how many words wider than a phrase its words may spread.
+const Window = 4
+
+// negationReach is how many words before a phrase a negation still
+// applies to it.
+const negationReach = 3
+
+// Match marks each key point against the answer.
+func Match(answer string, points []KeyPoint) []Mark {
+	toks := tokenize(answer)
+	out := make([]Mark, len(points))
+	for i, kp := range points {
+		m := Mark{Verdict: NotFound, HasPhrases: len(kp.Shows)+len(kp.Contradicts) > 0}
+		var forIt, against bool
+		for _, p := range kp.Shows {
+			if e, ok := find(toks, p); ok {
+				e.For = !e.Negated
+				m.Evidence = append(m.Evidence, e)
+				forIt, against = forIt || e.For, against || !e.For
+			}
+		}
+		for _, p := range kp.Contradicts {
+			if e, ok := find(toks, p); ok {
+				e.For = e.Negated
+				m.Evidence = append(m.Evidence, e)
+				forIt, against = forIt || e.For, against || !e.For
+			}
+		}
+		switch {
+		case against:
+			m.Verdict = Contradicted
+		case forIt:
+			m.Verdict = Covered
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// find looks for a phrase in the answer's tokens: the first, tightest
+// place where all its words are in one sentence within the window.
+func find(toks []token, phrase string) (Evidence, bool) {
+	words := phraseWords(phrase)
+	if len(words) == 0 {
+		return Evidence{}, false
+	}
+	phraseNegated := slices.ContainsFunc(words, func(t token) bool { return t.negation })
+	width := len(words) + Window
+	for start := range toks {
+		if toks[start].stem != words[0].stem && !slices.ContainsFunc(words, func(w token) bool { return w.stem == toks[start].stem }) {
+			continue
+		}
+		// Take each phrase word's first occurrence from start on, inside
+		// the window and the sentence.
+		used := make([]int, 0, len(words))
+		ok := true
+		for _, w := range words {
+			found := -1
+			for j := start; j < len(toks) && j < start+width && toks[j].sentence == toks[start].sentence; j++ {
+				if toks[j].stem == w.stem && !slices.Contains(used, j) {
+					found = j
+					break
+				}
+			}
+			if found < 0 {
+				ok = false
+				break
+			}
+			used = append(used, found)
+		}
+		if !ok {
+			continue
+		}
+		slices.Sort(used)
+		e := Evidence{Phrase: phrase}
+		if !phraseNegated {
+			first := used[0]
+			for j := first - 1; j >= 0 && j >= first-negationReach && toks[j].sentence == toks[first].sentence; j-- {
+				if toks[j].negation {
+					e.Negated = true
+					e.Spans = append(e.Spans, Span{toks[j].start, toks[j].end})
+					break
+				}
+			}
+			// A negation between the phrase's own words also turns it:
+			// "the key is not stored".
+			for j := used[0] + 1; j < used[len(used)-1] && !e.Negated; j++ {
+				if toks[j].negation && !slices.Contains(used, j) {
+					e.Negated = true
+					e.Spans = append(e.Spans, Span{toks[j].start, toks[j].end})
+				}
+			}
+		}
+		// The words from the first to the last found, so the reader sees
+		// the phrase as they wrote it.
+		e.Spans = append(e.Spans, Span{toks[used[0]].start, toks[used[len(used)-1]].end})
+		e.Spans = mergeSpans(e.Spans)
+		return e, true
+	}
+	return Evidence{}, false
+}
+
+func mergeSpans(spans []Span) []Span {
+	slices.SortFunc(spans, func(a, b Span) int { return a.Start - b.Start })
+	var out []Span
+	for _, s := range spans {
+		if n := len(out); n > 0 && s.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, s.End)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// CheckPhrase says what is wrong with a phrase an author wrote, or "".
+func CheckPhrase(phrase string) string {
+	p := strings.TrimSpace(phrase)
+	switch {
+	case p == "":
+		return "an empty phrase"
+	case len(phraseWords(p)) == 0:
+		return fmt.Sprintf("the phrase %q has only common words (like \"the\", \"is\"), so it would match almost anything", p)
+	}
+	return ""
+}
+
+// SamePhrase reports whether two phrases match the same words.
+func SamePhrase(a, b string) bool {
+	wa, wb := phraseWords(a), phraseWords(b)
+	if len(wa) != len(wb) {
+		return false
+	}
+	sa, sb := stems(wa), stems(wb)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
+}
+
+func stems(ts []token) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.stem
+	}
+	return out
+}
+
+// Highlight splits text into runs, each marked or not, from the spans of
+// marks' evidence: what the page wraps in <mark>.
+type Run struct {
+	Text   string
+	Marked bool
+}
+
+// Runs cuts text at the spans (which may overlap, in any order).
+func Runs(text string, spans []Span) []Run {
+	spans = mergeSpans(slices.Clone(spans))
+	var out []Run
+	at := 0
+	for _, s := range spans {
+		if s.Start < at || s.End > len(text) {
+			continue
+		}
+		if s.Start > at {
+			out = append(out, Run{Text: text[at:s.Start]})
+		}
+		out = append(out, Run{Text: text[s.Start:s.End], Marked: true})
+		at = s.End
+	}
+	if at < len(text) {
+		out = append(out, Run{Text: text[at:]})
+	}
+	return out
+}
