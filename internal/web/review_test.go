@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/problems"
 )
 
 // TestReviewQueue answers a question with a prediction, ticks its key
@@ -59,5 +62,34 @@ func TestReviewQueue(t *testing.T) {
 	ts.newBrowser(t).get("/review").mustContain(t, "Nothing is due")
 	if strings.Contains(ts.newBrowser(t).get("/").body, "data-review-notice") {
 		t.Error("a new visitor's catalogue mentions a review queue")
+	}
+}
+
+// TestRubricMarks submits an answer to a question whose key points list
+// phrases: the box marks each point beside its checkbox, with the words
+// that earned the mark highlighted in the answer, and the ticks stay the
+// candidate's.
+func TestRubricMarks(t *testing.T) {
+	cat := testCatalog()
+	q := &cat.Sets[0].Questions[0]
+	q.KeyPoints = items("KP-REUSE", "KP-REPLAY", "KP-NOPHRASES")
+	q.KeyPoints[0].Shows = []problems.Phrase{{Text: "reuse the same key"}}
+	q.KeyPoints[0].Contradicts = []problems.Phrase{{Text: "new key for each retry"}}
+	q.KeyPoints[1].Shows = []problems.Phrase{{Text: "replays the first result"}}
+	ts := newTestServer(t, cat)
+	b := ts.newBrowser(t)
+	status, got := b.postJSON(questionBase+"/answer", url.Values{"answer": {"Make a new key for each retry <b>now</b>."}})
+	if status != http.StatusOK {
+		t.Fatalf("submit: %d %v", status, got)
+	}
+	p := b.get("/sets/rapid")
+	p.mustContain(t, `data-matched-answer`, `<mark class="match-hit">new key for each retry</mark>`, "&lt;b&gt;now&lt;/b&gt;",
+		`data-match="contradicted"`, `Matcher: contradicted (matched the misconception &#34;new key for each retry&#34;; your words: “new key for each retry”)`,
+		`data-match="not-found"`, "Matcher: not found", `aria-describedby="answer-what-is-rag-kp-0-match"`, "Your ticks are what count")
+	if strings.Contains(p.body, `id="answer-what-is-rag-kp-2-match"`) {
+		t.Error("a key point with no phrases got a mark")
+	}
+	if regexp.MustCompile(`name="covered"[^>]*checked`).MatchString(p.body) {
+		t.Error("the matcher ticked a box")
 	}
 }
