@@ -9,7 +9,7 @@
 // A phrase is found when all of its words that are not stop words appear
 // in one sentence of the answer, in any order, within a window a few words
 // wider than the phrase. A negation ("not", "never", "without", "don't")
-// up to three words before the first of them, in the same sentence, turns
+// up to three words before the first of them, in the same clause, turns
 // the finding around: a negated showing phrase is evidence against the
 // point, and a negated misconception is evidence for it ("never reuse the
 // key" against the misconception "reuse the key"). A point with evidence
@@ -94,7 +94,8 @@ func (m Mark) Why() string {
 	return ""
 }
 
-// Window is how many words wider than a phrase its words may spread.
+// Window is how many words more than twice a phrase's own its words may
+// spread over: stop words count, and authors leave them out.
 const Window = 4
 
 // negationReach is how many words before a phrase a negation still
@@ -133,15 +134,16 @@ func Match(answer string, points []KeyPoint) []Mark {
 	return out
 }
 
-// find looks for a phrase in the answer's tokens: the first, tightest
-// place where all its words are in one sentence within the window.
+// find looks for a phrase in the answer's tokens: the tightest place
+// (the first of equals) where all its words are in one sentence within the window.
 func find(toks []token, phrase string) (Evidence, bool) {
 	words := phraseWords(phrase)
 	if len(words) == 0 {
 		return Evidence{}, false
 	}
 	phraseNegated := slices.ContainsFunc(words, func(t token) bool { return t.negation })
-	width := len(words) + Window
+	width := 2*len(words) + Window
+	var best []int // the tightest place found
 	for start := range toks {
 		if toks[start].stem != words[0].stem && !slices.ContainsFunc(words, func(w token) bool { return w.stem == toks[start].stem }) {
 			continue
@@ -168,11 +170,22 @@ func find(toks []token, phrase string) (Evidence, bool) {
 			continue
 		}
 		slices.Sort(used)
+		if best == nil || used[len(used)-1]-used[0] < best[len(best)-1]-best[0] {
+			best = used
+		}
+	}
+	if best == nil {
+		return Evidence{}, false
+	}
+	used := best
+	{
 		e := Evidence{Phrase: phrase}
 		if !phraseNegated {
 			first := used[0]
-			for j := first - 1; j >= 0 && j >= first-negationReach && toks[j].sentence == toks[first].sentence; j-- {
-				if toks[j].negation {
+			for j := first - 1; j >= 0 && j >= first-negationReach && toks[j].clause == toks[first].clause; j-- {
+				// "without" negates only what it directly governs: "without
+				// a key" does, "without it, we charge twice" does not.
+				if toks[j].negation && (toks[j].stem != "without" || j == first-1) {
 					e.Negated = true
 					e.Spans = append(e.Spans, Span{toks[j].start, toks[j].end})
 					break
@@ -193,7 +206,6 @@ func find(toks []token, phrase string) (Evidence, bool) {
 		e.Spans = mergeSpans(e.Spans)
 		return e, true
 	}
-	return Evidence{}, false
 }
 
 func mergeSpans(spans []Span) []Span {

@@ -11,7 +11,8 @@ import (
 type token struct {
 	stem       string
 	start, end int // byte offsets in the text
-	sentence   int // which sentence (or clause list item) it is in
+	sentence   int // which sentence (or list item) it is in
+	clause     int // which clause: commas and dashes end one; a negation reaches no further
 	negation   bool
 }
 
@@ -26,7 +27,7 @@ var contractions = map[string][]string{
 }
 
 // negations are the words that turn a claim around when they come shortly
-// before it in the same sentence.
+// before it in the same clause.
 var negations = map[string]bool{
 	"not": true, "no": true, "never": true, "without": true, "nor": true, "neither": true, "none": true,
 }
@@ -54,27 +55,46 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // phrase may not continue.
 func sentenceEnd(r rune) bool {
 	switch r {
-	case '.', '!', '?', ';', '\n', ':':
+	case '.', '!', '?', ';', '\n':
 		return true
 	}
 	return false
 }
 
+// endsSentence reports whether the punctuation r at i ends a sentence. A
+// full stop inside a number or a name ("1.5", "x.y") does not: only one
+// followed by a space or the end does. A line break ends one only before
+// a blank line or a list item: text wrapped by hand runs on.
+func endsSentence(text string, i int, r rune, size int) bool {
+	rest := text[i+size:]
+	switch r {
+	case '.':
+		next, _ := utf8.DecodeRuneInString(rest)
+		return rest == "" || unicode.IsSpace(next)
+	case '\n':
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			return true
+		}
+		next, _ := utf8.DecodeRuneInString(rest)
+		return next == '\n' || next == '-' || next == '*' || next == '•' || unicode.IsDigit(next)
+	}
+	return true
+}
+
 // tokenize splits text into stemmed words with their offsets.
 func tokenize(text string) []token {
 	var out []token
-	sentence := 0
+	sentence, clause := 0, 0
 	i := 0
 	for i < len(text) {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		if !isWordRune(r) {
-			// A full stop inside a number or a name ("1.5", "x.y") does not
-			// end a sentence: only one followed by a space or the end does.
-			if sentenceEnd(r) {
-				next, _ := utf8.DecodeRuneInString(text[i+size:])
-				if r != '.' || i+size >= len(text) || unicode.IsSpace(next) {
-					sentence++
-				}
+			if sentenceEnd(r) && endsSentence(text, i, r, size) {
+				sentence++
+				clause++
+			} else if r == ',' || r == ':' || r == '(' || r == ')' || r == '—' || r == '–' {
+				clause++
 			}
 			i += size
 			continue
@@ -105,7 +125,7 @@ func tokenize(text string) []token {
 			parts = []string{word[:j]} // "key's" is "key"
 		}
 		for _, p := range parts {
-			out = append(out, token{stem: stem(p), start: start, end: i, sentence: sentence, negation: negations[p]})
+			out = append(out, token{stem: stem(p), start: start, end: i, sentence: sentence, clause: clause, negation: negations[p]})
 		}
 	}
 	return out
@@ -118,6 +138,15 @@ func tokenize(text string) []token {
 func stem(w string) string {
 	if len(w) <= 3 {
 		return w
+	}
+	// British and American spellings meet: "behaviour", "behavior";
+	// "optimise", "optimize"; "normalisation", "normalization".
+	w = strings.Replace(w, "iour", "ior", 1)
+	if strings.HasSuffix(w, "isation") || strings.HasSuffix(w, "ise") || strings.HasSuffix(w, "ised") || strings.HasSuffix(w, "ising") ||
+		strings.HasSuffix(w, "ises") {
+		if i := strings.LastIndex(w, "is"); i >= 3 {
+			w = w[:i] + "iz" + w[i+2:]
+		}
 	}
 	for _, suf := range []struct{ from, to string }{
 		{"ational", "ate"}, {"ization", "ize"}, {"fulness", "ful"}, {"iveness", "ive"}, {"ousness", "ous"},
