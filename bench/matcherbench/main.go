@@ -15,6 +15,7 @@ func main() {
 	content := flag.String("content", "content", "the content folder")
 	labelled := flag.String("labelled", "internal/rubricmatch/testdata/labelled.yaml", "the labelled answers")
 	verbose := flag.Bool("v", false, "list every key point where the matcher and the label disagree")
+	reportOnly := flag.Bool("report-only", false, "print the figures and exit 0 whatever they are")
 	flag.Parse()
 	qs, err := measure.Load(*labelled)
 	if err != nil {
@@ -34,7 +35,7 @@ func main() {
 	fmt.Printf("%d questions, %d answers, %d key points; contradictions found %d of %d, %d marked wrongly\n",
 		r.Questions, r.Answers, r.Points, r.ContradictedFound, r.ContradictedLabelled, r.ContradictedWrong)
 	fmt.Printf("precision %.2f recall %.2f\n", r.Precision(), r.Recall())
-	if r.Precision() < measure.TargetPrecision || r.Recall() < measure.TargetRecall {
+	if !*reportOnly && r.Precision() < measure.TargetPrecision || r.Recall() < measure.TargetRecall {
 		fmt.Printf("below the targets: precision %.2f, recall %.2f\n", measure.TargetPrecision, measure.TargetRecall)
 		os.Exit(1)
 	}

@@ -110,14 +110,16 @@ func Match(answer string, points []KeyPoint) []Mark {
 		m := Mark{Verdict: NotFound, HasPhrases: len(kp.Shows)+len(kp.Contradicts) > 0}
 		var forIt, against bool
 		for _, p := range kp.Shows {
-			if e, ok := find(toks, p); ok {
+			if e, ok := find(toks, p, true); ok {
 				e.For = !e.Negated
 				m.Evidence = append(m.Evidence, e)
 				forIt, against = forIt || e.For, against || !e.For
 			}
 		}
 		for _, p := range kp.Contradicts {
-			if e, ok := find(toks, p); ok {
+			// A misconception must be stated in full: a partial one is
+			// too often the point's own words.
+			if e, ok := find(toks, p, false); ok {
 				e.For = e.Negated
 				m.Evidence = append(m.Evidence, e)
 				forIt, against = forIt || e.For, against || !e.For
@@ -134,16 +136,32 @@ func Match(answer string, points []KeyPoint) []Mark {
 	return out
 }
 
+// allowMissing is how many of a phrase's words an answer may leave out:
+// one of a long showing phrase (MinWordsForPartial words or more), none
+// of a short one or of a misconception. A negation in the phrase is never
+// the one left out.
+func allowMissing(words []token, partial bool) int {
+	if partial && len(words) >= MinWordsForPartial {
+		return 1
+	}
+	return 0
+}
+
+// MinWordsForPartial is the shortest phrase that still matches with one
+// of its words missing.
+const MinWordsForPartial = 3
+
 // find looks for a phrase in the answer's tokens: the tightest place
 // (the first of equals) where all its words are in one sentence within the window.
-func find(toks []token, phrase string) (Evidence, bool) {
+func find(toks []token, phrase string, partial bool) (Evidence, bool) {
 	words := phraseWords(phrase)
 	if len(words) == 0 {
 		return Evidence{}, false
 	}
 	phraseNegated := slices.ContainsFunc(words, func(t token) bool { return t.negation })
 	width := 2*len(words) + Window
-	var best []int // the tightest place found
+	var best []int // the fullest, tightest place found
+	bestMissing := 0
 	for start := range toks {
 		if toks[start].stem != words[0].stem && !slices.ContainsFunc(words, func(w token) bool { return w.stem == toks[start].stem }) {
 			continue
@@ -151,7 +169,7 @@ func find(toks []token, phrase string) (Evidence, bool) {
 		// Take each phrase word's first occurrence from start on, inside
 		// the window and the sentence.
 		used := make([]int, 0, len(words))
-		ok := true
+		missing := 0
 		for _, w := range words {
 			found := -1
 			for j := start; j < len(toks) && j < start+width && toks[j].sentence == toks[start].sentence; j++ {
@@ -161,23 +179,27 @@ func find(toks []token, phrase string) (Evidence, bool) {
 				}
 			}
 			if found < 0 {
-				ok = false
-				break
+				missing++
+				if w.negation {
+					missing = len(words) // a phrase's own negation is never optional
+				}
+				continue
 			}
 			used = append(used, found)
 		}
-		if !ok {
+		if missing > allowMissing(words, partial) || len(used) == 0 {
 			continue
 		}
 		slices.Sort(used)
-		if best == nil || used[len(used)-1]-used[0] < best[len(best)-1]-best[0] {
-			best = used
+		// The fullest match first, then the tightest.
+		if best == nil || missing < bestMissing || missing == bestMissing && used[len(used)-1]-used[0] < best[len(best)-1]-best[0] {
+			best, bestMissing = used, missing
 		}
 	}
 	if best == nil {
 		return Evidence{}, false
 	}
-	used := best
+	used, partialMatch := best, bestMissing > 0
 	{
 		e := Evidence{Phrase: phrase}
 		if !phraseNegated {
@@ -204,6 +226,10 @@ func find(toks []token, phrase string) (Evidence, bool) {
 		// the phrase as they wrote it.
 		e.Spans = append(e.Spans, Span{toks[used[0]].start, toks[used[len(used)-1]].end})
 		e.Spans = mergeSpans(e.Spans)
+		if e.Negated && partialMatch {
+			// Evidence against a point must be the author's phrase in full.
+			return Evidence{}, false
+		}
 		return e, true
 	}
 }

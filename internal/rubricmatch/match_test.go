@@ -42,7 +42,9 @@ func TestMatch(t *testing.T) {
 		{"negated misconception", "Never create a new key on each retry.", Covered, []string{"Never", "new key on each retry"}},
 		{"negated showing phrase", "You should not reuse the same idempotency key on retry.", Contradicted, []string{"not", "reuse the same idempotency key on retry"}},
 		{"contraction negates", "Don't reuse the same idempotency key on a retry.", Contradicted, nil},
-		{"words across sentences do not match", "Keep the same thing. Every retry gets the key.", NotFound, nil},
+		{"words across sentences do not match", "Keep the same thing. Every key is new.", NotFound, nil},
+		{"one word of a long phrase missing", "Send one key for every retry.", Covered, []string{"key for every retry"}},
+		{"camelCase splits", "callWithSameKey on every retry", Covered, nil},
 		{"curly apostrophe", "You don’t reuse the same idempotency key on retry.", Contradicted, nil},
 	}
 	for _, tt := range tests {

@@ -100,9 +100,15 @@ func tokenize(text string) []token {
 			continue
 		}
 		start := i
+		prev := rune(0)
 		for i < len(text) {
 			r, size := utf8.DecodeRuneInString(text[i:])
 			if isWordRune(r) {
+				// camelCase is two words: "verifySignature".
+				if unicode.IsLower(prev) && unicode.IsUpper(r) {
+					break
+				}
+				prev = r
 				i += size
 				continue
 			}
@@ -125,7 +131,7 @@ func tokenize(text string) []token {
 			parts = []string{word[:j]} // "key's" is "key"
 		}
 		for _, p := range parts {
-			out = append(out, token{stem: stem(p), start: start, end: i, sentence: sentence, clause: clause, negation: negations[p]})
+			out = append(out, token{stem: canonical(stem(p)), start: start, end: i, sentence: sentence, clause: clause, negation: negations[p]})
 		}
 	}
 	return out
@@ -182,4 +188,22 @@ func phraseWords(phrase string) []token {
 		}
 	}
 	return out
+}
+
+// synonyms folds the short forms and spellings engineers use for the same
+// word onto one stem ("ack" and "acknowledgement", "tx" and
+// "transaction", "dedupe" and "deduplicate"). Keys and values are stems.
+var synonyms = map[string]string{
+	"acknowledg": "ack", "db": "databas", "tx": "transaction", "txn": "transaction",
+	"msg": "messag", "dedup": "dedupl", "deduplicat": "dedupl",
+	"dupe": "duplicat", "dup": "duplicat", "asynchronou": "async", "asynchronous": "async", "identifier": "id",
+	"llm": "model", "param": "parameter", "config": "configurat", "auth": "authenticat",
+}
+
+// canonical is a stem's synonym group, or the stem.
+func canonical(s string) string {
+	if c, ok := synonyms[s]; ok {
+		return c
+	}
+	return s
 }

@@ -28,3 +28,21 @@ func TestLabelledSet(t *testing.T) {
 		t.Errorf("precision %.2f recall %.2f; want at least %.2f and %.2f", r.Precision(), r.Recall(), TargetPrecision, TargetRecall)
 	}
 }
+
+// TestHeldOutSet reports the matcher's figures on the held-out answers.
+// They are logged, not held to the targets: the point of the set is to
+// show what the matcher does on answers no one fitted its phrases to.
+func TestHeldOutSet(t *testing.T) {
+	qs, err := Load("../testdata/heldout.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(os.DirFS("../../../content"), qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("held out: %d answers: precision %.2f recall %.2f", r.Answers, r.Precision(), r.Recall())
+	if r.Answers == 0 {
+		t.Fatal("no held-out answers")
+	}
+}
