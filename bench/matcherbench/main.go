@@ -35,7 +35,7 @@ func main() {
 	fmt.Printf("%d questions, %d answers, %d key points; contradictions found %d of %d, %d marked wrongly\n",
 		r.Questions, r.Answers, r.Points, r.ContradictedFound, r.ContradictedLabelled, r.ContradictedWrong)
 	fmt.Printf("precision %.2f recall %.2f\n", r.Precision(), r.Recall())
-	if !*reportOnly && r.Precision() < measure.TargetPrecision || r.Recall() < measure.TargetRecall {
+	if !*reportOnly && (r.Precision() < measure.TargetPrecision || r.Recall() < measure.TargetRecall) {
 		fmt.Printf("below the targets: precision %.2f, recall %.2f\n", measure.TargetPrecision, measure.TargetRecall)
 		os.Exit(1)
 	}
