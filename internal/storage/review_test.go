@@ -152,3 +152,35 @@ func TestCalibration(t *testing.T) {
 		}
 	})
 }
+
+// TestRaceReviewRatingsAllCount rates one item from two stores on one
+// database at once, each call for another answer: every rating must build
+// on the one before it (none lost to a concurrent read), and a first
+// rating racing the item's creation must not fail.
+func TestRaceReviewRatingsAllCount(t *testing.T) {
+	ctx := context.Background()
+	forEachStorePair(t, func(t *testing.T, a, b *Store) {
+		at, err := a.StartAttempt(ctx, "u", KindSet, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		scope := ScopeQuestion("q")
+		errs := race(n, a, b, func(i int, s *Store) error {
+			if i == 0 {
+				return s.AddReviewItem(ctx, at.ID, scope, ReviewSchedule{Ease: 2.5, Due: timedT0})
+			}
+			_, err := s.RateReviewItem(ctx, at.ID, scope, int64(100+i), ReviewSchedule{Ease: 2.5, Due: timedT0}, bump(timedT0))
+			return err
+		})
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+		}
+		items, err := b.ReviewItems(ctx, "u")
+		if err != nil || len(items) != 1 || items[0].Reps != n-1 {
+			t.Fatalf("after %d concurrent ratings: %+v, %v; want %d reps", n-1, items, err, n-1)
+		}
+	})
+}
