@@ -180,6 +180,7 @@ type catalogueEntry struct {
 	Detail                          string // e.g. "6 questions" or "3 steps"
 	Tags                            tagLinks
 	Progress                        progressMark
+	Due                             int // answered items of it due for review (issue 29)
 }
 
 type homePage struct {
@@ -238,7 +239,8 @@ func (s *Server) home(c echo.Context) error {
 	if page.Review, err = s.reviewSummaryOf(c.Request().Context()); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, homeView(s.meta("Catalogue"), page))
+	markDue(page.Problems, page.Sets, page.Review.DueBy)
+	return render(c, http.StatusOK, homeView(s.reviewMeta("Catalogue"), page))
 }
 
 func partsDetail(p *problems.Problem) string {

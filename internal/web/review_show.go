@@ -34,6 +34,17 @@ type reviewSummary struct {
 	Due     int
 	Total   int
 	NextDue time.Time // the soonest of the later ones; zero if none
+	// DueBy counts the due items by catalogue URL ("/problems/x", "/sets/y").
+	DueBy map[string]int
+}
+
+// markDue sets each catalogue entry's count of items due for review.
+func markDue(problems, sets []catalogueEntry, dueBy map[string]int) {
+	for _, list := range [][]catalogueEntry{problems, sets} {
+		for i := range list {
+			list[i].Due = dueBy[list[i].URL]
+		}
+	}
 }
 
 // reviewMeta is a page's frame with the review queue's stylesheet.
@@ -90,7 +101,15 @@ func (s *Server) reviewSummaryOf(ctx context.Context) (reviewSummary, error) {
 	if err != nil {
 		return reviewSummary{}, err
 	}
-	sum := reviewSummary{Due: len(q.Due), Total: len(q.Due) + len(q.Later)}
+	sum := reviewSummary{Due: len(q.Due), Total: len(q.Due) + len(q.Later), DueBy: map[string]int{}}
+	for _, it := range q.Due {
+		switch it.Kind {
+		case storage.KindProblem:
+			sum.DueBy["/problems/"+it.Slug]++
+		case storage.KindSet:
+			sum.DueBy["/sets/"+it.Slug]++
+		}
+	}
 	if len(q.Later) > 0 {
 		sum.NextDue = q.Later[0].Due
 	}

@@ -55,7 +55,7 @@ func TestReviewQueue(t *testing.T) {
 	clock.Advance(24 * time.Hour)
 	b.get("/review").mustContain(t, "Due now", `data-review-due`, "Rapid-fire questions: What is RAG?",
 		"Reviewed 1 time in a row; latest interval 1 day")
-	b.get("/").mustContain(t, "1 review due now")
+	b.get("/").mustContain(t, "1 review due now", `<p class="review-due" data-review-due-entry><a href="/review">1 review due</a></p>`)
 	b.get("/practice").mustContain(t, "1 review due now")
 
 	// Another user sees nothing of it.
