@@ -57,6 +57,7 @@ type Span struct{ Start, End int }
 type Evidence struct {
 	Phrase  string
 	Negated bool // a negation came just before it
+	Partial bool // one of the phrase's words was not there
 	For     bool // it speaks for the key point (a showing phrase, or a negated misconception)
 	Spans   []Span
 }
@@ -124,6 +125,25 @@ func Match(answer string, points []KeyPoint) []Mark {
 				m.Evidence = append(m.Evidence, e)
 				forIt, against = forIt || e.For, against || !e.For
 			}
+		}
+		// Evidence for and against over the same words is one reading of
+		// them too many ("keys don't last forever" is for the point, though
+		// "keys ... last" under a "not" reads against it). Between two full
+		// phrases, the one for the point wins.
+		// A partial match gives way to a full one over the same words,
+		// whichever side it is on.
+		all := slices.Clone(m.Evidence)
+		m.Evidence = slices.DeleteFunc(m.Evidence, func(e Evidence) bool {
+			return slices.ContainsFunc(all, func(f Evidence) bool {
+				if f.For == e.For || !overlaps(e.Spans, f.Spans) {
+					return false
+				}
+				return e.Partial && !f.Partial || !e.For && !e.Partial && !f.Partial
+			})
+		})
+		forIt, against = false, false
+		for _, e := range m.Evidence {
+			forIt, against = forIt || e.For, against || !e.For
 		}
 		switch {
 		case against:
@@ -201,7 +221,7 @@ func find(toks []token, phrase string, partial bool) (Evidence, bool) {
 	}
 	used, partialMatch := best, bestMissing > 0
 	{
-		e := Evidence{Phrase: phrase}
+		e := Evidence{Phrase: phrase, Partial: partialMatch}
 		if !phraseNegated {
 			first := used[0]
 			for j := first - 1; j >= 0 && j >= first-negationReach && toks[j].clause == toks[first].clause; j-- {
@@ -232,6 +252,18 @@ func find(toks []token, phrase string, partial bool) (Evidence, bool) {
 		}
 		return e, true
 	}
+}
+
+// overlaps reports whether any span of a meets any span of b.
+func overlaps(a, b []Span) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x.Start < y.End && y.Start < x.End {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func mergeSpans(spans []Span) []Span {

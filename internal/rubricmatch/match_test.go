@@ -113,3 +113,19 @@ func TestRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlappingReadings: the same words read for and against a point
+// count once, the full phrase over a partial one and, between two full
+// phrases, the one for the point.
+func TestOverlappingReadings(t *testing.T) {
+	kp := []KeyPoint{{Shows: []string{"keys don't last forever", "keys only last", "same key for every retry"},
+		Contradicts: []string{"fresh key for every retry"}}}
+	for answer, want := range map[string]Verdict{
+		"Keys don't last forever, so mind the window.":      Covered,      // "keys ... last" under the "not" is the same words
+		"Generate a fresh key for every retry of the call.": Contradicted, // the partial "key for every retry" gives way
+	} {
+		if got := Match(answer, kp)[0]; got.Verdict != want {
+			t.Errorf("%q: %s (%+v); want %s", answer, got.Verdict, got.Evidence, want)
+		}
+	}
+}

@@ -97,12 +97,16 @@ func Run(contentFS fs.FS, labelled []Question) (Result, error) {
 		return Result{}, fmt.Errorf("measure: content: %w", err)
 	}
 	var r Result
+	seen := map[string]bool{}
 	for _, lq := range labelled {
 		points, where, err := keyPoints(cat, lq)
 		if err != nil {
 			return Result{}, err
 		}
-		r.Questions++
+		if !seen[where] {
+			seen[where] = true
+			r.Questions++
+		}
 		for _, a := range lq.Answers {
 			for _, i := range slices.Concat(a.Covered, a.Contradicted) {
 				if i < 0 || i >= len(points) {
