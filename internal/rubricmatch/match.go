@@ -12,9 +12,13 @@
 // up to three words before the first of them, in the same clause, turns
 // the finding around: a negated showing phrase is evidence against the
 // point, and a negated misconception is evidence for it ("never reuse the
-// key" against the misconception "reuse the key"). A point with evidence
-// against it is "contradicted", else with evidence for it "seems covered",
-// else "not found".
+// key" against the misconception "reuse the key"). A showing phrase of
+// three or more words may miss one (never its negation); a misconception
+// must be there in full. Evidence for and against over the same words
+// counts once: the full phrase over a partial one, and between two full
+// ones the reading for the point. A point with evidence against it is then
+// "contradicted", else with evidence for it "seems covered", else "not
+// found".
 package rubricmatch
 
 import (
