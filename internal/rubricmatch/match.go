@@ -88,6 +88,8 @@ func (m Mark) Why() string {
 			switch {
 			case e.For && e.Negated:
 				return fmt.Sprintf("you ruled out the misconception %q", e.Phrase)
+			case e.For && e.Partial:
+				return fmt.Sprintf("matched most of %q", e.Phrase)
 			case e.For:
 				return fmt.Sprintf("matched %q", e.Phrase)
 			case e.Negated:
@@ -187,7 +189,7 @@ func find(toks []token, phrase string, partial bool) (Evidence, bool) {
 	var best []int // the fullest, tightest place found
 	bestMissing := 0
 	for start := range toks {
-		if toks[start].stem != words[0].stem && !slices.ContainsFunc(words, func(w token) bool { return w.stem == toks[start].stem }) {
+		if !slices.ContainsFunc(words, func(w token) bool { return w.stem == toks[start].stem }) {
 			continue
 		}
 		// Take each phrase word's first occurrence from start on, inside
@@ -223,39 +225,38 @@ func find(toks []token, phrase string, partial bool) (Evidence, bool) {
 	if best == nil {
 		return Evidence{}, false
 	}
-	used, partialMatch := best, bestMissing > 0
-	{
-		e := Evidence{Phrase: phrase, Partial: partialMatch}
-		if !phraseNegated {
-			first := used[0]
-			for j := first - 1; j >= 0 && j >= first-negationReach && toks[j].clause == toks[first].clause; j-- {
-				// "without" negates only what it directly governs: "without
-				// a key" does, "without it, we charge twice" does not.
-				if toks[j].negation && (toks[j].stem != "without" || j == first-1) {
-					e.Negated = true
-					e.Spans = append(e.Spans, Span{toks[j].start, toks[j].end})
-					break
-				}
-			}
-			// A negation between the phrase's own words also turns it:
-			// "the key is not stored".
-			for j := used[0] + 1; j < used[len(used)-1] && !e.Negated; j++ {
-				if toks[j].negation && !slices.Contains(used, j) {
-					e.Negated = true
-					e.Spans = append(e.Spans, Span{toks[j].start, toks[j].end})
-				}
-			}
-		}
-		// The words from the first to the last found, so the reader sees
-		// the phrase as they wrote it.
-		e.Spans = append(e.Spans, Span{toks[used[0]].start, toks[used[len(used)-1]].end})
-		e.Spans = mergeSpans(e.Spans)
-		if e.Negated && partialMatch {
-			// Evidence against a point must be the author's phrase in full.
-			return Evidence{}, false
-		}
-		return e, true
+	e := Evidence{Phrase: phrase, Partial: bestMissing > 0}
+	if !phraseNegated {
+		e.Negated, e.Spans = negation(toks, best)
 	}
+	if e.Negated && e.Partial {
+		return Evidence{}, false // evidence against a point is the author's phrase in full
+	}
+	// The words from the first to the last found, so the reader sees the
+	// phrase as they wrote it.
+	e.Spans = mergeSpans(append(e.Spans, Span{toks[best[0]].start, toks[best[len(best)-1]].end}))
+	return e, true
+}
+
+// negation finds a negation that turns the phrase found at used (sorted
+// token indexes): up to negationReach words before it in its clause, or
+// between its own words ("the key is not stored"). It returns the
+// negation's span.
+func negation(toks []token, used []int) (bool, []Span) {
+	first := used[0]
+	for j := first - 1; j >= 0 && j >= first-negationReach && toks[j].clause == toks[first].clause; j-- {
+		// "without" negates only what it directly governs: "without a key"
+		// does, "without it, we charge twice" does not.
+		if toks[j].negation && (toks[j].stem != "without" || j == first-1) {
+			return true, []Span{{toks[j].start, toks[j].end}}
+		}
+	}
+	for j := first + 1; j < used[len(used)-1]; j++ {
+		if toks[j].negation && !slices.Contains(used, j) {
+			return true, []Span{{toks[j].start, toks[j].end}}
+		}
+	}
+	return false, nil
 }
 
 // overlaps reports whether any span of a meets any span of b.
