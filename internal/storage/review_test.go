@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -181,6 +182,37 @@ func TestRaceReviewRatingsAllCount(t *testing.T) {
 		items, err := b.ReviewItems(ctx, "u")
 		if err != nil || len(items) != 1 || items[0].Reps != n-1 {
 			t.Fatalf("after %d concurrent ratings: %+v, %v; want %d reps", n-1, items, err, n-1)
+		}
+	})
+}
+
+// TestReviewMigrationQueuesEarlierAnswers: migration 0015 puts what was
+// answered before it in the queue, due a day after the latest answer.
+func TestReviewMigrationQueuesEarlierAnswers(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, s *Store) {
+		a, err := s.StartAttempt(ctx, "u", KindSet, "rapid")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, at := range []time.Time{timedT0, timedT0.Add(time.Hour)} {
+			if _, err := s.SubmitTimedAnswer(ctx, a.ID, ScopeQuestion("q1"), fmt.Sprint("answer ", i), 0, AnswerTiming{}, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Back to before 0015, with the answers, and forward again.
+		for _, q := range []string{`DROP TABLE answer_predictions`, `DROP TABLE review_items`, `DELETE FROM schema_migrations WHERE version = 15`} {
+			if _, err := s.db.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := s.Migrate(ctx); err != nil || n != 1 {
+			t.Fatalf("Migrate = %d, %v; want 0015 applied again", n, err)
+		}
+		items, err := s.ReviewItems(ctx, "u")
+		if err != nil || len(items) != 1 || items[0].Scope != ScopeQuestion("q1") || !items[0].Due.Equal(timedT0.Add(25*time.Hour)) ||
+			items[0].Ease != 2.5 || !items[0].Reviewed.IsZero() {
+			t.Fatalf("queue after the migration = %+v, %v; want q1 due a day after its latest answer", items, err)
 		}
 	})
 }

@@ -24,6 +24,13 @@ CREATE TABLE review_items (
 
 CREATE INDEX review_items_by_due ON review_items (due_at);
 
+-- What was answered before the queue existed joins it as a new item, due a
+-- day after its latest answer (SM-2's first interval), as a fresh answer
+-- would be.
+INSERT INTO review_items (attempt_id, scope, reps, ease_milli, interval_days, lapses, due_at)
+SELECT attempt_id, scope, 0, 2500, 0, 0, max(created_at) + 86400000
+FROM answers GROUP BY attempt_id, scope;
+
 -- How many key points the candidate said they covered before the rubric
 -- was shown, with the answer it came with. Compared with their ticks
 -- (self_assessments) on My practice.
