@@ -13,7 +13,7 @@
 // the finding around: a negated showing phrase is evidence against the
 // point, and a negated misconception is evidence for it ("never reuse the
 // key" against the misconception "reuse the key"). A showing phrase of
-// three or more words may miss one (never its negation); a misconception
+// four or more words may miss one (never its negation); a misconception
 // must be there in full. Evidence for and against over the same words
 // counts once: the full phrase over a partial one, and between two full
 // ones the reading for the point. A point with evidence against it is then
@@ -175,7 +175,7 @@ func allowMissing(words []token, partial bool) int {
 
 // MinWordsForPartial is the shortest phrase that still matches with one
 // of its words missing.
-const MinWordsForPartial = 3
+const MinWordsForPartial = 4
 
 // find looks for a phrase in the answer's tokens: the tightest place
 // (the first of equals) where all its words are in one sentence within the window.
