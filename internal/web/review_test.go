@@ -93,3 +93,23 @@ func TestRubricMarks(t *testing.T) {
 		t.Error("the matcher ticked a box")
 	}
 }
+
+// TestCalibrationChartGeometry: the chart's points sit on the frame, a
+// share of 1 at the top line and 0 at the bottom one, oldest at the left.
+func TestCalibrationChartGeometry(t *testing.T) {
+	v := calibrationView{Rows: []calibrationRow{{Predicted: 4, Covered: 2, Of: 4}, {Predicted: 0, Covered: 3, Of: 3}}}
+	top, bottom := calY(1), calY(0)
+	if top != calPadTop || bottom != calH-calPadBottom {
+		t.Fatalf("calY(1) = %v, calY(0) = %v; want %d and %d", top, bottom, calPadTop, calH-calPadBottom)
+	}
+	want := fmt.Sprintf("%.1f,%.1f %.1f,%.1f", float64(calPadX), top, float64(calW-calPadX), bottom)
+	if got := v.points(true); got != want {
+		t.Errorf("predicted points %q; want %q", got, want)
+	}
+	if got := v.points(false); !strings.HasPrefix(got, fmt.Sprintf("%.1f,%.1f ", float64(calPadX), calY(0.5))) {
+		t.Errorf("ticked points %q; want the first at half height", got)
+	}
+	if one := (calibrationView{Rows: v.Rows[:1]}); one.points(false) != fmt.Sprintf("%.1f,%.1f", float64(calW)/2, calY(0.5)) {
+		t.Errorf("a single answer is drawn at %q; want the middle", one.points(false))
+	}
+}
