@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Verdict is the mark a key point gets.
@@ -109,8 +110,25 @@ const Window = 4
 // applies to it.
 const negationReach = 3
 
-// Match marks each key point against the answer.
+// MaxAnswerBytes bounds the text Match reads: a two-minute answer is a few
+// hundred words (2 KiB or so), and the search grows with the text times the
+// phrases, so an answer at the box's 64 KiB limit would cost a page render
+// a tenth of a second or more (BenchmarkMatchLongAnswer). Longer answers are
+// marked on their first MaxAnswerBytes, and Truncated says so.
+const MaxAnswerBytes = 8 << 10
+
+// Truncated reports whether Match reads only the start of answer.
+func Truncated(answer string) bool { return len(answer) > MaxAnswerBytes }
+
+// Match marks each key point against the answer (its first MaxAnswerBytes).
 func Match(answer string, points []KeyPoint) []Mark {
+	if Truncated(answer) {
+		cut := MaxAnswerBytes
+		for cut > 0 && !utf8.RuneStart(answer[cut]) {
+			cut-- // not inside a character
+		}
+		answer = answer[:cut]
+	}
 	toks := tokenize(answer)
 	out := make([]Mark, len(points))
 	for i, kp := range points {

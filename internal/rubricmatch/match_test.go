@@ -129,3 +129,21 @@ func TestOverlappingReadings(t *testing.T) {
 		}
 	}
 }
+
+// TestLongAnswerIsReadToTheLimit: Match reads the first MaxAnswerBytes,
+// never cutting a character in two.
+func TestLongAnswerIsReadToTheLimit(t *testing.T) {
+	kp := []KeyPoint{{Shows: []string{"lease expires"}}}
+	pad := strings.Repeat("é", MaxAnswerBytes/2-1) + "x " // one byte short of the limit, then a space
+	early := "The lease expires. " + pad
+	late := pad + "The lease expires."
+	if !Truncated(late) || Truncated("short") {
+		t.Fatal("Truncated is wrong")
+	}
+	if got := Match(early, kp)[0].Verdict; got != Covered {
+		t.Errorf("a phrase in the first %d bytes: %s; want covered", MaxAnswerBytes, got)
+	}
+	if got := Match(late, kp)[0].Verdict; got != NotFound {
+		t.Errorf("a phrase after the first %d bytes: %s; want not found", MaxAnswerBytes, got)
+	}
+}
