@@ -30,7 +30,7 @@ func (s *Server) practiceName(c echo.Context) error {
 			return err
 		}
 		page.NameDraft, page.NameError = raw, problem
-		return render(c, http.StatusUnprocessableEntity, practiceView(s.meta("My practice"), page))
+		return render(c, http.StatusUnprocessableEntity, practiceView(s.reviewMeta("My practice"), page))
 	}
 	userID, err := requireUser(c)
 	if err != nil {

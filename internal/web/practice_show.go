@@ -32,6 +32,8 @@ type practicePage struct {
 	NameSaved   bool
 	Problems    []problemHistory
 	Sets        []setHistory
+	Review      reviewSummary   // the review queue (issue 29)
+	Calibration calibrationView // predictions beside ticks (issue 29)
 }
 
 func (p practicePage) empty() bool { return len(p.Problems) == 0 && len(p.Sets) == 0 }
@@ -80,7 +82,7 @@ func (s *Server) practiceShow(c echo.Context) error {
 		return err
 	}
 	page.NameSaved = c.QueryParam("saved") == "name"
-	return render(c, http.StatusOK, practiceView(s.meta("My practice"), page))
+	return render(c, http.StatusOK, practiceView(s.reviewMeta("My practice"), page))
 }
 
 // practicePage reads the user's history. A visitor who has done nothing has
@@ -99,6 +101,12 @@ func (s *Server) practicePage(ctx context.Context) (practicePage, error) {
 		return page, err
 	}
 	page.DisplayName = user.DisplayName
+	if page.Review, err = s.reviewSummaryOf(ctx); err != nil {
+		return page, err
+	}
+	if page.Calibration, err = s.calibration(ctx, userID); err != nil {
+		return page, err
+	}
 	attempts, err := s.store.UserAttempts(ctx, userID)
 	if err != nil {
 		return page, err

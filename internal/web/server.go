@@ -21,6 +21,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
+	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/rooms"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -36,6 +37,8 @@ type Store interface {
 	AnswerReveals(ctx context.Context, attemptID int64) ([]storage.AnswerReveal, error)
 	practiceStore
 	timedAnswerStore
+	review.Store
+	Calibration(ctx context.Context, userID string) ([]storage.CalibrationPoint, error)
 	codeStore
 	catalogueStore
 }
@@ -168,6 +171,7 @@ func (s *Server) routes() {
 	e.POST("/screens/:slug/practice/:step", s.screenPracticeMove)
 
 	e.GET("/practice", s.practiceShow)
+	e.GET("/review", s.reviewShow)
 	e.POST("/practice/name", s.practiceName)
 
 	s.codeRoutes()

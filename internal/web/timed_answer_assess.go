@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -72,6 +73,9 @@ func (s *Server) saveAssessment(c echo.Context) error {
 		return missing
 	}
 	if err != nil {
+		return err
+	}
+	if _, err := review.Assessed(c.Request().Context(), s.store, a.ID, tg.scope, id, len(sa.Covered), sa.Of, s.now()); err != nil {
 		return err
 	}
 	if !wantsJSON(c) {

@@ -222,7 +222,7 @@ func (s *Server) questionBoxes(ctx context.Context, st attemptState, qs *problem
 
 // withTimedAnswerAssets adds the box's script and stylesheet to a page.
 func (s *Server) withTimedAnswerAssets(m pageMeta) pageMeta {
-	m.CSS = append(m.CSS, s.assets.url("timed-answer.css"))
+	m.CSS = append(m.CSS, s.assets.url("timed-answer.css"), s.assets.url("review.css"))
 	return m.withScripts(s.assets.url("clock-text.js"), s.assets.url("timed-answer.js"))
 }
 
