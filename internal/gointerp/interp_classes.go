@@ -109,6 +109,7 @@ func (rw *rewriter) classRewrites() {
 		}
 	}()
 	rw.builtinCalls()
+	rw.shiftOperands() // interp_shifts.go
 	rw.rangeStatements()
 	rw.genericInstances()
 }
@@ -180,6 +181,8 @@ func (rw *rewriter) mayNeedTypes() bool {
 			}
 		case *ast.RangeStmt:
 			found = found || !plainContainer(n.X)
+		case *ast.BinaryExpr:
+			found = found || untypedShift(n)
 		case *ast.FuncDecl:
 			found = found || n.Type.TypeParams != nil && len(n.Type.TypeParams.List) > 0
 		case *ast.StructType:
