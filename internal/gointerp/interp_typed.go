@@ -70,17 +70,23 @@ func (rw *rewriter) typedRewrites() {
 		}
 		return tv.Type
 	}
-	rw.newOfValues(typeOf, func() *types.Info { // interp_new.go
+	getInfo := func() *types.Info {
 		if info == nil {
 			info = rw.typeInfo()
 		}
 		return info
-	})
+	}
+	rw.newOfValues(typeOf, getInfo) // interp_new.go
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			rw.typeNameVerbs(n, typeOf)  // interp_typename.go
 			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
+			rw.errorsIsTarget(n, typeOf) // interp_refuse.go
+			rw.fmtArgs(n, typeOf)        // interp_fmtargs.go
+			if len(n.Args) == 1 && !isNilIdent(n.Args[0]) && maybeType(n.Fun) {
+				rw.interfaceConversion(n, getInfo())
+			}
 		case *ast.SwitchStmt:
 			rw.interfaceSwitch(n, typeOf)
 		case *ast.BinaryExpr:
@@ -91,9 +97,15 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				rw.nilAssertion(n.Rhs[0], typeOf)
 			}
+			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && anyStructValue(n.Rhs) {
+				rw.interfaceAssignValues(n, getInfo())
+			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 && len(n.Values) == 1 {
 				rw.nilAssertion(n.Values[0], typeOf)
+			}
+			if n.Type != nil && len(n.Values) > 0 {
+				rw.interfaceVarValues(n, getInfo())
 			}
 		case *ast.FuncDecl:
 			if n.Body != nil {

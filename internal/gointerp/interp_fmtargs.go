@@ -1,0 +1,385 @@
+//go:build !nointerp
+
+package gointerp
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strings"
+)
+
+// Arguments of the fmt functions that yaegi hands over without the
+// String or Error method fmt looks for, or with the wrong value beside
+// it (each measured against Go's output):
+//
+//   - a value of a struct type the file declares, with a String or Error
+//     method: yaegi's wrapper holds one of the struct's fields in place of
+//     the struct (its getConcreteValue), so %d of pt{1, 2} printed "2"
+//     where Go prints "{1 2}". The argument is handed over as
+//     Shown(v, func() string { return v.String() }), which formats as fmt
+//     formats a value with that method (formatWrapped).
+//   - a slice, array or map whose elements (map values) are of a type the
+//     file declares with a String or Error method: the elements reached
+//     fmt without it, so fmt.Println([]celsius{1}) printed "[1]" where Go
+//     prints "[1°C]". The argument becomes a []any (map[K]any) of the
+//     elements, each Shown; a nil slice or map is handed over as it is.
+//   - the argument of Errorf's %w of an interface type (an error variable)
+//     or of a type the file declares: an error variable holding a struct
+//     value reached Errorf as the bare struct, which printed
+//     "%!w(struct { Xx int }=...)" and wrapped nothing. It goes through
+//     AsError(e, func() string { return e.Error() }), which gives an error
+//     whose Error is the method's and whose value (for errors.Is and
+//     errors.As, see unboxed) is the struct.
+//
+// %T (typeNameVerbs), %p and %#v (which prints a type's name) are left
+// alone, as is a format that is not a literal, whose verbs are unknown.
+
+// fmtArgs rewrites the arguments above of one call.
+func (rw *rewriter) fmtArgs(call *ast.CallExpr, typeOf func(ast.Expr) types.Type) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || call.Ellipsis.IsValid() {
+		return
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Obj != nil || rw.imports[pkg.Name] != "fmt" {
+		return
+	}
+	first, format := 0, false
+	switch sel.Sel.Name {
+	case "Print", "Println", "Sprint", "Sprintln":
+	case "Fprint", "Fprintln":
+		first = 1
+	case "Printf", "Sprintf", "Errorf":
+		first, format = 1, true
+	case "Fprintf":
+		first, format = 2, true
+	default:
+		return
+	}
+	if len(call.Args) <= first {
+		return
+	}
+	verbs := map[int]fmtVerb{}
+	if format {
+		lit, ok := call.Args[first-1].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return
+		}
+		all, ok := formatVerbs(rw.src(lit))
+		if !ok {
+			return
+		}
+		for _, v := range all {
+			if _, seen := verbs[v.arg]; seen {
+				return
+			}
+			verbs[v.arg] = v
+		}
+	}
+	for k, arg := range call.Args[first:] {
+		v, ok := verbs[k]
+		if !format {
+			v, ok = fmtVerb{verb: 'v'}, true
+		}
+		if !ok || v.sharp || v.verb == 'T' || v.verb == 'p' {
+			continue
+		}
+		t := typeOf(arg)
+		if t == nil {
+			continue
+		}
+		if v.verb == 'w' {
+			if sel.Sel.Name == "Errorf" && (isInterface(t) || declaresOwn(t, rw.file.Name.Name)) {
+				rw.wrapArg(arg, "func("+rw.tmp()+" error) any { return nil }", t)
+			}
+			continue
+		}
+		rw.shownArg(arg, t, v.verb)
+	}
+}
+
+// methodOf is the name of the method fmt calls on a value of t, Error or
+// String, if t is a type the file declares (or a pointer to one) with
+// it, and fmt would call it (no Format method).
+func (rw *rewriter) methodOf(t types.Type) string {
+	n := t
+	if p, ok := t.(*types.Pointer); ok {
+		n = p.Elem()
+	}
+	named, ok := n.(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg() != rw.classes.pkg || isInterface(named) {
+		return ""
+	}
+	ms := types.NewMethodSet(t)
+	if ms.Lookup(named.Obj().Pkg(), "Format") != nil {
+		return ""
+	}
+	for _, name := range []string{"Error", "String"} {
+		sel := ms.Lookup(named.Obj().Pkg(), name)
+		if sel == nil {
+			continue
+		}
+		sig, ok := sel.Type().(*types.Signature)
+		if !ok || sig.Params().Len() != 0 || sig.Results().Len() != 1 || !types.Identical(sig.Results().At(0).Type(), types.Typ[types.String]) {
+			return ""
+		}
+		return name
+	}
+	return ""
+}
+
+// shownArg rewrites arg (of type t, under verb) where it is one of the
+// first two forms above.
+func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
+	if m := rw.methodOf(t); m != "" {
+		if _, isStruct := t.Underlying().(*types.Struct); !isStruct {
+			return // yaegi's wrapper holds the value itself
+		}
+		ts, ok := rw.typeSource(t)
+		if !ok {
+			return
+		}
+		v := rw.tmp()
+		rw.wrapArg(arg, "func("+v+" "+ts+") any { return "+rw.shown(v, ts, m)+" }", t)
+		return
+	}
+	var elem types.Type
+	var isMap, isSlice bool
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		elem, isSlice = u.Elem(), true
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Map:
+		if rw.methodOf(u.Key()) != "" {
+			return
+		}
+		elem, isMap = u.Elem(), true
+	default:
+		return
+	}
+	m := rw.methodOf(elem)
+	if m == "" || rw.methodOf(t) != "" {
+		return
+	}
+	if b, ok := elem.Underlying().(*types.Basic); ok && b.Kind() == types.Uint8 && verb != 'v' && verb != 'd' {
+		return // fmt prints a slice of bytes as a string under %s, %q, %x
+	}
+	ts, ok := rw.typeSource(t)
+	if !ok {
+		return
+	}
+	es, ok := rw.typeSource(elem)
+	if !ok {
+		return
+	}
+	s, r, k, v := rw.tmp(), rw.tmp(), rw.tmp(), rw.tmp()
+	var body string
+	switch {
+	case isMap:
+		kt, ok := rw.typeSource(t.Underlying().(*types.Map).Key())
+		if !ok {
+			return
+		}
+		body = fmt.Sprintf("if %s == nil { return %s }; %s := make(map[%s]any, len(%s)); for %s := range %s { %s := %s[%s]; %s[%s] = %s }; return %s",
+			s, s, r, kt, s, k, s, v, s, k, r, k, rw.shown(v, es, m), r)
+	default:
+		nilCheck := ""
+		if isSlice {
+			nilCheck = fmt.Sprintf("if %s == nil { return %s }; ", s, s)
+		}
+		body = fmt.Sprintf("%s%s := make([]any, len(%s)); for %s := range %s { %s := %s[%s]; %s[%s] = %s }; return %s",
+			nilCheck, r, s, k, s, v, s, k, r, k, rw.shown(v, es, m), r)
+	}
+	rw.wrapArg(arg, "func("+s+" "+ts+") any { "+body+" }", t)
+}
+
+// shown is the call of the runtime's Shown for variable v of type t with
+// method m. The method's closure is made by a call of its own, so that
+// each gets its own v: the interpreter shares one v between a loop's
+// iterations.
+func (rw *rewriter) shown(v, t, m string) string {
+	rw.importRuntime()
+	x := rw.tmp()
+	return runtimeName + ".Shown(" + v + ", func(" + x + " " + t + ") func() string { return func() string { return " + x + "." + m + "() } }(" + v + "))"
+}
+
+// wrapArg makes arg the argument of the function literal lit, called in
+// its place. lit "func(e error) any { return nil }" stands for Errorf's
+// %w: its body is AsError's call.
+func (rw *rewriter) wrapArg(arg ast.Expr, lit string, t types.Type) {
+	at, end := rw.off(arg.Pos()), rw.off(arg.End())
+	if rw.replaced(at, end) || rw.straddles(at) || rw.straddles(end) {
+		return
+	}
+	if strings.HasSuffix(lit, "error) any { return nil }") {
+		e := strings.TrimPrefix(strings.TrimSuffix(lit, " error) any { return nil }"), "func(")
+		rw.importRuntime()
+		lit = "func(" + e + " error) any { if " + e + " == nil { return nil }; return " + runtimeName + ".AsError(" + e + ", func() string { return " + e + ".Error() }) }"
+	}
+	rw.add(at, at, lit+"(")
+	rw.edits = append(rw.edits, edit{at: end, end: end, with: ")", seq: 1 << 30})
+}
+
+// shownValue is what Shown gives: a value and its String or Error
+// method, formatted as fmt formats a value with that method.
+type shownValue struct {
+	IValue any // the first field's name makes unboxed see the value
+	method func() string
+}
+
+func (s shownValue) Format(f fmt.State, verb rune) { formatWrapped(f, verb, s.IValue, s.method) }
+
+// shownError is what AsError gives for a value the host does not see as
+// an error.
+type shownError struct {
+	IValue any
+	method func() string
+}
+
+func (e shownError) Error() string { return e.method() }
+
+func init() {
+	runtimeSymbols["Shown"] = reflect.ValueOf(func(v any, method func() string) any { return shownValue{v, method} })
+	runtimeSymbols["AsError"] = reflect.ValueOf(func(v any, method func() string) any {
+		if _, ok := v.(error); ok || v == nil {
+			return v
+		}
+		return shownError{v, method}
+	})
+}
+
+// Two conversions of a value of a type the file declares to an interface
+// with methods lost the value's methods or its value: I(x) panicked
+// ("reflect.Set: value of type struct {...} is not assignable to type
+// error") or gave a value fmt printed without its Error method (any
+// type with methods), and var e error = pt{1, 2} stored the bare struct,
+// which printed "{1 2}" where Go calls its Error method and passed to a
+// function panicked. Both go through a function's result, which the
+// interpreter converts faithfully: func() I { return x }() (as a method
+// call on a conversion does, interfaceConversionCalls).
+
+// interfaceConversion rewrites I(x).
+func (rw *rewriter) interfaceConversion(call *ast.CallExpr, info *types.Info) {
+	if len(call.Args) != 1 || call.Ellipsis.IsValid() {
+		return
+	}
+	tv, ok := info.Types[call.Fun]
+	if !ok || !tv.IsType() || !nonEmptyInterface(tv.Type) || !rw.hasOwnMethods(info.Types[call.Args[0]].Type) {
+		return
+	}
+	at, lp, rp := rw.off(call.Pos()), rw.off(call.Lparen), rw.off(call.Rparen)
+	if strings.Contains(rw.text[at:lp], "\n") || rw.edited(at, lp+1) || rw.edited(rp, rp+1) || rw.straddles(at) || rw.straddles(rp+1) {
+		return
+	}
+	rw.add(at, lp+1, "func() "+rw.src(call.Fun)+" { return ")
+	rw.add(rp, rp+1, " }()")
+}
+
+// interfaceVarValues rewrites var x I = v for v of a struct type.
+func (rw *rewriter) interfaceVarValues(spec *ast.ValueSpec, info *types.Info) {
+	if spec.Type == nil || len(spec.Values) != len(spec.Names) {
+		return
+	}
+	tv, ok := info.Types[spec.Type]
+	if !ok || !nonEmptyInterface(tv.Type) {
+		return
+	}
+	typ := rw.src(spec.Type)
+	if strings.Contains(typ, "\n") {
+		return
+	}
+	rw.interfaceValues(spec.Values, typ, info)
+}
+
+// interfaceAssignValues rewrites x = v for x of an interface type with
+// methods and v of a struct type (err = notFound{id}), which stored the
+// bare struct as var x I = v did.
+func (rw *rewriter) interfaceAssignValues(a *ast.AssignStmt, info *types.Info) {
+	if a.Tok != token.ASSIGN || len(a.Lhs) != len(a.Rhs) {
+		return
+	}
+	for k, l := range a.Lhs {
+		t := info.Types[l].Type
+		if !nonEmptyInterface(t) {
+			continue
+		}
+		typ, ok := rw.typeSource(t)
+		if !ok {
+			continue
+		}
+		rw.interfaceValues(a.Rhs[k:k+1], typ, info)
+	}
+}
+
+// interfaceValues makes each of values of a struct type with methods a
+// function's result of type typ.
+func (rw *rewriter) interfaceValues(values []ast.Expr, typ string, info *types.Info) {
+	for _, v := range values {
+		t := info.Types[v].Type
+		if t == nil || !rw.hasOwnMethods(t) {
+			continue
+		}
+		if _, ok := t.Underlying().(*types.Struct); !ok {
+			continue
+		}
+		at, end := rw.off(v.Pos()), rw.off(v.End())
+		if rw.replaced(at, end) || rw.straddles(at) || rw.straddles(end) {
+			continue
+		}
+		rw.add(at, at, "func() "+typ+" { return ")
+		rw.edits = append(rw.edits, edit{at: end, end: end, with: " }()", seq: 1 << 30})
+	}
+}
+
+// maybeType reports an expression the syntax allows to be a type in a
+// conversion: a name, a package's name, an interface literal.
+func maybeType(e ast.Expr) bool {
+	switch e := unparen(e).(type) {
+	case *ast.Ident, *ast.InterfaceType:
+		return true
+	case *ast.SelectorExpr:
+		_, ok := e.X.(*ast.Ident)
+		return ok
+	}
+	return false
+}
+
+func nonEmptyInterface(t types.Type) bool {
+	if t == nil || !isInterface(t) {
+		return false
+	}
+	return t.Underlying().(*types.Interface).NumMethods() > 0
+}
+
+// hasOwnMethods reports whether t is a type the file declares, not an
+// interface, with methods.
+func (rw *rewriter) hasOwnMethods(t types.Type) bool {
+	if t == nil || isInterface(t) {
+		return false
+	}
+	named, ok := t.(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg() != rw.classes.pkg {
+		return false
+	}
+	return types.NewMethodSet(t).Len() > 0
+}
+
+// anyStructValue reports whether the syntax allows one of values to be
+// of a struct type: a composite literal, a name, a call, a selector, an
+// index (not a literal of a basic type, not nil).
+func anyStructValue(values []ast.Expr) bool {
+	for _, v := range values {
+		switch v := unparen(v).(type) {
+		case *ast.CompositeLit, *ast.CallExpr, *ast.SelectorExpr, *ast.IndexExpr, *ast.StarExpr:
+			return true
+		case *ast.Ident:
+			if v.Name != "nil" {
+				return true
+			}
+		}
+	}
+	return false
+}
