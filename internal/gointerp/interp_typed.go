@@ -89,6 +89,14 @@ func (rw *rewriter) typedRewrites() {
 			}
 		case *ast.SwitchStmt:
 			rw.interfaceSwitch(n, typeOf)
+		case *ast.TypeAssertExpr:
+			if n.Type != nil && ownTypeName(n.Type) {
+				rw.ownAssertion(n, getInfo()) // interp_typeswitch.go
+			}
+		case *ast.TypeSwitchStmt:
+			if typeSwitchOnOwn(n) {
+				rw.ownTypeSwitch(n, getInfo()) // interp_typeswitch.go
+			}
 		case *ast.BinaryExpr:
 			if n.Op == token.EQL || n.Op == token.NEQ {
 				rw.interfaceEquality(n, typeOf)
