@@ -229,6 +229,10 @@ func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
 	}
 	switch t := a.Type.(type) {
 	case *ast.Ident:
+		if t.Obj != nil && rw.isInterface(t) && rw.ownInterfaceValue(a.X) {
+			rw.nilSafeAssertion(a)
+			return
+		}
 		if t.Name != "error" || t.Obj != nil {
 			return
 		}
@@ -236,6 +240,11 @@ func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
 		if x, ok := t.X.(*ast.Ident); !ok || rw.imports[x.Name] == "" {
 			return
 		}
+	case *ast.InterfaceType:
+		if rw.ownInterfaceValue(a.X) {
+			rw.nilSafeAssertion(a)
+		}
+		return
 	default:
 		return
 	}
@@ -246,13 +255,28 @@ func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
 	if i, ok := tx.Underlying().(*types.Interface); !ok || !i.Empty() {
 		return
 	}
+	rw.nilSafeAssertion(a)
+}
+
+// nilSafeAssertion makes the comma-ok assertion a answer nil, false for
+// a nil value (see nilAssertion; an assertion to an interface from a nil
+// value of the file's interface type panicked too).
+func (rw *rewriter) nilSafeAssertion(a *ast.TypeAssertExpr) {
+	param := "any"
+	if rw.ownInterfaceValue(a.X) {
+		p, ok := rw.typeSource(rw.typeOf(a.X))
+		if !ok {
+			return
+		}
+		param = p
+	}
 	typ := rw.src(a.Type)
 	xend, end := rw.off(a.X.End()), rw.off(a.End())
 	if strings.Contains(typ, "\n") || rw.edited(xend, end) || rw.replaced(xend, end) {
 		return
 	}
 	v, t, ok2 := rw.tmp(), rw.tmp(), rw.tmp()
-	lit := "func(" + v + " any) (" + t + " " + typ + ", " + ok2 + " bool) { if " + v + " == nil { return }; " +
+	lit := "func(" + v + " " + param + ") (" + t + " " + typ + ", " + ok2 + " bool) { if " + v + " == nil { return }; " +
 		t + ", " + ok2 + " = " + v + ".(" + typ + "); return }("
 	// Before any other insertion at the same place (recovers' wrapper of a
 	// recover() call): the literal takes the wrapped value.
