@@ -78,7 +78,7 @@ func (rw *rewriter) ownTypeSwitch(s *ast.TypeSwitchStmt, info *types.Info) {
 			}
 			held := types.TypeString(st, func(*types.Package) string { return "" })
 			name := rw.src(e)
-			if _, isStruct := t.Underlying().(*types.Struct); isStruct {
+			if _, isStruct := t.Underlying().(*types.Struct); isStruct && rw.wrappedStruct(t, st) {
 				rw.refuse(e.Pos(), fmt.Sprintf("a type switch case naming the struct type %s, which has methods, is not matched by the interpreter for a value held in %s: give %s's methods pointer receivers, use &%s{...} as the value, and switch on *%s", name, held, name, name, name))
 				return
 			}
@@ -124,6 +124,19 @@ func (rw *rewriter) ownTypeSwitch(s *ast.TypeSwitchStmt, info *types.Info) {
 			rw.add(colon, colon, " "+bound+" := "+val+"; _ = "+bound+";")
 		}
 	}
+}
+
+// wrappedStruct reports whether a value of the struct type t held in an
+// interface of type held reaches yaegi's wrapper, which loses it: held
+// has methods (error), or t has an Error or String method (fmt's
+// interfaces, which yaegi wraps a value in even in an any). A struct
+// with other methods in an any is matched.
+func (rw *rewriter) wrappedStruct(t, held types.Type) bool {
+	if !held.Underlying().(*types.Interface).Empty() {
+		return true
+	}
+	ms := types.NewMethodSet(t)
+	return ms.Lookup(rw.classes.pkg, "Error") != nil || ms.Lookup(rw.classes.pkg, "String") != nil
 }
 
 // ownWithMethods reports whether t is a type the file declares, or a
@@ -181,7 +194,7 @@ func (rw *rewriter) ownAssertion(a *ast.TypeAssertExpr, info *types.Info) {
 	}
 	held := types.TypeString(st, func(*types.Package) string { return "" })
 	name := rw.src(a.Type)
-	if _, isStruct := t.Underlying().(*types.Struct); isStruct {
+	if _, isStruct := t.Underlying().(*types.Struct); isStruct && rw.wrappedStruct(t, st) {
 		rw.refuse(a.Pos(), fmt.Sprintf("a type assertion to the struct type %s, which has methods, is not answered right by the interpreter for a value held in %s: give %s's methods pointer receivers, use &%s{...} as the value, and assert to *%s (or use errors.As with a *%s target)", name, held, name, name, name, name))
 		return
 	}

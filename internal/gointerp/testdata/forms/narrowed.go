@@ -30,7 +30,7 @@ func (s square) Area() int { return s.side * s.side }
 
 type label struct{ text string }
 
-func (l *label) Area() int     { return 0 }
+func (l *label) Area() int    { return 0 }
 func (l *label) Name() string { return l.text }
 
 func Main() {
