@@ -78,11 +78,12 @@ func (rw *rewriter) ownTypeSwitch(s *ast.TypeSwitchStmt, info *types.Info) {
 			}
 			held := types.TypeString(st, func(*types.Package) string { return "" })
 			name := rw.src(e)
-			if _, isStruct := t.Underlying().(*types.Struct); isStruct && rw.wrappedStruct(t, st) {
+			_, isStruct := t.Underlying().(*types.Struct)
+			if isStruct && rw.wrappedStruct(t, st) {
 				rw.refuse(e.Pos(), fmt.Sprintf("a type switch case naming the struct type %s, which has methods, is not matched by the interpreter for a value held in %s: give %s's methods pointer receivers, use &%s{...} as the value, and switch on *%s", name, held, name, name, name))
 				return
 			}
-			if _, isPtr := t.(*types.Pointer); !isPtr && st.Underlying().(*types.Interface).Empty() {
+			if _, isPtr := t.(*types.Pointer); !isPtr && !isStruct && st.Underlying().(*types.Interface).Empty() {
 				rw.refuse(e.Pos(), fmt.Sprintf("a type switch case naming %s, which is not a struct, is not matched faithfully by the interpreter for a value held in %s: it keeps such a value there as its underlying type, so a plain %s matches the case too. Switch on a value of an interface with methods (error, or one you declare), or make %s a struct", name, held, types.TypeString(t.Underlying(), nil), name))
 				return
 			}
@@ -194,11 +195,12 @@ func (rw *rewriter) ownAssertion(a *ast.TypeAssertExpr, info *types.Info) {
 	}
 	held := types.TypeString(st, func(*types.Package) string { return "" })
 	name := rw.src(a.Type)
-	if _, isStruct := t.Underlying().(*types.Struct); isStruct && rw.wrappedStruct(t, st) {
+	_, isStruct := t.Underlying().(*types.Struct)
+	if isStruct && rw.wrappedStruct(t, st) {
 		rw.refuse(a.Pos(), fmt.Sprintf("a type assertion to the struct type %s, which has methods, is not answered right by the interpreter for a value held in %s: give %s's methods pointer receivers, use &%s{...} as the value, and assert to *%s (or use errors.As with a *%s target)", name, held, name, name, name, name))
 		return
 	}
-	if _, isPtr := t.(*types.Pointer); !isPtr && st.Underlying().(*types.Interface).Empty() {
+	if _, isPtr := t.(*types.Pointer); !isPtr && !isStruct && st.Underlying().(*types.Interface).Empty() {
 		rw.refuse(a.Pos(), fmt.Sprintf("a type assertion to %s, which is not a struct, is not answered faithfully by the interpreter for a value held in %s: it keeps such a value there as its underlying type, so a plain %s passes the assertion too. Assert from a value of an interface with methods (error, or one you declare), or make %s a struct", name, held, types.TypeString(t.Underlying(), nil), name))
 	}
 }
