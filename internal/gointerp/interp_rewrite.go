@@ -363,6 +363,7 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		pre = append(pre, args[k]+" := "+rw.src(a))
 	}
 	if len(pre) == 0 && !fnVar {
+		rw.deferredPrint(call)
 		return
 	}
 	if strings.Contains(rw.src(d), "\n") && !isFuncLit(call.Fun) {
@@ -370,6 +371,10 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		return
 	}
 	fn := rw.src(call.Fun)
+	if name := printBuiltin(call.Fun); name != "" {
+		fn = runtimeName + "." + name
+		rw.importRuntime()
+	}
 	if fnVar {
 		t := rw.tmp()
 		pre = append([]string{t + " := " + fn}, pre...)
@@ -395,6 +400,31 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		deferred = "defer " + fn + "(" + strings.Join(args, ", ") + dots + ")"
 	}
 	rw.add(rw.off(d.Pos()), rw.off(d.End()), "{ "+strings.Join(pre, "; ")+"; "+deferred+" }"+strings.Repeat("\n", strings.Count(rw.src(d), "\n")))
+}
+
+// printBuiltin is the runtime package's function for the builtin print
+// or println that fun names (see printBuiltins), or "".
+func printBuiltin(fun ast.Expr) string {
+	id, ok := fun.(*ast.Ident)
+	if !ok || id.Obj != nil {
+		return ""
+	}
+	switch id.Name {
+	case "print":
+		return "Print"
+	case "println":
+		return "Println"
+	}
+	return ""
+}
+
+// deferredPrint makes a deferred print or println whose arguments need no
+// temporaries print as Go's runtime does.
+func (rw *rewriter) deferredPrint(call *ast.CallExpr) {
+	if name := printBuiltin(call.Fun); name != "" {
+		rw.add(rw.off(call.Fun.Pos()), rw.off(call.Fun.End()), runtimeName+"."+name)
+		rw.importRuntime()
+	}
 }
 
 func isFuncLit(e ast.Expr) bool {
