@@ -210,8 +210,7 @@ func (rw *rewriter) recovers() {
 		return true
 	})
 	if found {
-		end := rw.off(rw.file.Name.End())
-		rw.add(end, end, "; import "+runtimeName+" \""+RuntimePath+"\"")
+		rw.importRuntime()
 	}
 }
 

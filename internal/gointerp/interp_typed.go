@@ -77,6 +77,23 @@ func (rw *rewriter) typedRewrites() {
 		return info
 	}
 	rw.newOfValues(typeOf, getInfo) // interp_new.go
+	commaOKs := map[*ast.TypeAssertExpr]bool{}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		var lhs int
+		var rhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs, rhs = len(n.Lhs), n.Rhs
+		case *ast.ValueSpec:
+			lhs, rhs = len(n.Names), n.Values
+		}
+		if lhs == 2 && len(rhs) == 1 {
+			if a, ok := unparen(rhs[0]).(*ast.TypeAssertExpr); ok {
+				commaOKs[a] = true
+			}
+		}
+		return true
+	})
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
@@ -91,7 +108,7 @@ func (rw *rewriter) typedRewrites() {
 			rw.interfaceSwitch(n, typeOf)
 		case *ast.TypeAssertExpr:
 			if n.Type != nil && ownTypeName(n.Type) {
-				rw.ownAssertion(n, getInfo()) // interp_typeswitch.go
+				rw.ownAssertion(n, getInfo(), commaOKs[n]) // interp_typeswitch.go
 			}
 		case *ast.TypeSwitchStmt:
 			if typeSwitchOnOwn(n) {

@@ -181,8 +181,10 @@ func ownTypeName(e ast.Expr) bool {
 // ownAssertion refuses x.(T) where a type switch's case T is refused
 // above: T a struct type with methods and x of a host interface type
 // (err.(notFound) answered false for a notFound), or T not a struct and
-// x an any (v.(celsius) answered true for a plain int).
-func (rw *rewriter) ownAssertion(a *ast.TypeAssertExpr, info *types.Info) {
+// x an any (v.(celsius) answered true for a plain int). From an any,
+// only the comma-ok form is refused: a single-value assertion that Go
+// answers is answered right.
+func (rw *rewriter) ownAssertion(a *ast.TypeAssertExpr, info *types.Info, commaOK bool) {
 	if a.Type == nil {
 		return
 	}
@@ -191,6 +193,11 @@ func (rw *rewriter) ownAssertion(a *ast.TypeAssertExpr, info *types.Info) {
 		return
 	}
 	if named, ok := st.(*types.Named); ok && named.Obj().Pkg() == rw.classes.pkg {
+		return
+	}
+	if !commaOK && st.Underlying().(*types.Interface).Empty() {
+		// From an any, a single-value assertion of a value of the type is
+		// answered right; only one that Go fails with a panic may pass.
 		return
 	}
 	held := types.TypeString(st, func(*types.Package) string { return "" })
