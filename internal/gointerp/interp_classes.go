@@ -110,8 +110,10 @@ func (rw *rewriter) classRewrites() {
 	}()
 	rw.builtinCalls()
 	rw.shiftOperands() // interp_shifts.go
-	rw.rangeStatements()
+	// Instances first: a range over a function copies its operand
+	// (All(xs), which genericInstances names All[string]) with classSrc.
 	rw.genericInstances()
+	rw.rangeStatements()
 }
 
 // classSrc is the text from at to end with this file's edits inside it
