@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -209,4 +210,47 @@ func (rw *rewriter) valueStructError() string {
 		}
 	}
 	return ""
+}
+
+// chainMethods refuses an Unwrap, Is or As method of one of the file's
+// types in a file that calls errors.Is, errors.As or errors.Unwrap: the
+// errors package reaches a value of the file's types through yaegi's
+// wrapper for error, which has the Error method only, so it never
+// followed the file's Unwrap (errors.As found nothing under an error of
+// the file's that wraps another) nor called its Is or As (checked with
+// a wrapper of the file's own around a *TempErr whose Is matched a
+// sentinel). Wrapping with fmt.Errorf's %w is followed.
+func (rw *rewriter) chainMethods() {
+	calls := false
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Obj == nil && rw.imports[x.Name] == "errors" {
+				switch sel.Sel.Name {
+				case "Is", "As", "Unwrap":
+					calls = true
+				}
+			}
+		}
+		return !calls
+	})
+	if !calls {
+		return
+	}
+	for _, d := range rw.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
+			continue
+		}
+		params := fd.Type.Params.NumFields()
+		var advice string
+		switch {
+		case fd.Name.Name == "Unwrap" && params == 0:
+			advice = "wrap the cause with fmt.Errorf(\"...: %w\", err) instead of an Unwrap method"
+		case (fd.Name.Name == "Is" || fd.Name.Name == "As") && params == 1:
+			advice = "compare with a sentinel error wrapped with fmt.Errorf(\"...: %w\", ErrX), or test the type with errors.As"
+		default:
+			continue
+		}
+		rw.refuse(fd.Name.Pos(), fmt.Sprintf("the interpreter's errors.Is and errors.As do not call the %s method of your file's types: they see your errors through a wrapper that has only the Error method, so they would answer wrongly. %s", fd.Name.Name, strings.ToUpper(advice[:1])+advice[1:]))
+	}
 }

@@ -106,6 +106,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.methodValues()
 	rw.recovers()
 	rw.typedRewrites() // interp_typed.go
+	rw.chainMethods()  // interp_refuse.go
 	if rw.refused != nil {
 		return "", nil, rw.refusals()
 	}
