@@ -102,6 +102,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.classRewrites()
 	rw.joinCaseConditions()
 	rw.unnamedParams()
+	rw.zeroNamedResults() // interp_recoverresults.go
 	rw.walk()
 	rw.methodValues()
 	rw.recovers()
