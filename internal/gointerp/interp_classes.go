@@ -55,6 +55,9 @@ type classState struct {
 	imports map[string]string
 	// instances are the copies of generic functions (appendInstances).
 	instances []instance
+	// structHelpers are the helpers printing the file's structs, by type
+	// (structHelper, interp_fmtargs.go).
+	structHelpers map[*types.Named]string
 	// results are the temporaries of the outermost ranges over functions
 	// (funcResults).
 	results map[*ast.RangeStmt]resultVars

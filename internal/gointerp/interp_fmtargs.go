@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -131,20 +132,56 @@ func (rw *rewriter) methodOf(t types.Type) string {
 }
 
 // shownArg rewrites arg (of type t, under verb) where it is one of the
-// first two forms above.
+// first two forms above, or a struct of the file whose exported fields
+// (or their elements) have such methods: fmt calls the method of an
+// exported field, and the interpreter's struct had none (the struct goes
+// through a helper of its own, see structHelper).
 func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 	if m := rw.methodOf(t); m != "" {
 		if _, isStruct := t.Underlying().(*types.Struct); !isStruct {
 			return // yaegi's wrapper holds the value itself
 		}
-		ts, ok := rw.typeSource(t)
-		if !ok {
-			return
+	}
+	if b, ok := t.Underlying().(interface{ Elem() types.Type }); ok {
+		if e, ok := b.Elem().Underlying().(*types.Basic); ok && e.Kind() == types.Uint8 && verb != 'v' && verb != 'd' {
+			return // fmt prints a slice of bytes as a string under %s, %q, %x
 		}
-		v := rw.tmp()
-		rw.wrapArg(arg, "func("+v+" "+ts+") any { return "+rw.shown(v, ts, m)+" }", t)
+	}
+	ts, ok := rw.typeSource(t)
+	if !ok {
 		return
 	}
+	v := rw.tmp()
+	if e, ok := rw.elemExpr(v, t); ok {
+		rw.wrapArg(arg, "func("+v+" "+ts+") any { return "+e+" }", t)
+		return
+	}
+	if lit, ok := rw.containerLit(t); ok {
+		rw.wrapArg(arg, lit, t)
+	}
+}
+
+// elemExpr is an expression giving what fmt should get for the variable
+// v of type t: v with its String or Error method, or a struct of the
+// file through its helper; ok is false where v prints as it is.
+func (rw *rewriter) elemExpr(v string, t types.Type) (string, bool) {
+	if m := rw.methodOf(t); m != "" {
+		ts, ok := rw.typeSource(t)
+		if !ok {
+			return "", false
+		}
+		return rw.shown(v, ts, m), true
+	}
+	if h := rw.structHelper(t); h != "" {
+		return h + "(" + v + ")", true
+	}
+	return "", false
+}
+
+// containerLit is a function literal taking a value of the slice, array
+// or map type t and giving a []any (map[K]any) of its elements as
+// elemExpr gives them, and a nil slice or map as it is.
+func (rw *rewriter) containerLit(t types.Type) (string, bool) {
 	var elem types.Type
 	var isMap, isSlice bool
 	switch u := t.Underlying().(type) {
@@ -153,47 +190,95 @@ func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 	case *types.Array:
 		elem = u.Elem()
 	case *types.Map:
-		if rw.methodOf(u.Key()) != "" {
-			return
+		if rw.methodOf(u.Key()) != "" || rw.structHelper(u.Key()) != "" {
+			return "", false
 		}
 		elem, isMap = u.Elem(), true
 	default:
-		return
+		return "", false
 	}
-	m := rw.methodOf(elem)
-	if m == "" || rw.methodOf(t) != "" {
-		return
+	if rw.methodOf(t) != "" {
+		return "", false
 	}
-	if b, ok := elem.Underlying().(*types.Basic); ok && b.Kind() == types.Uint8 && verb != 'v' && verb != 'd' {
-		return // fmt prints a slice of bytes as a string under %s, %q, %x
+	s, r, k, v := rw.tmp(), rw.tmp(), rw.tmp(), rw.tmp()
+	e, ok := rw.elemExpr(v, elem)
+	if !ok {
+		return "", false
 	}
 	ts, ok := rw.typeSource(t)
 	if !ok {
-		return
+		return "", false
 	}
-	es, ok := rw.typeSource(elem)
-	if !ok {
-		return
-	}
-	s, r, k, v := rw.tmp(), rw.tmp(), rw.tmp(), rw.tmp()
 	var body string
 	switch {
 	case isMap:
 		kt, ok := rw.typeSource(t.Underlying().(*types.Map).Key())
 		if !ok {
-			return
+			return "", false
 		}
 		body = fmt.Sprintf("if %s == nil { return %s }; %s := make(map[%s]any, len(%s)); for %s := range %s { %s := %s[%s]; %s[%s] = %s }; return %s",
-			s, s, r, kt, s, k, s, v, s, k, r, k, rw.shown(v, es, m), r)
+			s, s, r, kt, s, k, s, v, s, k, r, k, e, r)
 	default:
 		nilCheck := ""
 		if isSlice {
 			nilCheck = fmt.Sprintf("if %s == nil { return %s }; ", s, s)
 		}
 		body = fmt.Sprintf("%s%s := make([]any, len(%s)); for %s := range %s { %s := %s[%s]; %s[%s] = %s }; return %s",
-			nilCheck, r, s, k, s, v, s, k, r, k, rw.shown(v, es, m), r)
+			nilCheck, r, s, k, s, v, s, k, r, k, e, r)
 	}
-	rw.wrapArg(arg, "func("+s+" "+ts+") any { "+body+" }", t)
+	return "func(" + s + " " + ts + ") any { " + body + " }", true
+}
+
+// structHelper is the name of a function of the file (appended to it)
+// that gives fmt a value of the struct type t with each exported field
+// as elemExpr or containerLit gives it, or "" where t needs none: t is
+// not a struct of the file, has a String or Error method of its own, or
+// no exported field that needs one.
+func (rw *rewriter) structHelper(t types.Type) string {
+	named, ok := t.(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg() != rw.classes.pkg || named.TypeParams() != nil || named.TypeArgs() != nil {
+		return ""
+	}
+	st, ok := named.Underlying().(*types.Struct)
+	if !ok || rw.methodOf(t) != "" || types.NewMethodSet(t).Lookup(rw.classes.pkg, "Format") != nil {
+		return ""
+	}
+	if rw.classes.structHelpers == nil {
+		rw.classes.structHelpers = map[*types.Named]string{}
+	}
+	if h, ok := rw.classes.structHelpers[named]; ok {
+		return h
+	}
+	rw.classes.structHelpers[named] = "" // a field of its own type prints as it is
+	ts, ok := rw.typeSource(t)
+	if !ok {
+		return ""
+	}
+	v := rw.tmp()
+	var names, vals []string
+	needed := false
+	for i := 0; i < st.NumFields(); i++ {
+		f := st.Field(i)
+		names = append(names, strconv.Quote(f.Name()))
+		val := v + "." + f.Name()
+		if f.Exported() {
+			if e, ok := rw.elemExpr(val, f.Type()); ok {
+				val, needed = e, true
+			} else if lit, ok := rw.containerLit(f.Type()); ok {
+				val, needed = lit+"("+val+")", true
+			}
+		}
+		vals = append(vals, val)
+	}
+	if !needed {
+		return ""
+	}
+	rw.importRuntime()
+	name := rw.helper("fmt struct "+ts, func(name string) string {
+		return "func " + name + "(" + v + " " + ts + ") any { return " + runtimeName + ".Fields([]string{" + strings.Join(names, ", ") + "}, []any{" + strings.Join(vals, ", ") + "}) }"
+	})
+	rw.classes.structHelpers[named] = name
+	return name
 }
 
 // shown is the call of the runtime's Shown for variable v of type t with
@@ -241,7 +326,35 @@ type shownError struct {
 
 func (e shownError) Error() string { return e.method() }
 
+// shownFields is what Fields gives: a struct's fields by name, printed as
+// fmt prints a struct ({a b}, {x:a y:b} under %+v), each field under
+// the verb.
+type shownFields struct {
+	names []string
+	vals  []any
+}
+
+func (s shownFields) Format(f fmt.State, verb rune) {
+	format := fmt.FormatString(f, verb)
+	plus := verb == 'v' && f.Flag('+')
+	fmt.Fprint(f, "{")
+	for k, v := range s.vals {
+		if k > 0 {
+			fmt.Fprint(f, " ")
+		}
+		if plus {
+			fmt.Fprint(f, s.names[k]+":")
+			if renamed := renamedFields(reflect.TypeOf(v), map[reflect.Type]bool{}, nil); len(renamed) > 0 {
+				v = declaredNames{v, renamed}
+			}
+		}
+		fmt.Fprintf(f, format, v)
+	}
+	fmt.Fprint(f, "}")
+}
+
 func init() {
+	runtimeSymbols["Fields"] = reflect.ValueOf(func(names []string, vals []any) any { return shownFields{names, unboxArgs(vals)} })
 	runtimeSymbols["Shown"] = reflect.ValueOf(func(v any, method func() string) any { return shownValue{v, method} })
 	runtimeSymbols["AsError"] = reflect.ValueOf(func(v any, method func() string) any {
 		if _, ok := v.(error); ok || v == nil {
