@@ -14,7 +14,9 @@ type Money struct {
 	Currency string
 }
 
-func (m Money) String() string { return fmt.Sprintf("%d.%02d %s", m.Cents/100, m.Cents%100, m.Currency) }
+func (m Money) String() string {
+	return fmt.Sprintf("%d.%02d %s", m.Cents/100, m.Cents%100, m.Currency)
+}
 
 type Status uint8
 
