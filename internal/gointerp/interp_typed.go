@@ -77,6 +77,15 @@ func (rw *rewriter) typedRewrites() {
 		return info
 	}
 	rw.newOfValues(typeOf, getInfo) // interp_new.go
+	// The names of the file's methods: the rewrites of fmt's arguments
+	// and of conversions to interfaces concern the file's types with
+	// methods, and a file with none starts no type check for them.
+	methods := map[string]bool{}
+	for _, d := range rw.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+			methods[fd.Name.Name] = true
+		}
+	}
 	commaOKs := map[*ast.TypeAssertExpr]bool{}
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		var lhs int
@@ -100,8 +109,10 @@ func (rw *rewriter) typedRewrites() {
 			rw.typeNameVerbs(n, typeOf)  // interp_typename.go
 			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
 			rw.errorsIsTarget(n, typeOf) // interp_refuse.go
-			rw.fmtArgs(n, typeOf)        // interp_fmtargs.go
-			if len(n.Args) == 1 && !isNilIdent(n.Args[0]) && maybeType(n.Fun) {
+			if methods["String"] || methods["Error"] {
+				rw.fmtArgs(n, typeOf) // interp_fmtargs.go
+			}
+			if len(methods) > 0 && len(n.Args) == 1 && !isNilIdent(n.Args[0]) && maybeType(n.Fun) {
 				rw.interfaceConversion(n, getInfo())
 			}
 		case *ast.SwitchStmt:
@@ -122,14 +133,14 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				rw.nilAssertion(n.Rhs[0], typeOf)
 			}
-			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && anyStructValue(n.Rhs) {
+			if len(methods) > 0 && n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && anyStructValue(n.Rhs) {
 				rw.interfaceAssignValues(n, getInfo())
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 && len(n.Values) == 1 {
 				rw.nilAssertion(n.Values[0], typeOf)
 			}
-			if n.Type != nil && len(n.Values) > 0 {
+			if len(methods) > 0 && n.Type != nil && len(n.Values) > 0 {
 				rw.interfaceVarValues(n, getInfo())
 			}
 		case *ast.FuncDecl:
