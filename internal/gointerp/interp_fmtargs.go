@@ -158,6 +158,14 @@ func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 	}
 	if lit, ok := rw.containerLit(t); ok {
 		rw.wrapArg(arg, lit, t)
+		return
+	}
+	// A pointer to such a struct, which fmt prints as &{...} (as an
+	// argument, not inside another value, where it prints the address).
+	if p, ok := t.(*types.Pointer); ok && rw.methodOf(t) == "" {
+		if h := rw.structHelper(p.Elem()); h != "" {
+			rw.wrapArg(arg, "func("+v+" "+ts+") any { if "+v+" == nil { return "+v+" }; return "+runtimeName+".Ref("+h+"(*"+v+")) }", t)
+		}
 	}
 }
 
@@ -353,7 +361,17 @@ func (s shownFields) Format(f fmt.State, verb rune) {
 	fmt.Fprint(f, "}")
 }
 
+// shownRef is what Ref gives: a pointer to a struct printed as fmt
+// prints one given as an argument, & and the struct.
+type shownRef struct{ v any }
+
+func (r shownRef) Format(f fmt.State, verb rune) {
+	fmt.Fprint(f, "&")
+	fmt.Fprintf(f, fmt.FormatString(f, verb), r.v)
+}
+
 func init() {
+	runtimeSymbols["Ref"] = reflect.ValueOf(func(v any) any { return shownRef{v} })
 	runtimeSymbols["Fields"] = reflect.ValueOf(func(names []string, vals []any) any { return shownFields{names, unboxArgs(vals)} })
 	runtimeSymbols["Shown"] = reflect.ValueOf(func(v any, method func() string) any { return shownValue{v, method} })
 	runtimeSymbols["AsError"] = reflect.ValueOf(func(v any, method func() string) any {

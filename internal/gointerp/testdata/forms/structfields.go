@@ -52,6 +52,8 @@ func Main() {
 	fmt.Printf("%v|%s|%d\n", Line{"z", Money{5, "USD"}, 3, Money{}}, []Line{{SKU: "w"}}, Line{Qty: 4})
 	fmt.Println(o.ID, len(fmt.Sprint(o)) > 0, fmt.Sprint(o.Meta), o.Timeout)
 	fmt.Printf("%v %+v\n", plain{1, 2, "c"}, plain{3, 4, "d"})
+	var nilLine *Line
+	fmt.Printf("%v %+v %v\n", &o.Lines[0], &Line{SKU: "p"}, nilLine)
 	var none []Line
 	fmt.Println(none, map[string]Line{"k": {SKU: "m", Price: Money{100, "GBP"}}})
 }
