@@ -56,7 +56,13 @@ package gointerp
 // syntax tells become plain function calls (directMethodCalls,
 // interp_calls.go). Those that need the file's types (min, max, clear,
 // ranges over integers and functions, generic instances, embedded locks
-// and harness interfaces) are in interp_classes.go.
+// and harness interfaces) are in interp_classes.go, and shifts of untyped
+// constants in interp_shifts.go; interp_typed.go has the others that need
+// them, with fmt's arguments and conversions to interfaces
+// (interp_fmtargs.go), type switches and assertions by the file's own
+// types (interp_typeswitch.go) and errors.Is (interp_errorsis.go).
+// zeroNamedResults (interp_recoverresults.go) zeroes the named results
+// of a function that recovers.
 
 import (
 	"fmt"
