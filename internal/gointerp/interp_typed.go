@@ -3,10 +3,12 @@
 package gointerp
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"reflect"
+	"sort"
 	"strings"
 	"unsafe"
 )
@@ -174,6 +176,10 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 	if !(tx != nil && isInterface(tx)) && !(ty != nil && isInterface(ty)) {
 		return
 	}
+	if name := rw.wrappedStructOf(tx, ty); name != "" && !rw.sentinel(b.X) && !rw.sentinel(b.Y) {
+		rw.refuse(b.OpPos, fmt.Sprintf("%s between values of an interface is not run faithfully by the interpreter in a file whose struct type %s has methods with value receivers: it hands such a value over holding one of its fields, so two different values could compare equal. Give %s's methods pointer receivers and use &%s{...}, or compare with a sentinel made by errors.New", b.Op, name, name, name))
+		return
+	}
 	// Only insertions around the operands and the operator's replacement:
 	// a rewrite inside an operand (an instantiation classRewrites names)
 	// stays as it is.
@@ -189,6 +195,40 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 	rw.add(op, op+len(b.Op.String()), ",")
 	rw.add(end, end, ")")
 	rw.importRuntime()
+}
+
+// wrappedStructOf is the name of a struct type of the file, with methods
+// of value receivers, whose values an operand of a host interface type
+// (error, fmt.Stringer; of tx or ty) may hold, or "".
+func (rw *rewriter) wrappedStructOf(tx, ty types.Type) string {
+	for _, t := range []types.Type{tx, ty} {
+		if t == nil || !nonEmptyInterface(t) {
+			continue
+		}
+		if named, ok := t.(*types.Named); ok && named.Obj().Pkg() == rw.classes.pkg {
+			continue // the file's own interface keeps its values whole
+		}
+		it := t.Underlying().(*types.Interface)
+		var names []string
+		for _, obj := range rw.typeInfo().Defs {
+			tn, ok := obj.(*types.TypeName)
+			if !ok || tn.IsAlias() || tn.Pkg() != rw.classes.pkg {
+				continue
+			}
+			named, ok := tn.Type().(*types.Named)
+			if !ok || named.TypeParams() != nil {
+				continue
+			}
+			if _, isStruct := named.Underlying().(*types.Struct); isStruct && types.Implements(named, it) {
+				names = append(names, named.Obj().Name())
+			}
+		}
+		if len(names) > 0 {
+			sort.Strings(names)
+			return names[0]
+		}
+	}
+	return ""
 }
 
 // interfaceSwitch rewrites a switch on a value of an interface type.
