@@ -199,7 +199,8 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 
 // wrappedStructOf is the name of a struct type of the file, with methods
 // of value receivers, whose values an operand of a host interface type
-// (error, fmt.Stringer; of tx or ty) may hold, or "".
+// (error, fmt.Stringer; of tx or ty) may hold and == may confuse with
+// another value, or "".
 func (rw *rewriter) wrappedStructOf(tx, ty types.Type) string {
 	for _, t := range []types.Type{tx, ty} {
 		if t == nil || !nonEmptyInterface(t) {
@@ -210,6 +211,7 @@ func (rw *rewriter) wrappedStructOf(tx, ty types.Type) string {
 		}
 		it := t.Underlying().(*types.Interface)
 		var names []string
+		implementing, wide := 0, false
 		for _, obj := range rw.typeInfo().Defs {
 			tn, ok := obj.(*types.TypeName)
 			if !ok || tn.IsAlias() || tn.Pkg() != rw.classes.pkg {
@@ -219,11 +221,19 @@ func (rw *rewriter) wrappedStructOf(tx, ty types.Type) string {
 			if !ok || named.TypeParams() != nil {
 				continue
 			}
-			if _, isStruct := named.Underlying().(*types.Struct); isStruct && types.Implements(named, it) {
+			if isInterface(named) || !types.Implements(named, it) {
+				continue
+			}
+			implementing++
+			if st, isStruct := named.Underlying().(*types.Struct); isStruct {
 				names = append(names, named.Obj().Name())
+				wide = wide || st.NumFields() >= 2
 			}
 		}
-		if len(names) > 0 {
+		// The field yaegi keeps tells a value of the only such type with
+		// one field (or none) from another: only a wider struct, or a
+		// second type to confuse it with, can compare wrongly.
+		if len(names) > 0 && (wide || implementing >= 2) {
 			sort.Strings(names)
 			return names[0]
 		}
