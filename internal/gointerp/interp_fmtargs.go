@@ -244,7 +244,7 @@ func (rw *rewriter) containerLit(t types.Type) (string, bool) {
 // no exported field that needs one.
 func (rw *rewriter) structHelper(t types.Type) string {
 	named, ok := t.(*types.Named)
-	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg() != rw.classes.pkg || named.TypeParams() != nil || named.TypeArgs() != nil {
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg() != rw.classes.pkg || named.TypeParams() != nil && named.TypeArgs() == nil {
 		return ""
 	}
 	st, ok := named.Underlying().(*types.Struct)
