@@ -121,8 +121,10 @@ func (rw *rewriter) ownTypeSwitch(s *ast.TypeSwitchStmt, info *types.Info) {
 			if single != "" {
 				val = v + ".(" + single + ")"
 			}
+			// Before what emptyTypeCases put there (_ = e;), which
+			// uses it.
 			colon := rw.off(cc.Colon) + 1
-			rw.add(colon, colon, " "+bound+" := "+val+"; _ = "+bound+";")
+			rw.edits = append(rw.edits, edit{at: colon, end: colon, with: " " + bound + " := " + val + "; _ = " + bound + ";", seq: -1})
 		}
 	}
 }

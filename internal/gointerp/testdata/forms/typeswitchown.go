@@ -58,7 +58,21 @@ func kind(err error) string {
 	}
 }
 
+func empty(err error) string {
+	out := "start"
+	switch e := err.(type) {
+	case *notFound:
+	case nil:
+		out += " nil"
+	default:
+		_ = e
+		out += " other"
+	}
+	return out + " end"
+}
+
 func Main() {
+	fmt.Println(empty(&notFound{1}), empty(nil), empty(errors.New("x")))
 	for _, id := range []int{-3, 0, 404, 7, 5} {
 		fmt.Print(kind(find(id)), "; ")
 	}
