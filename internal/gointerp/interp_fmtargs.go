@@ -27,6 +27,12 @@ import (
 //     fmt without it, so fmt.Println([]celsius{1}) printed "[1]" where Go
 //     prints "[1°C]". The argument becomes a []any (map[K]any) of the
 //     elements, each Shown; a nil slice or map is handed over as it is.
+//   - a struct the file declares (or a pointer to one, printed &{...})
+//     whose exported fields, or their elements, have such methods: fmt
+//     calls the method of an exported field (never of an unexported
+//     one), and the interpreter printed the field's own fields
+//     ({1250 EUR}). The struct goes through a helper appended to the file
+//     that hands fmt its fields by name (Fields), each as above.
 //   - the argument of Errorf's %w of an interface type (an error variable)
 //     or of a type the file declares: an error variable holding a struct
 //     value reached Errorf as the bare struct, which printed
@@ -93,7 +99,8 @@ func (rw *rewriter) fmtArgs(call *ast.CallExpr, typeOf func(ast.Expr) types.Type
 		}
 		if v.verb == 'w' {
 			if sel.Sel.Name == "Errorf" && (isInterface(t) || declaresOwn(t, rw.file.Name.Name)) {
-				rw.wrapArg(arg, "func("+rw.tmp()+" error) any { return nil }", t)
+				e := rw.tmp()
+				rw.wrapArg(arg, "func("+e+" error) any { if "+e+" == nil { return nil }; return "+runtimeName+".AsError("+e+", func() string { return "+e+".Error() }) }")
 			}
 			continue
 		}
@@ -153,18 +160,18 @@ func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 	}
 	v := rw.tmp()
 	if e, ok := rw.elemExpr(v, t); ok {
-		rw.wrapArg(arg, "func("+v+" "+ts+") any { return "+e+" }", t)
+		rw.wrapArg(arg, "func("+v+" "+ts+") any { return "+e+" }")
 		return
 	}
 	if lit, ok := rw.containerLit(t); ok {
-		rw.wrapArg(arg, lit, t)
+		rw.wrapArg(arg, lit)
 		return
 	}
 	// A pointer to such a struct, which fmt prints as &{...} (as an
 	// argument, not inside another value, where it prints the address).
 	if p, ok := t.(*types.Pointer); ok && rw.methodOf(t) == "" {
 		if h := rw.structHelper(p.Elem()); h != "" {
-			rw.wrapArg(arg, "func("+v+" "+ts+") any { if "+v+" == nil { return "+v+" }; return "+runtimeName+".Ref("+h+"(*"+v+")) }", t)
+			rw.wrapArg(arg, "func("+v+" "+ts+") any { if "+v+" == nil { return "+v+" }; return "+runtimeName+".Ref("+h+"(*"+v+")) }")
 		}
 	}
 }
@@ -300,17 +307,14 @@ func (rw *rewriter) shown(v, t, m string) string {
 }
 
 // wrapArg makes arg the argument of the function literal lit, called in
-// its place. lit "func(e error) any { return nil }" stands for Errorf's
-// %w: its body is AsError's call.
-func (rw *rewriter) wrapArg(arg ast.Expr, lit string, t types.Type) {
+// its place.
+func (rw *rewriter) wrapArg(arg ast.Expr, lit string) {
 	at, end := rw.off(arg.Pos()), rw.off(arg.End())
 	if rw.replaced(at, end) || rw.straddles(at) || rw.straddles(end) {
 		return
 	}
-	if strings.HasSuffix(lit, "error) any { return nil }") {
-		e := strings.TrimPrefix(strings.TrimSuffix(lit, " error) any { return nil }"), "func(")
+	if strings.Contains(lit, runtimeName+".") {
 		rw.importRuntime()
-		lit = "func(" + e + " error) any { if " + e + " == nil { return nil }; return " + runtimeName + ".AsError(" + e + ", func() string { return " + e + ".Error() }) }"
 	}
 	rw.add(at, at, lit+"(")
 	rw.edits = append(rw.edits, edit{at: end, end: end, with: ")", seq: 1 << 30})
