@@ -562,7 +562,7 @@ func (rw *rewriter) methodValues() {
 		if x, ok := sel.X.(*ast.Ident); ok && x.Obj != nil && x.Obj.Kind == ast.Typ {
 			return true // a method expression, refused on its own
 		}
-		if rw.unchangingReceiver(sel.X, ptrMethods) {
+		if rw.pointerMethod(sel.Sel) || rw.unchangingReceiver(sel.X, ptrMethods) {
 			return true
 		}
 		rw.refuse(sel.Pos(), fmt.Sprintf("the method value %s is not supported by the interpreter: it reads the receiver when the value is called, where Go copies it when the value is made. Write a function literal instead (func() { ... %s() ... }) after copying the receiver if it may change", rw.src(sel), rw.src(sel)))
@@ -597,6 +597,36 @@ func (rw *rewriter) unchangingReceiver(x ast.Expr, ptrMethods map[string]bool) b
 		return !rw.changed(e.Obj, ptrMethods)
 	}
 	return false
+}
+
+// pointerMethod reports whether the type check found name to be a method
+// with a pointer receiver: its method value holds &x, as the interpreter
+// reads x, so a later change shows in both.
+func (rw *rewriter) pointerMethod(name *ast.Ident) bool {
+	return rw.receiverIsPointer(name) == 1
+}
+
+// valueMethod reports whether the type check found name to be a method
+// with a value receiver, which cannot change its receiver.
+func (rw *rewriter) valueMethod(name *ast.Ident) bool {
+	return rw.receiverIsPointer(name) == 0
+}
+
+// receiverIsPointer is 1 where name is a method of a pointer receiver, 0
+// of a value receiver, -1 where the type check cannot tell.
+func (rw *rewriter) receiverIsPointer(name *ast.Ident) int {
+	f, ok := rw.typesInfo().Uses[name].(*types.Func)
+	if !ok {
+		return -1
+	}
+	sig, ok := f.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return -1
+	}
+	if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+		return 1
+	}
+	return 0
 }
 
 // changed reports whether the file may change the variable obj after its
@@ -639,7 +669,7 @@ func (rw *rewriter) changed(obj *ast.Object, ptrMethods map[string]bool) bool {
 		case *ast.UnaryExpr:
 			found = found || n.Op == token.AND && isObj(n.X)
 		case *ast.CallExpr:
-			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && ptrMethods[sel.Sel.Name] {
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && ptrMethods[sel.Sel.Name] && !rw.valueMethod(sel.Sel) {
 				found = found || isObj(sel.X)
 			}
 		}

@@ -21,6 +21,14 @@ var made int
 
 func origin() point { made++; return point{made, made} }
 
+type tally int64
+
+func (t *tally) Add() int64 { *t++; return int64(*t) }
+
+type level int64
+
+func (l level) Add() int64 { return int64(l) + 100 }
+
 type shape interface{ Area() int }
 type named interface{ Name() string }
 
@@ -44,6 +52,14 @@ func Main() {
 	shared := pool{items: []string{"a"}}
 	n := shared.Len
 	fmt.Println(n())
+	var t tally
+	add := t.Add // a pointer receiver: the value holds &t
+	add()
+	t += 10
+	fmt.Println(add(), t)
+	lv := level(1)
+	f2 := lv.Add
+	fmt.Println(f2(), lv.Add())
 
 	for _, s := range []shape{square{2}, &label{"tag"}, nil} {
 		if nm, ok := s.(named); ok {
