@@ -53,6 +53,9 @@ type classState struct {
 	imports map[string]string
 	// instances are the copies of generic functions (appendInstances).
 	instances []instance
+	// structHelpers are the helpers printing the file's structs, by type
+	// (structHelper, interp_fmtargs.go).
+	structHelpers map[*types.Named]string
 	// results are the temporaries of the outermost ranges over functions
 	// (funcResults).
 	results map[*ast.RangeStmt]resultVars
@@ -107,8 +110,11 @@ func (rw *rewriter) classRewrites() {
 		}
 	}()
 	rw.builtinCalls()
-	rw.rangeStatements()
+	rw.shiftOperands() // interp_shifts.go
+	// Instances first: a range over a function copies its operand
+	// (All(xs), which genericInstances names All[string]) with classSrc.
 	rw.genericInstances()
+	rw.rangeStatements()
 }
 
 // classSrc is the text from at to end with this file's edits inside it
@@ -178,6 +184,8 @@ func (rw *rewriter) mayNeedTypes() bool {
 			}
 		case *ast.RangeStmt:
 			found = found || !plainContainer(n.X)
+		case *ast.BinaryExpr:
+			found = found || untypedShift(n)
 		case *ast.FuncDecl:
 			found = found || n.Type.TypeParams != nil && len(n.Type.TypeParams.List) > 0
 		case *ast.StructType:
