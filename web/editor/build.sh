@@ -75,7 +75,12 @@ done
 	--log-level=warning \
 	--outfile=../static/editor-merge.js
 
-for f in editor.js editor-merge.js editor-lint.js editor-search.js editor-complete.js editor-collab.js; do
+# Brotli at its best, made once here rather than at every start of the
+# server (internal/web/precompress): NAME.br beside each file of web/static.
+(cd ../.. && go run ./internal/web/precompress web/static)
+
+bundles="editor.js editor-merge.js editor-lint.js editor-search.js editor-complete.js editor-collab.js"
+for f in $bundles; do
 	size=$(gzip -9 -c "../static/$f" | wc -c)
 	echo "web/static/$f: $(wc -c <"../static/$f") bytes, $size bytes gzip -9"
 done
