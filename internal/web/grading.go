@@ -520,7 +520,7 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (live.Event, error) {
 			return live.Event{}, err
 		}
 		var buf bytes.Buffer
-		if err := gradeReport(report, sourceHash(run.Source)).Render(ctx, &buf); err != nil {
+		if err := runReport(report, sourceHash(run.Source), gradeRunURL(run.Problem, run.ID)).Render(ctx, &buf); err != nil {
 			return live.Event{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
 		}
 		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),
