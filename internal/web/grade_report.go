@@ -96,6 +96,9 @@ type failedScenario struct {
 func newRunReportView(r *gradewire.Report, sourceHash, runURL string) reportView {
 	v := newReportView(r, sourceHash, "")
 	v.RunURL = runURL
+	if runURL == "" {
+		return v
+	}
 	for i := range v.Failed {
 		f := &v.Failed[i]
 		switch {

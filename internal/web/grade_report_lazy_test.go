@@ -124,3 +124,32 @@ func TestRunReportLoadsRunsWhenOpened(t *testing.T) {
 		t.Errorf("an unknown scenario: status %d; want 404", got)
 	}
 }
+
+// TestLiveReportLinksItsParts: the report a live stream sends when the run
+// ends links its scenarios' parts under the run's own problem, as the page
+// does (the stream's copy of the run once lacked its problem, and linked
+// /problems//runs/...).
+func TestLiveReportLinksItsParts(t *testing.T) {
+	rep := starterRunReport(t)
+	g := &fakeGrader{report: rep, gate: make(chan struct{})}
+	ts := newGradingTestServer(t, g)
+	b := ts.newBrowser(t)
+	started := b.startGrade("package refund\n// LIVE\n")
+	stream := b.events(started.EventsURL)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for range len(rep.Scenarios) + 1 {
+			select {
+			case g.gate <- struct{}{}:
+			case <-done:
+				return
+			}
+		}
+	}()
+	live := decode[reportData](t, stream.waitFor("report"), "report")
+	want := `data-scenario-src="` + started.RunURL + `/scenarios/`
+	if !strings.HasPrefix(started.RunURL, "/problems/"+gradedSlug+"/runs/") || !strings.Contains(live.HTML, want) {
+		t.Fatalf("the live report does not load its parts from %s...: %.300s", want, live.HTML)
+	}
+}
