@@ -202,11 +202,12 @@ func TestSequenceDiagramReadable(t *testing.T) {
 		if len(clipped) > 0 {
 			t.Errorf("labels cut or past the picture's edge: %q", clipped)
 		}
-		// Drawn one unit to a pixel: the words are 12 px whatever the screen.
-		scale := evalJS[float64](t, ctx, `(() => { const svg = document.querySelector(`+jsString(fig+" svg.seq")+`);
-			return svg.getBoundingClientRect().width / svg.viewBox.baseVal.width })()`)
-		if scale < 0.99 {
-			t.Errorf("the diagram is drawn at %.2f of its size; its words shrink below 12 px", scale)
+		// The 12 px words are drawn at 10 px at least, whatever the screen.
+		px := evalJS[float64](t, ctx, `(() => { const l = document.querySelector(`+jsString(fig+" svg.seq .seq-label")+`);
+			return l.getBoundingClientRect().height })()`)
+		t.Logf("a label is drawn %.1f px tall", px)
+		if px < 10 {
+			t.Errorf("a label is drawn %.1f px tall; want 10 px or more", px)
 		}
 		over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`)
 		if over > 0 {
@@ -214,6 +215,11 @@ func TestSequenceDiagramReadable(t *testing.T) {
 		}
 		box := fig + " .seq-scroll"
 		wider := evalJS[bool](t, ctx, fmt.Sprintf(`(() => { const b = document.querySelector(%s); return b.scrollWidth > b.clientWidth + 1 })()`, jsString(box)))
+		t.Logf("the diagram is %s px wide in a box of %s px", evalJS[string](t, ctx, fmt.Sprintf(`String(document.querySelector(%s).scrollWidth)`, jsString(box))),
+			evalJS[string](t, ctx, fmt.Sprintf(`String(document.querySelector(%s).clientWidth)`, jsString(box))))
+		if !phone && wider {
+			t.Error("at 1366 px the diagram scrolls sideways in the results pane")
+		}
 		if phone {
 			if !wider {
 				t.Error("on a phone the diagram fits its box: it must have been shrunk")

@@ -15,9 +15,9 @@ import (
 // so a reader sees two refunds land on the provider's lane, a reply that
 // never arrives, a process that dies.
 
-// Sizes in SVG user units, drawn one to a CSS pixel: the picture keeps
-// its size and its box scrolls sideways when narrower (a phone), so the
-// words stay 12 px (grade-report.css) rather than shrinking with it.
+// Sizes in SVG user units. The picture fills its box but shrinks no
+// narrower than 45rem (grade-report.css): a narrower box, a phone's,
+// scrolls sideways, so the words stay near their 12 px.
 const (
 	seqTimeW  = 64  // the clock column
 	seqLaneW  = 92  // distance between lane centres
