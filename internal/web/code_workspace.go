@@ -306,6 +306,7 @@ func (s *Server) codeRoutes() {
 	e.POST("/problems/:slug/check", s.codeCheck)
 	e.GET("/problems/:slug/runs/:id", s.gradeRunShow)
 	e.GET("/problems/:slug/runs/:id/events", s.gradeRunEvents)
+	e.GET("/problems/:slug/runs/:id/scenarios/:name", s.gradeRunScenario)
 }
 
 // seedValue is the seed the Grade form offers: the latest run's, so a

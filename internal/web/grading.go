@@ -276,7 +276,7 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *grading.Ticke
 
 	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
 	defer cancelStore()
-	stored := storage.GradeRun{ID: r.id, Source: job.Source, Status: end.Status, Message: end.Message,
+	stored := storage.GradeRun{ID: r.id, Problem: job.Problem, Source: job.Source, Status: end.Status, Message: end.Message,
 		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON}
 	switch err := g.store.FinishGradeRun(storeCtx, r.id, end); {
 	case errors.Is(err, storage.ErrRunFinished):
@@ -519,7 +519,11 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (live.Event, error) {
 			return live.Event{}, err
 		}
 		var buf bytes.Buffer
-		if err := gradeReport(report, sourceHash(run.Source)).Render(ctx, &buf); err != nil {
+		runURL := "" // a run not known by its problem sends its report whole
+		if run.Problem != "" {
+			runURL = gradeRunURL(run.Problem, run.ID)
+		}
+		if err := runReport(report, sourceHash(run.Source), runURL).Render(ctx, &buf); err != nil {
 			return live.Event{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
 		}
 		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),
