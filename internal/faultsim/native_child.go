@@ -119,7 +119,7 @@ func ServeNative(in io.Reader, out io.Writer, k Kit, copies func() []NativeCopy)
 		case err != nil:
 			w.write(ChildMessage{Error: err.Error()})
 		default:
-			w.write(ChildMessage{Report: rep.Wire(job.FirstSeed)})
+			w.write(ChildMessage{Report: rep.Wire(job.FirstSeed).Kept()})
 		}
 	})
 	return nil

@@ -326,6 +326,11 @@ func (s *resultStream) receive(line []byte) error {
 		// submitted code ran; a later one is the submission's doing.
 		s.native = msg.Native
 	case msg.Report != nil:
+		if !msg.Attach(s.finished) {
+			s.broken = fmt.Errorf("grading: the child's report counts %d scenarios sent ahead of it; %d came", msg.Streamed, len(s.finished))
+			s.mu.Unlock()
+			return s.broken
+		}
 		s.report = msg.Report
 	case msg.Error != "":
 		s.err = msg.Error
