@@ -7,6 +7,8 @@ import (
 	"context"
 	"io"
 	"runtime/debug"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // ServeChild is a grading child's whole life: it reads one JSON Job from
@@ -35,9 +37,12 @@ func ServeJob(ctx context.Context, kits []Kit, job Job, b Bubble, out io.Writer)
 		w.write(ChildMessage{Native: NativeProgramFor(kits, job)})
 	}
 	var streamed []string
+	texts := gradewire.Texts{}
 	rep, err := RunJob(ctx, kits, job, b, func(s ScenarioResult) {
 		ws := s.Wire().Kept()
-		w.write(ChildMessage{Scenario: &ws})
+		m := ChildMessage{Scenario: &ws}
+		texts.Shorten(&m)
+		w.write(m)
 		streamed = append(streamed, s.Name)
 	})
 	switch {

@@ -50,3 +50,73 @@ func (m *ChildMessage) Attach(streamed []ScenarioReport) bool {
 	m.Report.Scenarios = append([]ScenarioReport{}, streamed...)
 	return true
 }
+
+// InvariantText is what an invariant says of itself: the same in every
+// scenario that checks it.
+type InvariantText struct {
+	Title string `json:"title"`
+	Why   string `json:"why,omitempty"`
+}
+
+// Texts are the invariants' texts, by id, that one end of a result pipe
+// has sent or received. A child sends an invariant's title and why on the
+// first scenario line that checks it, and leaves them out of every line
+// (ChildMessage.Short) after: they were three quarters of what a passing
+// grade's scenarios sent. The parent puts them back, so the report is
+// the same.
+type Texts map[string]InvariantText
+
+// Shorten leaves the title and why out of the invariants of m's scenario,
+// and puts on m the texts not sent before. A scenario that gives one id
+// two texts is sent whole.
+func (t Texts) Shorten(m *ChildMessage) {
+	s := m.Scenario
+	if s == nil {
+		return
+	}
+	line := map[string]InvariantText{}
+	for _, inv := range s.Invariants {
+		text := InvariantText{Title: inv.Title, Why: inv.Why}
+		if other, ok := line[inv.ID]; ok && other != text {
+			return
+		}
+		line[inv.ID] = text
+	}
+	c := *s
+	c.Invariants = make([]InvariantResult, len(s.Invariants))
+	for i, inv := range s.Invariants {
+		text := InvariantText{Title: inv.Title, Why: inv.Why}
+		if sent, ok := t[inv.ID]; !ok || sent != text {
+			if m.Texts == nil {
+				m.Texts = map[string]InvariantText{}
+			}
+			m.Texts[inv.ID] = text
+			t[inv.ID] = text
+		}
+		inv.Title, inv.Why = "", ""
+		c.Invariants[i] = inv
+	}
+	m.Scenario, m.Short = &c, true
+}
+
+// Fill puts back the texts Shorten left out of m's scenario, and reports
+// false when one of its invariants has none: a child that broke the
+// protocol.
+func (t Texts) Fill(m *ChildMessage) bool {
+	for id, text := range m.Texts {
+		t[id] = text
+	}
+	if m.Scenario == nil || !m.Short {
+		return true
+	}
+	for i := range m.Scenario.Invariants {
+		inv := &m.Scenario.Invariants[i]
+		text, ok := t[inv.ID]
+		if !ok {
+			return false
+		}
+		inv.Title, inv.Why = text.Title, text.Why
+	}
+	m.Short, m.Texts = false, nil
+	return true
+}

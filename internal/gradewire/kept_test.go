@@ -3,6 +3,7 @@ package gradewire
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -79,5 +80,65 @@ func TestStreamedReportIsPutBack(t *testing.T) {
 	whole := ChildMessage{Report: r}
 	if !whole.Attach(nil) || len(whole.Report.Scenarios) != 2 {
 		t.Error("a report line with its scenarios was changed")
+	}
+}
+
+// TestTextsTravelOnce sends scenario lines through Shorten, JSON and Fill,
+// as a child and its parent do: each invariant's title and why travel on
+// the first line that checks it, or again when they change, and come out
+// as they went in; a scenario giving one id two texts goes whole.
+func TestTextsTravelOnce(t *testing.T) {
+	inv := func(id, title, why string) InvariantResult {
+		return InvariantResult{ID: id, Title: title, Why: why, Status: InvariantHeld}
+	}
+	scenarios := []struct {
+		s         ScenarioReport
+		wantTexts []string // ids whose texts travel on the line
+		short     bool
+	}{
+		{ScenarioReport{Name: "a", Invariants: []InvariantResult{inv("once", "Once", "money"), inv("ack", "Acked", "")}}, []string{"ack", "once"}, true},
+		{ScenarioReport{Name: "b", Invariants: []InvariantResult{inv("once", "Once", "money")}}, nil, true},
+		{ScenarioReport{Name: "c", Invariants: []InvariantResult{inv("once", "Once", "money"), inv("new", "New", "x")}}, []string{"new"}, true},
+		{ScenarioReport{Name: "d", Invariants: []InvariantResult{inv("once", "Once, said otherwise", "money")}}, []string{"once"}, true},
+		{ScenarioReport{Name: "e", Invariants: []InvariantResult{inv("once", "", "")}}, []string{"once"}, true},
+		{ScenarioReport{Name: "f", Invariants: []InvariantResult{inv("dup", "One", ""), inv("dup", "Two", "")}}, nil, false},
+		{ScenarioReport{Name: "g", Invariants: []InvariantResult{inv("ack", "Acked", "")}}, nil, true},
+	}
+	child, parent := Texts{}, Texts{}
+	for _, tt := range scenarios {
+		sent := tt.s
+		sent.Invariants = append([]InvariantResult{}, tt.s.Invariants...)
+		m := ChildMessage{Scenario: &sent}
+		child.Shorten(&m)
+		if !reflect.DeepEqual(sent, tt.s) {
+			t.Fatalf("%s: Shorten changed the scenario it was given", tt.s.Name)
+		}
+		var ids []string
+		for id := range m.Texts {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		if m.Short != tt.short || !slices.Equal(ids, tt.wantTexts) {
+			t.Errorf("%s: short %v with texts of %v, want %v with %v", tt.s.Name, m.Short, ids, tt.short, tt.wantTexts)
+		}
+		line, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got ChildMessage
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatal(err)
+		}
+		if !parent.Fill(&got) {
+			t.Fatalf("%s: Fill refused %s", tt.s.Name, line)
+		}
+		if !reflect.DeepEqual(*got.Scenario, tt.s) {
+			t.Errorf("%s: came out as\n%+v\nwant\n%+v", tt.s.Name, *got.Scenario, tt.s)
+		}
+	}
+	// A line whose invariant's texts never came breaks the protocol.
+	orphan := ChildMessage{Scenario: &ScenarioReport{Invariants: []InvariantResult{{ID: "never"}}}, Short: true}
+	if (Texts{}).Fill(&orphan) {
+		t.Error("Fill took an invariant whose texts never came")
 	}
 }

@@ -303,6 +303,7 @@ type resultStream struct {
 	finished []gradewire.ScenarioReport
 	report   *gradewire.Report
 	native   *gradewire.NativeProgram
+	texts    gradewire.Texts // the invariants' texts the child sent once
 	err      string
 	broken   error // the child did not speak the protocol
 }
@@ -318,6 +319,14 @@ func (s *resultStream) receive(line []byte) error {
 		return s.broken
 	}
 	s.mu.Lock()
+	if s.texts == nil {
+		s.texts = gradewire.Texts{}
+	}
+	if !s.texts.Fill(&msg) {
+		s.broken = errors.New("grading: the child left out the texts of an invariant it never sent")
+		s.mu.Unlock()
+		return s.broken
+	}
 	switch {
 	case msg.Scenario != nil:
 		s.finished = append(s.finished, *msg.Scenario)
