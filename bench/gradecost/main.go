@@ -129,11 +129,13 @@ func main() {
 				}
 				m.add(names[i]+": child CPU ms (whole life)", cpu)
 				m.add(names[i]+": child reply KB", float64(bytes)/1000)
-				web, err := servers[i].grades(p.Code.Reference, *perRound)
+				own, children, err := servers[i].grades(p.Code.Reference, *perRound)
 				if err != nil {
 					fail(err)
 				}
-				m.add(names[i]+": web CPU ms/grade", web)
+				m.add(names[i]+": web CPU ms/grade", own+children)
+				m.add(names[i]+": web, the server's own", own)
+				m.add(names[i]+": web, its children's", children)
 				wall, cpu, err := serverGrade(bn, file)
 				if err != nil {
 					fail(err)
@@ -311,48 +313,48 @@ func (s *server) stop() {
 	}
 }
 
-// cpu is the server's CPU and its reaped children's (/proc/PID/stat's
-// utime, stime, cutime, cstime), in clock ticks.
-func (s *server) cpu() (int64, error) {
+// cpu is the server's own CPU and its reaped children's (/proc/PID/stat's
+// utime+stime, cutime+cstime), in clock ticks.
+func (s *server) cpu() (own, children int64, err error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// The fields after the command's closing parenthesis, from state (3).
 	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	var sum int64
-	for _, i := range []int{14, 15, 16, 17} {
-		v, err := strconv.ParseInt(f[i-3], 10, 64)
-		if err != nil {
-			return 0, err
+	var v [4]int64
+	for i, field := range []int{14, 15, 16, 17} {
+		if v[i], err = strconv.ParseInt(f[field-3], 10, 64); err != nil {
+			return 0, 0, err
 		}
-		sum += v
 	}
-	return sum, nil
+	return v[0] + v[1], v[2] + v[3], nil
 }
 
 // clockTicks is USER_HZ, what /proc/PID/stat counts in.
 const clockTicks = 100
 
 // grades grades code n times, one after the other, to the end of each
-// run's event stream, and returns the CPU per grade.
-func (s *server) grades(code string, n int) (float64, error) {
-	t0, err := s.cpu()
+// run's event stream, and returns the CPU per grade of the server itself
+// and of its children.
+func (s *server) grades(code string, n int) (own, children float64, err error) {
+	own0, children0, err := s.cpu()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for range n {
 		if err := s.gradeOnce(code); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	// The last child is reaped just after its report is streamed.
 	time.Sleep(100 * time.Millisecond)
-	t1, err := s.cpu()
+	own1, children1, err := s.cpu()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return float64(t1-t0) * 1000 / clockTicks / float64(n), nil
+	perGrade := func(ticks int64) float64 { return float64(ticks) * 1000 / clockTicks / float64(n) }
+	return perGrade(own1 - own0), perGrade(children1 - children0), nil
 }
 
 // gradeOnce presses Grade as the page's script does and follows the run's
