@@ -137,7 +137,11 @@ func TestRefusalsNeedNoChild(t *testing.T) {
 // The runner passes gradewire.ChildCommand; the grader's child still
 // names its mode itself, so the two must stay one word.
 func TestChildCommandIsTheGradersMode(t *testing.T) {
-	if got := NewChildRunner(sandbox.Limits{}, nil).Args; len(got) != 1 || got[0] != gradewire.ChildCommand {
+	r := NewChildRunner(sandbox.Limits{}, nil)
+	if got := r.Args; len(got) != 1 || got[0] != gradewire.ChildCommand {
 		t.Errorf("the child runner passes %q; want [%q]", got, gradewire.ChildCommand)
+	}
+	if want := "GOGC=1600"; len(r.Env) != 1 || r.Env[0] != want {
+		t.Errorf("the child's added environment is %q; want [%q]", r.Env, want)
 	}
 }
