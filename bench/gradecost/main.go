@@ -55,6 +55,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 const problem = "async-refund"
@@ -234,7 +235,8 @@ func inProcess(b faultsim.Bubble, job faultsim.Job, n int) float64 {
 
 // childAlone runs one grading child of bin with job on its stdin and
 // returns its CPU (its whole life) and the bytes it wrote on fd 3. The
-// environment is the pool's (sandbox's childEnv) without prlimit.
+// environment is this tree's pool's (sandbox's childEnv and what
+// grading.NewChildRunner adds), without prlimit, for either binary.
 func childAlone(bin string, job []byte) (cpu float64, n int, err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -242,7 +244,7 @@ func childAlone(bin string, job []byte) (cpu float64, n int, err error) {
 	}
 	defer r.Close()
 	cmd := exec.Command(bin, "__grade-child")
-	cmd.Env = []string{"GOMAXPROCS=2", "GOMEMLIMIT=805306368", "GOTRACEBACK=none"}
+	cmd.Env = append([]string{"GOMAXPROCS=2", "GOMEMLIMIT=805306368", "GOTRACEBACK=none"}, grading.NewChildRunner(sandbox.Limits{}, nil).Env...)
 	cmd.Stdin = bytes.NewReader(job)
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
