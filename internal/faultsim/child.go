@@ -36,37 +36,14 @@ func ServeJob(ctx context.Context, kits []Kit, job Job, b Bubble, out io.Writer)
 		// has still handed the referee what it builds.
 		w.write(ChildMessage{Native: NativeProgramFor(kits, job)})
 	}
-	var streamed []string
-	texts := gradewire.Texts{}
-	rep, err := RunJob(ctx, kits, job, b, func(s ScenarioResult) {
-		ws := s.Wire().Kept()
-		m := ChildMessage{Scenario: &ws}
-		texts.Shorten(&m)
-		w.write(m)
-		streamed = append(streamed, s.Name)
-	})
+	var st gradewire.Streamer
+	rep, err := RunJob(ctx, kits, job, b, func(s ScenarioResult) { w.write(st.Scenario(s.Wire())) })
 	switch {
 	case err != nil:
 		w.write(ChildMessage{Error: err.Error()})
 	case rep == nil:
 		w.write(ChildMessage{Error: "faultsim: the grade returned no report and no error"})
-	case sameNames(streamed, rep.Scenarios):
-		// The scenarios went ahead, each on its line: not twice.
-		w.write(rep.Wire(job.FirstSeed).Streamed())
 	default:
-		w.write(ChildMessage{Report: rep.Wire(job.FirstSeed).Kept()})
+		w.write(st.Report(rep.Wire(job.FirstSeed)))
 	}
-}
-
-// sameNames reports whether names are the scenarios', in their order.
-func sameNames(names []string, scenarios []ScenarioResult) bool {
-	if len(names) != len(scenarios) {
-		return false
-	}
-	for i, s := range scenarios {
-		if names[i] != s.Name {
-			return false
-		}
-	}
-	return true
 }

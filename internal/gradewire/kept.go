@@ -120,3 +120,39 @@ func (t Texts) Fill(m *ChildMessage) bool {
 	m.Short, m.Texts = false, nil
 	return true
 }
+
+// Streamer makes a grading child's lines as the parent reads them back:
+// each finished scenario as kept (Kept), its invariants' texts once
+// (Texts), then the report without the scenarios that went ahead
+// (Streamed). The zero value is ready; one Streamer serves one job, on one
+// goroutine at a time.
+type Streamer struct {
+	texts Texts
+	names []string // the scenarios sent, in order
+}
+
+// Scenario is the line of a finished scenario.
+func (st *Streamer) Scenario(s ScenarioReport) ChildMessage {
+	if st.texts == nil {
+		st.texts = Texts{}
+	}
+	kept := s.Kept()
+	m := ChildMessage{Scenario: &kept}
+	st.texts.Shorten(&m)
+	st.names = append(st.names, s.Name)
+	return m
+}
+
+// Report is the report's line: without its scenarios when they are the
+// ones sent ahead, in their order; whole (as kept) otherwise, as when a
+// scenario after a leaking one was sent but left out of the report.
+func (st *Streamer) Report(r *Report) ChildMessage {
+	same := len(st.names) == len(r.Scenarios)
+	for i := 0; same && i < len(st.names); i++ {
+		same = st.names[i] == r.Scenarios[i].Name
+	}
+	if same {
+		return r.Streamed()
+	}
+	return ChildMessage{Report: r.Kept()}
+}

@@ -142,3 +142,63 @@ func TestTextsTravelOnce(t *testing.T) {
 		t.Error("Fill took an invariant whose texts never came")
 	}
 }
+
+// TestStreamerLines checks a child's lines, read back as the parent does
+// (Texts.Fill, then Attach), give the report as kept; and that a report
+// whose scenarios are not the ones sent ahead (a scenario sent after a
+// leaking one, left out of the report) travels whole.
+func TestStreamerLines(t *testing.T) {
+	r := keptFixture()
+	r.Scenarios[1].Invariants = append(r.Scenarios[1].Invariants, InvariantResult{ID: "ack", Title: "Acked", Why: "callers", Status: InvariantHeld})
+	tests := []struct {
+		name   string
+		sent   []ScenarioReport // scenarios streamed before the report
+		report *Report
+		whole  bool
+	}{
+		{"the report's scenarios went ahead", r.Scenarios, r, false},
+		{"one more went ahead than the report has", r.Scenarios, &Report{Version: r.Version, Status: r.Status, Scenarios: r.Scenarios[:1]}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var st Streamer
+			var lines [][]byte
+			for _, s := range tt.sent {
+				line, err := json.Marshal(st.Scenario(s))
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines = append(lines, line)
+			}
+			last, err := json.Marshal(st.Report(tt.report))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, last)
+			parent := Texts{}
+			var streamed []ScenarioReport
+			var got *Report
+			for _, line := range lines {
+				var m ChildMessage
+				if err := json.Unmarshal(line, &m); err != nil {
+					t.Fatal(err)
+				}
+				if !parent.Fill(&m) || !m.Attach(streamed) {
+					t.Fatalf("the parent refused %s", line)
+				}
+				if m.Scenario != nil {
+					streamed = append(streamed, *m.Scenario)
+				}
+				if m.Report != nil {
+					got = m.Report
+					if whole := m.Streamed == 0; whole != tt.whole {
+						t.Errorf("the report line went whole: %v, want %v", whole, tt.whole)
+					}
+				}
+			}
+			if want := tt.report.Kept(); !reflect.DeepEqual(got, want) {
+				t.Errorf("read back:\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
