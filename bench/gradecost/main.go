@@ -4,7 +4,7 @@
 // side in one run, for the async-refund problem's reference:
 //
 //   - in-process: the grade alone, graded in this process as the grading
-//     child grades it (faultsim.RunJob in a bubble), CPU per grade;
+//     child grades it (interpreted.RunJob in a bubble), CPU per grade;
 //   - child: one grading child of -bin run by hand, the job on its stdin,
 //     as a server's pool starts it (prlimit aside): its whole life's CPU
 //     (start-up, package init, the grade, its exit) and the bytes it sends
@@ -51,6 +51,8 @@ import (
 
 	"github.com/faultline-dev/faultline/content"
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/bubble"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
@@ -101,9 +103,9 @@ func main() {
 	}
 	// This process interprets the shipped reference only, the code a
 	// grading child would be given: trusted, so graded here as in one.
-	faultsim.MarkGradingChild()
+	interpreted.MarkGradingChild()
 	// InProcess ends the process when the body returns.
-	faultsim.InProcess(func(b faultsim.Bubble) {
+	bubble.InProcess(func(b faultsim.Bubble) {
 		defer os.RemoveAll(work)
 		m := measures{}
 		route, err := newGoBuildRoute(p.Code.Reference)
@@ -225,7 +227,7 @@ var kits = []faultsim.Kit{createclient.Kit{}, refund.Kit{}}
 func inProcess(b faultsim.Bubble, job faultsim.Job, n int) float64 {
 	cpu0 := cpuNow()
 	for range n {
-		rep, err := faultsim.RunJob(context.Background(), kits, job, b, nil)
+		rep, err := interpreted.RunJob(context.Background(), kits, job, b, nil)
 		if err != nil || rep.Status != faultsim.StatusPass {
 			fail(fmt.Errorf("the reference graded in-process: %v %+v", err, rep))
 		}
@@ -417,13 +419,15 @@ import (
 	"os"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/bubble"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 	submission "github.com/faultline-dev/faultline/bench/gradecost/%s/refund"
 )
 
 func main() {
-	faultsim.InProcess(func(b faultsim.Bubble) {
-		rep, err := refund.Grade(context.Background(), faultsim.Native{Entry: submission.RefundMoney}, refund.Scenarios(refund.Builtin()), b, faultsim.Options{Seeds: %d})
+	bubble.InProcess(func(b faultsim.Bubble) {
+		rep, err := refund.Grade(context.Background(), faultsimtest.Native{Entry: submission.RefundMoney}, refund.Scenarios(refund.Builtin()), b, faultsim.Options{Seeds: %d})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 import (
@@ -8,7 +6,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // Forms that may crash yaegi's compiler with a message naming no line
@@ -22,7 +20,7 @@ import (
 //     interface: type F func(string) F, type P *P, type L []L;
 //   - a package-level var of two names given by one comma-ok value:
 //     var v, ok = m["k"] (or x.(T), <-ch).
-func crashCause(src *Source) *sandbox.Diagnostic {
+func crashCause(src *Source) *gradewire.Diagnostic {
 	for _, d := range src.File.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok {
@@ -42,7 +40,7 @@ func crashCause(src *Source) *sandbox.Diagnostic {
 			}
 			if msg != "" {
 				pos := src.Fset.Position(spec.Pos())
-				return &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
+				return &gradewire.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
 			}
 		}
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // Source rewrites that keep yaegi v0.16.1 from changing what Go code means.
@@ -63,7 +61,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // tmpPrefix names the variables the rewrites introduce.
@@ -82,19 +80,19 @@ type rewriter struct {
 	imports map[string]string
 	edits   []edit
 	ntmp    int
-	refused *sandbox.Diagnostic
+	refused *gradewire.Diagnostic
 	classes classState // interp_classes.go
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
 // f), or returns a diagnostic for the first form it refuses.
-func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, []edit, []sandbox.Diagnostic) {
+func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, []edit, []gradewire.Diagnostic) {
 	rw := &rewriter{fset: fset, file: f, text: text, imports: imports}
 	if strings.Contains(text, tmpPrefix) {
-		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")}
+		return "", nil, []gradewire.Diagnostic{*rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")}
 	}
 	if strings.Contains(text, runtimeName) {
-		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")}
+		return "", nil, []gradewire.Diagnostic{*rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")}
 	}
 	rw.classRewrites()
 	rw.joinCaseConditions()
@@ -119,7 +117,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.appendInstances()
 	out, err := applyEdits(text, rw.edits)
 	if err != nil {
-		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")}
+		return "", nil, []gradewire.Diagnostic{*rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")}
 	}
 	return out, rw.edits, nil
 }
@@ -137,9 +135,9 @@ func (rw *rewriter) tmp() string {
 	return fmt.Sprintf("%s%d", tmpPrefix, rw.ntmp)
 }
 
-func (rw *rewriter) diag(p token.Pos, msg string) *sandbox.Diagnostic {
+func (rw *rewriter) diag(p token.Pos, msg string) *gradewire.Diagnostic {
 	pos := rw.fset.Position(p)
-	return &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
+	return &gradewire.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
 }
 
 // refuse records a form the interpreter cannot run faithfully. Every

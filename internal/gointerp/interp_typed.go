@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 import (
@@ -56,26 +54,15 @@ func (rw *rewriter) typeInfo() *types.Info { return rw.typesInfo() }
 // typedRewrites makes the rewrites above.
 func (rw *rewriter) typedRewrites() {
 	rw.printBuiltins() // interp_print.go
-	var info *types.Info
+	// rw.typeOf, but untyped nil has no type to rewrite by. The check runs
+	// on the first call (typesInfo keeps it).
 	typeOf := func(e ast.Expr) types.Type {
-		if info == nil {
-			info = rw.typeInfo()
-		}
-		tv, ok := info.Types[e]
-		if !ok || tv.Type == nil || tv.IsNil() {
+		if rw.typeInfo().Types[e].IsNil() {
 			return nil
 		}
-		if b, ok := tv.Type.(*types.Basic); ok && b.Kind() == types.Invalid {
-			return nil
-		}
-		return tv.Type
+		return rw.typeOf(e)
 	}
-	rw.newOfValues(typeOf, func() *types.Info { // interp_new.go
-		if info == nil {
-			info = rw.typeInfo()
-		}
-		return info
-	})
+	rw.newOfValues(typeOf, rw.typeInfo) // interp_new.go
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/bytesize"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
@@ -143,7 +144,7 @@ func (g grade) newReport() *gradewire.Report {
 func (s *Service) run(ctx context.Context, ticket *sandbox.Ticket, g grade, job any, progress func(gradewire.ScenarioReport)) (*gradewire.Report, *sandbox.Outcome, *resultStream, error) {
 	if len(g.source) > gradewire.MaxSourceBytes {
 		return notGradable(g, fmt.Sprintf("The source file is %s; the grader accepts at most %s (source too large).",
-			sandbox.FormatBytes(int64(len(g.source))), sandbox.FormatBytes(gradewire.MaxSourceBytes))), nil, nil, nil
+			bytesize.Format(int64(len(g.source))), bytesize.Format(gradewire.MaxSourceBytes))), nil, nil, nil
 	}
 	input, err := json.Marshal(job)
 	if err != nil {
@@ -278,9 +279,9 @@ func stopReason(out *sandbox.Outcome) string {
 		return fmt.Sprintf("it ran past the wall-clock time limit of %s; look for a loop that never ends or never waits", l.WallTime)
 	case sandbox.EndMemory:
 		return fmt.Sprintf("it ran out of memory (memory limit: %s of address space); look for an allocation that keeps growing, goroutines started in a loop, or recursion that never stops",
-			sandbox.FormatBytes(l.AddressSpace))
+			bytesize.Format(l.AddressSpace))
 	case sandbox.EndResultLimit:
-		return fmt.Sprintf("its results passed the output limit of %s", sandbox.FormatBytes(int64(l.ResultBytes)))
+		return fmt.Sprintf("its results passed the output limit of %s", bytesize.Format(int64(l.ResultBytes)))
 	}
 	fatal := out.Fatal
 	switch {

@@ -16,7 +16,6 @@ import (
 // practiceStore is what the My practice page reads; *storage.Store has it.
 type practiceStore interface {
 	User(ctx context.Context, id string) (storage.User, error)
-	SetDisplayName(ctx context.Context, userID, name string) (storage.User, error)
 	UserAttempts(ctx context.Context, userID string) ([]storage.Attempt, error)
 	TimedAnswerHistory(ctx context.Context, attemptID int64) ([]storage.TimedAnswer, error)
 	SelfAssessments(ctx context.Context, attemptID int64) (map[int64]storage.SelfAssessment, error)

@@ -67,15 +67,10 @@ func (s *Server) saveAssessment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	ans, err := s.store.TimedAnswer(ctx, id)
-	if errors.Is(err, storage.ErrNotFound) || err == nil && (ans.AttemptID != a.ID || ans.Scope != tg.scope) {
+	sa, err := s.practice.Assess(c.Request().Context(), a.ID, tg.scope, id, covered, of)
+	if errors.Is(err, storage.ErrNotFound) {
 		return missing
 	}
-	if err != nil {
-		return err
-	}
-	sa, err := s.store.SaveSelfAssessment(ctx, id, covered, of, s.now())
 	if err != nil {
 		return err
 	}

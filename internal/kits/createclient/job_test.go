@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 )
 
@@ -43,7 +43,7 @@ func TestAScenarioAddedAsDataIsGraded(t *testing.T) {
 	job := faultsim.Job{Kit: createclient.Name, ScenariosFile: "scenarios.yaml", Scenarios: []byte(added), Only: []string{"authors-own"},
 		File: "client.go", Source: string(src), Seeds: 3}
 	var out strings.Builder
-	faultsim.ServeJob(context.Background(), []faultsim.Kit{createclient.Kit{}}, job, faultsim.TestBubble(t), &out)
+	interpreted.ServeJob(context.Background(), []faultsim.Kit{createclient.Kit{}}, job, faultsimtest.Bubble(t), &out)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	var first, last faultsim.ChildMessage
 	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
@@ -57,7 +57,7 @@ func TestAScenarioAddedAsDataIsGraded(t *testing.T) {
 	}
 	// A passed scenario's trace stays in the child (gradewire's Kept):
 	// the engine's report of the same job shows the added faults ran.
-	rep, err := faultsim.RunJob(context.Background(), []faultsim.Kit{createclient.Kit{}}, job, faultsim.TestBubble(t), nil)
+	rep, err := interpreted.RunJob(context.Background(), []faultsim.Kit{createclient.Kit{}}, job, faultsimtest.Bubble(t), nil)
 	if err != nil || len(rep.Scenarios) != 1 {
 		t.Fatalf("RunJob: %v, %+v", err, rep)
 	}

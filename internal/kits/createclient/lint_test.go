@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient
 
 import (
@@ -8,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 )
 
 // Lint checks a scenarios file as an author needs it checked: the schema
@@ -15,14 +14,15 @@ import (
 // scenario, since a scenario no correct client can pass (an expected end
 // state nothing reaches, a fault that makes an invariant impossible) is
 // the file's error. Every error names file:line. It interprets the
-// reference, so it runs where submissions run (the grading child, or a
-// test).
+// reference, so only tests have it: the kit's own code links no
+// interpreter, since the native referee's program links the kit (the
+// server's lint grades the reference in a grading child).
 func Lint(ctx context.Context, file string, data []byte, refFile, refSource string, b faultsim.Bubble, seeds int) []error {
 	list, err := ParseScenarios(file, data)
 	if err != nil {
 		return unjoin(err)
 	}
-	failed, err := faultsim.ReferenceFailures(ctx, Kit{}, Scenarios(list), refFile, refSource, b, faultsim.Options{Seeds: seeds})
+	failed, err := interpreted.ReferenceFailures(ctx, Kit{}, Scenarios(list), refFile, refSource, b, faultsim.Options{Seeds: seeds})
 	if err != nil {
 		return []error{err}
 	}

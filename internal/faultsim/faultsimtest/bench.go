@@ -1,4 +1,8 @@
-package faultsim
+// Package faultsimtest holds what only tests and benchmarks of the engine
+// and the kits use: a Bubble for a test or a benchmark, a Program of one
+// natively compiled entry, and the measuring helpers of the benchmarks.
+// Production code never imports it (a test in cmd/server keeps it so).
+package faultsimtest
 
 import (
 	"os/exec"
@@ -9,14 +13,16 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
 )
 
 // BenchBubble is a Bubble for a benchmark, which has no *testing.T for
 // synctest. One test, started with testing.RunTests and kept until the
 // benchmark ends, lends its T to every bubble, as the grading child's one
-// test does (InProcess): a RunTests per bubble would add what the child
+// test does (bubble.InProcess): a RunTests per bubble would add what the child
 // never pays (RunTests sets GOMAXPROCS, stopping the world, each time).
-func BenchBubble(b *testing.B) Bubble {
+func BenchBubble(b *testing.B) faultsim.Bubble {
 	ts := make(chan *testing.T)
 	done := make(chan struct{})
 	go func() {
@@ -35,7 +41,7 @@ func BenchBubble(b *testing.B) Bubble {
 				})
 			}}})
 		if !ok {
-			panic("faultsim: the benchmark's bubble test failed")
+			panic("faultsimtest: the benchmark's bubble test failed")
 		}
 	}()
 	t := <-ts
@@ -44,7 +50,7 @@ func BenchBubble(b *testing.B) Bubble {
 		failed := true
 		synctest.Test(t, func(*testing.T) { f(); failed = false })
 		if failed {
-			b.Fatal("faultsim: the bubble failed")
+			b.Fatal("faultsimtest: the bubble failed")
 		}
 	}
 }
@@ -53,21 +59,10 @@ func BenchBubble(b *testing.B) Bubble {
 // the next grade is timed. A user's grade runs in a grading child of its
 // own, whose heap starts empty; in a benchmark's one process, a grade that
 // follows another would otherwise pay for collecting the last one's
-// garbage (tens of MB, which gradeGCPercent lets pile up), as no user's
+// garbage (tens of MB, which the interpreted route's GOGC lets pile up), as no user's
 // grade does: in the create-client reference's grade, 2 ms of the
 // submission's parse alone.
 func FreshHeap() { runtime.GC() }
-
-// ProcessCPU is the CPU time this process has used, every thread, user
-// and system: in the grading child, the grade's own; in a benchmark, the
-// figure a shared machine's neighbours disturb least.
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // ProcessFaults is how many minor page faults this process has taken: the
 // pages its heap touched for the first time, or again after the runtime's
@@ -139,9 +134,9 @@ func SideBySide(b *testing.B, n int, grade func(i int)) [][]time.Duration {
 	for b.Loop() {
 		for i := range n {
 			FreshHeap()
-			cpu0 := ProcessCPU()
+			cpu0 := faultsim.ProcessCPU()
 			grade(i)
-			cpu[i] = append(cpu[i], ProcessCPU()-cpu0)
+			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0)
 		}
 	}
 	return cpu

@@ -1,6 +1,11 @@
-//go:build !nointerp
-
-package faultsim
+// Package interpreted is the interpreted route of a grade, the one the
+// grading child takes: a submission checked and evaluated in yaegi
+// interpreters (internal/gointerp), one per lane or per worker, bound to
+// the engine's workers through their slots; the grading child's whole
+// life (ServeChild); and the native copy of a submission that the
+// referee builds (NativeSource), written from the same tables of
+// stand-ins.
+package interpreted
 
 import (
 	"context"
@@ -17,18 +22,19 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gointerp"
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // Interpreted is submitted source, checked once and evaluated in yaegi
 // interpreters through internal/gointerp's allowlist: the kit's harness,
 // the allowed standard packages, and stand-ins that keep the virtual clock
 // honest (sync's locks) and runs reproducible (math/rand seeded per
-// worker, see slot).
+// worker, see faultsim.Slot).
 type Interpreted struct {
 	src *gointerp.Source
-	kit Kit
+	kit faultsim.Kit
 	// reusable: the source keeps no package state a run could change, so
 	// one interpreter can serve every worker of a run, and a later run,
 	// exactly as new ones would. Otherwise each worker (a process) has an
@@ -37,11 +43,11 @@ type Interpreted struct {
 	// initialise it.
 	reusable bool
 	mu       sync.Mutex
-	free     []*compiled            // reusable interpreters no run holds
-	own      []*compiled            // resettable interpreters no worker holds
-	byRun    map[*Trace]*runShare   // the interpreter each running run shares
-	byWorker map[*Worker]*workerUse // what each loaded worker holds
-	sources  sources
+	free     []*compiled                     // reusable interpreters no run holds
+	own      []*compiled                     // resettable interpreters no worker holds
+	byRun    map[*faultsim.Trace]*runShare   // the interpreter each running run shares
+	byWorker map[*faultsim.Worker]*workerUse // what each loaded worker holds
+	sources  faultsim.Sources
 	// Compiled counts interpreters built, for benchmarks.
 	Compiled int
 }
@@ -51,7 +57,7 @@ type Interpreted struct {
 // reset of its package state.
 type compiled struct {
 	entry any
-	owner *atomic.Pointer[slot]
+	owner *atomic.Pointer[faultsim.Slot]
 	reset func()
 }
 
@@ -67,7 +73,7 @@ type runShare struct {
 }
 
 type workerUse struct {
-	slot  *slot
+	slot  *faultsim.Slot
 	share *runShare // nil for an interpreter of the worker's own
 	own   *compiled
 }
@@ -75,10 +81,10 @@ type workerUse struct {
 // Interpret checks source for kit k: it parses, imports only what it may
 // and declares the kit's entry point with its signature. What is wrong is
 // diagnostics for the user.
-func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnostic) {
+func Interpret(k faultsim.Kit, filename, source string) (*Interpreted, []gradewire.Diagnostic) {
 	if !testing.Testing() && !inChild.Load() {
 		// Interpreted code can end its process: never in the server's.
-		return nil, []sandbox.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
+		return nil, []gradewire.Diagnostic{{Message: "faultsim: submissions are interpreted only in the grading child"}}
 	}
 	h := k.Harness()
 	gointerp.RegisterHostSymbols(h.Symbols) // for the rewrites that need types
@@ -88,14 +94,15 @@ func Interpret(k Kit, filename, source string) (*Interpreted, []sandbox.Diagnost
 	}
 	e := k.Entry()
 	if d := src.CheckFunc(e.Name, e.Params, e.Results, e.Want); d != nil {
-		return nil, []sandbox.Diagnostic{*d}
+		return nil, []gradewire.Diagnostic{*d}
 	}
 	return &Interpreted{src: src, kit: k, reusable: !src.Resettable || src.FixedState,
-		byRun: map[*Trace]*runShare{}, byWorker: map[*Worker]*workerUse{}}, nil
+		byRun: map[*faultsim.Trace]*runShare{}, byWorker: map[*faultsim.Worker]*workerUse{}}, nil
 }
 
-// tracksSeeds implements seedsTracked: a worker's draws go through draw.
-func (*Interpreted) tracksSeeds() {}
+// TracksSeeds implements faultsim.SeedsTracked: a worker's draws go
+// through the engine's stand-ins.
+func (*Interpreted) TracksSeeds() {}
 
 // inChild is set by MarkGradingChild.
 var inChild atomic.Bool
@@ -104,19 +111,19 @@ var inChild atomic.Bool
 // one process where submitted code may be interpreted.
 func MarkGradingChild() { inChild.Store(true) }
 
-// Load implements Program. A reusable submission's workers of one run
-// share an interpreter, the first of them to load taking one from the pool
-// or compiling it, so a grade compiles about one per lane rather than one
-// per worker and lane; their random sources and output stay their own
-// (see slot).
-func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
+// Load implements faultsim.Program. A reusable submission's workers of
+// one run share an interpreter, the first of them to load taking one from
+// the pool or compiling it, so a grade compiles about one per lane rather
+// than one per worker and lane; their random sources and output stay
+// their own (see faultsim.Slot).
+func (p *Interpreted) Load(w *faultsim.Worker, seed int64, out io.Writer) (any, error) {
 	growStack()
-	s := newSlot(w, seed, out, &p.sources)
-	s.enter()
+	s := faultsim.NewSlot(w, seed, out, &p.sources)
+	s.Enter()
 	if !p.reusable {
 		c, err := p.loadOwn(w, s)
 		if err != nil {
-			s.release()
+			s.Release()
 			return nil, err
 		}
 		p.mu.Lock()
@@ -125,10 +132,10 @@ func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 		return c.entry, nil
 	}
 	p.mu.Lock()
-	sh := p.byRun[w.trace]
+	sh := p.byRun[w.Trace()]
 	if sh == nil {
 		sh = &runShare{ready: make(chan struct{}), clean: true}
-		p.byRun[w.trace] = sh
+		p.byRun[w.Trace()] = sh
 		if n := len(p.free); n > 0 {
 			sh.c = p.free[n-1]
 			p.free = p.free[:n-1]
@@ -155,7 +162,7 @@ func (p *Interpreted) Load(w *Worker, seed int64, out io.Writer) (any, error) {
 // loadOwn gives worker w, whose slot s labels the calling goroutine, an
 // interpreter of its own: one a finished worker left, or a new one, with
 // the package's state initialised afresh for w inside w's run.
-func (p *Interpreted) loadOwn(w *Worker, s *slot) (*compiled, error) {
+func (p *Interpreted) loadOwn(w *faultsim.Worker, s *faultsim.Slot) (*compiled, error) {
 	p.mu.Lock()
 	var c *compiled
 	if n := len(p.own); n > 0 {
@@ -170,8 +177,8 @@ func (p *Interpreted) loadOwn(w *Worker, s *slot) (*compiled, error) {
 		}
 	}
 	c.owner.Store(s)
-	s.enter()
-	if err := resetState(c.reset); err != nil {
+	s.Enter()
+	if err := faultsim.ResetState(c.reset); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -183,11 +190,11 @@ func (p *Interpreted) loadOwn(w *Worker, s *slot) (*compiled, error) {
 // the worker that will hold it, whose initialisation is the reset on its
 // load: it happens as a scratch worker's, named id.
 func (p *Interpreted) compileOwn(id string) (*compiled, error) {
-	scratch := newSlot(newWorker(id, openGate{}, NewTrace(time.Now()), CrashPoint{}), 0, nil, &p.sources)
-	owner := &atomic.Pointer[slot]{}
+	scratch := faultsim.NewSlot(faultsim.NewWorker(id, faultsim.OpenGate{}, faultsim.NewTrace(time.Now()), faultsim.CrashPoint{}), 0, nil, &p.sources)
+	owner := &atomic.Pointer[faultsim.Slot]{}
 	owner.Store(scratch)
-	scratch.enter()
-	defer scratch.release()
+	scratch.Enter()
+	defer scratch.Release()
 	return p.compile(owner)
 }
 
@@ -197,15 +204,15 @@ func (p *Interpreted) compileOwn(id string) (*compiled, error) {
 // Call pool with its result once the trial load is over: put in the pool
 // earlier, the trial would take it when the spare is done first (the
 // trial's goroutine slow to start), and compile none of its own.
-func (p *Interpreted) compileSpare(b Bubble) (c *compiled) {
+func (p *Interpreted) compileSpare(b faultsim.Bubble) (c *compiled) {
 	defer func() { _ = recover() }() // a package initialisation that blocks: the trial's diagnostic
 	b(func() {
 		var err error
 		if p.reusable {
-			s := newSlot(newWorker("load", openGate{}, NewTrace(time.Now()), CrashPoint{}), 0, nil, &p.sources)
-			s.enter()
+			s := faultsim.NewSlot(faultsim.NewWorker("load", faultsim.OpenGate{}, faultsim.NewTrace(time.Now()), faultsim.CrashPoint{}), 0, nil, &p.sources)
+			s.Enter()
 			c, err = p.compile(nil)
-			s.release()
+			s.Release()
 		} else {
 			c, err = p.compileOwn("load")
 		}
@@ -233,28 +240,28 @@ func (p *Interpreted) pool(c *compiled) {
 // compile builds an interpreter and evaluates the submission in it, on
 // the calling goroutine. An interpreter with an owner serves that slot's
 // worker alone, and gets the reset of its package state.
-func (p *Interpreted) compile(owner *atomic.Pointer[slot]) (*compiled, error) {
-	r := resolver{owner}
+func (p *Interpreted) compile(owner *atomic.Pointer[faultsim.Slot]) (*compiled, error) {
+	r := faultsim.Resolver{Owner: owner}
 	i, err := gointerp.NewInterpreter(gointerp.InterpreterOptions{Stdout: r, Stderr: r, Packages: p.packages(r)})
 	if err != nil {
 		return nil, err
 	}
 	if diags := gointerp.Eval(i, p.src); diags != nil {
-		return nil, &LoadError{diags}
+		return nil, &faultsim.LoadError{Diagnostics: diags}
 	}
 	name := p.kit.Entry().Name
 	v, err := i.Eval(p.src.Package + "." + name)
 	if err != nil {
-		return nil, &LoadError{gointerp.ErrorDiagnostics(err)}
+		return nil, &faultsim.LoadError{Diagnostics: gointerp.ErrorDiagnostics(err)}
 	}
 	if v.Kind() != reflect.Func {
-		return nil, &LoadError{[]sandbox.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
+		return nil, &faultsim.LoadError{Diagnostics: []gradewire.Diagnostic{{Message: fmt.Sprintf("%s is not a function: want %s", name, p.kit.Entry().Want)}}}
 	}
 	c := &compiled{entry: v.Interface(), owner: owner}
 	if owner != nil {
 		rv, err := i.Eval(p.src.Package + "." + gointerp.ResetFunc)
 		if err != nil {
-			return nil, &LoadError{gointerp.ErrorDiagnostics(err)}
+			return nil, &faultsim.LoadError{Diagnostics: gointerp.ErrorDiagnostics(err)}
 		}
 		var ok bool
 		if c.reset, ok = rv.Interface().(func()); !ok {
@@ -267,25 +274,25 @@ func (p *Interpreted) compile(owner *atomic.Pointer[slot]) (*compiled, error) {
 	return c, nil
 }
 
-// CallEnded implements callEnder: the interpreter of a worker's own goes
-// back to the pool as soon as its call is over, for a later worker of the
-// same run to reset and load, where the source starts no goroutine of its
+// CallEnded is how the engine says a worker's call is over: the
+// interpreter of a worker's own goes back to the pool at once, for a
+// later worker of the same run to reset and load, where the source starts no goroutine of its
 // own (gointerp.Source.StartsGoroutines): then nothing of the call runs
 // on once it has returned, panicked or died, and a worker that starts
 // later in the run (a redelivery, a restart) needs no interpreter more.
 // Otherwise, and for a shared interpreter, the run's end returns it
 // (Finished).
-func (p *Interpreted) CallEnded(w *Worker) {
+func (p *Interpreted) CallEnded(w *faultsim.Worker) {
 	if p.reusable || p.src.StartsGoroutines {
 		return
 	}
 	p.Finished(w, true)
 }
 
-// Finished implements finisher: a shared interpreter goes back to the pool
-// once every worker of its run has finished, if each one's call unwound
-// normally; otherwise it is dropped.
-func (p *Interpreted) Finished(w *Worker, clean bool) {
+// Finished is how the engine says a worker's run is over: a shared
+// interpreter goes back to the pool once every worker of its run has
+// finished, if each one's call unwound normally; otherwise it is dropped.
+func (p *Interpreted) Finished(w *faultsim.Worker, clean bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	u := p.byWorker[w]
@@ -293,7 +300,7 @@ func (p *Interpreted) Finished(w *Worker, clean bool) {
 		return
 	}
 	delete(p.byWorker, w)
-	u.slot.release()
+	u.slot.Release()
 	if u.own != nil {
 		if clean {
 			p.own = append(p.own, u.own)
@@ -306,13 +313,13 @@ func (p *Interpreted) Finished(w *Worker, clean bool) {
 	if sh.users > 0 {
 		return
 	}
-	delete(p.byRun, w.trace)
+	delete(p.byRun, w.Trace())
 	if sh.clean && sh.err == nil {
 		p.free = append(p.free, sh.c)
 	}
 }
 
-func (p *Interpreted) packages(res resolver) interp.Exports {
+func (p *Interpreted) packages(res faultsim.Resolver) interp.Exports {
 	h := p.kit.Harness()
 	out := interp.Exports{}
 	for k, v := range h.Symbols {
@@ -327,7 +334,7 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 		}
 		return syms
 	}
-	for path, syms := range engineStandIns(res) {
+	for path, syms := range faultsim.StandIns(res) {
 		all := std(path)
 		for name, v := range syms {
 			all[name] = v
@@ -339,7 +346,7 @@ func (p *Interpreted) packages(res resolver) interp.Exports {
 
 // GradeSource interprets source and grades it: a submission that does
 // not load is a report with status error and its diagnostics.
-func GradeSource(ctx context.Context, k Kit, scenarios []Scenario, filename, source string, b Bubble, opt Options) (*Report, error) {
+func GradeSource(ctx context.Context, k faultsim.Kit, scenarios []faultsim.Scenario, filename, source string, b faultsim.Bubble, opt faultsim.Options) (*faultsim.Report, error) {
 	prog, diags := Interpret(k, filename, source)
 	if diags != nil {
 		return notLoaded(k, diags), nil
@@ -349,19 +356,19 @@ func GradeSource(ctx context.Context, k Kit, scenarios []Scenario, filename, sou
 
 // GradeInterpreted grades a checked submission as GradeSource does, which
 // is what a benchmark that counts prog's interpreters calls.
-func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *Interpreted, b Bubble, opt Options) (*Report, error) {
+func GradeInterpreted(ctx context.Context, k faultsim.Kit, scenarios []faultsim.Scenario, prog *Interpreted, b faultsim.Bubble, opt faultsim.Options) (*faultsim.Report, error) {
 	// Compiling and running interpreted code allocates heavily and
 	// briefly: collecting less often saves a good part of a grade's CPU
 	// time (see gradeGCPercent). The grade runs alone in its process (the
 	// grading child), so the setting is ours, and GOMEMLIMIT still bounds
 	// the heap.
 	defer debug.SetGCPercent(debug.SetGCPercent(gradeGCPercent))
-	cpu0 := ProcessCPU()
+	cpu0 := faultsim.ProcessCPU()
 	// While the trial load compiles the first interpreter, which it
 	// leaves in the pool, another core compiles the second lane's:
 	// otherwise that lane waits for the trial and then compiles in its
 	// first run.
-	limit, spare := laneCompileLimit, opt.withDefaults().Lanes > 1 && strings.Count(prog.src.Text, "\n") < spareCompileLines
+	limit, spare := laneCompileLimit, opt.WithDefaults().Lanes > 1 && strings.Count(prog.src.Text, "\n") < spareCompileLines
 	var wg sync.WaitGroup
 	var spareC *compiled
 	if spare {
@@ -374,10 +381,10 @@ func GradeInterpreted(ctx context.Context, k Kit, scenarios []Scenario, prog *In
 	if diags != nil {
 		return notLoaded(k, diags), nil
 	}
-	if ProcessCPU()-cpu0 > limit {
+	if faultsim.ProcessCPU()-cpu0 > limit {
 		opt.Lanes = 1
 	}
-	rep, err := Grade(ctx, k, scenarios, prog, b, opt)
+	rep, err := faultsim.Grade(ctx, k, scenarios, prog, b, opt)
 	if err == nil {
 		blameInterpreter(rep) // interp_failure.go
 	}
@@ -402,41 +409,35 @@ const spareCompileLines = 1000
 // than it did, so this errs towards one lane.
 const laneCompileLimit = 40 * time.Millisecond
 
-func notLoaded(k Kit, diags []sandbox.Diagnostic) *Report {
-	return &Report{Kit: k.Name(), Status: StatusError, Diagnostics: diags, Scenarios: []ScenarioResult{},
+func notLoaded(k faultsim.Kit, diags []gradewire.Diagnostic) *faultsim.Report {
+	return &faultsim.Report{Kit: k.Name(), Status: faultsim.StatusError, Diagnostics: diags, Scenarios: []faultsim.ScenarioResult{},
 		Message: "The code could not be graded: " + diags[0].String()}
 }
 
 // trialLoad evaluates the submission once, in a bubble, so that compile
 // errors and panics of its initialisation are diagnostics before any
 // scenario runs.
-func trialLoad(b Bubble, prog *Interpreted) (diags []sandbox.Diagnostic) {
+func trialLoad(b faultsim.Bubble, prog *Interpreted) (diags []gradewire.Diagnostic) {
 	defer func() {
 		if v := recover(); v != nil {
-			diags = []sandbox.Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever"}}
+			diags = []gradewire.Diagnostic{{Message: "loading the code never finished: its package initialisation blocked forever"}}
 		}
 	}()
 	b(func() {
-		w := newWorker("load", openGate{}, NewTrace(time.Now()), CrashPoint{})
+		w := faultsim.NewWorker("load", faultsim.OpenGate{}, faultsim.NewTrace(time.Now()), faultsim.CrashPoint{})
 		_, err := prog.Load(w, 0, nil)
-		var le *LoadError
+		var le *faultsim.LoadError
 		switch {
 		case errors.As(err, &le):
 			diags = le.Diagnostics
 		case err != nil:
-			diags = []sandbox.Diagnostic{{Message: err.Error()}}
+			diags = []gradewire.Diagnostic{{Message: err.Error()}}
 		default:
 			prog.Finished(w, true)
 		}
 	})
 	return diags
 }
-
-// openGate lets every step through at once: for loading outside a run.
-type openGate struct{}
-
-func (openGate) Pass(string) bool      { return true }
-func (openGate) Go(_ string, f func()) { go f() }
 
 // gradeGCPercent is GOGC during a grade. The create-client reference's
 // grade (20 seeds), medians of 8 to 10 runs side by side on a loaded

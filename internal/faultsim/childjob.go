@@ -1,14 +1,14 @@
-//go:build !nointerp || referee
-
 package faultsim
+
+// What a child that grades (the interpreting grading child, the native
+// referee's program) does with the job it is sent and the lines it sends
+// back: the wire contract's child side (internal/gradewire).
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -19,9 +19,9 @@ import (
 // are each far below a megabyte.
 const maxJobBytes = 4 << 20
 
-// childMaxStack stops runaway recursion of submitted code early, as a
+// ChildMaxStack stops runaway recursion of submitted code early, as a
 // stack overflow, before the stack outgrows the child's address space.
-const childMaxStack = 256 << 20
+const ChildMaxStack = 256 << 20
 
 // ChildMessage is one NDJSON line a grading child writes (the wire
 // contract, internal/gradewire): scenarios and the report leave the child
@@ -32,8 +32,8 @@ type ChildMessage = gradewire.ChildMessage
 // contract, internal/gradewire).
 type Job = gradewire.Job
 
-// readJob reads and decodes one job, bounded by maxJobBytes.
-func readJob(in io.Reader) (Job, error) {
+// ReadJob reads and decodes one job, bounded by maxJobBytes.
+func ReadJob(in io.Reader) (Job, error) {
 	var job Job
 	data, err := io.ReadAll(io.LimitReader(in, maxJobBytes+1))
 	if err != nil {
@@ -48,8 +48,8 @@ func readJob(in io.Reader) (Job, error) {
 	return job, nil
 }
 
-// jobKit is the kit job names, among kits.
-func jobKit(kits []Kit, job Job) (Kit, error) {
+// JobKit is the kit job names, among kits.
+func JobKit(kits []Kit, job Job) (Kit, error) {
 	i := slices.IndexFunc(kits, func(k Kit) bool { return k.Name() == job.Kit })
 	if i < 0 {
 		var names []string
@@ -61,9 +61,9 @@ func jobKit(kits []Kit, job Job) (Kit, error) {
 	return kits[i], nil
 }
 
-// jobScenarios are the scenarios job runs: its file's, or those it names
+// JobScenarios are the scenarios job runs: its file's, or those it names
 // (Only), in the order named.
-func jobScenarios(k Kit, job Job) ([]Scenario, error) {
+func JobScenarios(k Kit, job Job) ([]Scenario, error) {
 	scenarios, err := k.ParseScenarios(job.ScenariosFile, job.Scenarios)
 	if err != nil {
 		return nil, err
@@ -82,57 +82,18 @@ func jobScenarios(k Kit, job Job) ([]Scenario, error) {
 	return picked, nil
 }
 
-// NativeCopiesNeeded is how many copies of a submission a grade of
-// scenarios on one lane loads at most at once: the busiest run's calls,
-// each of which may be restarted once.
-func NativeCopiesNeeded(scenarios []Scenario) int {
-	n := 1
-	for _, sc := range scenarios {
-		n = max(n, 2*len(sc.Plan().Calls))
-	}
-	return n
-}
-
-// ServeNative is the native referee's program: it reads one Job from in,
-// grades it on one lane with kit k through the natively compiled copies
-// copies returns (a package each, built by the go tool beside the
-// program), and writes the report line to out as a grading child does.
-// The referee runs it under the same sandbox limits as the grading child.
-// It returns an error only when the job cannot be read or graded at all.
-func ServeNative(in io.Reader, out io.Writer, k Kit, copies func() []NativeCopy) error {
-	job, err := readJob(in)
-	if err != nil {
-		return err
-	}
-	debug.SetMaxStack(childMaxStack)
-	w := &lineWriter{w: bufio.NewWriter(out)}
-	scenarios, err := jobScenarios(k, job)
-	if err != nil {
-		w.write(ChildMessage{Error: err.Error()})
-		return nil
-	}
-	InProcess(func(b Bubble) {
-		cs := copies()
-		prog := &NativeCopies{Kit: k, Copies: cs, Shared: len(cs) == 1 && cs[0].Reset == nil}
-		rep, err := Grade(context.Background(), k, scenarios, prog, b, Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: 1})
-		switch {
-		case err != nil:
-			w.write(ChildMessage{Error: err.Error()})
-		default:
-			w.write(ChildMessage{Report: rep.Wire(job.FirstSeed).Kept()})
-		}
-	})
-	return nil
-}
-
-// lineWriter writes one JSON line per message and flushes it, so what was
+// LineWriter writes one JSON line per message and flushes it, so what was
 // written before the child died reaches the parent.
-type lineWriter struct {
+type LineWriter struct {
 	mu sync.Mutex
 	w  *bufio.Writer
 }
 
-func (l *lineWriter) write(m ChildMessage) {
+// NewLineWriter writes the lines to out.
+func NewLineWriter(out io.Writer) *LineWriter { return &LineWriter{w: bufio.NewWriter(out)} }
+
+// Write writes m as one line.
+func (l *LineWriter) Write(m ChildMessage) {
 	line, err := json.Marshal(m)
 	if err != nil {
 		line, _ = json.Marshal(ChildMessage{Error: "faultsim: encode a result line: " + err.Error()})

@@ -1,36 +1,18 @@
-package sandbox
+package faultsim
 
-// What submitted code produces that the grader reports, kept apart from the
-// interpreter (internal/gointerp) so that the parent side and a native
-// build of the grader's scenario engine (-tags nointerp, for the go-build
-// benchmark) link no yaegi.
+// What a call of the submission prints, which the report shows.
 
 import (
 	"bytes"
-	"fmt"
 	"sync"
 
 	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
-// OutputLimit is how much a submission may print per interpreter before its
-// output is cut off and flagged as truncated.
+// OutputLimit is how much a scenario's report keeps of what the
+// submission printed before its output is cut off and flagged as
+// truncated (a call keeps a quarter of it).
 const OutputLimit = 64 << 10
-
-// Diagnostic is a problem with submitted source, at a line and column (1-based; 0
-// when unknown).
-type Diagnostic struct {
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Message string `json:"message"`
-}
-
-func (d Diagnostic) String() string {
-	if d.Line == 0 {
-		return d.Message
-	}
-	return fmt.Sprintf("line %d:%d: %s", d.Line, d.Column, d.Message)
-}
 
 // OutputBuffer keeps the first Limit bytes written to it and notes that the
 // rest was cut off. It is safe for concurrent writers.
