@@ -66,7 +66,7 @@ func (s *Server) reviewLines(ctx context.Context, items []storage.ReviewItem) []
 		switch it.Kind {
 		case storage.KindProblem:
 			if p, ok := cat.Problem(it.Slug); ok {
-				line.Title, line.URL = p.Title, "/problems/"+p.Slug+"#answer"
+				line.Title, line.URL = p.Title, problemAgainURL(p)
 			}
 		case storage.KindSet:
 			id, _ := strings.CutPrefix(it.Scope, "question:")
@@ -75,7 +75,7 @@ func (s *Server) reviewLines(ctx context.Context, items []storage.ReviewItem) []
 				line.Title = qs.Title + ": " + id
 				for i := range qs.Questions {
 					if q := &qs.Questions[i]; q.ID == id {
-						line.Title, line.URL = qs.Title+": "+q.Text, questionAnchor(qs, q)
+						line.Title, line.URL = qs.Title+": "+q.Text, questionAgainURL(qs, q)
 					}
 				}
 			}

@@ -39,7 +39,20 @@ func TestReviewQueue(t *testing.T) {
 
 	// Answered, not ticked: due tomorrow.
 	b.get("/review").mustContain(t, "Nothing is due", "Coming later", "Rapid-fire questions: What is RAG?",
-		`href="/sets/rapid#q-what-is-rag"`, "tick its key points")
+		`href="/sets/rapid?again=what-is-rag#answer-what-is-rag-box"`, "tick its key points")
+
+	// The link opens the box ready to answer again: the last answer and
+	// the model answer folded away above the open form; other boxes and
+	// the page without ?again= are as ever.
+	again := b.get("/sets/rapid?again=what-is-rag")
+	again.mustContain(t, `id="answer-what-is-rag-box"`, `data-again`, `<details class="answer-last" data-answer-last><summary>Your last answer, the model answer and the key points (open them after answering)</summary>`,
+		`<label for="answer-what-is-rag">Answer question 1 again</label>`)
+	if n := strings.Count(again.body, "data-again"); n != 1 {
+		t.Errorf("%d boxes opened to answer again; want the one named", n)
+	}
+	if plain := b.get("/sets/rapid"); strings.Contains(plain.body, "data-again") || strings.Contains(plain.body, "data-answer-last") {
+		t.Error("the set page without ?again= folds the last answer away")
+	}
 	b.get("/").mustContain(t, "Nothing due for review", `href="/review"`)
 
 	// Ticked 2 of 4 after predicting 4: SM-2 gives a day for a first pass.

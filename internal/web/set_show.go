@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,6 +40,15 @@ func (s *Server) setShow(c echo.Context) error {
 	page, err := s.setPage(c, qs)
 	if err != nil {
 		return err
+	}
+	// Opened from the review queue (?again=question): that question's box
+	// is ready to answer again.
+	if id := c.QueryParam("again"); id != "" {
+		for i := range page.Questions {
+			if page.Questions[i].Question.ID == id {
+				page.Questions[i].Box.Again = true
+			}
+		}
 	}
 	return render(c, http.StatusOK, setView(s.withTimedAnswerAssets(s.meta(qs.Title)).withScripts(s.assets.url("in-place.js")), page))
 }
@@ -96,4 +106,20 @@ func (s *Server) findQuestion(c echo.Context) (*problems.QuestionSet, *problems.
 
 func questionAnchor(qs *problems.QuestionSet, q *problems.Question) string {
 	return "/sets/" + qs.Slug + "#q-" + q.ID
+}
+
+// questionAgainURL opens the question's answer box ready to answer again:
+// the server unfolds it (?again=), the fragment lands on it without
+// JavaScript and timed-answer.js focuses its text.
+func questionAgainURL(qs *problems.QuestionSet, q *problems.Question) string {
+	return "/sets/" + qs.Slug + "?again=" + url.QueryEscape(q.ID) + "#answer-" + q.ID + "-box"
+}
+
+// problemAgainURL is questionAgainURL for a problem's written answer: its
+// timed box, or the plain form's section.
+func problemAgainURL(p *problems.Problem) string {
+	if p.TimedAnswer > 0 {
+		return "/problems/" + p.Slug + "?again=1#answer-text-box"
+	}
+	return "/problems/" + p.Slug + "?again=1#answer"
 }

@@ -124,6 +124,11 @@
       if (state === "locked") { this.expire(); }
     }
 
+    // Opened from the review queue: ready to answer again, text focused.
+    if (this.root.hasAttribute("data-again") && !this.locked && !this.text.readOnly) {
+      this.text.focus();
+    }
+
     this.text.addEventListener("input", function () { self.onInput(); });
     this.text.addEventListener("blur", function () { if (self.dirty) { self.save(); } });
     this.form.addEventListener("submit", function (ev) { ev.preventDefault(); self.submit(); });
@@ -487,6 +492,14 @@
   Box.prototype.refresh = function () {
     window.clearInterval(this.ticker);
     var container = this.root.closest("section.question") || this.root.closest("section#answer") || this.root;
+    // A box opened from the review queue (?again=) shows its answer and
+    // the model answer once answered again: the page is asked for without it.
+    var params = new URLSearchParams(window.location.search);
+    if (params.has("again")) {
+      params.delete("again");
+      var query = params.toString() ? "?" + params.toString() : "";
+      window.history.replaceState(window.history.state, "", window.location.pathname + query + window.location.hash);
+    }
     fetch(window.location.pathname + window.location.search, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (resp) {
         if (!resp.ok) { throw new Error("status " + resp.status); }
