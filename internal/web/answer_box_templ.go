@@ -270,7 +270,7 @@ func questionAnswerForm(page setPage, v questionView) templ.Component {
 // stored untimed. timed-answer.js shows them, starts the clock on the first
 // keystroke, autosaves, locks at zero and submits. Opened from the review
 // queue (b.Again, data-again) the last answer and the model answer fold
-// away above an open form, whose text the script focuses. data-state is idle,
+// away above an open form (the link's fragment focuses its text). data-state is idle,
 // running, locked or submitted; the browser tests rely on these names.
 func timedAnswerBox(b answerBoxState, lastHeading, label, draft, formError string, rows int) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

@@ -39,7 +39,7 @@ func TestReviewQueue(t *testing.T) {
 
 	// Answered, not ticked: due tomorrow.
 	b.get("/review").mustContain(t, "Nothing is due", "Coming later", "Rapid-fire questions: What is RAG?",
-		`href="/sets/rapid?again=what-is-rag#answer-what-is-rag-box"`, "tick its key points")
+		`href="/sets/rapid?again=what-is-rag#answer-what-is-rag"`, "tick its key points")
 
 	// The link opens the box ready to answer again: the last answer and
 	// the model answer folded away above the open form; other boxes and

@@ -109,17 +109,15 @@ func questionAnchor(qs *problems.QuestionSet, q *problems.Question) string {
 }
 
 // questionAgainURL opens the question's answer box ready to answer again:
-// the server unfolds it (?again=), the fragment lands on it without
-// JavaScript and timed-answer.js focuses its text.
+// the server folds the last answer away above the open form (?again=), and
+// the fragment names the box's text, which the browser scrolls to and
+// focuses, with or without JavaScript.
 func questionAgainURL(qs *problems.QuestionSet, q *problems.Question) string {
-	return "/sets/" + qs.Slug + "?again=" + url.QueryEscape(q.ID) + "#answer-" + q.ID + "-box"
+	return "/sets/" + qs.Slug + "?again=" + url.QueryEscape(q.ID) + "#answer-" + q.ID
 }
 
-// problemAgainURL is questionAgainURL for a problem's written answer: its
-// timed box, or the plain form's section.
+// problemAgainURL is questionAgainURL for a problem's written answer: the
+// timed box's text and the plain form's share the id.
 func problemAgainURL(p *problems.Problem) string {
-	if p.TimedAnswer > 0 {
-		return "/problems/" + p.Slug + "?again=1#answer-text-box"
-	}
-	return "/problems/" + p.Slug + "?again=1#answer"
+	return "/problems/" + p.Slug + "?again=1#answer-text"
 }

@@ -122,7 +122,7 @@ type answerBoxState struct {
 	FoldAnswerAgain bool
 	// Again is the box opened from the review queue (?again=): ready to
 	// answer again, the last answer and the model answer folded away so
-	// the answer is recalled, not reread; the script focuses the text.
+	// the answer is recalled, not reread.
 	Again bool
 }
 

@@ -124,11 +124,6 @@
       if (state === "locked") { this.expire(); }
     }
 
-    // Opened from the review queue: ready to answer again, text focused.
-    if (this.root.hasAttribute("data-again") && !this.locked && !this.text.readOnly) {
-      this.text.focus();
-    }
-
     this.text.addEventListener("input", function () { self.onInput(); });
     this.text.addEventListener("blur", function () { if (self.dirty) { self.save(); } });
     this.form.addEventListener("submit", function (ev) { ev.preventDefault(); self.submit(); });
