@@ -138,3 +138,26 @@ func (l reviewLine) scheduleText() string {
 	}
 	return fmt.Sprintf("Reviewed %s in a row; latest interval %s", plural(l.Reps, "time"), plural(l.Interval, "day"))
 }
+
+// keyPointsOf counts the key points of a problem's or a question's answer
+// in the content served now: an answer to something with none has nothing
+// to rate it by, so it stays out of the review queue.
+func (s *Server) keyPointsOf(ctx context.Context, kind storage.Kind, slug, scope string) int {
+	cat := s.catalog(ctx)
+	switch kind {
+	case storage.KindProblem:
+		if p, ok := cat.Problem(slug); ok && scope == storage.ScopeProblem {
+			return len(p.StrongAnswer)
+		}
+	case storage.KindSet:
+		id, ok := strings.CutPrefix(scope, "question:")
+		if qs, found := cat.Set(slug); ok && found {
+			for i := range qs.Questions {
+				if qs.Questions[i].ID == id {
+					return len(qs.Questions[i].KeyPoints)
+				}
+			}
+		}
+	}
+	return 0
+}
