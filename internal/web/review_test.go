@@ -126,3 +126,26 @@ func TestCalibrationChartGeometry(t *testing.T) {
 		t.Errorf("a single answer is drawn at %q; want the middle", one.points(false))
 	}
 }
+
+// TestReviewPlainFormAnswers: a problem answered in the plain form enters
+// the queue when it has key points to rate it by, and its link opens the
+// form with the last answer folded away; with no key points it stays out.
+func TestReviewPlainFormAnswers(t *testing.T) {
+	cat := testCatalog()
+	cat.Problems[0].StrongAnswer = items("KP-A", "KP-B")
+	b := newTestServer(t, cat).newBrowser(t)
+	b.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
+	b.get("/review").mustContain(t, "Coming later", `href="/problems/design-client?again=1#answer-text"`, "Design a safe client")
+	again := b.get("/problems/design-client?again=1")
+	again.mustContain(t, `<details class="answer-last" data-answer-last><summary>What you submitted last (open it after answering)</summary>`,
+		"PLAIN-ANSWER-MARKER", `id="answer-text"`)
+	if strings.Contains(b.get("/problems/design-client").body, "data-answer-last") {
+		t.Error("the problem page without ?again= folds the last answer away")
+	}
+
+	none := newTestServer(t, testCatalog()).newBrowser(t)
+	none.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
+	if p := none.get("/review"); strings.Contains(p.body, "Coming later") || strings.Contains(p.body, "data-review-item") {
+		t.Error("an answer to a problem with no key points entered the queue")
+	}
+}
