@@ -33,13 +33,48 @@ func (s *Store) LeaseRoomRun(ctx context.Context, roomID string, run int64, owne
 	return nil
 }
 
-// RenewRoomRunLeases moves every lease of owner's to until.
-func (s *Store) RenewRoomRunLeases(ctx context.Context, owner string, until time.Time) error {
-	if _, err := s.db.ExecContext(ctx,
-		`UPDATE rooms SET run_lease_until = ? WHERE run_owner = ?`, millis(until), owner); err != nil {
-		return fmt.Errorf("storage: renew room run leases: %w", err)
+// RenewRoomRunLeases moves every lease of owner's to until and returns
+// the leases it moved: a run owner holds that is missing was taken over
+// (TakeExpiredRoomRunLease), and its end is no longer owner's to record.
+func (s *Store) RenewRoomRunLeases(ctx context.Context, owner string, until time.Time) ([]RoomRunLease, error) {
+	var out []RoomRunLease
+	err := s.inTx(ctx, func(tx *txn) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx,
+			`UPDATE rooms SET run_lease_until = ? WHERE run_owner = ? RETURNING id, run_seq`, millis(until), owner)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			l := RoomRunLease{Owner: owner, Until: until}
+			if err := rows.Scan(&l.RoomID, &l.Run); err != nil {
+				return err
+			}
+			out = append(out, l)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage: renew room run leases: %w", err)
 	}
-	return nil
+	return out, nil
+}
+
+// KeepRoomRunLease moves the lease on the room's run to until if owner
+// still holds it, and reports whether it did: false means another instance
+// took the run over (and records its end) or the lease was given up. The
+// owner calls it before recording the run's end, which it then has a whole
+// lease to do.
+func (s *Store) KeepRoomRunLease(ctx context.Context, roomID string, run int64, owner string, until time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx,
+		`UPDATE rooms SET run_lease_until = ? WHERE id = ? AND run_seq = ? AND run_owner = ?`,
+		millis(until), roomID, run, owner)
+	if err != nil {
+		return false, fmt.Errorf("storage: keep the lease of run %d of room %s: %w", run, roomID, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
 }
 
 // EndRoomRunLease gives up the lease on the room's run, once its end is

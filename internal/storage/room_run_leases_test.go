@@ -26,7 +26,9 @@ func TestRoomRunLeases(t *testing.T) {
 		}
 		must(s.LeaseRoomRun(ctx, "room-a", 7, "A", t0.Add(15*time.Second)))
 		must(s.LeaseRoomRun(ctx, "room-b", 9, "B", t0.Add(15*time.Second)))
-		must(s.RenewRoomRunLeases(ctx, "A", t0.Add(30*time.Second)))
+		if renewed, err := s.RenewRoomRunLeases(ctx, "A", t0.Add(30*time.Second)); err != nil || len(renewed) != 1 || renewed[0].RoomID != "room-a" || renewed[0].Run != 7 {
+			t.Fatalf("A renewed %+v, %v; want room-a's run 7 only", renewed, err)
+		}
 
 		at := t0.Add(20 * time.Second) // B's lease has passed, A's holds
 		expired, err := s.ExpiredRoomRunLeases(ctx, at, 10)
@@ -41,6 +43,19 @@ func TestRoomRunLeases(t *testing.T) {
 		}
 		if took, err := s.TakeExpiredRoomRunLease(ctx, "room-b", 9, at); err != nil || took {
 			t.Errorf("second take of room-b's lease: %v, %v; want not taken", took, err)
+		}
+		// B was out of touch: its run is no longer its to keep or renew.
+		if kept, err := s.KeepRoomRunLease(ctx, "room-b", 9, "B", at.Add(15*time.Second)); err != nil || kept {
+			t.Errorf("B kept room-b's lease after it was taken: %v, %v", kept, err)
+		}
+		if renewed, err := s.RenewRoomRunLeases(ctx, "B", at.Add(15*time.Second)); err != nil || len(renewed) != 0 {
+			t.Errorf("B renewed %+v, %v after its run was taken; want none", renewed, err)
+		}
+		if kept, err := s.KeepRoomRunLease(ctx, "room-a", 7, "B", at.Add(15*time.Second)); err != nil || kept {
+			t.Errorf("B kept A's lease: %v, %v", kept, err)
+		}
+		if kept, err := s.KeepRoomRunLease(ctx, "room-a", 7, "A", t0.Add(30*time.Second)); err != nil || !kept {
+			t.Errorf("A could not keep its own lease: %v, %v", kept, err)
 		}
 
 		must(s.EndRoomRunLease(ctx, "room-a", 6)) // an earlier run: not this lease

@@ -3,15 +3,12 @@ package web
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
 	"log/slog"
 	"math"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -114,25 +111,15 @@ type gradingRuns struct {
 	places *grading.Places[*liveRun]
 	// leases keeps this instance's runs' leases renewed (made at the first
 	// run, from the fields above).
-	leases *grading.Leases
+	leases *grading.Leases[int64]
 }
 
 func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
 	ctx, stop := context.WithCancel(context.Background())
 	return &gradingRuns{grader: g, store: store, log: log, broker: live.NewInProcess(), timeout: gradeTimeout,
-		instance: newInstanceID(), lease: DefaultGradeLease,
+		instance: grading.InstanceID(), lease: DefaultGradeLease,
 		perAddress: DefaultGradesPerAddress, ctx: ctx, stop: stop,
 		live: map[int64]*liveRun{}, places: grading.NewPlaces[*liveRun]()}
-}
-
-// newInstanceID names this process among the instances on one database:
-// the host and pid for the operator reading grade_runs.owner, and random
-// bits so a restarted process with a reused pid is a new owner.
-func newInstanceID() string {
-	host, _ := os.Hostname()
-	var b [6]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
 
 // claimOf is the store's side of a run's claim: the user's one place and
@@ -203,8 +190,9 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *s
 	g.live[id] = r
 	g.wg.Add(1)
 	if g.leases == nil {
-		g.leases = grading.NewLeases(grading.LeasesConfig{Store: g.store, Owner: g.instance, Lease: g.lease,
-			Expired: messageAbandoned, OnExpired: g.announceEnds, Log: g.log, Ctx: g.ctx, WG: &g.wg})
+		cfg := grading.GradeLeases(g.store, messageAbandoned)
+		cfg.Owner, cfg.Lease, cfg.OnExpired, cfg.Log, cfg.Ctx, cfg.WG = g.instance, g.lease, g.announceEnds, g.log, g.ctx, &g.wg
+		g.leases = grading.NewLeases(cfg)
 	}
 	r.lease = g.leases.Hold(id, r.cancel)
 	g.mu.Unlock()
@@ -397,7 +385,7 @@ type liveRun struct {
 	// heartbeat does when another instance took the run over).
 	ctx    context.Context
 	cancel context.CancelFunc
-	lease  *grading.Lease // set by start
+	lease  *grading.Lease[int64] // set by start
 	place  *grading.Place[*liveRun]
 	userID string
 	addr   string // the client address's limit key
