@@ -277,18 +277,12 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	case err != nil:
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
 	}
-	// Rendered in the store's context, not the grading's: the grading's
-	// may have ended (its deadline) after the report came back.
-	ev, err := finalEvent(storeCtx, stored)
-	if err != nil {
-		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
-		ev = systemErrorEvent(messageGraderBroke)
-	}
 	// Forgotten before the final event goes out: a user who reads the
 	// report and presses Grade at once must find their place free. Streams
-	// already following the run hold it and still get the event.
+	// already following the run hold it and still get the event, whose
+	// report each renders as it sends it (finalOf), not this goroutine.
 	g.forget(r)
-	seq := r.finish(ev)
+	seq := r.finish(stored)
 	if g.shared != nil {
 		// Streams following the run from other instances read its end
 		// from the store when woken.
@@ -393,6 +387,7 @@ type liveRun struct {
 
 	mu       sync.Mutex
 	progress []progressData
+	end      storage.GradeRun // as finish recorded it; its report is rendered when read
 }
 
 // runTopic names a run's events on the broker.
@@ -425,12 +420,40 @@ func (r *liveRun) addProgress(sc gradewire.ScenarioReport) {
 	r.append(newEvent("progress", p), false)
 }
 
-// finish appends the run's final event, which ends its streams, and
-// returns its number.
-func (r *liveRun) finish(ev live.Event) int64 {
+// finish keeps the run's end and appends the event that stands for it,
+// which ends its streams, and returns its number. The event carries
+// nothing: a stream sends the end as finalOf builds it.
+func (r *liveRun) finish(end storage.GradeRun) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.append(ev, true)
+	r.end = end
+	return r.append(live.Event{Name: endEventName}, true)
+}
+
+// endEventName names the event that stands in the run's log for its end
+// until a stream sends it: never sent as it is.
+const endEventName = "end"
+
+// eventsFor is the run's events after after, for a stream: the stand-in for
+// the end is replaced by the final event, its report rendered here, in
+// the reader's context, from the end finish kept.
+func (r *liveRun) eventsFor(log *slog.Logger) live.Source {
+	return func(ctx context.Context, after int64, limit int) ([]live.Event, error) {
+		evs, err := r.events.EventsAfter(ctx, after, limit)
+		if n := len(evs); n > 0 && evs[n-1].Last {
+			r.mu.Lock()
+			end := r.end
+			r.mu.Unlock()
+			ev, err := finalEvent(ctx, end)
+			if err != nil {
+				log.ErrorContext(ctx, "web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
+				ev = systemErrorEvent(messageGraderBroke)
+			}
+			ev.Seq, ev.Last = evs[n-1].Seq, true
+			evs[n-1] = ev
+		}
+		return evs, err
+	}
 }
 
 // append adds ev to the run's events. It cannot fail but by a bug: the

@@ -79,7 +79,7 @@ func (s *Server) gradeRunEvents(c echo.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.grading.ctx, cancel)()
-	if err := live.Follow(ctx, w, s.grading.broker, runTopic(run.ID), running.events.EventsAfter, after); err != nil {
+	if err := live.Follow(ctx, w, s.grading.broker, runTopic(run.ID), running.eventsFor(s.log), after); err != nil {
 		s.log.ErrorContext(ctx, "web: streaming a run's events failed", "run", run.ID, "err", err)
 	}
 	return nil
