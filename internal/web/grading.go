@@ -54,6 +54,10 @@ type codeStore interface {
 	ExpireGradeLease(ctx context.Context, id int64, message string) (bool, error)
 	GradeRun(ctx context.Context, id int64) (storage.GradeRun, error)
 	LatestGradeRun(ctx context.Context, attemptID int64) (storage.GradeRun, error)
+	AppendGradeProgress(ctx context.Context, id, seq int64, data []byte) error
+	GradeProgressAfter(ctx context.Context, id, after int64, limit int) ([]storage.GradeProgress, error)
+	DeleteGradeProgress(ctx context.Context, id int64) error
+	Dialect() string
 }
 
 const (
@@ -186,6 +190,9 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *s
 	g.mu.Lock()
 	r.id = id
 	r.events = live.NewMemoryLog(runTopic(id), g.broker)
+	if g.sharesProgress() {
+		r.mirror = g.mirrorProgress
+	}
 	r.ctx, r.cancel = context.WithTimeout(g.ctx, g.timeout)
 	g.live[id] = r
 	g.wg.Add(1)
@@ -197,6 +204,29 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *s
 	r.lease = g.leases.Hold(id, r.cancel)
 	g.mu.Unlock()
 	go g.run(r, job, ticket)
+}
+
+// sharesProgress reports whether runs' progress goes through the store
+// too: when other instances can stream them, which takes a database that
+// several serve (SQLite serves one process).
+func (g *gradingRuns) sharesProgress() bool {
+	return g.shared != nil && g.store.Dialect() != "sqlite"
+}
+
+// mirrorProgress records run r's progress event seq in the store and
+// announces it on the shared broker, for the streams following the run
+// from other instances (followElsewhere). A failure costs those streams
+// that event, nothing else.
+func (g *gradingRuns) mirrorProgress(r *liveRun, seq int64, data []byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), finishTimeout)
+	defer cancel()
+	if err := g.store.AppendGradeProgress(ctx, r.id, seq, data); err != nil {
+		g.log.Warn("web: recording a grade run's progress for the other instances failed", "run", r.id, "err", err)
+		return
+	}
+	if err := g.shared.Publish(ctx, runTopic(r.id), seq); err != nil {
+		g.log.Warn("web: announcing a grade run's progress to the other instances failed", "run", r.id, "err", err)
+	}
 }
 
 // announceEnds wakes the streams following runs that ended elsewhere than
@@ -276,6 +306,12 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 		}
 	case err != nil:
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
+	}
+	if r.mirror != nil {
+		// The end is recorded: a stream elsewhere reads it, not these.
+		if err := g.store.DeleteGradeProgress(storeCtx, r.id); err != nil {
+			g.log.Warn("web: forgetting a grade run's progress failed", "run", r.id, "err", err)
+		}
 	}
 	// Forgotten before the final event goes out: a user who reads the
 	// report and presses Grade at once must find their place free. Streams
@@ -380,6 +416,9 @@ type liveRun struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	lease  *grading.Lease[int64] // set by start
+	// mirror, set by start when other instances may follow the run,
+	// carries each progress event to them (mirrorProgress).
+	mirror func(r *liveRun, seq int64, data []byte)
 	place  *grading.Place[*liveRun]
 	userID string
 	addr   string // the client address's limit key
@@ -416,8 +455,13 @@ func (r *liveRun) addProgress(sc gradewire.ScenarioReport) {
 	p := progressData{Finished: len(r.progress) + 1, Total: r.total, Failed: failed,
 		Name: sc.Name, Title: sc.Title, Status: sc.Status}
 	r.progress = append(r.progress, p)
-	// Appended under mu, so the log's order is the progress's order.
-	r.append(newEvent("progress", p), false)
+	// Appended under mu, so the log's order is the progress's order; the
+	// child reports scenarios one at a time, so the mirror's is too.
+	ev := newEvent("progress", p)
+	seq := r.append(ev, false)
+	if r.mirror != nil {
+		r.mirror(r, seq, ev.Data)
+	}
 }
 
 // finish keeps the run's end and appends the event that stands for it,
