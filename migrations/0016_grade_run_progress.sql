@@ -11,3 +11,10 @@ CREATE TABLE grade_run_progress (
     data   TEXT    NOT NULL,
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
+
+-- The client address a room's run is graded for (clientaddr.Key), while it
+-- is leased (0013): an address's runs going at once are counted across
+-- every instance, a room's runs with its solo grade runs, under the
+-- address's lock in grade_address_locks. NULL with no run leased.
+ALTER TABLE rooms ADD COLUMN run_client_key TEXT;
+CREATE INDEX rooms_run_client_key ON rooms (run_client_key) WHERE run_client_key IS NOT NULL;

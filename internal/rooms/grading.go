@@ -64,6 +64,12 @@ type RunLimits struct {
 	// Charge takes bytes from the address's write budget. Its error
 	// refuses the run and Run returns it as it is.
 	Charge func(bytes int64) error
+	// PerAddress, when more than 0, is how many runs the address may have
+	// going at once on every instance, its solo grade runs counted (the
+	// store's count, storage.ReserveRoomRun): past it Run returns
+	// grading.ErrAddressBusy. Hold is this instance's count, which also
+	// covers what the store does not record (a Check).
+	PerAddress int
 }
 
 // RunStoredBytes is what a run of code adds to the room's log at most:
@@ -110,6 +116,13 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 				Message: "the previous run is still going; its report comes first"}
 		}
 	}
+	// A lease left on a run that has ended (its release failed) would hold
+	// the room: it goes.
+	if l, err := s.store.RoomRunLeaseOf(ctx, a.Room.ID); err == nil && l.Run != 0 {
+		if r := f.pv.run(l.Run); r != nil && r.Finished {
+			s.dropLease(ctx, a.Room.ID, l.Run, nil)
+		}
+	}
 	code, version, err := s.CodeText(ctx, a, it)
 	if err != nil {
 		return storage.RoomEvent{}, err
@@ -135,8 +148,25 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 		release()
 		return storage.RoomEvent{}, err
 	}
+	// The room's lease is taken before the run starts, counted among the
+	// address's runs on every instance; a second Run of the room racing
+	// this one on another instance finds it taken.
+	reserved, err := s.store.ReserveRoomRun(ctx, a.Room.ID, s.instance, s.now().Add(s.runLease), limits.ClientKey, limits.PerAddress)
+	if err != nil || !reserved {
+		ticket.Release()
+		release()
+		switch {
+		case errors.Is(err, storage.ErrAddressBusy):
+			return storage.RoomEvent{}, grading.ErrAddressBusy
+		case err != nil:
+			return storage.RoomEvent{}, err
+		}
+		return storage.RoomEvent{}, &BusyError{RetryAfter: s.expectedEnd(limits.ClientKey),
+			Message: "the previous run is still going; its report comes first"}
+	}
 	started, err := s.appendOne(ctx, a, KindRunStarted, RunStarted{Item: it.Index, DocVersion: version, Source: code})
 	if err != nil {
+		s.dropLease(context.WithoutCancel(ctx), a.Room.ID, 0, nil)
 		ticket.Release()
 		release()
 		return storage.RoomEvent{}, err

@@ -63,6 +63,7 @@ type Store interface {
 	LeaseRoomRun(ctx context.Context, roomID string, run int64, owner string, until time.Time) error
 	RenewRoomRunLeases(ctx context.Context, owner string, until time.Time) ([]storage.RoomRunLease, error)
 	KeepRoomRunLease(ctx context.Context, roomID string, run int64, owner string, until time.Time) (bool, error)
+	ReserveRoomRun(ctx context.Context, roomID, owner string, until time.Time, clientKey string, perAddress int) (bool, error)
 	EndRoomRunLease(ctx context.Context, roomID string, run int64) error
 	RoomRunLeaseOf(ctx context.Context, roomID string) (storage.RoomRunLease, error)
 	TakeExpiredRoomRunLease(ctx context.Context, roomID string, run int64, now time.Time) (bool, error)

@@ -161,7 +161,9 @@ func (s *Service) ReapLostRuns(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if !took {
+		if !took || l.Run == 0 {
+			// Taken by another instance, or a reservation whose run never
+			// started: nothing to record.
 			continue
 		}
 		item := 0

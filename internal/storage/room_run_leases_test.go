@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -65,6 +66,54 @@ func TestRoomRunLeases(t *testing.T) {
 		must(s.EndRoomRunLease(ctx, "room-a", 7))
 		if l, err := s.RoomRunLeaseOf(ctx, "room-a"); err != nil || l.Run != 0 {
 			t.Errorf("room-a's lease after its end = %+v, %v; want none", l, err)
+		}
+	})
+}
+
+// TestRoomRunsCountWithTheAddress: a room's run, reserved for a client
+// address, counts among the address's runs with its grade runs on every
+// instance, both ways; a room has one run leased at a time; a reservation
+// given up, or a run's lease ended, frees the address's place.
+func TestRoomRunsCountWithTheAddress(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		now := s.now()
+		newTestRoom(t, s, "room-a", now, time.Hour)
+		newTestRoom(t, s, "room-b", now, time.Hour)
+		until := now.Add(testLease)
+		claim := claimOf("A", "u1", "10.0.0.1")
+		claim.PerAddress = 2
+		mustStartOwned(t, s, claim)
+
+		if ok, err := s.ReserveRoomRun(ctx, "room-a", "B", until, "10.0.0.1", 2); err != nil || !ok {
+			t.Fatalf("reserve room-a beside one grade run of two: %v, %v", ok, err)
+		}
+		if ok, err := s.ReserveRoomRun(ctx, "room-a", "A", until, "10.0.0.9", 2); err != nil || ok {
+			t.Errorf("a second run of room-a reserved: %v, %v; want refused, one run at a time", ok, err)
+		}
+		if _, err := s.ReserveRoomRun(ctx, "room-b", "A", until, "10.0.0.1", 2); !errors.Is(err, ErrAddressBusy) {
+			t.Errorf("a third run for the address, in room-b: %v; want ErrAddressBusy", err)
+		}
+		other := claimOf("B", "u2", "10.0.0.1")
+		other.PerAddress = 2
+		if _, err := startOwned(t, s, other); !errors.Is(err, ErrAddressBusy) {
+			t.Errorf("a grade run past the address's grade run and room run: %v; want ErrAddressBusy", err)
+		}
+		// The reservation becomes the run, then its lease ends.
+		if err := s.LeaseRoomRun(ctx, "room-a", 5, "B", until); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := startOwned(t, s, other); !errors.Is(err, ErrAddressBusy) {
+			t.Errorf("a grade run while room-a's run is leased: %v; want ErrAddressBusy", err)
+		}
+		if err := s.EndRoomRunLease(ctx, "room-a", 5); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := startOwned(t, s, other); err != nil {
+			t.Errorf("a grade run once room-a's run ended: %v", err)
+		}
+		if ok, err := s.ReserveRoomRun(ctx, "room-b", "A", until, "10.0.0.9", 2); err != nil || !ok {
+			t.Errorf("another address's room run: %v, %v", ok, err)
 		}
 	})
 }

@@ -6,3 +6,6 @@ CREATE TABLE grade_run_progress (
     data   TEXT   NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
+
+ALTER TABLE rooms ADD COLUMN run_client_key TEXT;
+CREATE INDEX rooms_run_client_key ON rooms (run_client_key) WHERE run_client_key IS NOT NULL;
