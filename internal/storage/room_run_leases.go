@@ -19,9 +19,9 @@ type RoomRunLease struct {
 	RoomID string
 	// Run is the run's run.started seq; 0: no run is leased, or one is
 	// reserved and not started yet (ReserveRoomRun).
-	Run int64
-	Owner  string
-	Until  time.Time
+	Run   int64
+	Owner string
+	Until time.Time
 }
 
 // LeaseRoomRun records that owner grades the room's run (its run.started
