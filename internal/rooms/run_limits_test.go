@@ -286,3 +286,38 @@ func TestShareIsChargedItsReport(t *testing.T) {
 		t.Errorf("charged %v; want %d twice (the report and summary)", charged, want)
 	}
 }
+
+// TestRunCountsTheAddressOnEveryInstance: the address's place is taken in
+// the store, where another instance's run for it counts: past PerAddress
+// the Run is refused with grading.ErrAddressBusy and writes nothing; once
+// that run's lease ends the Run goes.
+func TestRunCountsTheAddressOnEveryInstance(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	_, elsewhere, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	// Another instance's run for the same address, in another room.
+	if ok, err := f.store.ReserveRoomRun(ctx, elsewhere.Room.ID, "another-instance", f.clock.Now().Add(DefaultRunLease), "k", 1); err != nil || !ok {
+		t.Fatalf("the other instance's run: %v, %v", ok, err)
+	}
+	before, err := f.store.RoomEvents(ctx, ia.Room.ID, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k", PerAddress: 1}); !errors.Is(err, grading.ErrAddressBusy) {
+		t.Fatalf("a Run past the address's one place: %v; want grading.ErrAddressBusy", err)
+	}
+	after, err := f.store.RoomEvents(ctx, ia.Room.ID, 0, 100)
+	if err != nil || len(after) != len(before) {
+		t.Errorf("the refused Run wrote %d events (%v)", len(after)-len(before), err)
+	}
+	if l, err := f.store.RoomRunLeaseOf(ctx, ia.Room.ID); err != nil || l.Owner != "" {
+		t.Errorf("the refused Run left a lease: %+v, %v", l, err)
+	}
+	if err := f.store.EndRoomRunLease(ctx, elsewhere.Room.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k", PerAddress: 1}); err != nil {
+		t.Errorf("a Run once the other run's lease ended: %v", err)
+	}
+}
