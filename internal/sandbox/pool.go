@@ -61,7 +61,9 @@ const (
 // keeping endless loops queued: once their loops have run long those keys
 // come after it, and before that each of them has a queue while the
 // newcomer has one job. A key whose jobs are quick keeps its turn against
-// any number of keys spinning, whatever its queue.
+// any number of keys spinning, whatever its queue; the price is that a key
+// whose code ran long (longMemory) waits behind every key whose code did
+// not, and is told so at admission (its expected wait counts them).
 //
 // After KeepWarm the pool also keeps up to one spare child per place,
 // started and initialised, blocked reading its job: a job given to a spare
