@@ -231,3 +231,42 @@ func (ls *Leases[K]) stopLost(held, renewed []K) {
 		l.cancel()
 	}
 }
+
+// Leased is one grading run under its lease, from Start until Done: the
+// life a caller that records runs gives each (a web Grade).
+type Leased[K comparable] struct {
+	// Ctx is the grading's context: it ends after Start's timeout, when
+	// grading stops (LeasesConfig.Ctx), or when another instance takes the
+	// run over.
+	Ctx    context.Context
+	cancel context.CancelFunc
+	ls     *Leases[K]
+	lease  *Lease[K]
+}
+
+// Start holds run id's lease, recorded in the store under this owner, for
+// a grading that may take timeout, and counts it in LeasesConfig.WG until
+// Done, so a shutdown waits for its end to be recorded.
+func (ls *Leases[K]) Start(id K, timeout time.Duration) *Leased[K] {
+	ctx, cancel := context.WithTimeout(ls.cfg.Ctx, timeout)
+	ls.cfg.WG.Add(1)
+	return &Leased[K]{Ctx: ctx, cancel: cancel, ls: ls, lease: ls.Hold(id, cancel)}
+}
+
+// Finished says the grading has returned (see Finishing). It gives the
+// context to record the run's end in, which Ctx's end does not end and
+// within d, and whether another instance took the run over before: then
+// the end that instance recorded stands.
+func (r *Leased[K]) Finished(d time.Duration) (ctx context.Context, cancel context.CancelFunc, taken bool) {
+	taken = r.ls.Finishing(r.lease)
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(r.Ctx), d)
+	return ctx, cancel, taken
+}
+
+// Done forgets the run's lease and ends its context and its count, once
+// its end is recorded (or left to the instance that took it over).
+func (r *Leased[K]) Done() {
+	r.ls.Drop(r.lease)
+	r.cancel()
+	r.ls.cfg.WG.Done()
+}

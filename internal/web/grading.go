@@ -193,15 +193,14 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *s
 	if g.sharesProgress() {
 		r.mirror = g.mirrorProgress
 	}
-	r.ctx, r.cancel = context.WithTimeout(g.ctx, g.timeout)
 	g.live[id] = r
-	g.wg.Add(1)
 	if g.leases == nil {
 		cfg := grading.GradeLeases(g.store, messageAbandoned)
 		cfg.Owner, cfg.Lease, cfg.OnExpired, cfg.Log, cfg.Ctx, cfg.WG = g.instance, g.lease, g.announceEnds, g.log, g.ctx, &g.wg
 		g.leases = grading.NewLeases(cfg)
 	}
-	r.lease = g.leases.Hold(id, r.cancel)
+	r.leased = g.leases.Start(id, g.timeout)
+	r.ctx = r.leased.Ctx
 	g.mu.Unlock()
 	go g.run(r, job, ticket)
 }
@@ -271,9 +270,6 @@ func (g *gradingRuns) forget(r *liveRun) {
 	defer g.mu.Unlock()
 	delete(g.live, r.id)
 	g.places.Release(r.place)
-	if r.lease != nil {
-		g.leases.Drop(r.lease)
-	}
 }
 
 // run grades in a context detached from the request that asked for it:
@@ -281,20 +277,18 @@ func (g *gradingRuns) forget(r *liveRun) {
 // before the run leaves the registry, so a reader that misses it live
 // finds it in storage.
 func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticket) {
-	defer g.wg.Done()
+	defer r.leased.Done()
 	ctx := r.ctx
-	defer r.cancel()
 	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
 	// From here the heartbeat leaves the run alone: once its end is
 	// recorded the store no longer renews it, which is not a takeover.
-	taken := g.leases.Finishing(r.lease)
+	storeCtx, cancelStore, taken := r.leased.Finished(finishTimeout)
+	defer cancelStore()
 	end := g.endOf(ctx, r.id, report, err)
 	if taken {
 		end = storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned}
 	}
 
-	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-	defer cancelStore()
 	stored := storage.GradeRun{ID: r.id, Source: job.Source, Status: end.Status, Message: end.Message,
 		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON}
 	switch err := g.store.FinishGradeRun(storeCtx, r.id, end); {
@@ -411,11 +405,10 @@ func (g *gradingRuns) scenarioTotal(problem string) int {
 type liveRun struct {
 	id     int64           // set by start
 	events *live.MemoryLog // set by start
-	// The grading's context, set by start: cancel stops it (the
-	// heartbeat does when another instance took the run over).
+	// The grading's context and its lease, set by start: the heartbeat
+	// ends ctx when another instance took the run over.
 	ctx    context.Context
-	cancel context.CancelFunc
-	lease  *grading.Lease[int64] // set by start
+	leased *grading.Leased[int64]
 	// mirror, set by start when other instances may follow the run,
 	// carries each progress event to them (mirrorProgress).
 	mirror func(r *liveRun, seq int64, data []byte)
