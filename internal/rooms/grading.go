@@ -116,11 +116,17 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 				Message: "the previous run is still going; its report comes first"}
 		}
 	}
-	// A lease left on a run that has ended (its release failed) would hold
+	// A lease left on a run that has ended (its release failed), or on a
+	// run reserved by a server that stopped before starting it, would hold
 	// the room: it goes.
-	if l, err := s.store.RoomRunLeaseOf(ctx, a.Room.ID); err == nil && l.Run != 0 {
-		if r := f.pv.run(l.Run); r != nil && r.Finished {
+	if l, err := s.store.RoomRunLeaseOf(ctx, a.Room.ID); err == nil && l.Owner != "" {
+		switch r := f.pv.run(l.Run); {
+		case r != nil && r.Finished:
 			s.dropLease(ctx, a.Room.ID, l.Run, nil)
+		case l.Run == 0 && l.Until.Before(now):
+			if _, err := s.store.TakeExpiredRoomRunLease(ctx, a.Room.ID, 0, now); err != nil {
+				return storage.RoomEvent{}, err
+			}
 		}
 	}
 	code, version, err := s.CodeText(ctx, a, it)

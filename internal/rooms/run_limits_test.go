@@ -321,3 +321,23 @@ func TestRunCountsTheAddressOnEveryInstance(t *testing.T) {
 		t.Errorf("a Run once the other run's lease ended: %v", err)
 	}
 }
+
+// TestAReservationLeftByADeadServerPasses: a server that reserved a room's
+// run and stopped before starting it holds the room for one lease, not
+// until some heartbeat happens by.
+func TestAReservationLeftByADeadServerPasses(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	if ok, err := f.store.ReserveRoomRun(ctx, ia.Room.ID, "a-dead-instance", f.clock.Now().Add(DefaultRunLease), "k", 0); err != nil || !ok {
+		t.Fatalf("the dead server's reservation: %v, %v", ok, err)
+	}
+	var busy *BusyError
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); !errors.As(err, &busy) {
+		t.Fatalf("a Run while the reservation's lease holds: %v; want a BusyError", err)
+	}
+	f.clock.Add(DefaultRunLease + time.Millisecond)
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); err != nil {
+		t.Errorf("a Run once the reservation's lease passed: %v", err)
+	}
+}
