@@ -47,7 +47,8 @@ func NewAnswers(store AnswerStore, now func() time.Time) *Answers {
 	return &Answers{store: store, now: now}
 }
 
-// TimerSession is a stored session as internal/timer sees it.
+// TimerSession is a stored session as internal/timer sees it: its clock,
+// with the box's mode.
 func TimerSession(t storage.TimedSession) timer.Session {
 	return timer.Session{Mode: timer.Mode(t.Mode), Limit: t.Limit, StartedAt: t.StartedAt}
 }
@@ -203,9 +204,11 @@ func (a *Answers) SaveDraft(ctx context.Context, t storage.TimedSession, seq int
 type Submission struct {
 	AttemptID int64
 	Scope     string
-	// SessionID is the box's open session (the caller has checked it is
-	// this attempt's and scope's); 0 for an answer sent without the box's
-	// script, which is stored untimed.
+	// SessionID is the box's session (the caller has checked it is this
+	// attempt's and scope's: Answers.Session). 0 for an answer sent
+	// without the session (a plain form): it still ends the box's open
+	// session if there is one, since the server knows it, and is stored
+	// untimed otherwise.
 	SessionID int64
 	Text      string // as sent; made an answer's body by AnswerBody
 }
@@ -219,6 +222,13 @@ type Submission struct {
 func (a *Answers) Submit(ctx context.Context, sub Submission) (storage.TimedAnswer, error) {
 	now := a.now()
 	text := AnswerBody(sub.Text)
+	if sub.SessionID == 0 {
+		open, err := a.store.OpenTimedSessions(ctx, sub.AttemptID)
+		if err != nil {
+			return storage.TimedAnswer{}, err
+		}
+		sub.SessionID = open[sub.Scope].ID
+	}
 	if sub.SessionID == 0 {
 		if text == "" {
 			return storage.TimedAnswer{}, ErrEmptyAnswer
@@ -297,4 +307,29 @@ func visible(r rune) bool {
 		return false
 	}
 	return true
+}
+
+// Open is the attempt's open sessions by scope, as their boxes draw them.
+func (a *Answers) Open(ctx context.Context, attemptID int64) (map[string]storage.TimedSession, error) {
+	return a.store.OpenTimedSessions(ctx, attemptID)
+}
+
+// Session is the session id of the attempt's box at scope, open or closed;
+// any other (another user's, another box's) is storage.ErrNotFound.
+func (a *Answers) Session(ctx context.Context, attemptID int64, scope string, id int64) (storage.TimedSession, error) {
+	t, err := a.store.TimedSession(ctx, id)
+	if err == nil && (t.AttemptID != attemptID || t.Scope != scope) {
+		return storage.TimedSession{}, storage.ErrNotFound
+	}
+	return t, err
+}
+
+// Answer is the answer id of the attempt to scope; any other is
+// storage.ErrNotFound.
+func (a *Answers) Answer(ctx context.Context, attemptID int64, scope string, id int64) (storage.TimedAnswer, error) {
+	ans, err := a.store.TimedAnswer(ctx, id)
+	if err == nil && (ans.AttemptID != attemptID || ans.Scope != scope) {
+		return storage.TimedAnswer{}, storage.ErrNotFound
+	}
+	return ans, err
 }

@@ -10,15 +10,14 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // Grader grades code; *grading.Dispatcher satisfies it, as for solo
 // practice. Plan says whether anything grades a problem.
 type Grader interface {
-	Admit(key string) (*sandbox.Ticket, error)
-	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
+	Admit(key string) (*grading.Ticket, error)
+	GradeAdmitted(ctx context.Context, ticket *grading.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
 	Plan(problem string) (grading.Plan, bool)
 }
 
@@ -146,7 +145,7 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 		}
 	}
 	ticket, err := s.grader.Admit(limits.ClientKey)
-	if busy := (*sandbox.BusyError)(nil); errors.As(err, &busy) {
+	if busy := (*grading.BusyError)(nil); errors.As(err, &busy) {
 		release()
 		return storage.RoomEvent{}, &BusyError{RetryAfter: max(busy.RetryAfter, time.Second), Message: "the grader is busy"}
 	}
@@ -194,7 +193,7 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 // cancel): the interviewer's tab closing does not stop it, and its end is
 // appended, unless another instance took the run over (lease) and
 // recorded its end. The address's place (release) is held until then.
-func (s *Service) grade(ctx context.Context, cancel context.CancelFunc, lease *grading.Lease[runKey], a Access, item int, run int64, job grading.Request, ticket *sandbox.Ticket, release func()) {
+func (s *Service) grade(ctx context.Context, cancel context.CancelFunc, lease *grading.Lease[runKey], a Access, item int, run int64, job grading.Request, ticket *grading.Ticket, release func()) {
 	defer s.runs.Done()
 	defer release()
 	defer cancel()
@@ -224,7 +223,7 @@ func (s *Service) grade(ctx context.Context, cancel context.CancelFunc, lease *g
 		} else {
 			end.Summary += " The full report was too large to keep (the code's output is long); run it with less logging to see it."
 		}
-	case errors.As(err, new(*sandbox.BusyError)) || errors.Is(err, sandbox.ErrBusy):
+	case errors.As(err, new(*grading.BusyError)) || errors.Is(err, grading.ErrBusy):
 		end.Status, end.Summary = "busy", "The grader was busy; run it again in a moment."
 	case s.runCtx.Err() != nil:
 		end.Status, end.Summary = "system-error", "The server stopped while grading; run it again."

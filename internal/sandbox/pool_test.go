@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -141,6 +143,18 @@ func processGone(pid int) bool {
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
+// processDead reports whether pid has died: reaped, or a zombie its parent
+// has not waited for yet.
+func processDead(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the command name, which is in parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+}
+
 // TestPoolWarmSpare checks a job goes to a spare, that the spare's idle
 // time does not count against the wall-clock limit, that each spare runs
 // one job only (a new one replaces it), and that Close kills the spares.
@@ -218,8 +232,15 @@ func TestPoolDeadSpare(t *testing.T) {
 			if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
+			// SIGKILL is delivered asynchronously: a job written while it
+			// is on its way can be read by the child before it dies, which
+			// is a job that crashed, not a spare that died idle. Both cases
+			// start once the child is dead; the second before the pool has
+			// reaped it.
 			if tt.waitReap {
 				waitFor(t, func() bool { return processGone(pid) })
+			} else {
+				waitFor(t, func() bool { return processDead(pid) })
 			}
 			out, err := pool.Submit(context.Background(), []byte("x"), nil)
 			if err != nil || !out.OK() {

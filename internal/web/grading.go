@@ -16,19 +16,18 @@ import (
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/live"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // Grader grades submissions; *grading.Dispatcher satisfies it. Admit
 // takes a job's place in the queue for a client address, or refuses at
-// once (a *sandbox.BusyError); GradeAdmitted grades it: what the code did
+// once (a *grading.BusyError); GradeAdmitted grades it: what the code did
 // is in the Report, the error is the grading system's (busy, a broken
 // child, ctx ended). RetryAfter is when the address's first job should
 // end. Plan names a problem's scenarios (false: nothing grades it).
 type Grader interface {
-	Admit(key string) (*sandbox.Ticket, error)
-	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
+	Admit(key string) (*grading.Ticket, error)
+	GradeAdmitted(ctx context.Context, ticket *grading.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
 	RetryAfter(key string) time.Duration
 	Plan(problem string) (grading.Plan, bool)
 }
@@ -37,7 +36,7 @@ type Grader interface {
 // running or queued at once. Each person has one at a time; three lets a
 // few people behind one NAT (a classroom) grade together, each further one
 // told to retry in the seconds a grading takes, and it caps what one
-// address can hold: with fair places (sandbox.Pool) another address's
+// address can hold: with fair places (the pool's) another address's
 // Grade waits for at most one running job, not for the first address's
 // queue.
 const DefaultGradesPerAddress = 3
@@ -186,7 +185,7 @@ func (g *gradingRuns) holdAddress(addr string) (release func(), err error) {
 
 // start grades job in the background as run id, under the claim r, in the
 // place ticket holds in the grader's queue.
-func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *sandbox.Ticket) {
+func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *grading.Ticket) {
 	g.mu.Lock()
 	r.id = id
 	r.events = live.NewMemoryLog(runTopic(id), g.broker)
@@ -276,7 +275,7 @@ func (g *gradingRuns) forget(r *liveRun) {
 // closing the tab does not stop a grading, and its end is always stored
 // before the run leaves the registry, so a reader that misses it live
 // finds it in storage.
-func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticket) {
+func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *grading.Ticket) {
 	defer r.leased.Done()
 	ctx := r.ctx
 	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
@@ -289,7 +288,7 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 		end = storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned}
 	}
 
-	stored := storage.GradeRun{ID: r.id, Source: job.Source, Status: end.Status, Message: end.Message,
+	stored := storage.GradeRun{ID: r.id, Problem: job.Problem, Source: job.Source, Status: end.Status, Message: end.Message,
 		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON}
 	switch err := g.store.FinishGradeRun(storeCtx, r.id, end); {
 	case errors.Is(err, storage.ErrRunFinished):
@@ -310,7 +309,7 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	// Forgotten before the final event goes out: a user who reads the
 	// report and presses Grade at once must find their place free. Streams
 	// already following the run hold it and still get the event, whose
-	// report each renders as it sends it (finalOf), not this goroutine.
+	// report each renders as it sends it (eventsFor), not this goroutine.
 	g.forget(r)
 	seq := r.finish(stored)
 	if g.shared != nil {
@@ -331,7 +330,7 @@ const (
 
 // endOf turns what Grade returned into the run's stored end.
 func (g *gradingRuns) endOf(ctx context.Context, id int64, report *gradewire.Report, err error) storage.GradeRunEnd {
-	var busy *sandbox.BusyError
+	var busy *grading.BusyError
 	switch {
 	case err == nil && report != nil:
 		data, merr := json.Marshal(report)
@@ -343,7 +342,7 @@ func (g *gradingRuns) endOf(ctx context.Context, id int64, report *gradewire.Rep
 	case errors.As(err, &busy):
 		wait := max(busy.RetryAfter, time.Second)
 		return storage.GradeRunEnd{Status: storage.GradeBusy, RetryAfter: wait, Message: busyMessage(wait)}
-	case errors.Is(err, sandbox.ErrBusy):
+	case errors.Is(err, grading.ErrBusy):
 		return storage.GradeRunEnd{Status: storage.GradeBusy, RetryAfter: 5 * time.Second, Message: busyMessage(5 * time.Second)}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return storage.GradeRunEnd{Status: storage.GradeSystemError, Message: fmt.Sprintf(
@@ -568,7 +567,11 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (live.Event, error) {
 			return live.Event{}, err
 		}
 		var buf bytes.Buffer
-		if err := gradeReport(report, sourceHash(run.Source)).Render(ctx, &buf); err != nil {
+		runURL := "" // a run not known by its problem sends its report whole
+		if run.Problem != "" {
+			runURL = gradeRunURL(run.Problem, run.ID)
+		}
+		if err := runReport(report, sourceHash(run.Source), runURL).Render(ctx, &buf); err != nil {
 			return live.Event{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
 		}
 		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),

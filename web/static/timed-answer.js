@@ -459,6 +459,9 @@
     this.saveTimer = null;
     var fields = { answer: text, seq: Math.max(Date.now(), this.seq + 1) };
     if (this.session) { fields.session = this.session; }
+    // The guess of key points covered, said before ticking them (issue 29).
+    var predicted = this.form.querySelector("[data-predicted]");
+    if (predicted && predicted.value.trim() !== "") { fields.predicted = predicted.value.trim(); }
     post(this.base + "/answer", fields).then(function (data) {
       writeLocal(self.key, null);
       self.dirty = false;
