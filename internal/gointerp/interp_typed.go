@@ -105,6 +105,10 @@ func (rw *rewriter) typedRewrites() {
 			}
 		case *ast.SwitchStmt:
 			rw.interfaceSwitch(n, typeOf)
+		case *ast.MapType:
+			if len(methods) > 0 {
+				rw.interfaceMapKey(n) // interp_mapkeys.go
+			}
 		case *ast.TypeAssertExpr:
 			if n.Type != nil && ownTypeName(n.Type) {
 				rw.ownAssertion(n, rw.typeInfo(), commaOKs[n]) // interp_typeswitch.go
