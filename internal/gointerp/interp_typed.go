@@ -94,7 +94,10 @@ func (rw *rewriter) typedRewrites() {
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			rw.typeNameVerbs(n, typeOf)  // interp_typename.go
+			rw.typeNameVerbs(n, typeOf) // interp_typename.go
+			if len(n.Args) == 1 && callsInside(n.Fun) {
+				rw.computedCallOfResults(n) // interp_loadcrash.go
+			}
 			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
 			rw.errorsIsTarget(n, typeOf) // interp_refuse.go
 			if methods["String"] || methods["Error"] {
@@ -105,6 +108,12 @@ func (rw *rewriter) typedRewrites() {
 			}
 		case *ast.SwitchStmt:
 			rw.interfaceSwitch(n, typeOf)
+		case *ast.ArrayType:
+			if n.Len != nil {
+				rw.arrayLength(n) // interp_loadcrash.go
+			}
+		case *ast.StructType:
+			rw.blankFields(n) // interp_loadcrash.go
 		case *ast.MapType:
 			if len(methods) > 0 {
 				rw.interfaceMapKey(n) // interp_mapkeys.go
