@@ -248,9 +248,20 @@ func (rw *rewriter) interfaceSwitch(sw *ast.SwitchStmt, typeOf func(ast.Expr) ty
 	if t := typeOf(sw.Tag); t == nil || !isInterface(t) {
 		return
 	}
-	start, end := rw.off(sw.Pos()), rw.off(sw.Body.Rbrace)
-	if rw.replaced(start, end) {
-		return
+	// Only the tag and the cases' expressions are rewritten: an edit in a
+	// case's body (println made the runtime's) leaves the switch to be
+	// rewritten, which it was not (bug375 of Go's tests panicked).
+	exprs := []ast.Expr{sw.Tag}
+	for _, st := range sw.Body.List {
+		if cc, ok := st.(*ast.CaseClause); ok {
+			exprs = append(exprs, cc.List...)
+		}
+	}
+	for _, e := range exprs {
+		at, end := rw.off(e.Pos()), rw.off(e.End())
+		if rw.replaced(at, end) || rw.straddles(at) || rw.straddles(end) {
+			return
+		}
 	}
 	tmp := rw.tmp()
 	at, tagEnd := rw.off(sw.Tag.Pos()), rw.off(sw.Tag.End())
