@@ -134,6 +134,7 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				rw.nilAssertion(n.Rhs[0], typeOf)
 			}
+			rw.definedLiterals(definesValues(n)) // interp_defines.go
 			if len(methods) > 0 && n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && anyStructValue(n.Rhs) {
 				rw.interfaceAssignValues(n, rw.typeInfo())
 			}
@@ -141,6 +142,7 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Names) == 2 && len(n.Values) == 1 {
 				rw.nilAssertion(n.Values[0], typeOf)
 			}
+			rw.definedLiterals(definesValues(n)) // interp_defines.go
 			if len(methods) > 0 && n.Type != nil && len(n.Values) > 0 {
 				rw.interfaceVarValues(n, rw.typeInfo())
 			}
