@@ -74,6 +74,9 @@ func (rw *rewriter) typedRewrites() {
 			methods[fd.Name.Name] = true
 		}
 	}
+	if len(methods) > 0 {
+		rw.capturedAnyValues() // interp_captured.go
+	}
 	commaOKs := map[*ast.TypeAssertExpr]bool{}
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		var lhs int
