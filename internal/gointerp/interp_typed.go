@@ -76,6 +76,7 @@ func (rw *rewriter) typedRewrites() {
 	}
 	if len(methods) > 0 {
 		rw.capturedAnyValues() // interp_captured.go
+		rw.anyResults()        // interp_anyresults.go
 	}
 	commaOKs := map[*ast.TypeAssertExpr]bool{}
 	ast.Inspect(rw.file, func(n ast.Node) bool {
