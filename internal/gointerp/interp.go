@@ -114,7 +114,8 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	for k, v := range opts.Packages {
 		exports[k] = v
 	}
-	exports[SymbolKey(RuntimePath)] = runtimeFor(stdout) // interp_print.go
+	rt := runtimeFor(stdout) // interp_print.go
+	exports[SymbolKey(RuntimePath)] = rt
 	exports[SymbolKey(wrapperPath)] = wrapperSymbols
 	if e, ok := exports["errors/errors"]; ok {
 		exports["errors/errors"] = withErrorsAs(e)
@@ -161,6 +162,10 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		delete(exports, "fmt/fmt")
 		exports["fmt/./fmt"] = f
 	}
+	// Shows hands fmt a value of an empty interface type with its String
+	// or Error method (interp_shows.go): yaegi wraps its argument as it
+	// wraps fmt's.
+	mapTypes[rt["Shows"]] = fmtInterfaces
 	// The "." entry maps functions taking interface{} to the interfaces they
 	// look for (fmt.Println and Stringer), so interpreted types get wrapped.
 	exports["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(mapTypes)}

@@ -201,6 +201,14 @@ func unboxArgs(a []any) []any {
 				continue
 			}
 			y = u
+		case map[string]any, map[int]any:
+			// A map of any held its values in boxes too (map[string]any{"t": x}
+			// printed map[t:{0xc000123 {...}}]).
+			u, ok := unboxedMap(x)
+			if !ok {
+				continue
+			}
+			y = u
 		default:
 			if !isBox(x) {
 				continue
@@ -219,6 +227,38 @@ func unboxArgs(a []any) []any {
 		return a
 	}
 	return out
+}
+
+// unboxedMap is the map m (of any values) with its boxed values unboxed,
+// ok false where none is.
+func unboxedMap(m any) (any, bool) {
+	rv := reflect.ValueOf(m)
+	var out reflect.Value
+	for it := rv.MapRange(); it.Next(); {
+		x := it.Value().Interface()
+		if !isBox(x) {
+			continue
+		}
+		if !out.IsValid() {
+			out = reflect.MakeMapWithSize(rv.Type(), rv.Len())
+			for it := rv.MapRange(); it.Next(); {
+				out.SetMapIndex(it.Key(), it.Value())
+			}
+		}
+		var y any
+		if v := unboxed(x); v.IsValid() && v.CanInterface() {
+			y = v.Interface()
+		}
+		if y == nil {
+			out.SetMapIndex(it.Key(), reflect.Zero(rv.Type().Elem()))
+		} else {
+			out.SetMapIndex(it.Key(), reflect.ValueOf(&y).Elem())
+		}
+	}
+	if !out.IsValid() {
+		return nil, false
+	}
+	return out.Interface(), true
 }
 
 func isBox(x any) bool {

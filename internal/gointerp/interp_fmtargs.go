@@ -142,6 +142,9 @@ func (rw *rewriter) methodOf(t types.Type) string {
 // exported field, and the interpreter's struct had none (the struct goes
 // through a helper of its own, see structHelper).
 func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
+	if rw.shownInterface(arg, t, verb) {
+		return
+	}
 	if m := rw.methodOf(t); m != "" {
 		if _, isStruct := t.Underlying().(*types.Struct); !isStruct {
 			return // yaegi's wrapper holds the value itself

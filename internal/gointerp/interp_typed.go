@@ -74,6 +74,10 @@ func (rw *rewriter) typedRewrites() {
 			methods[fd.Name.Name] = true
 		}
 	}
+	if len(methods) > 0 {
+		rw.capturedAnyValues() // interp_captured.go
+		rw.anyResults()        // interp_anyresults.go
+	}
 	commaOKs := map[*ast.TypeAssertExpr]bool{}
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		var lhs int
@@ -94,7 +98,10 @@ func (rw *rewriter) typedRewrites() {
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			rw.typeNameVerbs(n, typeOf)  // interp_typename.go
+			rw.typeNameVerbs(n, typeOf) // interp_typename.go
+			if len(n.Args) == 1 && callsInside(n.Fun) {
+				rw.computedCallOfResults(n) // interp_loadcrash.go
+			}
 			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
 			rw.errorsIsTarget(n, typeOf) // interp_refuse.go
 			if methods["String"] || methods["Error"] {
@@ -105,6 +112,16 @@ func (rw *rewriter) typedRewrites() {
 			}
 		case *ast.SwitchStmt:
 			rw.interfaceSwitch(n, typeOf)
+		case *ast.ArrayType:
+			if n.Len != nil {
+				rw.arrayLength(n) // interp_loadcrash.go
+			}
+		case *ast.StructType:
+			rw.blankFields(n) // interp_loadcrash.go
+		case *ast.MapType:
+			if len(methods) > 0 {
+				rw.interfaceMapKey(n) // interp_mapkeys.go
+			}
 		case *ast.TypeAssertExpr:
 			if n.Type != nil && ownTypeName(n.Type) {
 				rw.ownAssertion(n, rw.typeInfo(), commaOKs[n]) // interp_typeswitch.go
@@ -121,6 +138,7 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				rw.nilAssertion(n.Rhs[0], typeOf)
 			}
+			rw.definedLiterals(definesValues(n)) // interp_defines.go
 			if len(methods) > 0 && n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && anyStructValue(n.Rhs) {
 				rw.interfaceAssignValues(n, rw.typeInfo())
 			}
@@ -128,6 +146,7 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Names) == 2 && len(n.Values) == 1 {
 				rw.nilAssertion(n.Values[0], typeOf)
 			}
+			rw.definedLiterals(definesValues(n)) // interp_defines.go
 			if len(methods) > 0 && n.Type != nil && len(n.Values) > 0 {
 				rw.interfaceVarValues(n, rw.typeInfo())
 			}
@@ -235,9 +254,20 @@ func (rw *rewriter) interfaceSwitch(sw *ast.SwitchStmt, typeOf func(ast.Expr) ty
 	if t := typeOf(sw.Tag); t == nil || !isInterface(t) {
 		return
 	}
-	start, end := rw.off(sw.Pos()), rw.off(sw.Body.Rbrace)
-	if rw.replaced(start, end) {
-		return
+	// Only the tag and the cases' expressions are rewritten: an edit in a
+	// case's body (println made the runtime's) leaves the switch to be
+	// rewritten, which it was not (bug375 of Go's tests panicked).
+	exprs := []ast.Expr{sw.Tag}
+	for _, st := range sw.Body.List {
+		if cc, ok := st.(*ast.CaseClause); ok {
+			exprs = append(exprs, cc.List...)
+		}
+	}
+	for _, e := range exprs {
+		at, end := rw.off(e.Pos()), rw.off(e.End())
+		if rw.replaced(at, end) || rw.straddles(at) || rw.straddles(end) {
+			return
+		}
 	}
 	tmp := rw.tmp()
 	at, tagEnd := rw.off(sw.Tag.Pos()), rw.off(sw.Tag.End())
