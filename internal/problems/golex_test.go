@@ -24,7 +24,7 @@ func chromaGoHTML(t testing.TB, code string) string {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := chromahtml.New(formatOptions()...).Format(&buf, styles.Get(highlightStyle), it); err != nil {
+	if err := chromahtml.New(chromaFormatOptions()...).Format(&buf, styles.Get(HighlightStyle), it); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
