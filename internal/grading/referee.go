@@ -245,7 +245,7 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 func nativeRouteFailed(rep *gradewire.Report) bool {
 	for _, s := range rep.Scenarios {
 		for _, iv := range s.Invocations {
-			if iv.Ended == "not-loaded" && nativeRouteRE.MatchString(iv.Error) {
+			if iv.Ended == "not-loaded" && nativeRouteRE().MatchString(iv.Error) {
 				return true
 			}
 		}
@@ -254,7 +254,7 @@ func nativeRouteFailed(rep *gradewire.Report) bool {
 }
 
 // nativeRouteRE matches native.NativeCopies's own load errors.
-var nativeRouteRE = regexp.MustCompile(`faultsim: (all \d+ native copies are in use|native copy \d+|shared native copies)`)
+var nativeRouteRE = lazyRegexp(`faultsim: (all \d+ native copies are in use|native copy \d+|shared native copies)`)
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
@@ -304,10 +304,18 @@ func (e *compileError) inSubmission(native *gradewire.NativeProgram) string {
 const nativeShimName = "faultline_native.go"
 
 var (
-	kitImportRE = regexp.MustCompile(`^github\.com/faultline-dev/faultline/internal/kits/[a-z0-9/]+$`)
-	kitValueRE  = regexp.MustCompile(`^([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9]*)\{\}$`)
-	fileRE      = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.go$`)
+	kitImportRE = lazyRegexp(`^github\.com/faultline-dev/faultline/internal/kits/[a-z0-9/]+$`)
+	kitValueRE  = lazyRegexp(`^([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9]*)\{\}$`)
+	fileRE      = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.go$`)
 )
+
+// lazyRegexp compiles expr on first use: every process of the binary links
+// this package, the grading child included, and only a server's referee
+// matches these (issue 25: a child does no package-level work it never
+// uses).
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // nativeImports are the standard packages a native program's package may
 // import: the interpreted route's allowlist (gointerp.AllowedStdlib, which
@@ -326,7 +334,7 @@ func NativeImports() []string { return slices.Clone(nativeImports) }
 // before it reaches the go tool. No import outside the allowlist means no
 // cgo, no unsafe (so no go:linkname), no embed, nothing of os or net.
 func checkNative(p *gradewire.NativeProgram) error {
-	if !kitImportRE.MatchString(p.KitImport) || !kitValueRE.MatchString(p.KitValue) {
+	if !kitImportRE().MatchString(p.KitImport) || !kitValueRE().MatchString(p.KitValue) {
 		return fmt.Errorf("grading: the native program names the kit %q, %q", p.KitImport, p.KitValue)
 	}
 	if p.Copies < 1 || p.Copies > maxNativeCopies {
@@ -336,7 +344,7 @@ func checkNative(p *gradewire.NativeProgram) error {
 		return errors.New("grading: the native program has no files")
 	}
 	for name, text := range p.Files {
-		if !fileRE.MatchString(name) || strings.HasSuffix(name, "_test.go") {
+		if !fileRE().MatchString(name) || strings.HasSuffix(name, "_test.go") {
 			return fmt.Errorf("grading: the native program has a file named %q", name)
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), name, text, parser.ImportsOnly|parser.ParseComments)
@@ -345,7 +353,7 @@ func checkNative(p *gradewire.NativeProgram) error {
 		}
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if !slices.Contains(nativeImports, path) && !nativeInternalRE.MatchString(path) {
+			if !slices.Contains(nativeImports, path) && !nativeInternalRE().MatchString(path) {
 				return fmt.Errorf("grading: %s imports %q, which the grader does not allow", name, path)
 			}
 		}
@@ -357,7 +365,7 @@ func checkNative(p *gradewire.NativeProgram) error {
 // import: the engine, which the shims bind to, and the kits and their
 // harnesses; never the sandbox, the server's packages or anything that
 // runs processes.
-var nativeInternalRE = regexp.MustCompile(`^` + regexp.QuoteMeta(modulePath) + `/internal/(faultsim(/native)?|grader/[a-z]+|kits/[a-z]+(/[a-z]+)?)$`)
+var nativeInternalRE = lazyRegexp(`^` + regexp.QuoteMeta(modulePath) + `/internal/(faultsim(/native)?|grader/[a-z]+|kits/[a-z]+(/[a-z]+)?)$`)
 
 // build writes native's copies and the driver into a directory of the
 // module tree and builds them; cleanup removes that directory.
@@ -376,7 +384,7 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 	}
 	cleanup = release
 	base := modulePath + "/referee/" + filepath.Base(dir)
-	m := kitValueRE.FindStringSubmatch(native.KitValue)
+	m := kitValueRE().FindStringSubmatch(native.KitValue)
 	var imports, copies strings.Builder
 	for c := range native.Copies {
 		pkg := fmt.Sprintf("c%d", c)

@@ -78,6 +78,7 @@ type Pool struct {
 	recent    []time.Duration      // the last recentJobs quick jobs' durations
 	surprises []bool               // the last recentJobs jobs: was each an unforeseen long one?
 	warm      bool                 // KeepWarm was called and Close was not
+	once      bool                 // Prestart's spare is being started: keep it
 	idle      []*child             // spares waiting for a job, oldest first
 	starting  int                  // spares being started now
 	starters  sync.WaitGroup
@@ -378,12 +379,29 @@ func (p *Pool) KeepWarm() {
 	p.refill()
 }
 
+// Prestart starts one spare in the background now and keeps no more: for
+// a process that grades one job (server grade) and has other work to do
+// before it (reading the content), so the child's start-up overlaps that
+// work instead of following it. The spare runs one job as any; Close kills
+// it if no job took it.
+func (p *Pool) Prestart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.warm || len(p.idle)+p.starting > 0 {
+		return
+	}
+	p.once = true
+	p.starting++
+	p.starters.Add(1)
+	go p.startSpare()
+}
+
 // Close kills the idle spares, waits for spares being started, and stops
 // keeping any. Running jobs are not touched; later Submits start their
 // child cold. It is safe to call more than once.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	p.warm = false
+	p.warm, p.once = false, false
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
@@ -441,7 +459,8 @@ func (p *Pool) startSpare() {
 	c, err := p.runner.start()
 	p.mu.Lock()
 	p.starting--
-	keep := err == nil && p.warm
+	keep := err == nil && (p.warm || p.once)
+	p.once = false
 	if keep {
 		p.idle = append(p.idle, c)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/faultsim/bubble"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // ServeChild is a grading child's whole life: it reads one JSON Job from
@@ -34,16 +35,14 @@ func ServeJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faul
 		// has still handed the referee what it builds.
 		w.Write(faultsim.ChildMessage{Native: NativeProgramFor(kits, job)})
 	}
-	rep, err := RunJob(ctx, kits, job, b, func(s faultsim.ScenarioResult) {
-		ws := s.Wire()
-		w.Write(faultsim.ChildMessage{Scenario: &ws})
-	})
+	var st gradewire.Streamer
+	rep, err := RunJob(ctx, kits, job, b, func(s faultsim.ScenarioResult) { w.Write(st.Scenario(s.Wire())) })
 	switch {
 	case err != nil:
 		w.Write(faultsim.ChildMessage{Error: err.Error()})
 	case rep == nil:
 		w.Write(faultsim.ChildMessage{Error: "faultsim: the grade returned no report and no error"})
 	default:
-		w.Write(faultsim.ChildMessage{Report: rep.Wire(job.FirstSeed)})
+		w.Write(st.Report(rep.Wire(job.FirstSeed)))
 	}
 }
