@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 // Command gradecost measures the work around a grade (issue 25), side by
 // side in one run, for the async-refund problem's reference:
 //
@@ -467,7 +465,7 @@ func (r *goBuildRoute) run(i int) (wall, cpu float64, err error) {
 		return 0, 0, err
 	}
 	t0 := time.Now()
-	build := exec.Command("go", "build", "-tags", "nointerp", "-o", r.bin, r.pkg)
+	build := exec.Command("go", "build", "-o", r.bin, r.pkg)
 	if out, err := build.CombinedOutput(); err != nil {
 		return 0, 0, fmt.Errorf("go build: %v\n%s", err, out)
 	}

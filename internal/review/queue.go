@@ -19,6 +19,12 @@ type Store interface {
 	Prediction(ctx context.Context, answerID int64) (predicted, of int, err error)
 }
 
+// Enqueuer is the part of Store that Answered writes to.
+type Enqueuer interface {
+	AddReviewItem(ctx context.Context, attemptID int64, scope string, first storage.ReviewSchedule) error
+	SavePrediction(ctx context.Context, answerID int64, predicted, of int, at time.Time) error
+}
+
 func toStored(s State) storage.ReviewSchedule {
 	return storage.ReviewSchedule{Reps: s.Reps, Ease: s.Ease, Interval: s.Interval, Lapses: s.Lapses, Due: s.Due, Reviewed: s.Reviewed}
 }
@@ -32,7 +38,7 @@ func fromStored(s storage.ReviewSchedule) State {
 // which rates it. An item in the queue already keeps its schedule. With a
 // prediction (predicted >= 0), how many of the of key points the candidate
 // said they covered before seeing them is kept with the answer.
-func Answered(ctx context.Context, st Store, attemptID int64, scope string, answerID int64, predicted, of int, at time.Time) error {
+func Answered(ctx context.Context, st Enqueuer, attemptID int64, scope string, answerID int64, predicted, of int, at time.Time) error {
 	if predicted >= 0 {
 		if err := (Rating{Covered: 0, Of: of, Predicted: predicted}).Validate(); err != nil {
 			return err

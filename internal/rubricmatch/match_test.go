@@ -147,3 +147,26 @@ func TestLongAnswerIsReadToTheLimit(t *testing.T) {
 		t.Errorf("a phrase after the first %d bytes: %s; want not found", MaxAnswerBytes, got)
 	}
 }
+
+// TestEverydaySynonymsAndPrefixes: a phrase finds the answer that says it
+// with a word of the same group or a hyphenated prefix, and not one that
+// says something else.
+func TestEverydaySynonymsAndPrefixes(t *testing.T) {
+	for _, tc := range []struct {
+		phrase, answer string
+		want           Verdict
+	}{
+		{"stores the response", "The server saves the reply next to the key.", Covered},
+		{"returns the saved response", "It replays the recorded result.", Covered},
+		{"same state after one or many", "Once or five times, it ends in the same state.", Covered},
+		{"re-index", "We reindex when a page changes.", Covered},
+		{"reindex", "We re-index when a page changes.", Covered},
+		{"stores the response", "The server drops the reply.", NotFound},
+		{"re-index", "We index once, at the start.", NotFound},
+	} {
+		got := Match(tc.answer, []KeyPoint{{Shows: []string{tc.phrase}}})[0].Verdict
+		if got != tc.want {
+			t.Errorf("%q in %q: %s; want %s", tc.phrase, tc.answer, got, tc.want)
+		}
+	}
+}

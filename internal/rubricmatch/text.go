@@ -47,6 +47,10 @@ var stopWords = map[string]bool{
 	"any": true, "each": true, "if": true, "but": true, "all": true, "only": true, "own": true, "same": false,
 }
 
+// joinedPrefixes are written both joined and hyphenated; hyphenated, they
+// join the word they prefix.
+var joinedPrefixes = map[string]bool{"re": true, "pre": true, "non": true, "de": true, "un": true, "co": true, "sub": true, "multi": true}
+
 // isWordRune is a letter or digit; an apostrophe inside a word is kept
 // (for contractions) and a hyphen splits words ("read-only" is "read only").
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -112,6 +116,15 @@ func tokenize(text string) []token {
 				i += size
 				continue
 			}
+			// A prefix joined by a hyphen is one word: "re-index" is
+			// "reindex", "non-blocking" "nonblocking", as either is written.
+			if r == '-' && joinedPrefixes[strings.ToLower(text[start:i])] {
+				next, _ := utf8.DecodeRuneInString(text[i+size:])
+				if i+size < len(text) && unicode.IsLetter(next) {
+					i += size
+					continue
+				}
+			}
 			if r == '\'' || r == '’' { // inside a word only
 				next, _ := utf8.DecodeRuneInString(text[i+size:])
 				if i+size < len(text) && unicode.IsLetter(next) {
@@ -121,7 +134,7 @@ func tokenize(text string) []token {
 			}
 			break
 		}
-		word := strings.ToLower(strings.ReplaceAll(text[start:i], "’", "'"))
+		word := strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(text[start:i], "’", "'"), "-", ""))
 		parts := []string{word}
 		if exp, ok := contractions[word]; ok {
 			parts = exp
@@ -198,6 +211,51 @@ var synonyms = map[string]string{
 	"msg": "messag", "dedup": "dedupl", "deduplicat": "dedupl",
 	"dupe": "duplicat", "dup": "duplicat", "asynchronou": "async", "asynchronous": "async", "identifier": "id",
 	"llm": "model", "param": "parameter", "config": "configurat", "auth": "authenticat",
+}
+
+// wordGroups are everyday synonyms of the words rubric phrases are made
+// of: one group's words meet at its first word's stem, so a phrase written
+// with "stores the response" finds "saves the reply". They are general
+// English and engineering usage, chosen as a thesaurus would group them,
+// not fitted to any answer; a word sits in one group only.
+var wordGroups = [][]string{
+	{"store", "save", "record", "persist", "remember"},
+	{"result", "response", "reply", "outcome"},
+	{"return", "replay"},
+	{"retry", "resend", "reattempt", "redo"},
+	{"fetch", "retrieve", "pull"},
+	{"weight", "parameter"},
+	{"change", "update", "adjust", "modify", "alter"},
+	{"cite", "citation", "reference"},
+	{"request", "call", "invocation"},
+	{"twice", "double"},
+	{"limit", "cap", "ceiling", "budget"},
+	{"duplicate", "repeat", "copy"},
+	{"evaluation", "eval", "test"},
+	{"guarantee", "ensure"},
+	{"delete", "remove", "purge", "erase"},
+	{"stop", "halt", "abort"},
+	{"many", "several", "multiple", "numerous", "three", "four", "five", "ten"},
+	{"fast", "quick", "immediate"},
+	{"publish", "emit"},
+	{"consumer", "subscriber", "receiver"},
+	{"error", "failure", "fault"},
+	{"process", "handle"},
+}
+
+func init() {
+	for _, g := range wordGroups {
+		to := canonical(stem(g[0]))
+		for _, w := range g {
+			// The stemmer is small: "replays" and "replay" stem apart, so
+			// each form maps.
+			for _, form := range []string{w, w + "s", w + "ed", w + "ing"} {
+				if st := stem(form); st != to {
+					synonyms[st] = to
+				}
+			}
+		}
+	}
 }
 
 // canonical is a stem's synonym group, or the stem.

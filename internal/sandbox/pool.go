@@ -52,9 +52,18 @@ const (
 //
 // Every job belongs to a key (the client address it came for; "" when the
 // caller has none): when a place frees it goes to the waiting job whose key
-// has the fewest jobs running, then to the key that last got a place
-// longest ago, then to the job that has waited longest. So one key holding
-// every place gets the next free one only when nobody else waits.
+// has the fewest jobs running; then to a key none of whose jobs ran long
+// recently (see observeLocked) before one whose did; then to the key with
+// the fewest jobs waiting; then to the key that last got a place longest
+// ago; then to the job that has waited longest. So one key holding every
+// place gets the next free one only when nobody else waits, and a newcomer
+// waits for the first running job to end, not for the turns of many keys
+// keeping endless loops queued: once their loops have run long those keys
+// come after it, and before that each of them has a queue while the
+// newcomer has one job. A key whose jobs are quick keeps its turn against
+// any number of keys spinning, whatever its queue; the price is that a key
+// whose code ran long (longMemory) waits behind every key whose code did
+// not, and is told so at admission (its expected wait counts them).
 //
 // After KeepWarm the pool also keeps up to one spare child per place,
 // started and initialised, blocked reading its job: a job given to a spare
@@ -255,10 +264,11 @@ func (p *Pool) RetryAfter(key string) time.Duration {
 // dispatchLocked gives free places to the ready waiting jobs, in the
 // fair order.
 func (p *Pool) dispatchLocked() {
+	now := p.now()
 	for len(p.running) < p.size {
 		best := -1
 		for i, t := range p.waiting {
-			if t.ready && (best < 0 || p.beforeLocked(t, p.waiting[best])) {
+			if t.ready && (best < 0 || p.beforeLocked(t, p.waiting[best], now)) {
 				best = i
 			}
 		}
@@ -278,14 +288,17 @@ func (p *Pool) dispatchLocked() {
 	}
 }
 
-// beforeLocked reports whether waiting job a gets a place before b: its
-// key has fewer jobs running, or as many and got its last place longer
-// ago (never is longest), or it is the same key's and has waited longer.
-func (p *Pool) beforeLocked(a, b *Ticket) bool {
+// beforeLocked reports whether waiting job a gets a place before b, at
+// now, in the order Pool describes.
+func (p *Pool) beforeLocked(a, b *Ticket, now time.Time) bool {
 	ka, kb := p.keyLocked(a.key), p.keyLocked(b.key)
 	switch {
 	case ka.running != kb.running:
 		return ka.running < kb.running
+	case p.markedLocked(ka, now) != p.markedLocked(kb, now):
+		return !p.markedLocked(ka, now)
+	case ka.waiting != kb.waiting:
+		return ka.waiting < kb.waiting
 	case !ka.lastStart.Equal(kb.lastStart):
 		return ka.lastStart.Before(kb.lastStart)
 	}
@@ -574,8 +587,12 @@ func (p *Pool) expectedWaitLocked(key string, now time.Time) time.Duration {
 		frees = append(frees, 0)
 	}
 	newcomer := &Ticket{key: key, admitted: now.Add(time.Nanosecond)}
+	// Once admitted the newcomer waits too, and counts in its key's turn.
+	ks := p.keyLocked(key)
+	ks.waiting++
+	defer func() { ks.waiting-- }()
 	for _, w := range p.waiting {
-		if !p.beforeLocked(w, newcomer) {
+		if !p.beforeLocked(w, newcomer, now) {
 			continue
 		}
 		i := minIndex(frees)

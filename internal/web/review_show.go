@@ -66,7 +66,7 @@ func (s *Server) reviewLines(ctx context.Context, items []storage.ReviewItem) []
 		switch it.Kind {
 		case storage.KindProblem:
 			if p, ok := cat.Problem(it.Slug); ok {
-				line.Title, line.URL = p.Title, "/problems/"+p.Slug+"#answer"
+				line.Title, line.URL = p.Title, problemAgainURL(p)
 			}
 		case storage.KindSet:
 			id, _ := strings.CutPrefix(it.Scope, "question:")
@@ -75,7 +75,7 @@ func (s *Server) reviewLines(ctx context.Context, items []storage.ReviewItem) []
 				line.Title = qs.Title + ": " + id
 				for i := range qs.Questions {
 					if q := &qs.Questions[i]; q.ID == id {
-						line.Title, line.URL = qs.Title+": "+q.Text, questionAnchor(qs, q)
+						line.Title, line.URL = qs.Title+": "+q.Text, questionAgainURL(qs, q)
 					}
 				}
 			}
@@ -137,4 +137,27 @@ func (l reviewLine) scheduleText() string {
 			plural(l.Reps, "time"), plural(l.Interval, "day"), plural(l.Lapses, "time"))
 	}
 	return fmt.Sprintf("Reviewed %s in a row; latest interval %s", plural(l.Reps, "time"), plural(l.Interval, "day"))
+}
+
+// keyPointsOf counts the key points of a problem's or a question's answer
+// in the content served now: an answer to something with none has nothing
+// to rate it by, so it stays out of the review queue.
+func (s *Server) keyPointsOf(ctx context.Context, kind storage.Kind, slug, scope string) int {
+	cat := s.catalog(ctx)
+	switch kind {
+	case storage.KindProblem:
+		if p, ok := cat.Problem(slug); ok && scope == storage.ScopeProblem {
+			return len(p.StrongAnswer)
+		}
+	case storage.KindSet:
+		id, ok := strings.CutPrefix(scope, "question:")
+		if qs, found := cat.Set(slug); ok && found {
+			for i := range qs.Questions {
+				if qs.Questions[i].ID == id {
+					return len(qs.Questions[i].KeyPoints)
+				}
+			}
+		}
+	}
+	return 0
 }

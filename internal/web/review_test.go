@@ -39,7 +39,20 @@ func TestReviewQueue(t *testing.T) {
 
 	// Answered, not ticked: due tomorrow.
 	b.get("/review").mustContain(t, "Nothing is due", "Coming later", "Rapid-fire questions: What is RAG?",
-		`href="/sets/rapid#q-what-is-rag"`, "tick its key points")
+		`href="/sets/rapid?again=what-is-rag#answer-what-is-rag"`, "tick its key points")
+
+	// The link opens the box ready to answer again: the last answer and
+	// the model answer folded away above the open form; other boxes and
+	// the page without ?again= are as ever.
+	again := b.get("/sets/rapid?again=what-is-rag")
+	again.mustContain(t, `id="answer-what-is-rag-box"`, `data-again`, `<details class="answer-last" data-answer-last><summary>Your last answer, the model answer and the key points (open them after answering)</summary>`,
+		`<label for="answer-what-is-rag">Answer question 1 again</label>`)
+	if n := strings.Count(again.body, "data-again"); n != 1 {
+		t.Errorf("%d boxes opened to answer again; want the one named", n)
+	}
+	if plain := b.get("/sets/rapid"); strings.Contains(plain.body, "data-again") || strings.Contains(plain.body, "data-answer-last") {
+		t.Error("the set page without ?again= folds the last answer away")
+	}
 	b.get("/").mustContain(t, "Nothing due for review", `href="/review"`)
 
 	// Ticked 2 of 4 after predicting 4: SM-2 gives a day for a first pass.
@@ -111,5 +124,28 @@ func TestCalibrationChartGeometry(t *testing.T) {
 	}
 	if one := (calibrationView{Rows: v.Rows[:1]}); one.points(false) != fmt.Sprintf("%.1f,%.1f", float64(calW)/2, calY(0.5)) {
 		t.Errorf("a single answer is drawn at %q; want the middle", one.points(false))
+	}
+}
+
+// TestReviewPlainFormAnswers: a problem answered in the plain form enters
+// the queue when it has key points to rate it by, and its link opens the
+// form with the last answer folded away; with no key points it stays out.
+func TestReviewPlainFormAnswers(t *testing.T) {
+	cat := testCatalog()
+	cat.Problems[0].StrongAnswer = items("KP-A", "KP-B")
+	b := newTestServer(t, cat).newBrowser(t)
+	b.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
+	b.get("/review").mustContain(t, "Coming later", `href="/problems/design-client?again=1#answer-text"`, "Design a safe client")
+	again := b.get("/problems/design-client?again=1")
+	again.mustContain(t, `<details class="answer-last" data-answer-last><summary>What you submitted last (open it after answering)</summary>`,
+		"PLAIN-ANSWER-MARKER", `id="answer-text"`)
+	if strings.Contains(b.get("/problems/design-client").body, "data-answer-last") {
+		t.Error("the problem page without ?again= folds the last answer away")
+	}
+
+	none := newTestServer(t, testCatalog()).newBrowser(t)
+	none.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
+	if p := none.get("/review"); strings.Contains(p.body, "Coming later") || strings.Contains(p.body, "data-review-item") {
+		t.Error("an answer to a problem with no key points entered the queue")
 	}
 }

@@ -125,6 +125,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("web: the store (%T) does not keep practice: it needs practice.Store's methods", cfg.Store)
 	}
 	s.practice = practice.New(ps, s.now)
+	s.practice.Answers.KeyPoints = s.keyPointsOf
 	if s.rooms != nil && s.broker == nil {
 		return nil, errors.New("web: rooms need a broker for their streams")
 	}

@@ -120,6 +120,10 @@ type answerBoxState struct {
 	// FoldAnswerAgain folds the form to answer again under the comparison
 	// once an answer is stored (a rapid-fire run moves on instead).
 	FoldAnswerAgain bool
+	// Again is the box opened from the review queue (?again=): ready to
+	// answer again, the last answer and the model answer folded away so
+	// the answer is recalled, not reread.
+	Again bool
 }
 
 // foldsForm reports whether the box shows its form folded: answered, in

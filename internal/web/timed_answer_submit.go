@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/practice"
-	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -80,6 +79,9 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 		return err
 	}
 	sub := practice.Submission{AttemptID: a.ID, Scope: tg.scope, SessionID: t.ID, Text: raw}
+	if predicted >= 0 {
+		sub.Predicted = &predicted
+	}
 	ans, err := s.timed().Submit(ctx, sub)
 	if errors.Is(err, practice.ErrEmptyAnswer) {
 		return reject(problem)
@@ -88,9 +90,6 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 		return echo.NewHTTPError(http.StatusConflict, "This answer was already submitted. Reload the page to see it.")
 	}
 	if err != nil {
-		return err
-	}
-	if err := review.Answered(ctx, s.store, a.ID, tg.scope, ans.ID, predicted, len(tg.keyPoints), s.now()); err != nil {
 		return err
 	}
 	if !wantsJSON(c) {

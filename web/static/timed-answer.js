@@ -487,6 +487,14 @@
   Box.prototype.refresh = function () {
     window.clearInterval(this.ticker);
     var container = this.root.closest("section.question") || this.root.closest("section#answer") || this.root;
+    // A box opened from the review queue (?again=) shows its answer and
+    // the model answer once answered again: the page is asked for without it.
+    var params = new URLSearchParams(window.location.search);
+    if (params.has("again")) {
+      params.delete("again");
+      var query = params.toString() ? "?" + params.toString() : "";
+      window.history.replaceState(window.history.state, "", window.location.pathname + query + window.location.hash);
+    }
     fetch(window.location.pathname + window.location.search, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (resp) {
         if (!resp.ok) { throw new Error("status " + resp.status); }
