@@ -114,6 +114,10 @@ func pythonTokens(src string) []chroma.Token {
 			case word == "def" || word == "class":
 				out.emit(chroma.Keyword, word)
 				next = word
+			case word == "import" && next == "from":
+				// from a import b: b is a plain name, as chroma has it.
+				out.emit(chroma.KeywordNamespace, word)
+				next = ""
 			case word == "import" || word == "from":
 				out.emit(chroma.KeywordNamespace, word)
 				next = word

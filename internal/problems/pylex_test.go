@@ -73,7 +73,7 @@ func TestPythonTokens(t *testing.T) {
 		{"import", "from a.b import c\nimport d as e", []tok{
 			{Type: chroma.KeywordNamespace, Value: "from"}, {Type: chroma.Text, Value: " "}, {Type: chroma.NameNamespace, Value: "a.b"},
 			{Type: chroma.Text, Value: " "}, {Type: chroma.KeywordNamespace, Value: "import"}, {Type: chroma.Text, Value: " "},
-			{Type: chroma.NameNamespace, Value: "c"}, {Type: chroma.Text, Value: "\n"},
+			{Type: chroma.Name, Value: "c"}, {Type: chroma.Text, Value: "\n"},
 			{Type: chroma.KeywordNamespace, Value: "import"}, {Type: chroma.Text, Value: " "}, {Type: chroma.NameNamespace, Value: "d"},
 			{Type: chroma.Text, Value: " "}, {Type: chroma.Keyword, Value: "as"}, {Type: chroma.Text, Value: " "},
 			{Type: chroma.NameNamespace, Value: "e"}}},
@@ -98,7 +98,8 @@ func TestPythonTokens(t *testing.T) {
 // so those blocks look as they did.
 func TestPythonTokensMatchChroma(t *testing.T) {
 	tests := map[string]string{
-		"sample": "import os\n\n@decorator\ndef f(a, b=2):\n    \"\"\"Doc.\"\"\"\n    # comment\n    for i in range(10):\n        if a == 'x' or not b:\n            return None\n    raise ValueError(\"no\")\n\nclass C(object):\n    pass\n",
+		"imports": "from a.b import c\nimport d as e, f\nfrom . import g\n",
+		"sample":  "import os\n\n@decorator\ndef f(a, b=2):\n    \"\"\"Doc.\"\"\"\n    # comment\n    for i in range(10):\n        if a == 'x' or not b:\n            return None\n    raise ValueError(\"no\")\n\nclass C(object):\n    pass\n",
 	}
 	fence := regexp.MustCompile("(?s)```python\n(.*?)```")
 	files, err := fs.Glob(content.FS, "problems/*/*.md")
