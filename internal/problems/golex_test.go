@@ -58,7 +58,7 @@ func TestGoTokensMatchChroma(t *testing.T) {
 	for name, code := range tests {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := formatGo(&buf, code); err != nil {
+			if err := formatCode(&buf, "go", code); err != nil {
 				t.Fatal(err)
 			}
 			if got, want := buf.String(), chromaGoHTML(t, code); got != want {

@@ -115,11 +115,6 @@ func codeTokens(language, code string) []chroma.Token {
 	return []chroma.Token{{Type: chroma.Text, Value: code}}
 }
 
-// formatGo writes Go code as a <pre class="chroma"> block.
-func formatGo(w io.Writer, code string) error {
-	return formatCode(w, "go", code)
-}
-
 // rawHTMLEscaper renders raw HTML written by an author as visible text. The
 // default renderer would drop it silently ("raw HTML omitted"), and passing it
 // through would let content inject markup into pages; showing it escaped
