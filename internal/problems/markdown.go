@@ -68,11 +68,6 @@ func (r *codeBlockRenderer) render(w util.BufWriter, source []byte, node ast.Nod
 		return ast.WalkContinue, nil
 	}
 	n := node.(*ast.FencedCodeBlock)
-	var code strings.Builder
-	for i := 0; i < n.Lines().Len(); i++ {
-		seg := n.Lines().At(i)
-		code.Write(seg.Value(source))
-	}
 	language := n.Language(source)
 	if language == nil {
 		// What goldmark (and goldmark-highlighting) write for a fence
@@ -84,6 +79,11 @@ func (r *codeBlockRenderer) render(w util.BufWriter, source []byte, node ast.Nod
 		}
 		_, _ = w.WriteString("</code></pre>\n")
 		return ast.WalkContinue, nil
+	}
+	var code strings.Builder
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		code.Write(seg.Value(source))
 	}
 	if err := formatCode(w, strings.ToLower(string(language)), code.String()); err != nil {
 		return ast.WalkStop, err
