@@ -24,7 +24,7 @@ func chromaGoHTML(t testing.TB, code string) string {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := chromahtml.New(formatOptions()...).Format(&buf, styles.Get(highlightStyle), it); err != nil {
+	if err := chromahtml.New(chromaFormatOptions()...).Format(&buf, styles.Get(HighlightStyle), it); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -58,7 +58,7 @@ func TestGoTokensMatchChroma(t *testing.T) {
 	for name, code := range tests {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := formatGo(&buf, code); err != nil {
+			if err := formatCode(&buf, "go", code); err != nil {
 				t.Fatal(err)
 			}
 			if got, want := buf.String(), chromaGoHTML(t, code); got != want {

@@ -246,6 +246,15 @@ func TestLintReportsEachKindOfBadContent(t *testing.T) {
 			},
 		},
 		{
+			name: "code fence with attributes",
+			fsys: func(t *testing.T) fstest.MapFS {
+				return edit(t, problemPath, "```go\nfunc refund()", "```go {hl_lines=[1]}\nfunc refund()")
+			},
+			want: []string{
+				"problems/refund-demo/problem.md:21: code fence attributes {hl_lines=[1]} are not supported: write the fence as ```go and point at lines in the text",
+			},
+		},
+		{
 			name: "missing prompt",
 			fsys: func(t *testing.T) fstest.MapFS {
 				return edit(t, problemPath, "The function below refunds a payment. Find what is wrong.\n\n```go\nfunc refund() error { return nil }\n```\n", "")

@@ -189,6 +189,7 @@ func (l *loader) open(file string, front any) *builder {
 	f.decodeFront(front, l.ds)
 	bd := &builder{body: parseBody(f), ds: l.ds}
 	bd.rejectTitleHeadings()
+	bd.rejectFenceAttributes()
 	return bd
 }
 

@@ -334,12 +334,6 @@ func TestMarkdownFeatures(t *testing.T) {
 			}
 		})
 	}
-	css := HighlightCSS()
-	for _, class := range []string{".chroma", ".chroma .kd"} {
-		if !strings.Contains(css, class) {
-			t.Errorf("HighlightCSS() has no rule for %s", class)
-		}
-	}
 }
 
 func TestQuestionIDs(t *testing.T) {

@@ -5,25 +5,23 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
-	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-// highlightStyle is the chroma style whose colours HighlightCSS returns. The
-// rendered HTML carries only class names, so the web layer can swap the
-// stylesheet without re-rendering content.
-const highlightStyle = "github"
+// HighlightStyle is the chroma style whose colours the light highlight
+// stylesheet (web/static/highlight.css) carries. The rendered HTML holds
+// only class names, so the web layer styles code blocks (light and dark)
+// without re-rendering content.
+const HighlightStyle = "github"
 
 // markdown is the one goldmark instance used for all content. goldmark's
 // Markdown is safe for concurrent use once built.
@@ -41,98 +39,80 @@ var markdown = goldmark.New(
 	),
 )
 
-// codeBlockRenderer highlights fenced code with chroma CSS classes. Go
-// blocks take a fast path through goTokens; every other language, and Go
-// blocks with goldmark-highlighting attributes such as {hl_lines=[2]}, go
-// to goldmark-highlighting unchanged.
+// codeBlockRenderer highlights fenced code with chroma's CSS classes,
+// through lexers of our own: Go (go/scanner), YAML and Python. A block in
+// any other language is shown in the same <pre>, as plain text; a block
+// with no language, as goldmark writes it. Fence attributes such as
+// {hl_lines=[2]} are not interpreted (lint refuses them in content).
 type codeBlockRenderer struct {
-	highlighter renderer.NodeRenderer
-	fallback    renderer.NodeRendererFunc
+	html.Config
 }
 
 func newCodeBlockRenderer() *codeBlockRenderer {
-	return &codeBlockRenderer{highlighter: highlighting.NewHTMLRenderer(
-		highlighting.WithStyle(highlightStyle),
-		highlighting.WithFormatOptions(formatOptions()...),
-	)}
+	return &codeBlockRenderer{Config: html.NewConfig()}
 }
 
-// SetOption passes goldmark's renderer options on to goldmark-highlighting,
-// which would receive them if it were registered itself.
+// SetOption implements renderer.SetOptioner, so goldmark's HTML options
+// (such as the writer) reach the untagged-block path.
 func (r *codeBlockRenderer) SetOption(name renderer.OptionName, value any) {
-	if so, ok := r.highlighter.(renderer.SetOptioner); ok {
-		so.SetOption(name, value)
-	}
+	r.Config.SetOption(name, value)
 }
 
 // RegisterFuncs implements renderer.NodeRenderer.
 func (r *codeBlockRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
-	r.highlighter.RegisterFuncs(funcCapture(func(kind ast.NodeKind, f renderer.NodeRendererFunc) {
-		if kind == ast.KindFencedCodeBlock {
-			r.fallback = f
-		}
-	}))
 	reg.Register(ast.KindFencedCodeBlock, r.render)
 }
 
-// funcCapture receives the functions a NodeRenderer registers.
-type funcCapture func(ast.NodeKind, renderer.NodeRendererFunc)
-
-func (c funcCapture) Register(kind ast.NodeKind, f renderer.NodeRendererFunc) { c(kind, f) }
-
 func (r *codeBlockRenderer) render(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
-	n := node.(*ast.FencedCodeBlock)
-	language := string(n.Language(source))
-	info := ""
-	if n.Info != nil {
-		info = string(n.Info.Segment.Value(source))
+	if !entering {
+		return ast.WalkContinue, nil
 	}
-	if !entering || (language != "go" && language != "golang") || strings.Contains(info, "{") {
-		return r.fallback(w, source, node, entering)
+	n := node.(*ast.FencedCodeBlock)
+	language := n.Language(source)
+	if language == nil {
+		// What goldmark (and goldmark-highlighting) write for a fence
+		// with no language.
+		_, _ = w.WriteString("<pre><code>")
+		for i := 0; i < n.Lines().Len(); i++ {
+			seg := n.Lines().At(i)
+			r.Writer.RawWrite(w, seg.Value(source))
+		}
+		_, _ = w.WriteString("</code></pre>\n")
+		return ast.WalkContinue, nil
 	}
 	var code strings.Builder
 	for i := 0; i < n.Lines().Len(); i++ {
 		seg := n.Lines().At(i)
 		code.Write(seg.Value(source))
 	}
-	if err := formatGo(w, code.String()); err != nil {
+	if err := formatCode(w, strings.ToLower(string(language)), code.String()); err != nil {
 		return ast.WalkStop, err
 	}
 	return ast.WalkContinue, nil
 }
 
-// formatOptions are chroma's HTML options for every code block: CSS
-// classes rather than inline styles, and a <pre> that takes keyboard focus,
-// since a long line makes the block scroll sideways and a region that
-// scrolls must be reachable without a mouse (axe: scrollable-region-focusable).
-func formatOptions() []chromahtml.Option {
-	return []chromahtml.Option{chromahtml.WithClasses(true), chromahtml.WithPreWrapper(focusablePre{})}
-}
-
-// focusablePre writes chroma's <pre> (and <code>) with tabindex="0".
-type focusablePre struct{}
-
-func (focusablePre) Start(code bool, styleAttr string) string {
-	if code {
-		return `<pre tabindex="0"` + styleAttr + `><code>`
-	}
-	return `<pre tabindex="0"` + styleAttr + `>`
-}
-
-func (focusablePre) End(code bool) string {
-	if code {
-		return `</code></pre>`
-	}
-	return `</pre>`
-}
-
-// formatGo writes Go code as a <pre class="chroma"> block, the same HTML
-// goldmark-highlighting writes with chroma's own Go lexer.
-func formatGo(w io.Writer, code string) error {
-	// chroma's lexers see LF line ends only; do the same.
+// formatCode writes code in a language as a <pre class="chroma"> block.
+func formatCode(w io.Writer, language, code string) error {
+	// chroma's lexers saw LF line ends only; ours do the same.
 	code = strings.ReplaceAll(code, "\r\n", "\n")
-	formatter := chromahtml.New(formatOptions()...)
-	return formatter.Format(w, styles.Get(highlightStyle), chroma.Literator(goTokens(code)...))
+	return writeCodeHTML(w, codeTokens(language, code))
+}
+
+// codeTokens splits code into tokens with the language's lexer; a
+// language without one is a single plain-text token.
+func codeTokens(language, code string) []chroma.Token {
+	switch language {
+	case "go", "golang":
+		return goTokens(code)
+	case "yaml", "yml":
+		return yamlTokens(code)
+	case "python", "py", "python3", "py3":
+		return pythonTokens(code)
+	}
+	if code == "" {
+		return nil
+	}
+	return []chroma.Token{{Type: chroma.Text, Value: code}}
 }
 
 // rawHTMLEscaper renders raw HTML written by an author as visible text. The
@@ -238,20 +218,4 @@ func withReferences(refs []parser.Reference) parser.ParseOption {
 func RenderMarkdown(src string) (string, error) {
 	md, err := renderMarkdown(src)
 	return md.HTML, err
-}
-
-var highlightCSS = sync.OnceValue(func() string {
-	var buf bytes.Buffer
-	formatter := chromahtml.New(chromahtml.WithClasses(true))
-	if err := formatter.WriteCSS(&buf, styles.Get(highlightStyle)); err != nil {
-		// WriteCSS only fails when the writer fails; a bytes.Buffer does not.
-		panic(fmt.Sprintf("problems: write highlight CSS: %v", err))
-	}
-	return buf.String()
-})
-
-// HighlightCSS returns the stylesheet for the chroma classes in rendered code
-// blocks, for the web layer to serve (for example as /static/highlight.css).
-func HighlightCSS() string {
-	return highlightCSS()
 }

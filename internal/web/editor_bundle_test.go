@@ -181,7 +181,7 @@ func TestPrecompressedAssetsCurrent(t *testing.T) {
 	ts := newTestServer(t, testCatalog())
 	assets := ts.app.assets
 	for name := range assets.files {
-		if _, ok := assets.best[name]; !ok && name != highlightCSSName && compressible(assetType(name)) {
+		if _, ok := assets.best[name]; !ok && compressible(assetType(name)) {
 			t.Errorf("web/static/%s has no %s.br beside it; run go generate ./web", name, name)
 		}
 	}

@@ -20,12 +20,14 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/labstack/echo/v4"
 
-	"github.com/faultline-dev/faultline/internal/problems"
 	assets "github.com/faultline-dev/faultline/web"
 )
 
-// highlightCSSName is the URL name of the chroma stylesheet, served from the
-// content package rather than from web/static.
+// highlightCSSName is the stylesheet for the chroma classes in rendered code
+// blocks: light and dark in one file (web/static/highlight.css), made from
+// chroma's styles by TestHighlightCSSCurrent. It is fixed data: the server
+// does not link chroma's style registry, whose start-up every process
+// (the grading child too) would pay.
 const highlightCSSName = "highlight.css"
 
 // Levels for static files, compressed once per process. On the 430 KB
@@ -102,11 +104,6 @@ func newAssetSet() (*assetSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: static assets: %w", err)
 	}
-	highlight, err := themedHighlightCSS(problems.HighlightCSS())
-	if err != nil {
-		return nil, err
-	}
-	set.add(highlightCSSName, []byte(highlight))
 	go set.compress()
 	return set, nil
 }
