@@ -16,18 +16,18 @@ import (
 const claimSpan = 5 * time.Minute
 
 type run struct {
-	ctx      context.Context
-	store    createapi.Store
-	vendor   createapi.Vendor
-	id       string
-	f        createapi.Features
-	plan     createapi.Plan
-	held     time.Time
-	began    time.Time
-	floor    time.Duration // the next pause is at least this long
-	err      error         // why an iteration stopped early
-	doubt    bool
-	doubtAt  time.Time
+	ctx     context.Context
+	store   createapi.Store
+	vendor  createapi.Vendor
+	id      string
+	f       createapi.Features
+	plan    createapi.Plan
+	held    time.Time
+	began   time.Time
+	floor   time.Duration // the next pause is at least this long
+	err     error         // why an iteration stopped early
+	doubt   bool
+	doubtAt time.Time
 }
 
 var errTaken = errors.New("taken over")
