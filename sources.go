@@ -14,7 +14,8 @@ import "embed"
 //
 //go:embed go.mod
 //go:embed content/*.go content/README.md content/problems content/sets content/screens
-//go:embed internal/faultsim/*.go internal/gradewire/*.go internal/sandbox/*.go internal/gointerp/*.go internal/textclip/*.go
+//go:embed internal/faultsim/*.go internal/faultsim/native/*.go internal/faultsim/bubble/*.go
+//go:embed internal/gradewire/*.go internal/textclip/*.go
 //go:embed internal/grader/refundkit/*.go internal/kits/*/*.go internal/kits/*/*/*.go
 //go:embed third_party/yaml.v3-v3.0.1.zip
 var NativeSources embed.FS

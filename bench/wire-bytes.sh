@@ -3,7 +3,8 @@
 # accepts gzip and brotli would fetch it: the HTML, then every stylesheet and
 # script it links, each counted as the bytes curl downloaded (so compressed
 # when the server compressed). It then grades the starter once and counts the
-# page's HTML again, which now carries the report.
+# page's HTML again, which now carries the report: on the wire, and raw (as
+# the browser holds it; the issue's limit is 200 KB).
 #
 # usage: bench/wire-bytes.sh [REV...]   (default: the working tree)
 #   Each REV (a commit, a branch, or "." for the working tree) is built and
@@ -34,7 +35,7 @@ bytes() { # url [curl args...]: bytes on the wire
 	curl -fsS -o /dev/null -w '%{size_download}' -H "Accept-Encoding: $accept" "$@" "$url"
 }
 
-printf '%-12s %10s %10s %10s %10s %12s %14s\n' build html_B css_B js_B page_B encodings html_after_grade_B
+printf '%-12s %10s %10s %10s %10s %12s %14s %14s\n' build html_B css_B js_B page_B encodings html_after_grade_B after_grade_raw_B
 for rev in "${revs[@]}"; do
 	src="$work/src-$rev"
 	mkdir -p "$src"
@@ -79,8 +80,9 @@ for rev in "${revs[@]}"; do
 		sleep 0.1
 	done
 	after=$(bytes "$base/problems/$slug" -b "$jar")
+	after_raw=$(curl -fsS -o /dev/null -w '%{size_download}' -H 'Accept-Encoding: identity' -b "$jar" "$base/problems/$slug")
 
-	printf '%-12s %10d %10d %10d %10d %12s %14d\n' "$label" "$html" "$css" "$js" $((html + css + js)) "$(printf '%s' "$encodings" | tr ',' '\n' | sort -u | paste -sd,)" "$after"
+	printf '%-12s %10d %10d %10d %10d %12s %14d %14d\n' "$label" "$html" "$css" "$js" $((html + css + js)) "$(printf '%s' "$encodings" | tr ',' '\n' | sort -u | paste -sd,)" "$after" "$after_raw"
 	kill -TERM "$pid"
 	wait "$pid" 2>/dev/null || true
 	pid=""

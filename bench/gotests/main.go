@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 // Command gotests measures the interpreter the grader runs submissions in
 // (internal/gointerp, with its rewrites, as the grading child uses it:
 // ParseSource, NewInterpreter, Eval) against Go's own test programs: the

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
@@ -48,7 +49,7 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	// ServeChild exits the process once the job is graded; it returns
 	// only when the job could not be read.
-	err = faultsim.ServeChild(bytes.NewReader(data), results, gradingKits())
+	err = interpreted.ServeChild(bytes.NewReader(data), results, gradingKits())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

@@ -72,6 +72,12 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.Usage()
 		return gradeExitNotGraded
 	}
+	// The child starts while the content is read: its start-up (exec,
+	// limits, the binary's package init) overlaps the reading.
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	pool := sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0)
+	pool.Prestart()
+	defer pool.Close()
 	code, exit := kitProblem(*contentDir, *problem, stderr)
 	if exit != 0 {
 		return exit
@@ -81,7 +87,7 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "grade: note: -seeds has no effect on %s: each of its scenarios says how many schedules it explores\n", *problem)
 		}
 	})
-	return gradeWithKit(ctx, *problem, code, fs.Arg(0), *seed, *seeds, *asJSON, gradeReferee{ref, *db}, stdout, stderr)
+	return gradeWithKit(ctx, pool, log, *problem, code, fs.Arg(0), *seed, *seeds, *asJSON, gradeReferee{ref, *db}, stdout, stderr)
 }
 
 // scenariosSetTheirSeeds reports whether every scenario of code's kit says
@@ -140,14 +146,13 @@ func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, exit i
 }
 
 // gradeWithKit grades the file at path against code's scenarios with its
-// kit, in a sandboxed child.
-func gradeWithKit(ctx context.Context, slug string, code *problems.Code, path string, seed int64, seeds int, asJSON bool, ref gradeReferee, stdout, stderr io.Writer) int {
+// kit, in a sandboxed child of pool.
+func gradeWithKit(ctx context.Context, pool *sandbox.Pool, log *slog.Logger, slug string, code *problems.Code, path string, seed int64, seeds int, asJSON bool, ref gradeReferee, stdout, stderr io.Writer) int {
 	src, ok := readSubmission(path, stderr)
 	if !ok {
 		return gradeExitNotGraded
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc := grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+	svc := grading.New(pool, log)
 	svc.Referee = ref.newReferee(sandbox.DefaultLimits(), 1)
 	if ref.db != "" && svc.Referee != nil {
 		store, err := storage.Open(ctx, ref.db)

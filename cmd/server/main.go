@@ -25,7 +25,7 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"serve", "run the web app (the default; with -content DIR -watch, it reloads DIR as it is edited)", serveCommand},
 	{"lint", "check content files and print every error with file and line", lintCommand},
-	{"grade", "grade a refund submission in a sandboxed child and print the report", gradeCommand},
+	{"grade", "grade a code problem's submission in a sandboxed child and print the report", gradeCommand},
 	{"referee-log", "list the grades the native referee overruled (the interpreter's faults)", refereeLogCommand},
 	{"referee-warm", "fill the native referee's build cache, so the first Grade's check is fast", refereeWarmCommand},
 	{gradewire.ChildCommand, "", gradeChildCommand}, // hidden: the sandboxed grading child

@@ -126,7 +126,7 @@ func TestAccessibilityOfGrading(t *testing.T) {
 
 	// The run's own page (the permalink, and the path without JavaScript)
 	// and the history that lists the run.
-	runURL := evalJS[string](t, ctx, `(() => { const a = document.querySelector('a[href*="/runs/"]'); return a ? a.getAttribute("href") : "" })()`)
+	runURL := evalJS[string](t, ctx, `(() => { const a = document.querySelector('a[href*="/runs/"]:not([href*="/scenarios/"])'); return a ? a.getAttribute("href") : "" })()`)
 	if runURL == "" {
 		runURL = path + "/runs/1"
 	}

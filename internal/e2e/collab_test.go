@@ -77,6 +77,7 @@ var collabPage = template.Must(template.New("page").Parse(`<!doctype html>
 <textarea id="code">{{.Text}}</textarea>
 </main>
 <script src="/static/editor.js"></script>
+<script src="/static/editor-collab.js"></script>
 <script>
 const me = {clientID: {{.ClientID}}, name: {{.Name}}, colour: {{.Colour}}};
 let deliver = null;

@@ -195,7 +195,7 @@ func TestNoSidewaysScrollOnAPhone(t *testing.T) {
 			if over > 0 {
 				wide := evalJS[[]string](t, ctx, `[...document.querySelectorAll("body *")].filter(el => {
 					const r = el.getBoundingClientRect(); return r.right > document.documentElement.clientWidth + 1 && r.width > 0 &&
-						!el.closest("pre, .table-scroll, .cm-scroller") })
+						!el.closest("pre, .table-scroll, .cm-scroller, .seq-scroll") })
 					.slice(0, 8).map(el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className ? "." + String(el.className).split(" ").join(".") : ""))`)
 				t.Errorf("%s scrolls %.0f px sideways at 390 px; too wide: %v", p.path, over, wide)
 			}

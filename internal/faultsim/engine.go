@@ -30,7 +30,8 @@ type Options struct {
 	lanes    lanes
 }
 
-func (o Options) withDefaults() Options {
+// WithDefaults is o with what it leaves unset filled in, as a grade reads it.
+func (o Options) WithDefaults() Options {
 	if o.Seeds < 1 {
 		o.Seeds = 1
 	}
@@ -83,7 +84,7 @@ func checkReturns(r *Run) []string {
 // invariants. What the submission does is data in the Report; the error is
 // for the engine or the kit breaking.
 func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bubble, opt Options) (*Report, error) {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	opt.lanes = newLanes(opt.Lanes)
 	rep := &Report{Kit: k.Name(), Status: StatusPass, Scenarios: []ScenarioResult{}}
 	results := make([]ScenarioResult, len(scenarios))

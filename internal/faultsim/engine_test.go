@@ -1,11 +1,10 @@
-//go:build !nointerp
-
 package faultsim_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -17,20 +16,22 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 )
 
 func grade(t *testing.T, prog faultsim.Program, sc toyScenario, opt faultsim.Options) *faultsim.Report {
 	t.Helper()
-	rep, err := faultsim.Grade(context.Background(), toyKit{}, []faultsim.Scenario{sc}, prog, faultsim.TestBubble(t), opt)
+	rep, err := faultsim.Grade(context.Background(), toyKit{}, []faultsim.Scenario{sc}, prog, faultsimtest.Bubble(t), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
 
-func interpreted(t *testing.T, src string) faultsim.Program {
+func interpretedProgram(t *testing.T, src string) faultsim.Program {
 	t.Helper()
-	p, diags := faultsim.Interpret(toyKit{}, "bump.go", src)
+	p, diags := interpreted.Interpret(toyKit{}, "bump.go", src)
 	if diags != nil {
 		t.Fatalf("diagnostics: %v", diags)
 	}
@@ -44,10 +45,10 @@ func TestSchedulesFindTheLostUpdate(t *testing.T) {
 		prog   faultsim.Program
 		failed bool
 	}{
-		{"racy native", faultsim.Native{Entry: racyNative}, true},
-		{"cas native", faultsim.Native{Entry: casNative}, false},
-		{"racy interpreted", interpreted(t, racySource), true},
-		{"cas interpreted", interpreted(t, casSource), false},
+		{"racy native", faultsimtest.Native{Entry: racyNative}, true},
+		{"cas native", faultsimtest.Native{Entry: casNative}, false},
+		{"racy interpreted", interpretedProgram(t, racySource), true},
+		{"cas interpreted", interpretedProgram(t, casSource), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +67,7 @@ func TestSameSeedSameRun(t *testing.T) {
 	sc := toyScenario{name: "three", workers: 3}
 	var reports []string
 	for _, seed := range []int64{7, 7, 8} {
-		rep := grade(t, faultsim.Native{Entry: casNative}, sc, faultsim.Options{FirstSeed: seed})
+		rep := grade(t, faultsimtest.Native{Entry: casNative}, sc, faultsim.Options{FirstSeed: seed})
 		b, _ := json.Marshal(rep.Scenarios[0].Trace)
 		reports = append(reports, string(b))
 	}
@@ -85,8 +86,8 @@ func TestNativeAndInterpretedAgree(t *testing.T) {
 		native any
 		src    string
 	}{{racyNative, racySource}, {casNative, casSource}} {
-		n := grade(t, faultsim.Native{Entry: pair.native}, sc, faultsim.Options{Seeds: 20})
-		i := grade(t, interpreted(t, pair.src), sc, faultsim.Options{Seeds: 20})
+		n := grade(t, faultsimtest.Native{Entry: pair.native}, sc, faultsim.Options{Seeds: 20})
+		i := grade(t, interpretedProgram(t, pair.src), sc, faultsim.Options{Seeds: 20})
 		nb, _ := json.MarshalIndent(n, "", " ")
 		ib, _ := json.MarshalIndent(i, "", " ")
 		if string(nb) != string(ib) {
@@ -97,7 +98,7 @@ func TestNativeAndInterpretedAgree(t *testing.T) {
 
 func TestCrashPointsAndRestart(t *testing.T) {
 	sc := toyScenario{name: "crash", workers: 1, crash: true, restart: time.Second}
-	rep := grade(t, faultsim.Native{Entry: racyNative}, sc, faultsim.Options{})
+	rep := grade(t, faultsimtest.Native{Entry: racyNative}, sc, faultsim.Options{})
 	// One plain run, then before and after each of the two calls.
 	if got := rep.Scenarios[0].Runs; got != 5 {
 		t.Fatalf("runs = %d, want 5", got)
@@ -107,8 +108,8 @@ func TestCrashPointsAndRestart(t *testing.T) {
 	}
 	// A kit that objects to every restart shows the first crash run: its
 	// worker died before its first call and ran again.
-	rep, err := faultsim.Grade(context.Background(), restartObjector{}, []faultsim.Scenario{sc}, faultsim.Native{Entry: racyNative},
-		faultsim.TestBubble(t), faultsim.Options{})
+	rep, err := faultsim.Grade(context.Background(), restartObjector{}, []faultsim.Scenario{sc}, faultsimtest.Native{Entry: racyNative},
+		faultsimtest.Bubble(t), faultsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func Bump(ctx context.Context, c tally.Counter) error { var m map[string]int; m[
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := grade(t, interpreted(t, tt.src), toyScenario{name: "one", workers: 1}, faultsim.Options{Seeds: 3})
+			rep := grade(t, interpretedProgram(t, tt.src), toyScenario{name: "one", workers: 1}, faultsim.Options{Seeds: 3})
 			inv := rep.Scenarios[0].Invariants[0]
 			if inv.ID != faultsim.Returns || inv.Held {
 				t.Fatalf("want %s failed, got %+v", faultsim.Returns, inv)
@@ -200,8 +201,8 @@ func TestSourceThatDoesNotLoad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := faultsim.GradeSource(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 1}},
-				"bump.go", tt.src, faultsim.TestBubble(t), faultsim.Options{})
+			rep, err := interpreted.GradeSource(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 1}},
+				"bump.go", tt.src, faultsimtest.Bubble(t), faultsim.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,12 +232,12 @@ func TestSecondLaneCompiledBesideTrial(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, diags := faultsim.Interpret(toyKit{}, "bump.go", tt.src)
+			p, diags := interpreted.Interpret(toyKit{}, "bump.go", tt.src)
 			if diags != nil {
 				t.Fatal(diags)
 			}
-			rep, err := faultsim.GradeInterpreted(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 1}},
-				p, faultsim.TestBubble(t), faultsim.Options{Seeds: 1, Lanes: tt.lanes})
+			rep, err := interpreted.GradeInterpreted(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 1}},
+				p, faultsimtest.Bubble(t), faultsim.Options{Seeds: 1, Lanes: tt.lanes})
 			if err != nil || rep.Status != faultsim.StatusPass {
 				t.Fatalf("%v %+v", err, rep)
 			}
@@ -249,7 +250,7 @@ func TestSecondLaneCompiledBesideTrial(t *testing.T) {
 
 func TestUnknownCheckIsAnError(t *testing.T) {
 	sc := checked{toyScenario{name: "x", workers: 1}}
-	_, err := faultsim.Grade(context.Background(), toyKit{}, []faultsim.Scenario{sc}, faultsim.Native{Entry: casNative}, faultsim.TestBubble(t), faultsim.Options{})
+	_, err := faultsim.Grade(context.Background(), toyKit{}, []faultsim.Scenario{sc}, faultsimtest.Native{Entry: casNative}, faultsimtest.Bubble(t), faultsim.Options{})
 	if err == nil || !strings.Contains(err.Error(), `"no-such"`) {
 		t.Fatalf("err = %v, want one naming the unknown check", err)
 	}
@@ -267,11 +268,18 @@ func (c checked) Plan() faultsim.Plan {
 // they belong in a kit.
 func TestNoFamilyNames(t *testing.T) {
 	banned := regexp.MustCompile(`(?i)refund|payment|charge|vendor|stripe|idempoten|createclient|refundkit`)
-	files, _ := filepath.Glob("*.go")
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	// The engine and its routes, helpers and subpackages alike.
+	var files []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			files = append(files, path)
 		}
+		return err
+	})
+	if err != nil || len(files) < 20 {
+		t.Fatalf("found %d files: %v", len(files), err)
+	}
+	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -289,7 +297,7 @@ func TestNoFamilyNames(t *testing.T) {
 // rather than being compiled again for every crash point. On one lane a
 // run uses at most three at once (two workers and a restart).
 func TestCrashedWorkersKeepTheirInterpreter(t *testing.T) {
-	p, diags := faultsim.Interpret(toyKit{}, "bump.go", casSource)
+	p, diags := interpreted.Interpret(toyKit{}, "bump.go", casSource)
 	if diags != nil {
 		t.Fatal(diags)
 	}
@@ -312,7 +320,7 @@ func TestLanesDoNotChangeTheReport(t *testing.T) {
 	}
 	grade := func(lanes int) (string, []string) {
 		var order []string
-		rep, err := faultsim.Grade(context.Background(), toyKit{}, scs, interpreted(t, racySource), faultsim.TestBubble(t),
+		rep, err := faultsim.Grade(context.Background(), toyKit{}, scs, interpretedProgram(t, racySource), faultsimtest.Bubble(t),
 			faultsim.Options{Seeds: 8, Lanes: lanes, Progress: func(s faultsim.ScenarioResult) { order = append(order, s.Name) }})
 		if err != nil {
 			t.Fatal(err)
@@ -382,7 +390,7 @@ func Count(ctx context.Context) { calls++; fmt.Println("calls", calls, "first", 
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, diags := faultsim.Interpret(toyKit{}, "bump.go", tt.src)
+			p, diags := interpreted.Interpret(toyKit{}, "bump.go", tt.src)
 			if diags != nil {
 				t.Fatal(diags)
 			}
@@ -460,7 +468,7 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, diags := faultsim.Interpret(toyKit{}, "bump.go", tt.src)
+			p, diags := interpreted.Interpret(toyKit{}, "bump.go", tt.src)
 			if diags != nil {
 				t.Fatal(diags)
 			}
@@ -517,14 +525,14 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	return nil
 }
 `
-	p, diags := faultsim.Interpret(sleepKit{}, "bump.go", src)
+	p, diags := interpreted.Interpret(sleepKit{}, "bump.go", src)
 	if diags != nil {
 		t.Fatal(diags)
 	}
 	if faultsim.CallingWorker() != nil {
 		t.Fatal("the test's own goroutine has a worker")
 	}
-	rep, err := faultsim.Grade(context.Background(), sleepKit{}, []faultsim.Scenario{toyScenario{name: "two", workers: 2}}, p, faultsim.TestBubble(t), faultsim.Options{})
+	rep, err := faultsim.Grade(context.Background(), sleepKit{}, []faultsim.Scenario{toyScenario{name: "two", workers: 2}}, p, faultsimtest.Bubble(t), faultsim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim_test
 
 // The engine's features a kit opts into (phases, triggered calls, caller
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 )
 
 type planScenario struct{ p faultsim.Plan }
@@ -108,7 +107,7 @@ func gradeFeature(t *testing.T, k faultsim.Kit, p faultsim.Plan, prog faultsim.P
 	if p.Budget == 0 {
 		p.Budget = time.Minute
 	}
-	rep, err := faultsim.Grade(context.Background(), k, []faultsim.Scenario{planScenario{p}}, prog, faultsim.TestBubble(t), opt)
+	rep, err := faultsim.Grade(context.Background(), k, []faultsim.Scenario{planScenario{p}}, prog, faultsimtest.Bubble(t), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +143,7 @@ func TestPhasesRunInOrderAndTriggersJoinTheirPhase(t *testing.T) {
 			// The first phase is over when the counter reaches 3.
 			{Worker: "worker-4", Subject: "d", Phase: 0, When: "value 3"},
 		}}
-	rep := gradeFeature(t, featureKit{}, plan, faultsim.Native{Entry: racyNative}, faultsim.Options{Seeds: 10})
+	rep := gradeFeature(t, featureKit{}, plan, faultsimtest.Native{Entry: racyNative}, faultsim.Options{Seeds: 10})
 	sr := rep.Scenarios[0]
 	if sr.Status != faultsim.StatusPass {
 		t.Fatalf("status %s: %v", sr.Status, rep.Failed())
@@ -183,7 +182,7 @@ func TestCallerContexts(t *testing.T) {
 	}}
 	var calls []*faultsim.Invocation
 	k := featureKit{invariants: []faultsim.Invariant{{ID: "look", Check: func(r *faultsim.Run) []string { calls = r.Calls; return nil }}}}
-	rep := gradeFeature(t, k, plan, faultsim.Native{Entry: waits}, faultsim.Options{})
+	rep := gradeFeature(t, k, plan, faultsimtest.Native{Entry: waits}, faultsim.Options{})
 	byWorker := map[string]*faultsim.Invocation{}
 	for _, iv := range calls {
 		byWorker[iv.Call.Worker] = iv
@@ -233,7 +232,7 @@ func TestLearningRunAndChecksOverAllRuns(t *testing.T) {
 			return planScenario{p}, nil
 		}}}
 	plan := faultsim.Plan{Name: "learn", Schedules: 3, Calls: []faultsim.Call{{Worker: "worker-1", Subject: "a"}}}
-	rep := gradeFeature(t, k, plan, faultsim.Native{Entry: casNative}, faultsim.Options{FirstSeed: 7, Seeds: 9})
+	rep := gradeFeature(t, k, plan, faultsimtest.Native{Entry: casNative}, faultsim.Options{FirstSeed: 7, Seeds: 9})
 	sr := rep.Scenarios[0]
 	if quietCalls != 1 || sr.Title != "learned from 1 call" {
 		t.Errorf("learning run made %d calls; title %q", quietCalls, sr.Title)
@@ -269,7 +268,7 @@ func TestDefectsAndUncheckedInvariants(t *testing.T) {
 		return p
 	}
 	rep, err := faultsim.Grade(context.Background(), k, []faultsim.Scenario{planScenario{two(2)}, planScenario{two(3)}},
-		faultsim.Native{Entry: racyNative}, faultsim.TestBubble(t), faultsim.Options{Seeds: 30})
+		faultsimtest.Native{Entry: racyNative}, faultsimtest.Bubble(t), faultsim.Options{Seeds: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +311,7 @@ func TestLeftoverGoroutinesAreNoDeadlock(t *testing.T) {
 		return nil
 	}}}}
 	rep := gradeFeature(t, k, faultsim.Plan{Name: "leaves", Calls: []faultsim.Call{{Worker: "worker-1", Subject: "a"}}},
-		faultsim.Native{Entry: leaves}, faultsim.Options{})
+		faultsimtest.Native{Entry: leaves}, faultsim.Options{})
 	if leftover == "" || deadlock != "" || rep.Scenarios[0].Status != faultsim.StatusPass {
 		t.Errorf("leftover %q, deadlock %q, status %s", leftover, deadlock, rep.Scenarios[0].Status)
 	}
@@ -334,7 +333,7 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	return nil
 }
 `
-	rep := grade(t, interpreted(t, src), toyScenario{name: "one", workers: 1}, faultsim.Options{FirstSeed: 3})
+	rep := grade(t, interpretedProgram(t, src), toyScenario{name: "one", workers: 1}, faultsim.Options{FirstSeed: 3})
 	r := rand.New(rand.NewSource(3*1000 + 1))
 	want := fmt.Sprintln(r.Float32(), r.ExpFloat64(), r.NormFloat64(), r.Float64())
 	if got := rep.Scenarios[0].Calls[0].Output; got != want {
@@ -371,7 +370,7 @@ func TestALeakEndsTheGradeAtTheSameRunWhateverTheLanes(t *testing.T) {
 	var want []byte
 	for _, lanes := range []int{1, 2, 4, 1, 4} {
 		started.Store(0)
-		rep, err := faultsim.Grade(context.Background(), k, scenarios, faultsim.Native{Entry: leaks}, faultsim.TestBubble(t),
+		rep, err := faultsim.Grade(context.Background(), k, scenarios, faultsimtest.Native{Entry: leaks}, faultsimtest.Bubble(t),
 			faultsim.Options{Seeds: 12, FirstSeed: 1, Lanes: lanes})
 		if err != nil {
 			t.Fatal(err)

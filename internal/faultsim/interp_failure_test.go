@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim_test
 
 import (
@@ -8,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 )
 
 // TestInterpreterFailureIsNotTheCandidates: a call that panics inside the
@@ -39,8 +39,8 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	}
 }
 `
-	rep, err := faultsim.GradeSource(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 2}},
-		"bump.go", src, faultsim.TestBubble(t), faultsim.Options{Seeds: 2})
+	rep, err := interpreted.GradeSource(context.Background(), toyKit{}, []faultsim.Scenario{toyScenario{name: "one", workers: 2}},
+		"bump.go", src, faultsimtest.Bubble(t), faultsim.Options{Seeds: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

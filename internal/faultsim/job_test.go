@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim_test
 
 import (
@@ -9,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 )
 
 func TestRunJob(t *testing.T) {
 	kits := []faultsim.Kit{toyKit{}}
 	job := faultsim.Job{Kit: "tally", ScenariosFile: "s.txt", Scenarios: []byte("one 1\ntwo 2\n"), File: "bump.go", Source: racySource, Seeds: 20}
-	rep, err := faultsim.RunJob(context.Background(), kits, job, faultsim.TestBubble(t), nil)
+	rep, err := interpreted.RunJob(context.Background(), kits, job, faultsimtest.Bubble(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestRunJob(t *testing.T) {
 		t.Fatalf("report = %+v", rep.Failed())
 	}
 	job.Only = []string{"two"}
-	if rep, err = faultsim.RunJob(context.Background(), kits, job, faultsim.TestBubble(t), nil); err != nil || len(rep.Scenarios) != 1 {
+	if rep, err = interpreted.RunJob(context.Background(), kits, job, faultsimtest.Bubble(t), nil); err != nil || len(rep.Scenarios) != 1 {
 		t.Fatalf("only two: %v, %v", err, rep)
 	}
 	tests := []struct {
@@ -38,7 +38,7 @@ func TestRunJob(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			j := job
 			tt.edit(&j)
-			_, err := faultsim.RunJob(context.Background(), kits, j, faultsim.TestBubble(t), nil)
+			_, err := interpreted.RunJob(context.Background(), kits, j, faultsimtest.Bubble(t), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -48,14 +48,14 @@ func TestRunJob(t *testing.T) {
 
 func TestReferenceFailures(t *testing.T) {
 	scs := []faultsim.Scenario{toyScenario{name: "one", workers: 1}, toyScenario{name: "two", workers: 2}}
-	got, err := faultsim.ReferenceFailures(context.Background(), toyKit{}, scs, "ref.go", racySource, faultsim.TestBubble(t), faultsim.Options{Seeds: 20})
+	got, err := interpreted.ReferenceFailures(context.Background(), toyKit{}, scs, "ref.go", racySource, faultsimtest.Bubble(t), faultsim.Options{Seeds: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || len(got["two"]) != 1 || got["two"][0] != "no-lost-update" {
 		t.Fatalf("failures = %v, want two: [no-lost-update]", got)
 	}
-	if _, err := faultsim.ReferenceFailures(context.Background(), toyKit{}, scs, "ref.go", "package x\n", faultsim.TestBubble(t), faultsim.Options{}); err == nil {
+	if _, err := interpreted.ReferenceFailures(context.Background(), toyKit{}, scs, "ref.go", "package x\n", faultsimtest.Bubble(t), faultsim.Options{}); err == nil {
 		t.Fatal("a reference that does not load is no error")
 	}
 }
@@ -64,7 +64,7 @@ func TestServeJobWritesProgressThenTheReport(t *testing.T) {
 	kits := []faultsim.Kit{toyKit{}}
 	job := faultsim.Job{Kit: "tally", ScenariosFile: "s.txt", Scenarios: []byte("one 1\ntwo 2\n"), File: "bump.go", Source: casSource, Seeds: 3}
 	var out strings.Builder
-	faultsim.ServeJob(context.Background(), kits, job, faultsim.TestBubble(t), &out)
+	interpreted.ServeJob(context.Background(), kits, job, faultsimtest.Bubble(t), &out)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("want two scenario lines and a report, got %d: %s", len(lines), out.String())
@@ -82,7 +82,7 @@ func TestServeJobWritesProgressThenTheReport(t *testing.T) {
 	}
 	out.Reset()
 	job.Kit = "nope"
-	faultsim.ServeJob(context.Background(), kits, job, faultsim.TestBubble(t), &out)
+	interpreted.ServeJob(context.Background(), kits, job, faultsimtest.Bubble(t), &out)
 	var m faultsim.ChildMessage
 	if err := json.Unmarshal([]byte(strings.TrimSpace(out.String())), &m); err != nil || !strings.Contains(m.Error, `no kit "nope"`) {
 		t.Fatalf("got %q (%v), want one error line naming the kit", out.String(), err)

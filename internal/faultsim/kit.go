@@ -8,12 +8,20 @@
 // Everything a problem family knows (its harness API, its fakes, its
 // scenario schema, its catalogue of invariants, its entry point) lives in a
 // Kit; the engine knows none of it. A test keeps family names out of this
-// package.
+// package and its subpackages.
+//
+// What runs a submission is a Program, one per route, in a subpackage of
+// its own: interpreted (yaegi, the grading child's route) and native
+// (natively compiled copies, the referee's). Both give the code the same
+// stand-ins for standard functions (standins.go), which find their worker
+// through its slot (slots.go). bubble gives a process the virtual clock;
+// faultsimtest and nativebuild are for tests only.
 package faultsim
 
 import (
 	"context"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -48,6 +56,14 @@ type Kit interface {
 type Harness struct {
 	Path    string
 	Symbols map[string]map[string]reflect.Value
+}
+
+// SymbolKey is the key of the package at importPath in Harness.Symbols,
+// as yaegi keys its exports: "importpath/name". It is the engine's, so
+// that a kit names its symbols without importing the interpreter: the
+// native referee's program links the kit.
+func SymbolKey(importPath string) string {
+	return importPath + "/" + importPath[strings.LastIndex(importPath, "/")+1:]
 }
 
 // EntrySpec is the entry point's signature: parameter and result types

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim_test
 
 import (
@@ -14,6 +12,9 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
+	"github.com/faultline-dev/faultline/internal/faultsim/native"
 	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/grading"
 )
@@ -61,11 +62,11 @@ type countedCopy struct {
 	sleep     func(time.Duration)
 }
 
-func (c *countedCopy) native() faultsim.NativeCopy {
+func (c *countedCopy) native() native.NativeCopy {
 	// Until NativeCopies binds them, the stand-ins are the standard
 	// functions, as a shim's variables start.
 	c.int63, c.println, c.afterFunc, c.sleep = rand.Int63, fmt.Println, time.AfterFunc, time.Sleep
-	return faultsim.NativeCopy{Entry: c.bump, Reset: c.reset, StandIns: map[string]any{
+	return native.NativeCopy{Entry: c.bump, Reset: c.reset, StandIns: map[string]any{
 		"math/rand.Int63": &c.int63, "fmt.Println": &c.println, "time.AfterFunc": &c.afterFunc,
 	}}
 }
@@ -86,8 +87,8 @@ func (c *countedCopy) bump(ctx context.Context, counter Counter) error {
 	return nil
 }
 
-func nativeCopies(k faultsim.Kit, n int) (*faultsim.NativeCopies, []*countedCopy) {
-	p := &faultsim.NativeCopies{Kit: k}
+func nativeCopies(k faultsim.Kit, n int) (*native.NativeCopies, []*countedCopy) {
+	p := &native.NativeCopies{Kit: k}
 	var copies []*countedCopy
 	for range n {
 		c := &countedCopy{}
@@ -113,7 +114,7 @@ func reportJSON(t *testing.T, rep *faultsim.Report) string {
 func TestNativeCopiesGradeAsInterpreted(t *testing.T) {
 	sc := toyScenario{name: "three", workers: 3, crash: true, restart: time.Second}
 	opt := faultsim.Options{FirstSeed: 4, Seeds: 3, Lanes: 2}
-	want := reportJSON(t, grade(t, interpreted(t, countedSource), sc, opt))
+	want := reportJSON(t, grade(t, interpretedProgram(t, countedSource), sc, opt))
 	// Two lanes of three workers and a restart.
 	p, _ := nativeCopies(toyKit{}, 8)
 	for round := 1; round <= 2; round++ {
@@ -155,7 +156,7 @@ func TestNativeCopiesUseTheKitsStandIns(t *testing.T) {
 	sc := toyScenario{name: "two", workers: 2}
 	k := steppingSleepKit{}
 	gradeWith := func(prog faultsim.Program) string {
-		rep, err := faultsim.Grade(context.Background(), k, []faultsim.Scenario{sc}, prog, faultsim.TestBubble(t), faultsim.Options{Seeds: 2})
+		rep, err := faultsim.Grade(context.Background(), k, []faultsim.Scenario{sc}, prog, faultsimtest.Bubble(t), faultsim.Options{Seeds: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +177,7 @@ func TestNativeCopiesUseTheKitsStandIns(t *testing.T) {
 
 func interpretedFor(t *testing.T, k faultsim.Kit, src string) faultsim.Program {
 	t.Helper()
-	p, diags := faultsim.Interpret(k, "bump.go", src)
+	p, diags := interpreted.Interpret(k, "bump.go", src)
 	if diags != nil {
 		t.Fatalf("diagnostics: %v", diags)
 	}
@@ -241,7 +242,7 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	return nil
 }
 `
-	f, err := faultsim.NativeSource(toyKit{}, "bump.go", src)
+	f, err := interpreted.NativeSource(toyKit{}, "bump.go", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	}
 
 	own := strings.Replace(src, "var g guarded", "var g guarded\n\ntype Mutex struct{}", 1)
-	if f, err = faultsim.NativeSource(toyKit{}, "bump.go", own); err != nil {
+	if f, err = interpreted.NativeSource(toyKit{}, "bump.go", own); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(f.Shim, "type faultlineNative_sync_Mutex = faultlineFaultsim.Mutex") || !strings.Contains(f.Source, "\tfaultlineNative_sync_Mutex\n") {
@@ -266,7 +267,7 @@ func Bump(ctx context.Context, c tally.Counter) error {
 	}
 
 	stateless := "package tally\n\nimport (\n\t\"context\"\n\n\t\"faultline.test/tally\"\n)\n\nfunc Bump(ctx context.Context, c tally.Counter) error { return nil }\n"
-	if f, err = faultsim.NativeSource(toyKit{}, "bump.go", stateless); err != nil {
+	if f, err = interpreted.NativeSource(toyKit{}, "bump.go", stateless); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(f.Shim, "Reset: nil") {
@@ -278,7 +279,7 @@ func Bump(ctx context.Context, c tally.Counter) error {
 		{src + "\nvar faultlineNativeX int\n", "reserves"},
 		{"package tally\n\nfunc (", "bump.go"},
 	} {
-		if _, err := faultsim.NativeSource(toyKit{}, "bump.go", bad.src); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := interpreted.NativeSource(toyKit{}, "bump.go", bad.src); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("got %v, want an error containing %q", err, bad.want)
 		}
 	}
@@ -336,9 +337,9 @@ func (c *statelessCopy) bump(ctx context.Context, counter Counter) error {
 func TestSharedNativeCopyGradesAsInterpreted(t *testing.T) {
 	sc := toyScenario{name: "three", workers: 3, crash: true, restart: time.Second}
 	opt := faultsim.Options{FirstSeed: 4, Seeds: 3, Lanes: 2}
-	want := reportJSON(t, grade(t, interpreted(t, statelessSource), sc, opt))
+	want := reportJSON(t, grade(t, interpretedProgram(t, statelessSource), sc, opt))
 	c := &statelessCopy{int63: rand.Int63, println: fmt.Println, afterFunc: time.AfterFunc}
-	p := &faultsim.NativeCopies{Kit: toyKit{}, Shared: true, Copies: []faultsim.NativeCopy{{Entry: c.bump, StandIns: map[string]any{
+	p := &native.NativeCopies{Kit: toyKit{}, Shared: true, Copies: []native.NativeCopy{{Entry: c.bump, StandIns: map[string]any{
 		"math/rand.Int63": &c.int63, "fmt.Println": &c.println, "time.AfterFunc": &c.afterFunc,
 	}}}}
 	if got := reportJSON(t, grade(t, p, sc, opt)); got != want {
@@ -348,7 +349,7 @@ func TestSharedNativeCopyGradesAsInterpreted(t *testing.T) {
 		t.Fatal("the report shows no output of the goroutine or the timer: the test shows nothing")
 	}
 	// Two copies, or one with package state, are refused.
-	bad := &faultsim.NativeCopies{Kit: toyKit{}, Shared: true, Copies: []faultsim.NativeCopy{{Entry: c.bump, Reset: func() {}}}}
+	bad := &native.NativeCopies{Kit: toyKit{}, Shared: true, Copies: []native.NativeCopy{{Entry: c.bump, Reset: func() {}}}}
 	if b := reportJSON(t, grade(t, bad, sc, opt)); !strings.Contains(b, "shared native copies need exactly one copy") {
 		t.Errorf("a shared copy with package state graded:\n%s", b)
 	}

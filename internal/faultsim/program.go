@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // Program loads a submission for one worker. Each worker stands for a
@@ -28,18 +28,9 @@ type callEnder interface {
 	CallEnded(w *Worker)
 }
 
-// Native is a natively compiled entry function, shared by every worker:
-// for differential tests against the interpreter, and for kits' own tests.
-// It gives workers no package state of their own, so use it only for code
-// that has none.
-type Native struct{ Entry any }
-
-// Load implements Program.
-func (n Native) Load(*Worker, int64, io.Writer) (any, error) { return n.Entry, nil }
-
 // LoadError is a submission that does not load: the user's failure, with
 // diagnostics to show.
-type LoadError struct{ Diagnostics []sandbox.Diagnostic }
+type LoadError struct{ Diagnostics []gradewire.Diagnostic }
 
 func (e *LoadError) Error() string {
 	var parts []string

@@ -1,6 +1,8 @@
 package faultsim
 
-import "github.com/faultline-dev/faultline/internal/sandbox"
+import (
+	"github.com/faultline-dev/faultline/internal/gradewire"
+)
 
 // Report statuses.
 const (
@@ -11,11 +13,11 @@ const (
 
 // Report is the data of a grade; the web layer renders it.
 type Report struct {
-	Kit         string               `json:"kit"`
-	Status      string               `json:"status"`
-	Message     string               `json:"message,omitempty"`
-	Diagnostics []sandbox.Diagnostic `json:"diagnostics,omitempty"`
-	Scenarios   []ScenarioResult     `json:"scenarios"`
+	Kit         string                 `json:"kit"`
+	Status      string                 `json:"status"`
+	Message     string                 `json:"message,omitempty"`
+	Diagnostics []gradewire.Diagnostic `json:"diagnostics,omitempty"`
+	Scenarios   []ScenarioResult       `json:"scenarios"`
 	// Defects is the summary of a kit with a table of defects (see
 	// DefectTable), nil for one without.
 	Defects []DefectStatus `json:"defects,omitempty"`

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
@@ -98,13 +97,13 @@ type Invocation struct {
 	// "" when it never does.
 	ContextEndsAt time.Duration
 	ContextEnds   string
-	output        *sandbox.OutputBuffer
+	output        *OutputBuffer
 	entry         any
 	index         int // in Run.Calls, from 1: seeds the worker's random source
 }
 
 // Output is what the call printed.
-func (iv *Invocation) Output() *sandbox.OutputBuffer { return iv.output }
+func (iv *Invocation) Output() *OutputBuffer { return iv.output }
 
 // execute runs one scenario once, in a new bubble.
 func execute(b Bubble, k Kit, prog Program, r *Run) {
@@ -296,7 +295,7 @@ func (r *Run) start(k Kit, prog Program, iv *Invocation, crash CrashPoint) *Work
 	seed := r.Seed*1000 + int64(iv.index)
 	w.seed, w.world = seed, r.World
 	iv.Worker, iv.Ended = w, EndDidNotReturn
-	iv.output = &sandbox.OutputBuffer{Limit: sandbox.OutputLimit / 4}
+	iv.output = &OutputBuffer{Limit: OutputLimit / 4}
 	done := make(chan struct{})
 	release := r.sched.Start(func() {
 		defer close(done)

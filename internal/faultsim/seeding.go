@@ -1,5 +1,3 @@
-//go:build !nointerp || referee
-
 package faultsim
 
 import (

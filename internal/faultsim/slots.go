@@ -1,5 +1,3 @@
-//go:build !nointerp || referee
-
 package faultsim
 
 import (
@@ -36,26 +34,28 @@ func profLabel() unsafe.Pointer
 // goroutines carry it.
 var slots sync.Map
 
-// slot is one worker's share of an interpreter: its random source, seeded
-// per worker, and its output.
-type slot struct {
+// Slot is one worker's share of what runs its code (an interpreter, a
+// native copy): its random source, seeded per worker, and its output.
+type Slot struct {
 	labels  context.Context
 	key     unsafe.Pointer
 	worker  *Worker
-	sources *sources
+	sources *Sources
 	mu      sync.Mutex
 	seed    int64
 	r       *rand.Rand
 	out     io.Writer
 }
 
-func newSlot(w *Worker, seed int64, out io.Writer, src *sources) *slot {
-	return &slot{labels: pprof.WithLabels(context.Background(), pprof.Labels("faultsim-worker", w.ID)), worker: w, seed: seed, out: out, sources: src}
+// NewSlot is worker w's slot: its draws are seeded with seed (from src's
+// sources) and what it prints goes to out.
+func NewSlot(w *Worker, seed int64, out io.Writer, src *Sources) *Slot {
+	return &Slot{labels: pprof.WithLabels(context.Background(), pprof.Labels("faultsim-worker", w.ID)), worker: w, seed: seed, out: out, sources: src}
 }
 
-// enter labels the calling goroutine, and every goroutine it starts from
+// Enter labels the calling goroutine, and every goroutine it starts from
 // now on, as the slot's worker's.
-func (s *slot) enter() {
+func (s *Slot) Enter() {
 	pprof.SetGoroutineLabels(s.labels)
 	if s.key == nil {
 		s.key = profLabel()
@@ -63,9 +63,9 @@ func (s *slot) enter() {
 	}
 }
 
-// release forgets the slot once its worker's run is over: no goroutine
+// Release forgets the slot once its worker's run is over: no goroutine
 // carrying its label runs again.
-func (s *slot) release() {
+func (s *Slot) Release() {
 	if s.key != nil {
 		slots.Delete(s.key)
 	}
@@ -73,9 +73,9 @@ func (s *slot) release() {
 
 // currentSlot is the slot of the worker whose goroutine calls, nil on a
 // goroutine no worker started.
-func currentSlot() *slot {
+func currentSlot() *Slot {
 	if v, ok := slots.Load(profLabel()); ok {
-		return v.(*slot)
+		return v.(*Slot)
 	}
 	return nil
 }
@@ -91,14 +91,14 @@ func CallingWorker() *Worker {
 	return nil
 }
 
-// resolver finds the calling worker's slot for one interpreter: the
-// owner's, for an interpreter of one worker's own (a submission with
-// package state), else the slot the calling goroutine's label names.
-type resolver struct{ owner *atomic.Pointer[slot] }
+// Resolver finds the calling worker's slot for one interpreter or native
+// copy: Owner's, for one that serves one worker at a time (a submission
+// with package state), else the slot the calling goroutine's label names.
+type Resolver struct{ Owner *atomic.Pointer[Slot] }
 
-func (r resolver) current() *slot {
-	if r.owner != nil {
-		if s := r.owner.Load(); s != nil {
+func (r Resolver) current() *Slot {
+	if r.Owner != nil {
+		if s := r.Owner.Load(); s != nil {
 			return s
 		}
 	}
@@ -108,7 +108,7 @@ func (r resolver) current() *slot {
 // must is current for what a worker must own (its random numbers):
 // interpreted code running where no worker started it is the engine's
 // fault, never to be answered from another worker's source.
-func (r resolver) must() *slot {
+func (r Resolver) must() *Slot {
 	s := r.current()
 	if s == nil {
 		panic("faultsim: interpreted code ran on a goroutine no worker started")
@@ -116,7 +116,7 @@ func (r resolver) must() *slot {
 	return s
 }
 
-func (s *slot) Write(p []byte) (int, error) {
+func (s *Slot) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	w := s.out
 	s.mu.Unlock()
@@ -128,14 +128,14 @@ func (s *slot) Write(p []byte) (int, error) {
 
 // Write is an interpreter's stdout and stderr: each write goes to the
 // calling worker's output; a write from no worker's goroutine is lost.
-func (r resolver) Write(p []byte) (int, error) {
+func (r Resolver) Write(p []byte) (int, error) {
 	if s := r.current(); s != nil {
 		return s.Write(p)
 	}
 	return len(p), nil
 }
 
-func draw[T any](r resolver, f func(r *rand.Rand) T) T {
+func draw[T any](r Resolver, f func(r *rand.Rand) T) T {
 	s := r.must()
 	s.worker.seedRead.Store(true)
 	s.mu.Lock()
@@ -146,7 +146,7 @@ func draw[T any](r resolver, f func(r *rand.Rand) T) T {
 	return f(s.r)
 }
 
-// sources holds a freshly seeded source for each seed a grade has drawn
+// Sources holds a freshly seeded source for each seed a grade has drawn
 // from so far. Seeding math/rand's source takes microseconds even as
 // newSource does it, and a grade seeds the same few dozen seeds again and
 // again: every crash run of a scenario repeats its first run's seed. A
@@ -154,9 +154,9 @@ func draw[T any](r resolver, f func(r *rand.Rand) T) T {
 // the sources a submission seeds itself, rand.NewSource, a copy saved
 // nothing: in a grade of a kit's reference with a clock-seeded package
 // source, 1.009 times the CPU time of seeding each afresh.)
-type sources struct{ m sync.Map } // int64 -> rand.Source, never drawn from
+type Sources struct{ m sync.Map } // int64 -> rand.Source, never drawn from
 
-func (c *sources) seeded(seed int64) rand.Source {
+func (c *Sources) seeded(seed int64) rand.Source {
 	v, ok := c.m.Load(seed)
 	if !ok {
 		v, _ = c.m.LoadOrStore(seed, newSource(seed))
@@ -174,17 +174,17 @@ func (c *sources) seeded(seed int64) rand.Source {
 // context canceller's, which may be a timer's): these stand-ins carry the
 // caller's worker across.
 
-func (r resolver) afterFunc(d time.Duration, f func()) *time.Timer {
+func (r Resolver) afterFunc(d time.Duration, f func()) *time.Timer {
 	s := r.current()
 	return time.AfterFunc(d, func() { s.enterFor(f) })
 }
 
-func (r resolver) contextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
+func (r Resolver) contextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	s := r.current()
 	return context.AfterFunc(ctx, func() { s.enterFor(f) })
 }
 
-func (s *slot) enterFor(f func()) {
+func (s *Slot) enterFor(f func()) {
 	if s != nil {
 		pprof.SetGoroutineLabels(s.labels)
 	}

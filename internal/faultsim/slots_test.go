@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim
 
 import (
@@ -10,7 +8,7 @@ import (
 // TestSeededSourceIsTheSource: a copy of a seeded source draws what a
 // source seeded afresh draws.
 func TestSeededSourceIsTheSource(t *testing.T) {
-	var c sources
+	var c Sources
 	for _, seed := range []int64{0, 1, 4001, -7, 4001} {
 		want := rand.New(rand.NewSource(seed))
 		got := rand.New(c.seeded(seed))

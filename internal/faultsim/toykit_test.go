@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim_test
 
 // A toy family for the engine's own tests: workers bump a shared counter

@@ -34,12 +34,12 @@ type twinNode struct {
 	run   *Run        // where a run ended: that run
 }
 
-// seedsTracked is a Program through which every use of a worker's seed
+// SeedsTracked is a Program through which every use of a worker's seed
 // passes the engine (its math/rand draws go through the stand-ins of
-// slots.go), so that a run that drew nothing owes nothing to its seed but
-// its schedule. Native's code draws from math/rand directly, so a grade of
-// it makes every run.
-type seedsTracked interface{ tracksSeeds() }
+// standins.go), so that a run that drew nothing owes nothing to its seed
+// but its schedule. A Program that shares one natively compiled entry
+// draws from math/rand directly, so a grade of it makes every run.
+type SeedsTracked interface{ TracksSeeds() }
 
 // newTwins returns the twins of one scenario's runs of prog, nil (never
 // finding one) if prog's runs may owe their seed more than the schedule,
@@ -48,7 +48,7 @@ func newTwins(prog Program, opt Options) *twins {
 	if opt.EveryRun {
 		return nil
 	}
-	if _, ok := prog.(seedsTracked); !ok {
+	if _, ok := prog.(SeedsTracked); !ok {
 		return nil
 	}
 	return &twins{}

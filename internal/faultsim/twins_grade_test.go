@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim_test
 
 import (
@@ -7,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 )
 
 const drawingSource = `package tally
@@ -37,13 +36,13 @@ func TestTwinsLeaveTheReportAsItWas(t *testing.T) {
 		sc    toyScenario
 		saved bool
 	}{
-		{"racy, interpreted", func() faultsim.Program { return interpreted(t, racySource) }, toyScenario{name: "two", workers: 2}, true},
-		{"compare-and-set, interpreted", func() faultsim.Program { return interpreted(t, casSource) }, toyScenario{name: "two", workers: 2}, true},
-		{"with a crash point", func() faultsim.Program { return interpreted(t, casSource) }, toyScenario{name: "crash", workers: 2, crash: true}, true},
+		{"racy, interpreted", func() faultsim.Program { return interpretedProgram(t, racySource) }, toyScenario{name: "two", workers: 2}, true},
+		{"compare-and-set, interpreted", func() faultsim.Program { return interpretedProgram(t, casSource) }, toyScenario{name: "two", workers: 2}, true},
+		{"with a crash point", func() faultsim.Program { return interpretedProgram(t, casSource) }, toyScenario{name: "crash", workers: 2, crash: true}, true},
 		// Each seed draws other numbers: no run repeats another.
-		{"drawing random numbers", func() faultsim.Program { return interpreted(t, drawingSource) }, toyScenario{name: "two", workers: 2}, false},
+		{"drawing random numbers", func() faultsim.Program { return interpretedProgram(t, drawingSource) }, toyScenario{name: "two", workers: 2}, false},
 		// Native code draws from math/rand unseen: every run is made.
-		{"native", func() faultsim.Program { return faultsim.Native{Entry: casNative} }, toyScenario{name: "two", workers: 2}, false},
+		{"native", func() faultsim.Program { return faultsimtest.Native{Entry: casNative} }, toyScenario{name: "two", workers: 2}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

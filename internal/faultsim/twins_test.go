@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package faultsim
 
 import (
@@ -21,7 +19,7 @@ func picksOf(seed int64, among []int) []choice {
 }
 
 func madeRun(seed int64, picks []choice) *Run {
-	return &Run{Seed: seed, sched: &Scheduler{choices: picks}, Calls: []*Invocation{{Worker: newWorker("w", openGate{}, NewTrace(time.Time{}), CrashPoint{})}}}
+	return &Run{Seed: seed, sched: &Scheduler{choices: picks}, Calls: []*Invocation{{Worker: newWorker("w", OpenGate{}, NewTrace(time.Time{}), CrashPoint{})}}}
 }
 
 // TestTwinsFindExactlyTheSameSchedule checks the tree against brute

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // The engine's report leaves the child as the wire's report
@@ -86,8 +85,8 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 		}
 	}
 	sr.Output = output.String()
-	if len(sr.Output) > sandbox.OutputLimit {
-		sr.Output, sr.OutputTruncated = sr.Output[:sandbox.OutputLimit], true
+	if len(sr.Output) > OutputLimit {
+		sr.Output, sr.OutputTruncated = sr.Output[:OutputLimit], true
 	}
 	for _, e := range s.Trace {
 		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule})

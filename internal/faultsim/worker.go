@@ -142,3 +142,13 @@ func (w *Worker) World() World { return w.world }
 
 // Crashed is closed when the process dies at its crash point.
 func (w *Worker) Crashed() <-chan struct{} { return w.crashed }
+
+// OpenGate lets every step through at once: for a worker outside a run (a
+// submission loaded before any scenario runs).
+type OpenGate struct{}
+
+// Pass implements Gate.
+func (OpenGate) Pass(string) bool { return true }
+
+// Go implements Gate.
+func (OpenGate) Go(_ string, f func()) { go f() }

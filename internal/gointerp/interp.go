@@ -1,16 +1,14 @@
-//go:build !nointerp
-
 // Package gointerp is the yaegi interpreter that runs submitted Go code,
 // with an import allowlist and the rewrites that make yaegi mean what Go
-// means. Only the grading child creates interpreters (internal/faultsim,
-// internal/grader): nothing here limits CPU, memory or goroutines, which
+// means. Only the grading child creates interpreters
+// (internal/faultsim/interpreted): nothing here limits CPU, memory or goroutines, which
 // is the child process's job (internal/sandbox). It is a package of its
 // own so the server's parent side, which starts children through
 // internal/sandbox, links no interpreter.
 //
 // yaegi's interp.New reads YAEGI_* environment variables (one of them names
 // a command to run for debugging output). The grading child starts with a
-// clean environment (see sandbox.Runner), and NewInterpreter refuses to
+// clean environment (see internal/sandbox's Runner), and NewInterpreter refuses to
 // run if any YAEGI_* variable is set, so no submission can turn them on.
 package gointerp
 
@@ -33,7 +31,7 @@ import (
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // AllowedStdlib lists the standard packages a submission may import.
@@ -276,21 +274,21 @@ func (s *Source) originalPosition(line, col int) (int, int) {
 // the allowlist plus extra (host packages such as the grader's harness). A
 // syntax error, a forbidden import or a relative import is a diagnostic
 // with its line; err is only for a nil/empty input mistake.
-func ParseSource(filename, text string, extra []string) (*Source, []sandbox.Diagnostic) {
+func ParseSource(filename, text string, extra []string) (*Source, []gradewire.Diagnostic) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, filename, text, parser.ParseComments|parser.AllErrors)
 	if err != nil {
-		var diags []sandbox.Diagnostic
+		var diags []gradewire.Diagnostic
 		if list, ok := err.(scanner.ErrorList); ok {
 			for _, e := range list {
-				diags = append(diags, sandbox.Diagnostic{Line: e.Pos.Line, Column: e.Pos.Column, Message: "syntax error: " + e.Msg})
+				diags = append(diags, gradewire.Diagnostic{Line: e.Pos.Line, Column: e.Pos.Column, Message: "syntax error: " + e.Msg})
 				if len(diags) == 10 {
 					break
 				}
 			}
 		}
 		if len(diags) == 0 {
-			diags = append(diags, sandbox.Diagnostic{Message: "syntax error: " + err.Error()})
+			diags = append(diags, gradewire.Diagnostic{Message: "syntax error: " + err.Error()})
 		}
 		return nil, diags
 	}
@@ -303,17 +301,17 @@ func ParseSource(filename, text string, extra []string) (*Source, []sandbox.Diag
 	}
 	allowedList := strings.Join(append(append([]string(nil), AllowedStdlib...), extra...), ", ")
 	src := &Source{Text: text, Fset: fset, File: f, Package: f.Name.Name, Imports: map[string]string{}}
-	var diags []sandbox.Diagnostic
+	var diags []gradewire.Diagnostic
 	for _, imp := range f.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		pos := fset.Position(imp.Pos())
 		switch {
 		case strings.HasPrefix(path, ".") || strings.HasPrefix(path, "/"):
-			diags = append(diags, sandbox.Diagnostic{Line: pos.Line, Column: pos.Column,
+			diags = append(diags, gradewire.Diagnostic{Line: pos.Line, Column: pos.Column,
 				Message: fmt.Sprintf("import %q is not allowed (line %d): a submission is one file and cannot import source from disk", path, pos.Line)})
 			continue
 		case !ok[path]:
-			diags = append(diags, sandbox.Diagnostic{Line: pos.Line, Column: pos.Column,
+			diags = append(diags, gradewire.Diagnostic{Line: pos.Line, Column: pos.Column,
 				Message: fmt.Sprintf("import %q is not allowed (line %d): allowed are %s", path, pos.Line, allowedList)})
 			continue
 		}
@@ -383,15 +381,15 @@ func (s *Source) TypeString(e ast.Expr) string {
 // CheckFunc checks that the source declares a top-level function name with
 // exactly these parameter and result types (written with import paths, as
 // TypeString prints them). want is how the signature is shown to the user.
-func (s *Source) CheckFunc(name string, params, results []string, want string) *sandbox.Diagnostic {
-	var method *sandbox.Diagnostic
+func (s *Source) CheckFunc(name string, params, results []string, want string) *gradewire.Diagnostic {
+	var method *gradewire.Diagnostic
 	for _, d := range s.File.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Name.Name != name {
 			continue
 		}
 		pos := s.Fset.Position(fd.Pos())
-		bad := &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column,
+		bad := &gradewire.Diagnostic{Line: pos.Line, Column: pos.Column,
 			Message: fmt.Sprintf("%s has the wrong signature: want %s", name, want)}
 		if fd.Recv != nil {
 			bad.Message = fmt.Sprintf("%s must be a plain function, not a method: want %s", name, want)
@@ -409,7 +407,7 @@ func (s *Source) CheckFunc(name string, params, results []string, want string) *
 	if method != nil {
 		return method
 	}
-	return &sandbox.Diagnostic{Message: fmt.Sprintf("the file declares no function %s: want %s", name, want)}
+	return &gradewire.Diagnostic{Message: fmt.Sprintf("the file declares no function %s: want %s", name, want)}
 }
 
 func sameTypes(s *Source, fl *ast.FieldList, want []string) bool {
@@ -519,16 +517,16 @@ var yaegiTypeName = regexp.MustCompile(`type (\w+)T\b`)
 // package variables). A compile or type error, or a panic of yaegi's
 // compiler or of the submission's init, is returned as diagnostics with the
 // line when yaegi names one.
-func Eval(i *interp.Interpreter, src *Source) []sandbox.Diagnostic {
+func Eval(i *interp.Interpreter, src *Source) []gradewire.Diagnostic {
 	return diagnose(src, func() error { return evalText(i, src) })
 }
 
 // diagnose runs eval, an evaluation of src, and gives what went wrong as
 // Eval does.
-func diagnose(src *Source, eval func() error) (diags []sandbox.Diagnostic) {
+func diagnose(src *Source, eval func() error) (diags []gradewire.Diagnostic) {
 	defer func() {
 		if r := recover(); r != nil {
-			diags = []sandbox.Diagnostic{compilerPanic(src, r)}
+			diags = []gradewire.Diagnostic{compilerPanic(src, r)}
 		}
 	}()
 	err := eval()
@@ -538,7 +536,7 @@ func diagnose(src *Source, eval func() error) (diags []sandbox.Diagnostic) {
 	if p := (interp.Panic{}); errors.As(err, &p) {
 		// yaegi recovers a panic of the package's initialisation and
 		// returns its bare value ("boom"), which says nothing of where.
-		return []sandbox.Diagnostic{{Message: "loading the code panicked in package initialisation: " + err.Error()}}
+		return []gradewire.Diagnostic{{Message: "loading the code panicked in package initialisation: " + err.Error()}}
 	}
 	diags = ErrorDiagnostics(err)
 	for k := range diags {
@@ -576,23 +574,23 @@ func generic(f *ast.File) bool {
 }
 
 // ErrorDiagnostics turns a yaegi error into diagnostics.
-func ErrorDiagnostics(err error) []sandbox.Diagnostic {
+func ErrorDiagnostics(err error) []gradewire.Diagnostic {
 	msg := err.Error()
-	var diags []sandbox.Diagnostic
+	var diags []gradewire.Diagnostic
 	for _, m := range yaegiPosition.FindAllStringSubmatch(msg, 10) {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
-		diags = append(diags, sandbox.Diagnostic{Line: line, Column: col, Message: yaegiTypeName.ReplaceAllString(m[3], "type $1")})
+		diags = append(diags, gradewire.Diagnostic{Line: line, Column: col, Message: yaegiTypeName.ReplaceAllString(m[3], "type $1")})
 	}
 	if len(diags) == 0 {
-		diags = []sandbox.Diagnostic{{Message: msg}}
+		diags = []gradewire.Diagnostic{{Message: msg}}
 	}
 	return diags
 }
 
 // compilerPanic explains a panic that escaped yaegi's Eval: the known
 // unsupported constructs by line, anything else with its message.
-func compilerPanic(src *Source, r any) sandbox.Diagnostic {
+func compilerPanic(src *Source, r any) gradewire.Diagnostic {
 	msg := fmt.Sprint(r)
 	if d := unsupported(src); d != nil {
 		return *d
@@ -603,7 +601,7 @@ func compilerPanic(src *Source, r any) sandbox.Diagnostic {
 	if m := yaegiPosition.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
-		d := sandbox.Diagnostic{Line: line, Column: col, Message: "the interpreter failed on this code: " + m[3]}
+		d := gradewire.Diagnostic{Line: line, Column: col, Message: "the interpreter failed on this code: " + m[3]}
 		if generic(src.File) {
 			d.Message += genericHint
 		}
@@ -614,8 +612,8 @@ func compilerPanic(src *Source, r any) sandbox.Diagnostic {
 
 // unsupported finds constructs the interpreter cannot handle: a range over
 // an integer (Go 1.22) crashes yaegi's compiler.
-func unsupported(src *Source) *sandbox.Diagnostic {
-	var found *sandbox.Diagnostic
+func unsupported(src *Source) *gradewire.Diagnostic {
+	var found *gradewire.Diagnostic
 	ast.Inspect(src.File, func(n ast.Node) bool {
 		if found != nil {
 			return false
@@ -626,7 +624,7 @@ func unsupported(src *Source) *sandbox.Diagnostic {
 		}
 		if rangesOverInt(src, rs.X) && src.lineHas(src.Fset.Position(rs.For).Line, "range") {
 			pos := src.Fset.Position(rs.Pos())
-			found = &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column,
+			found = &gradewire.Diagnostic{Line: pos.Line, Column: pos.Column,
 				Message: "range over an integer is not supported by the interpreter: write for i := 0; i < n; i++ instead"}
 		}
 		return true

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // Rewrites that need the file's types (interp_types.go), for valid Go that
@@ -35,14 +33,14 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // classState is what the rewrites of this file keep in the rewriter.
 type classState struct {
 	info    *types.Info
 	pkg     *types.Package
-	refused []sandbox.Diagnostic
+	refused []gradewire.Diagnostic
 	// done are the range statements rewritten here, which the other
 	// rewrites of ranges (rangeAssign, loopVarsRange) leave alone.
 	done map[*ast.RangeStmt]bool
@@ -55,6 +53,9 @@ type classState struct {
 	imports map[string]string
 	// instances are the copies of generic functions (appendInstances).
 	instances []instance
+	// structHelpers are the helpers printing the file's structs, by type
+	// (structHelper, interp_fmtargs.go).
+	structHelpers map[*types.Named]string
 	// results are the temporaries of the outermost ranges over functions
 	// (funcResults).
 	results map[*ast.RangeStmt]resultVars
@@ -65,8 +66,8 @@ type classState struct {
 
 // refusals are the file's refusals in line order, one per line and
 // message.
-func (rw *rewriter) refusals() []sandbox.Diagnostic {
-	out := append([]sandbox.Diagnostic(nil), rw.classes.refused...)
+func (rw *rewriter) refusals() []gradewire.Diagnostic {
+	out := append([]gradewire.Diagnostic(nil), rw.classes.refused...)
 	sort.SliceStable(out, func(a, b int) bool {
 		if out[a].Line != out[b].Line {
 			return out[a].Line < out[b].Line
@@ -109,8 +110,11 @@ func (rw *rewriter) classRewrites() {
 		}
 	}()
 	rw.builtinCalls()
-	rw.rangeStatements()
+	rw.shiftOperands() // interp_shifts.go
+	// Instances first: a range over a function copies its operand
+	// (All(xs), which genericInstances names All[string]) with classSrc.
 	rw.genericInstances()
+	rw.rangeStatements()
 }
 
 // classSrc is the text from at to end with this file's edits inside it
@@ -180,6 +184,8 @@ func (rw *rewriter) mayNeedTypes() bool {
 			}
 		case *ast.RangeStmt:
 			found = found || !plainContainer(n.X)
+		case *ast.BinaryExpr:
+			found = found || untypedShift(n)
 		case *ast.FuncDecl:
 			found = found || n.Type.TypeParams != nil && len(n.Type.TypeParams.List) > 0
 		case *ast.StructType:
@@ -802,24 +808,16 @@ func (rw *rewriter) concreteMethods(e ast.Expr) (methods map[string]signature, o
 	return methods, true, true
 }
 
-// internalCompilerPanics are messages of panics of yaegi's own compiler,
-// never of the code's initialisation.
-var internalCompilerPanics = []string{"nil type", "reflect.Type is nil", "CFG post-order panic", "invalid interface value"}
-
 // lineOfCompilerPanic words a panic that escaped the compiler with no
 // position. One of yaegi's own is the interpreter's failure, not the
 // code's: the message says so, and names the function whose body makes
 // the compiler fail, found by compiling the file again with that one body
 // emptied (a panic("") that keeps its lines), function by function.
-func lineOfCompilerPanic(src *Source, msg string) sandbox.Diagnostic {
-	internal := false
-	for _, m := range internalCompilerPanics {
-		internal = internal || strings.Contains(msg, m)
+func lineOfCompilerPanic(src *Source, msg string) gradewire.Diagnostic {
+	if !IsInterpreterPanic(msg) { // panics.go
+		return gradewire.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
 	}
-	if !internal {
-		return sandbox.Diagnostic{Message: "loading the code panicked (in the interpreter or in package initialisation): " + msg}
-	}
-	d := sandbox.Diagnostic{Message: "the interpreter failed to compile this code (" + msg + "): this is a limit of the grader's Go interpreter, not an error in your code. Writing the function in a plainer form usually avoids it"}
+	d := gradewire.Diagnostic{Message: "the interpreter failed to compile this code (" + msg + "): this is a limit of the grader's Go interpreter, not an error in your code. Writing the function in a plainer form usually avoids it"}
 	f, _ := src.parsedText()
 	if f == nil {
 		return d

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 import (
@@ -149,13 +147,14 @@ func wrappedValue(v any) reflect.Value {
 }
 
 // withErrorsAs is a copy of the errors package's symbols with As replaced
-// by errorsAs.
+// by errorsAs, and Is by errorsIs (interp_errorsis.go).
 func withErrorsAs(syms map[string]reflect.Value) map[string]reflect.Value {
 	out := make(map[string]reflect.Value, len(syms))
 	for k, v := range syms {
 		out[k] = v
 	}
 	out["As"] = reflect.ValueOf(errorsAs)
+	out["Is"] = reflect.ValueOf(errorsIs)
 	return out
 }
 

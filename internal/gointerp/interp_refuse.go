@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 import (
@@ -7,8 +5,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // Forms that may crash yaegi's compiler with a message naming no line
@@ -22,7 +21,7 @@ import (
 //     interface: type F func(string) F, type P *P, type L []L;
 //   - a package-level var of two names given by one comma-ok value:
 //     var v, ok = m["k"] (or x.(T), <-ch).
-func crashCause(src *Source) *sandbox.Diagnostic {
+func crashCause(src *Source) *gradewire.Diagnostic {
 	for _, d := range src.File.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok {
@@ -42,7 +41,7 @@ func crashCause(src *Source) *sandbox.Diagnostic {
 			}
 			if msg != "" {
 				pos := src.Fset.Position(spec.Pos())
-				return &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
+				return &gradewire.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
 			}
 		}
 	}
@@ -113,5 +112,143 @@ func (rw *rewriter) errorsAsTarget(call *ast.CallExpr, typeOf func(ast.Expr) typ
 		rw.refuse(call.Args[1].Pos(), fmt.Sprintf("errors.As with a target of the struct type %s is not run faithfully by the interpreter when %s is used as an error by value: give its Error method a pointer receiver, return &%s{...}, and pass a *%s target (var e *%s; errors.As(err, &e))", name, name, name, name, name))
 	case *types.Interface:
 		rw.refuse(call.Args[1].Pos(), fmt.Sprintf("errors.As with a target of the interface type %s is not run faithfully by the interpreter: pass a pointer to a concrete error type (var e *MyError; errors.As(err, &e))", name))
+	}
+}
+
+// errorsIsTarget refuses errors.Is(err, target) where errorsIs cannot
+// compare faithfully (see interp_errorsis.go): a target of a struct type
+// the file declares, or a target of an interface type in a file that
+// declares a struct type with an Error method of a value receiver (such
+// a value reaches host code holding one of its fields, so two different
+// errors could compare equal). A target that is a package's variable
+// made by errors.New or fmt.Errorf (a sentinel), or an allowed package's
+// (context.Canceled), is compared as Go compares it.
+func (rw *rewriter) errorsIsTarget(call *ast.CallExpr, typeOf func(ast.Expr) types.Type) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Is" || len(call.Args) != 2 {
+		return
+	}
+	if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Obj != nil || rw.imports[pkg.Name] != "errors" {
+		return
+	}
+	target := call.Args[1]
+	t := typeOf(target)
+	if t == nil || isNilIdent(target) {
+		return
+	}
+	if named, ok := t.(*types.Named); ok && named.Obj().Pkg() == rw.classes.pkg {
+		if _, isStruct := named.Underlying().(*types.Struct); isStruct {
+			name := named.Obj().Name()
+			rw.refuse(target.Pos(), fmt.Sprintf("errors.Is with a target of the struct type %s is not run faithfully by the interpreter: it hands such a value to the errors package holding one of its fields. Give %s's Error method a pointer receiver and use errors.As with a *%s target, or compare with a sentinel (var ErrX = errors.New(...))", name, name, name))
+			return
+		}
+	}
+	if !isInterface(t) || rw.sentinel(target) {
+		return
+	}
+	if name := rw.valueStructError(); name != "" {
+		rw.refuse(target.Pos(), fmt.Sprintf("errors.Is with this target is not run faithfully by the interpreter in a file whose struct type %s has an Error method with a value receiver: the interpreter hands such a value to the errors package holding one of its fields. Give %s's Error method a pointer receiver (return &%s{...}), or compare with a sentinel made by errors.New", name, name, name))
+	}
+}
+
+// sentinel reports a package-level variable given its value by
+// errors.New or fmt.Errorf, or a variable of an imported package.
+func (rw *rewriter) sentinel(e ast.Expr) bool {
+	switch e := unparen(e).(type) {
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		return ok && x.Obj == nil && rw.imports[x.Name] != ""
+	case *ast.Ident:
+		if e.Obj == nil || e.Obj.Kind != ast.Var {
+			return false
+		}
+		vs, ok := e.Obj.Decl.(*ast.ValueSpec)
+		if !ok || len(vs.Values) != len(vs.Names) {
+			return false
+		}
+		for k, n := range vs.Names {
+			if n.Obj != e.Obj {
+				continue
+			}
+			call, ok := vs.Values[k].(*ast.CallExpr)
+			if !ok {
+				return false
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return false
+			}
+			pkg, ok := sel.X.(*ast.Ident)
+			if !ok || pkg.Obj != nil {
+				return false
+			}
+			path := rw.imports[pkg.Name]
+			return path == "errors" && sel.Sel.Name == "New" || path == "fmt" && sel.Sel.Name == "Errorf"
+		}
+	}
+	return false
+}
+
+// valueStructError is the name of a struct type the file declares with
+// an Error method of a value receiver, or "".
+func (rw *rewriter) valueStructError() string {
+	for _, d := range rw.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Name.Name != "Error" {
+			continue
+		}
+		id, ok := fd.Recv.List[0].Type.(*ast.Ident)
+		if !ok || id.Obj == nil {
+			continue
+		}
+		if ts, ok := id.Obj.Decl.(*ast.TypeSpec); ok {
+			if _, isStruct := ts.Type.(*ast.StructType); isStruct {
+				return id.Name
+			}
+		}
+	}
+	return ""
+}
+
+// chainMethods refuses an Unwrap, Is or As method of one of the file's
+// types in a file that calls errors.Is, errors.As or errors.Unwrap: the
+// errors package reaches a value of the file's types through yaegi's
+// wrapper for error, which has the Error method only, so it never
+// followed the file's Unwrap (errors.As found nothing under an error of
+// the file's that wraps another) nor called its Is or As (checked with
+// a wrapper of the file's own around a *TempErr whose Is matched a
+// sentinel). Wrapping with fmt.Errorf's %w is followed.
+func (rw *rewriter) chainMethods() {
+	calls := false
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Obj == nil && rw.imports[x.Name] == "errors" {
+				switch sel.Sel.Name {
+				case "Is", "As", "Unwrap":
+					calls = true
+				}
+			}
+		}
+		return !calls
+	})
+	if !calls {
+		return
+	}
+	for _, d := range rw.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
+			continue
+		}
+		params := fd.Type.Params.NumFields()
+		var advice string
+		switch {
+		case fd.Name.Name == "Unwrap" && params == 0:
+			advice = "wrap the cause with fmt.Errorf(\"...: %w\", err) instead of an Unwrap method"
+		case (fd.Name.Name == "Is" || fd.Name.Name == "As") && params == 1:
+			advice = "compare with a sentinel error wrapped with fmt.Errorf(\"...: %w\", ErrX), or test the type with errors.As"
+		default:
+			continue
+		}
+		rw.refuse(fd.Name.Pos(), fmt.Sprintf("the interpreter's errors.Is and errors.As do not call the %s method of your file's types: they see your errors through a wrapper that has only the Error method, so they would answer wrongly. %s", fd.Name.Name, strings.ToUpper(advice[:1])+advice[1:]))
 	}
 }

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // Source rewrites that keep yaegi v0.16.1 from changing what Go code means.
@@ -47,23 +45,32 @@ package gointerp
 //   - I(x).M(): a method called on a conversion to an interface panics.
 //     Rewritten to func() I { return x }().M() (interfaceConversionCalls).
 //   - v.(interface{ M() }) and v.(I) for an interface the file declares
-//     answer false or panic even where v has the methods: refused
-//     (interfaceAssertion), as type switch cases naming interfaces are.
+//     answer false or panic even where v has the methods, for v an error
+//     or an any: refused (interfaceAssertion), as type switch cases
+//     naming interfaces are. From a v of an interface type the file
+//     declares, they are answered right and left alone.
 //
 // One rewrite is for speed alone: method calls on variables whose type the
 // syntax tells become plain function calls (directMethodCalls,
 // interp_calls.go). Those that need the file's types (min, max, clear,
 // ranges over integers and functions, generic instances, embedded locks
-// and harness interfaces) are in interp_classes.go.
+// and harness interfaces) are in interp_classes.go, and shifts of untyped
+// constants in interp_shifts.go; interp_typed.go has the others that need
+// them, with fmt's arguments and conversions to interfaces
+// (interp_fmtargs.go), type switches and assertions by the file's own
+// types (interp_typeswitch.go) and errors.Is (interp_errorsis.go).
+// zeroNamedResults (interp_recoverresults.go) zeroes the named results
+// of a function that recovers.
 
 import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"sort"
 	"strings"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // tmpPrefix names the variables the rewrites introduce.
@@ -82,27 +89,29 @@ type rewriter struct {
 	imports map[string]string
 	edits   []edit
 	ntmp    int
-	refused *sandbox.Diagnostic
+	refused *gradewire.Diagnostic
 	classes classState // interp_classes.go
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
 // f), or returns a diagnostic for the first form it refuses.
-func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, []edit, []sandbox.Diagnostic) {
+func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, imports map[string]string) (string, []edit, []gradewire.Diagnostic) {
 	rw := &rewriter{fset: fset, file: f, text: text, imports: imports}
 	if strings.Contains(text, tmpPrefix) {
-		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")}
+		return "", nil, []gradewire.Diagnostic{*rw.diag(f.Pos(), "identifiers starting with "+tmpPrefix+" are reserved for the grader's rewrites: rename them")}
 	}
 	if strings.Contains(text, runtimeName) {
-		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")}
+		return "", nil, []gradewire.Diagnostic{*rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")}
 	}
 	rw.classRewrites()
 	rw.joinCaseConditions()
 	rw.unnamedParams()
+	rw.zeroNamedResults() // interp_recoverresults.go
 	rw.walk()
 	rw.methodValues()
 	rw.recovers()
 	rw.typedRewrites() // interp_typed.go
+	rw.chainMethods()  // interp_refuse.go
 	if rw.refused != nil {
 		return "", nil, rw.refusals()
 	}
@@ -119,7 +128,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.appendInstances()
 	out, err := applyEdits(text, rw.edits)
 	if err != nil {
-		return "", nil, []sandbox.Diagnostic{*rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")}
+		return "", nil, []gradewire.Diagnostic{*rw.diag(f.Pos(), "the grader could not rewrite this file for the interpreter ("+err.Error()+"): please report it")}
 	}
 	return out, rw.edits, nil
 }
@@ -137,9 +146,9 @@ func (rw *rewriter) tmp() string {
 	return fmt.Sprintf("%s%d", tmpPrefix, rw.ntmp)
 }
 
-func (rw *rewriter) diag(p token.Pos, msg string) *sandbox.Diagnostic {
+func (rw *rewriter) diag(p token.Pos, msg string) *gradewire.Diagnostic {
 	pos := rw.fset.Position(p)
-	return &sandbox.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
+	return &gradewire.Diagnostic{Line: pos.Line, Column: pos.Column, Message: msg}
 }
 
 // refuse records a form the interpreter cannot run faithfully. Every
@@ -207,8 +216,7 @@ func (rw *rewriter) recovers() {
 		return true
 	})
 	if found {
-		end := rw.off(rw.file.Name.End())
-		rw.add(end, end, "; import "+runtimeName+" \""+RuntimePath+"\"")
+		rw.importRuntime()
 	}
 }
 
@@ -274,9 +282,18 @@ func (rw *rewriter) interfaceAssertion(a *ast.TypeAssertExpr) {
 	}
 	_, literal := a.Type.(*ast.InterfaceType)
 	id, named := a.Type.(*ast.Ident)
-	if literal || named && id.Obj != nil && rw.isInterface(id) {
+	if (literal || named && id.Obj != nil && rw.isInterface(id)) && !rw.ownInterfaceValue(a.X) {
 		rw.refuse(a.Pos(), fmt.Sprintf("a type assertion to an interface (%s) is not run faithfully by the interpreter: it answers false, or panics, even for a value that has the methods. Assert to the concrete type, use errors.As with a pointer to a concrete error type, or call a method of a type you know", rw.src(a)))
 	}
+}
+
+// ownInterfaceValue reports whether x is of an interface type the file
+// declares: an assertion from such a value to another interface is
+// answered right (measured with values of the file's types, pointers and
+// not, and with nil), where one from an error or an any is not.
+func (rw *rewriter) ownInterfaceValue(x ast.Expr) bool {
+	named, ok := rw.typeOf(x).(*types.Named)
+	return ok && rw.classes.pkg != nil && named.Obj().Pkg() == rw.classes.pkg && isInterface(named) && named.TypeParams() == nil
 }
 
 // list rewrites the tuple assignments and defers of a statement list.
@@ -351,6 +368,7 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		pre = append(pre, args[k]+" := "+rw.src(a))
 	}
 	if len(pre) == 0 && !fnVar {
+		rw.deferredPrint(call)
 		return
 	}
 	if strings.Contains(rw.src(d), "\n") && !isFuncLit(call.Fun) {
@@ -358,6 +376,10 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		return
 	}
 	fn := rw.src(call.Fun)
+	if name := printBuiltin(call.Fun); name != "" {
+		fn = runtimeName + "." + name
+		rw.importRuntime()
+	}
 	if fnVar {
 		t := rw.tmp()
 		pre = append([]string{t + " := " + fn}, pre...)
@@ -383,6 +405,31 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		deferred = "defer " + fn + "(" + strings.Join(args, ", ") + dots + ")"
 	}
 	rw.add(rw.off(d.Pos()), rw.off(d.End()), "{ "+strings.Join(pre, "; ")+"; "+deferred+" }"+strings.Repeat("\n", strings.Count(rw.src(d), "\n")))
+}
+
+// printBuiltin is the runtime package's function for the builtin print
+// or println that fun names (see printBuiltins), or "".
+func printBuiltin(fun ast.Expr) string {
+	id, ok := fun.(*ast.Ident)
+	if !ok || id.Obj != nil {
+		return ""
+	}
+	switch id.Name {
+	case "print":
+		return "Print"
+	case "println":
+		return "Println"
+	}
+	return ""
+}
+
+// deferredPrint makes a deferred print or println whose arguments need no
+// temporaries print as Go's runtime does.
+func (rw *rewriter) deferredPrint(call *ast.CallExpr) {
+	if name := printBuiltin(call.Fun); name != "" {
+		rw.add(rw.off(call.Fun.Pos()), rw.off(call.Fun.End()), runtimeName+"."+name)
+		rw.importRuntime()
+	}
 }
 
 func isFuncLit(e ast.Expr) bool {
@@ -476,11 +523,13 @@ func (rw *rewriter) isInterface(e ast.Expr) bool {
 // Without types a name is all there is to go on: a method of the file
 // with a value receiver, and no struct field of that name.
 func (rw *rewriter) methodValues() {
-	valueMethods, fields := map[string]bool{}, map[string]bool{}
+	valueMethods, fields, ptrMethods := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, d := range rw.file.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 {
 			if _, ptr := fd.Recv.List[0].Type.(*ast.StarExpr); !ptr {
 				valueMethods[fd.Name.Name] = true
+			} else {
+				ptrMethods[fd.Name.Name] = true
 			}
 		}
 	}
@@ -511,9 +560,120 @@ func (rw *rewriter) methodValues() {
 		if x, ok := sel.X.(*ast.Ident); ok && x.Obj != nil && x.Obj.Kind == ast.Typ {
 			return true // a method expression, refused on its own
 		}
+		if rw.pointerMethod(sel.Sel) || rw.unchangingReceiver(sel.X, ptrMethods) {
+			return true
+		}
 		rw.refuse(sel.Pos(), fmt.Sprintf("the method value %s is not supported by the interpreter: it reads the receiver when the value is called, where Go copies it when the value is made. Write a function literal instead (func() { ... %s() ... }) after copying the receiver if it may change", rw.src(sel), rw.src(sel)))
 		return false
 	})
+}
+
+// unchangingReceiver reports a receiver whose value cannot change between
+// the method value's making and its calls, so that reading it late reads
+// what Go copied: a call's result or a composite literal (made afresh,
+// once), or a variable, not a pointer, that the file never assigns after
+// declaring it, never increments, never takes the address of and never
+// calls a method with a pointer receiver (of the file's methods' names) on.
+func (rw *rewriter) unchangingReceiver(x ast.Expr, ptrMethods map[string]bool) bool {
+	switch e := unparen(x).(type) {
+	case *ast.CallExpr:
+		_, conv := rw.typeInfo().Types[e.Fun]
+		return !conv || !rw.typeInfo().Types[e.Fun].IsType()
+	case *ast.CompositeLit:
+		return true
+	case *ast.Ident:
+		if e.Obj == nil || e.Obj.Kind != ast.Var {
+			return false
+		}
+		t := rw.typeOf(e)
+		if t == nil {
+			return false
+		}
+		if _, ptr := t.Underlying().(*types.Pointer); ptr {
+			return false
+		}
+		return !rw.changed(e.Obj, ptrMethods)
+	}
+	return false
+}
+
+// pointerMethod reports whether the type check found name to be a method
+// with a pointer receiver: its method value holds &x, as the interpreter
+// reads x, so a later change shows in both.
+func (rw *rewriter) pointerMethod(name *ast.Ident) bool {
+	return rw.receiverIsPointer(name) == 1
+}
+
+// valueMethod reports whether the type check found name to be a method
+// with a value receiver, which cannot change its receiver.
+func (rw *rewriter) valueMethod(name *ast.Ident) bool {
+	return rw.receiverIsPointer(name) == 0
+}
+
+// receiverIsPointer is 1 where name is a method of a pointer receiver, 0
+// of a value receiver, -1 where the type check cannot tell.
+func (rw *rewriter) receiverIsPointer(name *ast.Ident) int {
+	f, ok := rw.typesInfo().Uses[name].(*types.Func)
+	if !ok {
+		return -1
+	}
+	sig, ok := f.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return -1
+	}
+	if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+		return 1
+	}
+	return 0
+}
+
+// changed reports whether the file may change the variable obj after its
+// declaration (see unchangingReceiver).
+func (rw *rewriter) changed(obj *ast.Object, ptrMethods map[string]bool) bool {
+	found := false
+	isObj := func(e ast.Expr) bool {
+		for {
+			switch x := e.(type) {
+			case *ast.ParenExpr:
+				e = x.X
+			case *ast.SelectorExpr:
+				e = x.X
+			case *ast.IndexExpr:
+				e = x.X
+			case *ast.StarExpr:
+				e = x.X
+			case *ast.Ident:
+				return x.Obj == obj
+			default:
+				return false
+			}
+		}
+	}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && n.Tok == token.DEFINE && id.Obj == obj && obj.Decl == n {
+					continue // its declaration
+				}
+				found = found || isObj(l)
+			}
+		case *ast.IncDecStmt:
+			found = found || isObj(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				found = found || n.Key != nil && isObj(n.Key) || n.Value != nil && isObj(n.Value)
+			}
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && isObj(n.X)
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && ptrMethods[sel.Sel.Name] && !rw.valueMethod(sel.Sel) {
+				found = found || isObj(sel.X)
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // methodExpr refuses method expressions (T.M, (*T).M) of the file's types:

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // Package state a submission can reset. Compiling a submission is nearly
@@ -19,7 +17,7 @@ import (
 	"go/token"
 	"strings"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // ResetFunc is the function ParseResettable appends.
@@ -33,14 +31,14 @@ const (
 // ParseResettable is ParseSource for a file whose package state the caller
 // resets between runs. When the file declares package variables or init
 // functions, the returned Source has Resettable set and declares ResetFunc.
-func ParseResettable(filename, text string, extra []string) (*Source, []sandbox.Diagnostic) {
+func ParseResettable(filename, text string, extra []string) (*Source, []gradewire.Diagnostic) {
 	src, diags := ParseSource(filename, text, extra)
 	if diags != nil {
 		return nil, diags
 	}
 	for _, name := range []string{ResetFunc, initPrefix, zeroName} {
 		if strings.Contains(text, name) {
-			return nil, []sandbox.Diagnostic{{Line: 1, Column: 1, Message: "identifiers starting with " + name + " are reserved for the grader: rename them"}}
+			return nil, []gradewire.Diagnostic{{Line: 1, Column: 1, Message: "identifiers starting with " + name + " are reserved for the grader: rename them"}}
 		}
 	}
 	with, ok := withStateReset(src.Fset, src.File, text)

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp_test
 
 import (
@@ -9,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -65,7 +65,7 @@ func TestStrangersFormsPass(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep, err := faultsim.GradeSource(context.Background(), k.kit, scenarios, file, string(src), faultsim.TestBubble(t), faultsim.Options{Seeds: 2})
+				rep, err := interpreted.GradeSource(context.Background(), k.kit, scenarios, file, string(src), faultsimtest.Bubble(t), faultsim.Options{Seeds: 2})
 				if err != nil {
 					t.Fatal(err)
 				}

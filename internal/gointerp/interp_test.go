@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 import (
@@ -13,7 +11,8 @@ import (
 
 	"github.com/traefik/yaegi/interp"
 
-	"github.com/faultline-dev/faultline/internal/sandbox"
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 func TestParseSourceRefusesImports(t *testing.T) {
@@ -138,7 +137,7 @@ func TestEvalDiagnostics(t *testing.T) {
 
 func TestInterpreterSandbox(t *testing.T) {
 	t.Run("fmt prints to the interpreter's stdout, capped", func(t *testing.T) {
-		out := &sandbox.OutputBuffer{Limit: 16}
+		out := &faultsim.OutputBuffer{Limit: 16}
 		i, err := NewInterpreter(InterpreterOptions{Stdout: out})
 		if err != nil {
 			t.Fatal(err)
@@ -284,7 +283,7 @@ func TestEvalParsesOnce(t *testing.T) {
 				t.Fatalf("parsed once: %v, want %v", f != nil, !own)
 			}
 			var out [3]bytes.Buffer
-			var got [3][]sandbox.Diagnostic
+			var got [3][]gradewire.Diagnostic
 			for k := range out {
 				i, err := NewInterpreter(InterpreterOptions{Stdout: &out[k]})
 				if err != nil {

@@ -1,12 +1,12 @@
-//go:build !nointerp
-
 package gointerp
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"reflect"
+	"sort"
 	"strings"
 	"unsafe"
 )
@@ -56,33 +56,63 @@ func (rw *rewriter) typeInfo() *types.Info { return rw.typesInfo() }
 // typedRewrites makes the rewrites above.
 func (rw *rewriter) typedRewrites() {
 	rw.printBuiltins() // interp_print.go
-	var info *types.Info
+	// rw.typeOf, but untyped nil has no type to rewrite by. The check runs
+	// on the first call (typesInfo keeps it).
 	typeOf := func(e ast.Expr) types.Type {
-		if info == nil {
-			info = rw.typeInfo()
-		}
-		tv, ok := info.Types[e]
-		if !ok || tv.Type == nil || tv.IsNil() {
+		if rw.typeInfo().Types[e].IsNil() {
 			return nil
 		}
-		if b, ok := tv.Type.(*types.Basic); ok && b.Kind() == types.Invalid {
-			return nil
-		}
-		return tv.Type
+		return rw.typeOf(e)
 	}
-	rw.newOfValues(typeOf, func() *types.Info { // interp_new.go
-		if info == nil {
-			info = rw.typeInfo()
+	rw.newOfValues(typeOf, rw.typeInfo) // interp_new.go
+	// The names of the file's methods: the rewrites of fmt's arguments
+	// and of conversions to interfaces concern the file's types with
+	// methods, and a file with none starts no type check for them.
+	methods := map[string]bool{}
+	for _, d := range rw.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+			methods[fd.Name.Name] = true
 		}
-		return info
+	}
+	commaOKs := map[*ast.TypeAssertExpr]bool{}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		var lhs int
+		var rhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs, rhs = len(n.Lhs), n.Rhs
+		case *ast.ValueSpec:
+			lhs, rhs = len(n.Names), n.Values
+		}
+		if lhs == 2 && len(rhs) == 1 {
+			if a, ok := unparen(rhs[0]).(*ast.TypeAssertExpr); ok {
+				commaOKs[a] = true
+			}
+		}
+		return true
 	})
 	ast.Inspect(rw.file, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			rw.typeNameVerbs(n, typeOf)  // interp_typename.go
 			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
+			rw.errorsIsTarget(n, typeOf) // interp_refuse.go
+			if methods["String"] || methods["Error"] {
+				rw.fmtArgs(n, typeOf) // interp_fmtargs.go
+			}
+			if len(methods) > 0 && len(n.Args) == 1 && !isNilIdent(n.Args[0]) && maybeType(n.Fun) {
+				rw.interfaceConversion(n, rw.typeInfo())
+			}
 		case *ast.SwitchStmt:
 			rw.interfaceSwitch(n, typeOf)
+		case *ast.TypeAssertExpr:
+			if n.Type != nil && ownTypeName(n.Type) {
+				rw.ownAssertion(n, rw.typeInfo(), commaOKs[n]) // interp_typeswitch.go
+			}
+		case *ast.TypeSwitchStmt:
+			if typeSwitchOnOwn(n) {
+				rw.ownTypeSwitch(n, rw.typeInfo()) // interp_typeswitch.go
+			}
 		case *ast.BinaryExpr:
 			if n.Op == token.EQL || n.Op == token.NEQ {
 				rw.interfaceEquality(n, typeOf)
@@ -91,9 +121,15 @@ func (rw *rewriter) typedRewrites() {
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				rw.nilAssertion(n.Rhs[0], typeOf)
 			}
+			if len(methods) > 0 && n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && anyStructValue(n.Rhs) {
+				rw.interfaceAssignValues(n, rw.typeInfo())
+			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 && len(n.Values) == 1 {
 				rw.nilAssertion(n.Values[0], typeOf)
+			}
+			if len(methods) > 0 && n.Type != nil && len(n.Values) > 0 {
+				rw.interfaceVarValues(n, rw.typeInfo())
 			}
 		case *ast.FuncDecl:
 			if n.Body != nil {
@@ -126,6 +162,10 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 	if !(tx != nil && isInterface(tx)) && !(ty != nil && isInterface(ty)) {
 		return
 	}
+	if name := rw.wrappedStructOf(tx, ty); name != "" && !rw.sentinel(b.X) && !rw.sentinel(b.Y) {
+		rw.refuse(b.OpPos, fmt.Sprintf("%s between values of an interface is not run faithfully by the interpreter in a file whose struct type %s has methods with value receivers: it hands such a value over holding one of its fields, so two different values could compare equal. Give %s's methods pointer receivers and use &%s{...}, or compare with a sentinel made by errors.New", b.Op, name, name, name))
+		return
+	}
 	// Only insertions around the operands and the operator's replacement:
 	// a rewrite inside an operand (an instantiation classRewrites names)
 	// stays as it is.
@@ -141,6 +181,50 @@ func (rw *rewriter) interfaceEquality(b *ast.BinaryExpr, typeOf func(ast.Expr) t
 	rw.add(op, op+len(b.Op.String()), ",")
 	rw.add(end, end, ")")
 	rw.importRuntime()
+}
+
+// wrappedStructOf is the name of a struct type of the file, with methods
+// of value receivers, whose values an operand of a host interface type
+// (error, fmt.Stringer; of tx or ty) may hold and == may confuse with
+// another value, or "".
+func (rw *rewriter) wrappedStructOf(tx, ty types.Type) string {
+	for _, t := range []types.Type{tx, ty} {
+		if t == nil || !nonEmptyInterface(t) {
+			continue
+		}
+		if named, ok := t.(*types.Named); ok && named.Obj().Pkg() == rw.classes.pkg {
+			continue // the file's own interface keeps its values whole
+		}
+		it := t.Underlying().(*types.Interface)
+		var names []string
+		implementing, wide := 0, false
+		for _, obj := range rw.typeInfo().Defs {
+			tn, ok := obj.(*types.TypeName)
+			if !ok || tn.IsAlias() || tn.Pkg() != rw.classes.pkg {
+				continue
+			}
+			named, ok := tn.Type().(*types.Named)
+			if !ok || named.TypeParams() != nil {
+				continue
+			}
+			if isInterface(named) || !types.Implements(named, it) {
+				continue
+			}
+			implementing++
+			if st, isStruct := named.Underlying().(*types.Struct); isStruct {
+				names = append(names, named.Obj().Name())
+				wide = wide || st.NumFields() >= 2
+			}
+		}
+		// The field yaegi keeps tells a value of the only such type with
+		// one field (or none) from another: only a wider struct, or a
+		// second type to confuse it with, can compare wrongly.
+		if len(names) > 0 && (wide || implementing >= 2) {
+			sort.Strings(names)
+			return names[0]
+		}
+	}
+	return ""
 }
 
 // interfaceSwitch rewrites a switch on a value of an interface type.
@@ -209,6 +293,10 @@ func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
 	}
 	switch t := a.Type.(type) {
 	case *ast.Ident:
+		if t.Obj != nil && rw.isInterface(t) && rw.ownInterfaceValue(a.X) {
+			rw.nilSafeAssertion(a)
+			return
+		}
 		if t.Name != "error" || t.Obj != nil {
 			return
 		}
@@ -216,6 +304,11 @@ func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
 		if x, ok := t.X.(*ast.Ident); !ok || rw.imports[x.Name] == "" {
 			return
 		}
+	case *ast.InterfaceType:
+		if rw.ownInterfaceValue(a.X) {
+			rw.nilSafeAssertion(a)
+		}
+		return
 	default:
 		return
 	}
@@ -226,13 +319,28 @@ func (rw *rewriter) nilAssertion(e ast.Expr, typeOf func(ast.Expr) types.Type) {
 	if i, ok := tx.Underlying().(*types.Interface); !ok || !i.Empty() {
 		return
 	}
+	rw.nilSafeAssertion(a)
+}
+
+// nilSafeAssertion makes the comma-ok assertion a answer nil, false for
+// a nil value (see nilAssertion; an assertion to an interface from a nil
+// value of the file's interface type panicked too).
+func (rw *rewriter) nilSafeAssertion(a *ast.TypeAssertExpr) {
+	param := "any"
+	if rw.ownInterfaceValue(a.X) {
+		p, ok := rw.typeSource(rw.typeOf(a.X))
+		if !ok {
+			return
+		}
+		param = p
+	}
 	typ := rw.src(a.Type)
 	xend, end := rw.off(a.X.End()), rw.off(a.End())
 	if strings.Contains(typ, "\n") || rw.edited(xend, end) || rw.replaced(xend, end) {
 		return
 	}
 	v, t, ok2 := rw.tmp(), rw.tmp(), rw.tmp()
-	lit := "func(" + v + " any) (" + t + " " + typ + ", " + ok2 + " bool) { if " + v + " == nil { return }; " +
+	lit := "func(" + v + " " + param + ") (" + t + " " + typ + ", " + ok2 + " bool) { if " + v + " == nil { return }; " +
 		t + ", " + ok2 + " = " + v + ".(" + typ + "); return }("
 	// Before any other insertion at the same place (recovers' wrapper of a
 	// recover() call): the literal takes the wrapped value.

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 import (
@@ -8,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -67,6 +66,14 @@ func (rw *rewriter) typeNameVerbs(call *ast.CallExpr, typeOf func(ast.Expr) type
 		arg := call.Args[k]
 		t := typeOf(arg)
 		if t != nil && isInterface(t) {
+			if names := rw.untellableTypes(t); len(names) > 0 {
+				what := "type " + names[0]
+				if len(names) > 1 {
+					what = "types " + strings.Join(names, ", ")
+				}
+				rw.refuse(arg.Pos(), fmt.Sprintf("%%T of a value held in an interface is not printed faithfully by the interpreter when the value may be of this file's %s: it prints the type the value is stored as (int, a field's type). Print a name of your own instead (a method of each type that returns it)", what))
+				continue
+			}
 			rw.dynamicTypeName(arg, base+v.off)
 			continue
 		}
@@ -85,6 +92,51 @@ func (rw *rewriter) typeNameVerbs(call *ast.CallExpr, typeOf func(ast.Expr) type
 		rw.add(at, at, "func() string { _ = (")
 		rw.edits = append(rw.edits, edit{at: end, end: end, with: "); return " + strconv.Quote(name) + " }()", seq: 1 << 30})
 	}
+}
+
+// untellableTypes are the file's types whose name TypeName cannot find
+// for a value held in an interface of type iface: a type that is not a
+// struct (type celsius int is stored as an int) and may be held in
+// iface, and a struct type whose values iface (with methods) may hold (a
+// value of it reaches the host in yaegi's wrapper, holding one of its
+// fields). A struct held in an any, or a pointer to a struct, is found.
+func (rw *rewriter) untellableTypes(iface types.Type) []string {
+	it, ok := iface.Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	var names []string
+	info := rw.typesInfo()
+	if rw.classes.pkg == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for id, obj := range info.Defs {
+		tn, ok := obj.(*types.TypeName)
+		if !ok || tn.IsAlias() || tn.Pkg() != rw.classes.pkg || seen[id.Name] {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok || named.TypeParams() != nil {
+			continue
+		}
+		switch named.Underlying().(type) {
+		case *types.Interface:
+			continue
+		case *types.Struct:
+			if it.Empty() || !types.Implements(named, it) {
+				continue
+			}
+		default:
+			if !types.Implements(named, it) && !types.Implements(types.NewPointer(named), it) {
+				continue
+			}
+		}
+		seen[id.Name] = true
+		names = append(names, id.Name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // dynamicTypeName rewrites the %T (its T at verb) of an argument of an
@@ -145,6 +197,27 @@ type typeVerb struct{ off, arg int }
 // typeVerbs finds the %T verbs of a format literal's source text; ok is
 // false where arguments cannot be counted (a * width, an [n] index).
 func typeVerbs(src string) (verbs []typeVerb, ok bool) {
+	all, ok := formatVerbs(src)
+	for _, v := range all {
+		if v.verb == 'T' {
+			verbs = append(verbs, typeVerb{off: v.off, arg: v.arg})
+		}
+	}
+	return verbs, ok
+}
+
+// fmtVerb is a verb of a format: its letter, whether it has the # flag,
+// the offset of its letter in the literal's source text and the index of
+// its argument.
+type fmtVerb struct {
+	verb     byte
+	sharp    bool
+	off, arg int
+}
+
+// formatVerbs finds the verbs of a format literal's source text; ok is
+// false where arguments cannot be counted (a * width, an [n] index).
+func formatVerbs(src string) (verbs []fmtVerb, ok bool) {
 	arg := 0
 	for i := 0; i < len(src); i++ {
 		if src[i] != '%' {
@@ -154,15 +227,15 @@ func typeVerbs(src string) (verbs []typeVerb, ok bool) {
 		if i < len(src) && src[i] == '%' {
 			continue
 		}
+		sharp := false
 		for i < len(src) && (src[i] == '+' || src[i] == '-' || src[i] == '#' || src[i] == ' ' || src[i] == '0' || src[i] >= '1' && src[i] <= '9' || src[i] == '.') {
+			sharp = sharp || src[i] == '#'
 			i++
 		}
 		if i >= len(src) || src[i] == '*' || src[i] == '[' || src[i] == '\\' {
 			return nil, false
 		}
-		if src[i] == 'T' {
-			verbs = append(verbs, typeVerb{off: i, arg: arg})
-		}
+		verbs = append(verbs, fmtVerb{verb: src[i], sharp: sharp, off: i, arg: arg})
 		arg++
 	}
 	return verbs, true

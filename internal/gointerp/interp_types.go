@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package gointerp
 
 // A type-checked view of a submission, for the rewrites that need to know

@@ -46,6 +46,14 @@ type ChildMessage struct {
 	Error    string          `json:"error,omitempty"`
 	// Native is the submission's native copy, when the job asked for it.
 	Native *NativeProgram `json:"native,omitempty"`
+	// Streamed, on a Report's line, is how many scenarios went ahead of
+	// it on Scenario lines and are left out of it (Report.Streamed).
+	Streamed int `json:"streamed,omitempty"`
+	// Short, on a Scenario's line, says its invariants' titles and whys
+	// are left out: sent on an earlier line, or on this one in Texts (see
+	// gradewire.Texts).
+	Short bool                     `json:"short,omitempty"`
+	Texts map[string]InvariantText `json:"texts,omitempty"`
 }
 
 // Plan is what the parent knows of a problem's scenarios without grading:

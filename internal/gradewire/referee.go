@@ -44,14 +44,15 @@ type Referee struct {
 // NativeProgram is the native copy of a submission as the grading child
 // writes it for the referee (Job.Native): the package's files, which the
 // parent builds Copies times, each as a package of its own, beside a
-// driver that grades through them (faultsim.ServeNative).
+// driver that grades through them (internal/faultsim/native's
+// ServeNative).
 type NativeProgram struct {
 	// KitImport is the kit's import path; KitValue the kit as an
 	// expression in its package's name ("refund.Kit{}").
 	KitImport string `json:"kit_import"`
 	KitValue  string `json:"kit_value"`
 	// Files are the package's files by name: the submission, rewritten
-	// as faultsim.NativeSource writes it, and the shim beside it.
+	// as interpreted.NativeSource writes it, and the shim beside it.
 	Files map[string]string `json:"files"`
 	// Copies is how many copies a grade on one lane loads at once at most.
 	Copies int `json:"copies"`

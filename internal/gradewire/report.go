@@ -1,6 +1,6 @@
 package gradewire
 
-import "github.com/faultline-dev/faultline/internal/sandbox"
+import "fmt"
 
 // ReportVersion is the version of the report's JSON shape.
 const ReportVersion = 1
@@ -19,8 +19,20 @@ const (
 	InvariantNotChecked = "not_checked"
 )
 
-// Diagnostic is a problem with the submitted source, with its position.
-type Diagnostic = sandbox.Diagnostic
+// Diagnostic is a problem with the submitted source, at a line and column
+// (1-based; 0 when unknown).
+type Diagnostic struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+func (d Diagnostic) String() string {
+	if d.Line == 0 {
+		return d.Message
+	}
+	return fmt.Sprintf("line %d:%d: %s", d.Line, d.Column, d.Message)
+}
 
 // Report is the result of grading one submission: a fixed JSON shape, like
 // exercism's test runner's, that the web app, the CLI and tests read.

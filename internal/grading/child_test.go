@@ -82,6 +82,19 @@ func TestKitGradesThroughARealChild(t *testing.T) {
 			if tt.status != gradewire.StatusError && rep.Summary.ScenariosTotal != len(p.Code.ScenarioNames) {
 				t.Errorf("%d scenarios in the summary; the file has %d", rep.Summary.ScenariosTotal, len(p.Code.ScenarioNames))
 			}
+			// What crossed the pipe short comes out whole: every
+			// invariant has its title back, a failed scenario its trace;
+			// a passed one keeps no trace (gradewire's Kept).
+			for _, sc := range rep.Scenarios {
+				for _, inv := range sc.Invariants {
+					if inv.Title == "" {
+						t.Errorf("scenario %s: invariant %s came without its title", sc.Name, inv.ID)
+					}
+				}
+				if passed := sc.Status == gradewire.StatusPass; passed != (len(sc.Trace) == 0) {
+					t.Errorf("scenario %s (%s) came with %d trace events", sc.Name, sc.Status, len(sc.Trace))
+				}
+			}
 		})
 	}
 }

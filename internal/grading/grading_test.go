@@ -19,23 +19,36 @@ func TestStreamReadsTheChildsLines(t *testing.T) {
 		report    bool
 		childErr  string
 		wantBreak bool
+		scenarios int // in the report
 	}{
 		{name: "progress then report", lines: []string{`{"scenario":{"name":"a","status":"pass"}}`, `{"scenario":{"name":"b","status":"fail"}}`, `{"report":{"kit":"k","status":"fail"}}`}, finished: 2, report: true},
 		{name: "an error from the child", lines: []string{`{"error":"faultsim: no kit \"x\""}`}, childErr: `faultsim: no kit "x"`},
 		{name: "not the protocol", lines: []string{`PASS`}, wantBreak: true},
+		// The report's scenarios went ahead of it (gradewire's Streamed).
+		{name: "progress then a streamed report", lines: []string{`{"scenario":{"name":"a","status":"pass"}}`, `{"scenario":{"name":"b","status":"fail"}}`, `{"report":{"kit":"k","status":"fail","scenarios":[]},"streamed":2}`},
+			finished: 2, report: true, scenarios: 2},
+		{name: "a streamed report counting more than came", lines: []string{`{"scenario":{"name":"a","status":"pass"}}`, `{"report":{"kit":"k","status":"fail","scenarios":[]},"streamed":2}`},
+			finished: 1, wantBreak: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var seen []string
 			st := resultStream{progress: func(s gradewire.ScenarioReport) { seen = append(seen, s.Name) }}
+			var broke error
 			for _, l := range tt.lines {
-				if err := st.receive([]byte(l)); (err != nil) != tt.wantBreak {
-					t.Fatalf("receive(%s) = %v", l, err)
+				if err := st.receive([]byte(l)); err != nil {
+					broke = err
 				}
+			}
+			if (broke != nil) != tt.wantBreak {
+				t.Fatalf("the lines broke the protocol: %v", broke)
 			}
 			report, childErr, finished, _ := st.result()
 			if len(finished) != tt.finished || len(seen) != tt.finished || (report != nil) != tt.report || childErr != tt.childErr {
 				t.Errorf("finished %d (progress %v), report %v, error %q", len(finished), seen, report != nil, childErr)
+			}
+			if report != nil && len(report.Scenarios) != tt.scenarios {
+				t.Errorf("the report has %d scenarios, want %d", len(report.Scenarios), tt.scenarios)
 			}
 		})
 	}
@@ -124,7 +137,11 @@ func TestRefusalsNeedNoChild(t *testing.T) {
 // The runner passes gradewire.ChildCommand; the grader's child still
 // names its mode itself, so the two must stay one word.
 func TestChildCommandIsTheGradersMode(t *testing.T) {
-	if got := NewChildRunner(sandbox.Limits{}, nil).Args; len(got) != 1 || got[0] != gradewire.ChildCommand {
+	r := NewChildRunner(sandbox.Limits{}, nil)
+	if got := r.Args; len(got) != 1 || got[0] != gradewire.ChildCommand {
 		t.Errorf("the child runner passes %q; want [%q]", got, gradewire.ChildCommand)
+	}
+	if want := "GOGC=1600"; len(r.Env) != 1 || r.Env[0] != want {
+		t.Errorf("the child's added environment is %q; want [%q]", r.Env, want)
 	}
 }

@@ -2,7 +2,11 @@ package grading
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 )
@@ -10,11 +14,13 @@ import (
 // Several instances grade on one database: each run is owned by the
 // instance grading it, under a lease in the store that the instance's
 // heartbeat renews while it grades (storage.StartOwnedGradeRun,
-// RenewGradeLeases). A run missing from a renewal was taken over by another
-// instance (this one was out of touch past its lease): its grading is
-// stopped, as nobody waits for it. Each beat also finishes dead instances'
-// runs, so their users see why at once. Leases is that heartbeat, for every
-// caller that records runs.
+// RenewGradeLeases for a solo run; storage.LeaseRoomRun,
+// RenewRoomRunLeases for a room's). A run missing from a renewal was taken
+// over by another instance (this one was out of touch past its lease): its
+// grading is stopped, as nobody waits for it, and its end is not recorded
+// again. Each beat also finishes dead instances' runs, so their users see
+// why at once. Leases is that heartbeat, for every caller that records
+// runs; InstanceID is the one owner name of the process.
 
 // DefaultLease is how long a run stays its instance's without a
 // heartbeat. The heartbeat renews it every third of that, so two
@@ -24,22 +30,39 @@ import (
 // leased as long (rooms.DefaultRunLease).
 const DefaultLease = 15 * time.Second
 
-// LeaseStore is where runs' leases live; *storage.Store satisfies it.
+// InstanceID names this process among the instances on one database, the
+// owner of every run it grades, solo or a room's: the host and pid for
+// the operator reading the owner columns, and random bits so a restarted
+// process with a reused pid is a new owner. It is the same for the whole
+// life of the process.
+var InstanceID = sync.OnceValue(func() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+})
+
+// LeaseStore is where solo runs' leases live; *storage.Store satisfies
+// it. GradeLeases adapts it to a LeasesConfig.
 type LeaseStore interface {
 	RenewGradeLeases(ctx context.Context, owner string, lease time.Duration) ([]int64, error)
 	ExpireGradeLeases(ctx context.Context, message string) ([]int64, error)
 }
 
-// LeasesConfig is what NewLeases needs.
-type LeasesConfig struct {
-	Store LeaseStore
-	Owner string        // this instance's id
-	Lease time.Duration // how long a run stays Owner's without a renewal
-	// Expired is the message a dead instance's run is finished with.
-	Expired string
+// LeasesConfig is what NewLeases needs. K names a run (a grade run's id,
+// a room's run).
+type LeasesConfig[K comparable] struct {
+	// Renew renews every lease of owner's for lease from now and returns
+	// the runs it renewed: a run held here and missing was taken over.
+	Renew func(ctx context.Context, owner string, lease time.Duration) ([]K, error)
+	// Expire finishes dead instances' runs and returns those it finished;
+	// nil: nothing to do.
+	Expire func(ctx context.Context) ([]K, error)
+	Owner  string        // this instance's id: InstanceID()
+	Lease  time.Duration // how long a run stays Owner's without a renewal
 	// OnExpired is told the runs of dead instances a beat finished (to
 	// wake the streams following them); nil: nobody.
-	OnExpired func(ctx context.Context, ids []int64)
+	OnExpired func(ctx context.Context, ids []K)
 	Log       *slog.Logger
 	// Ctx ends when grading stops: the heartbeat stops with it. WG counts
 	// the heartbeat, so a shutdown can wait for it.
@@ -47,27 +70,34 @@ type LeasesConfig struct {
 	WG  *sync.WaitGroup
 }
 
+// GradeLeases is the config of solo grade runs' leases in store, whose
+// dead instances' runs are finished with the message expired.
+func GradeLeases(store LeaseStore, expired string) LeasesConfig[int64] {
+	return LeasesConfig[int64]{Renew: store.RenewGradeLeases,
+		Expire: func(ctx context.Context) ([]int64, error) { return store.ExpireGradeLeases(ctx, expired) }}
+}
+
 // Leases keeps the leases of the runs one instance grades. It is safe for
 // concurrent use.
-type Leases struct {
-	cfg LeasesConfig
+type Leases[K comparable] struct {
+	cfg LeasesConfig[K]
 
 	mu      sync.Mutex
-	runs    map[int64]*Lease
+	runs    map[K]*Lease[K]
 	beating bool // the heartbeat runs while runs has any: an idle instance writes nothing
 }
 
 // NewLeases makes an instance's lease keeper.
-func NewLeases(cfg LeasesConfig) *Leases {
+func NewLeases[K comparable](cfg LeasesConfig[K]) *Leases[K] {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Leases{cfg: cfg, runs: map[int64]*Lease{}}
+	return &Leases[K]{cfg: cfg, runs: map[K]*Lease[K]{}}
 }
 
 // Lease is one run's lease, held from Hold until Drop.
-type Lease struct {
-	id     int64
+type Lease[K comparable] struct {
+	id     K
 	cancel context.CancelFunc
 	// finishing: the grading has returned and its end is being recorded;
 	// guarded by Leases.mu, which the heartbeat holds to cancel.
@@ -80,8 +110,8 @@ type Lease struct {
 // Hold keeps run id's lease renewed from now on; cancel stops its grading
 // if another instance takes it over. The run must be recorded in the
 // store, under this owner, before Hold.
-func (ls *Leases) Hold(id int64, cancel context.CancelFunc) *Lease {
-	l := &Lease{id: id, cancel: cancel}
+func (ls *Leases[K]) Hold(id K, cancel context.CancelFunc) *Lease[K] {
+	l := &Lease[K]{id: id, cancel: cancel}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.runs[id] = l
@@ -97,7 +127,7 @@ func (ls *Leases) Hold(id int64, cancel context.CancelFunc) *Lease {
 // heartbeat leaves it alone, since once its end is recorded the store no
 // longer renews it, which is not a takeover. It reports whether the run
 // was taken over before.
-func (ls *Leases) Finishing(l *Lease) (taken bool) {
+func (ls *Leases[K]) Finishing(l *Lease[K]) (taken bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l.finishing = true
@@ -105,7 +135,7 @@ func (ls *Leases) Finishing(l *Lease) (taken bool) {
 }
 
 // Drop forgets the run once its end is recorded.
-func (ls *Leases) Drop(l *Lease) {
+func (ls *Leases[K]) Drop(l *Lease[K]) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.runs[l.id] == l {
@@ -114,7 +144,7 @@ func (ls *Leases) Drop(l *Lease) {
 }
 
 // heartbeat beats every third of a lease while there are runs.
-func (ls *Leases) heartbeat() {
+func (ls *Leases[K]) heartbeat() {
 	defer ls.cfg.WG.Done()
 	tick := time.NewTicker(ls.cfg.Lease / 3)
 	defer tick.Stop()
@@ -147,31 +177,34 @@ func (ls *Leases) heartbeat() {
 // whose end is being recorded is no longer running in the store. Neither
 // is missing because another instance took it, and cancelling either
 // would turn a good grading into a system error.
-func (ls *Leases) Beat() {
+func (ls *Leases[K]) Beat() {
 	// Half a lease: a renewal that takes longer than a beat still
 	// counts, as long as it lands inside the lease.
 	ctx, cancel := context.WithTimeout(ls.cfg.Ctx, ls.cfg.Lease/2)
 	defer cancel()
 	ls.mu.Lock()
-	held := make([]int64, 0, len(ls.runs))
+	held := make([]K, 0, len(ls.runs))
 	for id, l := range ls.runs {
 		if !l.finishing {
 			held = append(held, id)
 		}
 	}
 	ls.mu.Unlock()
-	renewed, err := ls.cfg.Store.RenewGradeLeases(ctx, ls.cfg.Owner, ls.cfg.Lease)
+	renewed, err := ls.cfg.Renew(ctx, ls.cfg.Owner, ls.cfg.Lease)
 	switch {
 	case ls.cfg.Ctx.Err() != nil: // stopping: the beat was cut short, not failed
 	case err != nil:
-		ls.cfg.Log.Warn("grading: renewing the grade runs' leases failed", "err", err)
+		ls.cfg.Log.Warn("grading: renewing the runs' leases failed", "err", err)
 	default:
 		ls.stopLost(held, renewed)
 	}
-	if ids, err := ls.cfg.Store.ExpireGradeLeases(ctx, ls.cfg.Expired); err != nil && ls.cfg.Ctx.Err() == nil {
-		ls.cfg.Log.Warn("grading: finishing the grade runs of stopped instances failed", "err", err)
+	if ls.cfg.Expire == nil {
+		return
+	}
+	if ids, err := ls.cfg.Expire(ctx); err != nil && ls.cfg.Ctx.Err() == nil {
+		ls.cfg.Log.Warn("grading: finishing the runs of stopped instances failed", "err", err)
 	} else if len(ids) > 0 {
-		ls.cfg.Log.Info("grading: finished the grade runs of stopped instances", "runs", ids)
+		ls.cfg.Log.Info("grading: finished the runs of stopped instances", "runs", ids)
 		if ls.cfg.OnExpired != nil {
 			ls.cfg.OnExpired(ctx, ids)
 		}
@@ -181,8 +214,8 @@ func (ls *Leases) Beat() {
 // stopLost cancels the gradings of held runs that the renewal did not
 // renew, unless their grading has ended meanwhile (the store keeps
 // whichever end came first).
-func (ls *Leases) stopLost(held, renewed []int64) {
-	kept := make(map[int64]bool, len(renewed))
+func (ls *Leases[K]) stopLost(held, renewed []K) {
+	kept := make(map[K]bool, len(renewed))
 	for _, id := range renewed {
 		kept[id] = true
 	}
@@ -193,8 +226,47 @@ func (ls *Leases) stopLost(held, renewed []int64) {
 		if l == nil || l.finishing || kept[id] {
 			continue
 		}
-		ls.cfg.Log.Warn("grading: a grade run was taken over by another instance; stopping its grading", "run", id)
+		ls.cfg.Log.Warn("grading: a run was taken over by another instance; stopping its grading", "run", id)
 		l.taken = true
 		l.cancel()
 	}
+}
+
+// Leased is one grading run under its lease, from Start until Done: the
+// life a caller that records runs gives each (a web Grade).
+type Leased[K comparable] struct {
+	// Ctx is the grading's context: it ends after Start's timeout, when
+	// grading stops (LeasesConfig.Ctx), or when another instance takes the
+	// run over.
+	Ctx    context.Context
+	cancel context.CancelFunc
+	ls     *Leases[K]
+	lease  *Lease[K]
+}
+
+// Start holds run id's lease, recorded in the store under this owner, for
+// a grading that may take timeout, and counts it in LeasesConfig.WG until
+// Done, so a shutdown waits for its end to be recorded.
+func (ls *Leases[K]) Start(id K, timeout time.Duration) *Leased[K] {
+	ctx, cancel := context.WithTimeout(ls.cfg.Ctx, timeout)
+	ls.cfg.WG.Add(1)
+	return &Leased[K]{Ctx: ctx, cancel: cancel, ls: ls, lease: ls.Hold(id, cancel)}
+}
+
+// Finished says the grading has returned (see Finishing). It gives the
+// context to record the run's end in, which Ctx's end does not end and
+// within d, and whether another instance took the run over before: then
+// the end that instance recorded stands.
+func (r *Leased[K]) Finished(d time.Duration) (ctx context.Context, cancel context.CancelFunc, taken bool) {
+	taken = r.ls.Finishing(r.lease)
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(r.Ctx), d)
+	return ctx, cancel, taken
+}
+
+// Done forgets the run's lease and ends its context and its count, once
+// its end is recorded (or left to the instance that took it over).
+func (r *Leased[K]) Done() {
+	r.ls.Drop(r.lease)
+	r.cancel()
+	r.ls.cfg.WG.Done()
 }

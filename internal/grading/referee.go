@@ -4,10 +4,10 @@ package grading
 // inside the grading child) can refuse valid Go, crash on it, or run it
 // wrongly without a word; a candidate must never be blamed for that. So a
 // Grade's verdict is checked: the grading child hands over the
-// submission's native copy (faultsim.NativeSource, written before any of
-// the submission runs), the referee builds it with the go tool into a
-// program beside the grading engine and the kit, compiled without the
-// interpreter (-tags nointerp,referee), and runs that program under the
+// submission's native copy (interpreted.NativeSource, written before any
+// of the submission runs), the referee builds it with the go tool into a
+// program beside the grading engine and the kit, which links no
+// interpreter (internal/faultsim/native), and runs that program under the
 // same sandbox limits with the same job: the same scenarios and seed. If
 // the two verdicts differ, the native report is the one shown, and the
 // disagreement is logged for us (Service.Disagreements).
@@ -54,10 +54,6 @@ import (
 // modulePath is the module the native program is built in: the engine's
 // and the kits' internal packages can be imported only from inside it.
 const modulePath = "github.com/faultline-dev/faultline"
-
-// refereeTags are the build tags of the native program: no interpreter,
-// and the native copies' side of the engine.
-const refereeTags = "nointerp,referee"
 
 // DefaultBuildTimeout bounds one native build. A build with a warm cache
 // takes well under a second; the first build of a server compiles the
@@ -249,7 +245,7 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 func nativeRouteFailed(rep *gradewire.Report) bool {
 	for _, s := range rep.Scenarios {
 		for _, iv := range s.Invocations {
-			if iv.Ended == "not-loaded" && nativeRouteRE.MatchString(iv.Error) {
+			if iv.Ended == "not-loaded" && nativeRouteRE().MatchString(iv.Error) {
 				return true
 			}
 		}
@@ -257,8 +253,8 @@ func nativeRouteFailed(rep *gradewire.Report) bool {
 	return false
 }
 
-// nativeRouteRE matches faultsim.NativeCopies's own load errors.
-var nativeRouteRE = regexp.MustCompile(`faultsim: (all \d+ native copies are in use|native copy \d+|shared native copies)`)
+// nativeRouteRE matches native.NativeCopies's own load errors.
+var nativeRouteRE = lazyRegexp(`faultsim: (all \d+ native copies are in use|native copy \d+|shared native copies)`)
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
@@ -303,15 +299,23 @@ func (e *compileError) inSubmission(native *gradewire.NativeProgram) string {
 	return ""
 }
 
-// nativeShimName is the shim faultsim.NativeSource writes beside the
+// nativeShimName is the shim interpreted.NativeSource writes beside the
 // submission.
 const nativeShimName = "faultline_native.go"
 
 var (
-	kitImportRE = regexp.MustCompile(`^github\.com/faultline-dev/faultline/internal/kits/[a-z0-9/]+$`)
-	kitValueRE  = regexp.MustCompile(`^([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9]*)\{\}$`)
-	fileRE      = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.go$`)
+	kitImportRE = lazyRegexp(`^github\.com/faultline-dev/faultline/internal/kits/[a-z0-9/]+$`)
+	kitValueRE  = lazyRegexp(`^([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9]*)\{\}$`)
+	fileRE      = lazyRegexp(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.go$`)
 )
+
+// lazyRegexp compiles expr on first use: every process of the binary links
+// this package, the grading child included, and only a server's referee
+// matches these (issue 25: a child does no package-level work it never
+// uses).
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // nativeImports are the standard packages a native program's package may
 // import: the interpreted route's allowlist (gointerp.AllowedStdlib, which
@@ -330,7 +334,7 @@ func NativeImports() []string { return slices.Clone(nativeImports) }
 // before it reaches the go tool. No import outside the allowlist means no
 // cgo, no unsafe (so no go:linkname), no embed, nothing of os or net.
 func checkNative(p *gradewire.NativeProgram) error {
-	if !kitImportRE.MatchString(p.KitImport) || !kitValueRE.MatchString(p.KitValue) {
+	if !kitImportRE().MatchString(p.KitImport) || !kitValueRE().MatchString(p.KitValue) {
 		return fmt.Errorf("grading: the native program names the kit %q, %q", p.KitImport, p.KitValue)
 	}
 	if p.Copies < 1 || p.Copies > maxNativeCopies {
@@ -340,7 +344,7 @@ func checkNative(p *gradewire.NativeProgram) error {
 		return errors.New("grading: the native program has no files")
 	}
 	for name, text := range p.Files {
-		if !fileRE.MatchString(name) || strings.HasSuffix(name, "_test.go") {
+		if !fileRE().MatchString(name) || strings.HasSuffix(name, "_test.go") {
 			return fmt.Errorf("grading: the native program has a file named %q", name)
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), name, text, parser.ImportsOnly|parser.ParseComments)
@@ -349,7 +353,7 @@ func checkNative(p *gradewire.NativeProgram) error {
 		}
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
-			if !slices.Contains(nativeImports, path) && !nativeInternalRE.MatchString(path) {
+			if !slices.Contains(nativeImports, path) && !nativeInternalRE().MatchString(path) {
 				return fmt.Errorf("grading: %s imports %q, which the grader does not allow", name, path)
 			}
 		}
@@ -361,7 +365,7 @@ func checkNative(p *gradewire.NativeProgram) error {
 // import: the engine, which the shims bind to, and the kits and their
 // harnesses; never the sandbox, the server's packages or anything that
 // runs processes.
-var nativeInternalRE = regexp.MustCompile(`^` + regexp.QuoteMeta(modulePath) + `/internal/(faultsim|grader/[a-z]+|kits/[a-z]+(/[a-z]+)?)$`)
+var nativeInternalRE = lazyRegexp(`^` + regexp.QuoteMeta(modulePath) + `/internal/(faultsim(/native)?|grader/[a-z]+|kits/[a-z]+(/[a-z]+)?)$`)
 
 // build writes native's copies and the driver into a directory of the
 // module tree and builds them; cleanup removes that directory.
@@ -380,7 +384,7 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 	}
 	cleanup = release
 	base := modulePath + "/referee/" + filepath.Base(dir)
-	m := kitValueRE.FindStringSubmatch(native.KitValue)
+	m := kitValueRE().FindStringSubmatch(native.KitValue)
 	var imports, copies strings.Builder
 	for c := range native.Copies {
 		pkg := fmt.Sprintf("c%d", c)
@@ -406,7 +410,7 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 	}
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "-ldflags=-s -w", "-o", bin, ".")
+	cmd := buildCommand(bctx, goTool, "build", "-ldflags=-s -w", "-o", bin, ".")
 	cmd.Dir = dir
 	cmd.Env = r.buildEnv(goTool)
 	cmd.WaitDelay = 5 * time.Second
@@ -522,7 +526,7 @@ func (r *Referee) buildEnv(goTool string) []string {
 
 // nativeDriver is the native program's main: it grades the job on stdin
 // through the copies and writes the result lines on fd 3, as a grading
-// child does (faultsim.ServeNative).
+// child does (native.ServeNative).
 const nativeDriver = `// Code generated by the native referee. DO NOT EDIT.
 
 package main
@@ -531,14 +535,14 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/native"
 	%s %q
 %s)
 
 func main() {
 	results := os.NewFile(3, "results")
-	copies := func() []faultsim.NativeCopy { return []faultsim.NativeCopy{%s} }
-	if err := faultsim.ServeNative(os.Stdin, results, %s, copies); err != nil {
+	copies := func() []native.NativeCopy { return []native.NativeCopy{%s} }
+	if err := native.ServeNative(os.Stdin, results, %s, copies); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
@@ -696,7 +700,7 @@ func (r *Referee) Warm(ctx context.Context) error {
 	bctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The driver's own imports (os, fmt) come with the engine's.
-	cmd := buildCommand(bctx, goTool, "build", "-tags", refereeTags, "./internal/faultsim", "./internal/kits/...")
+	cmd := buildCommand(bctx, goTool, "build", "./internal/faultsim", "./internal/faultsim/native", "./internal/kits/...")
 	cmd.Dir = tree
 	cmd.Env = r.buildEnv(goTool)
 	cmd.WaitDelay = 5 * time.Second

@@ -276,20 +276,20 @@ func TestNativeSourcesHoldTheNativeProgramsPackages(t *testing.T) {
 	}
 	// The kits: the packages right under internal/kits (their solutions
 	// and helpers below are not linked).
-	out, err := exec.Command("go", "list", "-tags", refereeTags, "../kits/...").Output()
+	out, err := exec.Command("go", "list", "../kits/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	roots := []string{"../faultsim"}
+	roots := []string{"../faultsim", "../faultsim/native"}
 	for _, pkg := range strings.Fields(string(out)) {
 		if rest, ok := strings.CutPrefix(pkg, modulePath+"/internal/kits/"); ok && !strings.Contains(rest, "/") {
 			roots = append(roots, pkg)
 		}
 	}
-	if len(roots) < 3 {
-		t.Fatalf("found the kits %q", roots[1:])
+	if len(roots) < 4 {
+		t.Fatalf("found the kits %q", roots[2:])
 	}
-	out, err = exec.Command("go", append([]string{"list", "-tags", refereeTags, "-deps", "-f",
+	out, err = exec.Command("go", append([]string{"list", "-deps", "-f",
 		"{{if not .Standard}}{{.ImportPath}}\t{{join .GoFiles \" \"}}\t{{join .EmbedFiles \" \"}}{{end}}"}, roots...)...).Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

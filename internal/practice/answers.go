@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/timer"
 )
@@ -20,7 +21,15 @@ type AnswerStore interface {
 	SaveDraft(ctx context.Context, sessionID, seq int64, text string, late bool, at time.Time) (storage.TimedSession, bool, error)
 	SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, body string, sessionID int64, timing storage.AnswerTiming, at time.Time) (storage.TimedAnswer, error)
 	TimedAnswer(ctx context.Context, id int64) (storage.TimedAnswer, error)
+	// The review queue's (issue 29): every stored answer to something
+	// with key points enters it (Answers.enqueue).
+	review.Enqueuer
+	AttemptByID(ctx context.Context, id int64) (storage.Attempt, error)
 }
+
+// KeyPointsOf counts the key points of scope ("problem", "question:<id>")
+// in the problem or set slug: the content's, which the web layer reads.
+type KeyPointsOf func(ctx context.Context, kind storage.Kind, slug, scope string) int
 
 // Errors a caller turns into a message for the user.
 var (
@@ -36,6 +45,11 @@ var (
 type Answers struct {
 	store AnswerStore
 	now   func() time.Time
+	// KeyPoints, when set, puts every answer stored (submitted, or stored
+	// by the server when its clock ran out, timed or plain) in the review
+	// queue, if what it answers has key points: they are what the
+	// candidate ticks to rate it. nil: nothing is queued.
+	KeyPoints KeyPointsOf
 }
 
 // NewAnswers returns the use cases over store, reading the time from now
@@ -47,7 +61,8 @@ func NewAnswers(store AnswerStore, now func() time.Time) *Answers {
 	return &Answers{store: store, now: now}
 }
 
-// TimerSession is a stored session as internal/timer sees it.
+// TimerSession is a stored session as internal/timer sees it: its clock,
+// with the box's mode.
 func TimerSession(t storage.TimedSession) timer.Session {
 	return timer.Session{Mode: timer.Mode(t.Mode), Limit: t.Limit, StartedAt: t.StartedAt}
 }
@@ -94,7 +109,33 @@ func (a *Answers) CloseOverdue(ctx context.Context, attemptID int64) error {
 func (a *Answers) expire(ctx context.Context, t storage.TimedSession, now time.Time) (storage.TimedAnswer, error) {
 	end := TimerSession(t).Expire()
 	body, late := AnswerBody(t.Draft), AnswerBody(t.LateText)
-	return a.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, body, t.ID, timing(t, end, body, late), now)
+	ans, err := a.store.SubmitTimedAnswer(ctx, t.AttemptID, t.Scope, body, t.ID, timing(t, end, body, late), now)
+	if err != nil {
+		return ans, err
+	}
+	return ans, a.enqueue(ctx, t.AttemptID, ans, nil)
+}
+
+// enqueue puts a just-stored answer in the review queue if its problem or
+// question has key points, with the candidate's guess of how many it covers
+// (nil: none).
+func (a *Answers) enqueue(ctx context.Context, attemptID int64, ans storage.TimedAnswer, guess *int) error {
+	if a.KeyPoints == nil {
+		return nil
+	}
+	at, err := a.store.AttemptByID(ctx, attemptID)
+	if err != nil {
+		return err
+	}
+	of := a.KeyPoints(ctx, at.Kind, at.Slug, ans.Scope)
+	if of == 0 {
+		return nil
+	}
+	predicted := -1
+	if guess != nil {
+		predicted = *guess
+	}
+	return review.Answered(ctx, a.store, attemptID, ans.Scope, ans.ID, predicted, of, a.now())
 }
 
 func timing(t storage.TimedSession, end timer.Ending, body, late string) storage.AnswerTiming {
@@ -203,11 +244,17 @@ func (a *Answers) SaveDraft(ctx context.Context, t storage.TimedSession, seq int
 type Submission struct {
 	AttemptID int64
 	Scope     string
-	// SessionID is the box's open session (the caller has checked it is
-	// this attempt's and scope's); 0 for an answer sent without the box's
-	// script, which is stored untimed.
+	// SessionID is the box's session (the caller has checked it is this
+	// attempt's and scope's: Answers.Session). 0 for an answer sent
+	// without the session (a plain form): it still ends the box's open
+	// session if there is one, since the server knows it, and is stored
+	// untimed otherwise.
 	SessionID int64
 	Text      string // as sent; made an answer's body by AnswerBody
+	// Predicted is the candidate's guess, before seeing them, of how many
+	// key points the answer covers (the caller has checked it is in
+	// range); nil: no guess.
+	Predicted *int
 }
 
 // Submit stores an answer. Before the limit it ends the session early;
@@ -220,10 +267,21 @@ func (a *Answers) Submit(ctx context.Context, sub Submission) (storage.TimedAnsw
 	now := a.now()
 	text := AnswerBody(sub.Text)
 	if sub.SessionID == 0 {
+		open, err := a.store.OpenTimedSessions(ctx, sub.AttemptID)
+		if err != nil {
+			return storage.TimedAnswer{}, err
+		}
+		sub.SessionID = open[sub.Scope].ID
+	}
+	if sub.SessionID == 0 {
 		if text == "" {
 			return storage.TimedAnswer{}, ErrEmptyAnswer
 		}
-		return a.store.SubmitTimedAnswer(ctx, sub.AttemptID, sub.Scope, text, 0, storage.AnswerTiming{WordCount: timer.WordCount(text)}, now)
+		ans, err := a.store.SubmitTimedAnswer(ctx, sub.AttemptID, sub.Scope, text, 0, storage.AnswerTiming{WordCount: timer.WordCount(text)}, now)
+		if err != nil {
+			return ans, err
+		}
+		return ans, a.enqueue(ctx, sub.AttemptID, ans, sub.Predicted)
 	}
 	// Read now, not taken from the caller: the on-time draft must be the
 	// newest one stored.
@@ -246,7 +304,11 @@ func (a *Answers) Submit(ctx context.Context, sub Submission) (storage.TimedAnsw
 			late = text
 		}
 	}
-	return a.store.SubmitTimedAnswer(ctx, sub.AttemptID, sub.Scope, body, t.ID, timing(t, end, body, late), now)
+	ans, err := a.store.SubmitTimedAnswer(ctx, sub.AttemptID, sub.Scope, body, t.ID, timing(t, end, body, late), now)
+	if err != nil {
+		return ans, err
+	}
+	return ans, a.enqueue(ctx, sub.AttemptID, ans, sub.Predicted)
 }
 
 // KeepAfterClose handles text submitted to a session that is closed
@@ -297,4 +359,29 @@ func visible(r rune) bool {
 		return false
 	}
 	return true
+}
+
+// Open is the attempt's open sessions by scope, as their boxes draw them.
+func (a *Answers) Open(ctx context.Context, attemptID int64) (map[string]storage.TimedSession, error) {
+	return a.store.OpenTimedSessions(ctx, attemptID)
+}
+
+// Session is the session id of the attempt's box at scope, open or closed;
+// any other (another user's, another box's) is storage.ErrNotFound.
+func (a *Answers) Session(ctx context.Context, attemptID int64, scope string, id int64) (storage.TimedSession, error) {
+	t, err := a.store.TimedSession(ctx, id)
+	if err == nil && (t.AttemptID != attemptID || t.Scope != scope) {
+		return storage.TimedSession{}, storage.ErrNotFound
+	}
+	return t, err
+}
+
+// Answer is the answer id of the attempt to scope; any other is
+// storage.ErrNotFound.
+func (a *Answers) Answer(ctx context.Context, attemptID int64, scope string, id int64) (storage.TimedAnswer, error) {
+	ans, err := a.store.TimedAnswer(ctx, id)
+	if err == nil && (ans.AttemptID != attemptID || ans.Scope != scope) {
+		return storage.TimedAnswer{}, storage.ErrNotFound
+	}
+	return ans, err
 }

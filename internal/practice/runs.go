@@ -29,6 +29,8 @@ type RunState struct {
 // still shows the time the run took. An answer from before the start
 // does not count: running the set again starts from nothing.
 func Run(rc storage.RunClock, items []RunItem, now time.Time) RunState {
+	// The stored clock of a run never ends (ClockRun): its end is read
+	// from its items here.
 	end, done := rc.StartedAt, true
 	for _, it := range items {
 		switch {
@@ -41,12 +43,12 @@ func Run(rc storage.RunClock, items []RunItem, now time.Time) RunState {
 			done = false
 		}
 	}
-	if !done {
-		end = now
+	c := rc.Clock
+	if done {
+		c.EndedAt = end
 	}
-	c := timer.Clock{Limit: rc.Limit, StartedAt: rc.StartedAt, Since: rc.StartedAt}
-	st := c.State(end)
-	return RunState{Limit: rc.Limit, Used: st.Used, Up: st.Phase == timer.ClockUp, Done: done, Deadline: c.Deadline()}
+	st := ClockAt(c, now)
+	return RunState{Limit: rc.Limit, Used: st.Used, Up: st.Phase == timer.ClockUp, Done: done, Deadline: Deadline(c)}
 }
 
 // Bound is when an answer started now must end because of the run: its

@@ -11,7 +11,7 @@ import (
 // once every item is done, ignores what was done before the start, and
 // stops at the limit.
 func TestRun(t *testing.T) {
-	rc := storage.RunClock{Limit: 4 * time.Minute, StartedAt: t0}
+	rc := storage.RunClock{Clock: storage.Clock{Limit: 4 * time.Minute, StartedAt: t0}}
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
 	before := t0.Add(-time.Hour)
 	tests := []struct {

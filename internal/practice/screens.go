@@ -86,7 +86,7 @@ func (s *Screens) Move(ctx context.Context, userID, screen string, to, steps int
 	}
 	return s.update(ctx, userID, screen, steps, func(r storage.ScreenRun, now time.Time) storage.ScreenRun {
 		r = settle(r, now)
-		if r.FinishedAt.IsZero() {
+		if r.EndedAt.IsZero() {
 			r.Step, r.StepSince = to, now
 		}
 		return r
@@ -98,8 +98,8 @@ func (s *Screens) Move(ctx context.Context, userID, screen string, to, steps int
 func (s *Screens) Finish(ctx context.Context, userID, screen string, steps int) (ScreenView, error) {
 	return s.update(ctx, userID, screen, steps, func(r storage.ScreenRun, now time.Time) storage.ScreenRun {
 		r = settle(r, now)
-		if r.FinishedAt.IsZero() {
-			r.FinishedAt = r.StepSince
+		if r.EndedAt.IsZero() {
+			r.EndedAt = r.StepSince
 		}
 		return r
 	})
@@ -119,18 +119,13 @@ func (s *Screens) update(ctx context.Context, userID, screen string, steps int, 
 	return view(r, steps, now), nil
 }
 
-// overall is a run's overall clock: started with the run, never paused.
-func overall(r storage.ScreenRun) timer.Clock {
-	return timer.Clock{Limit: r.Limit, StartedAt: r.StartedAt, Since: r.StartedAt}
-}
-
 // end is the moment time stops counting for the run at now: its finish,
 // its deadline once that has passed, or now.
 func end(r storage.ScreenRun, now time.Time) time.Time {
-	if !r.FinishedAt.IsZero() {
-		return r.FinishedAt
+	if !r.EndedAt.IsZero() {
+		return r.EndedAt
 	}
-	if d := overall(r).Deadline(); !d.IsZero() && now.After(d) {
+	if d := Deadline(r.Clock); !d.IsZero() && now.After(d) {
 		return d
 	}
 	return now
@@ -140,7 +135,7 @@ func end(r storage.ScreenRun, now time.Time) time.Time {
 // or the deadline) to the current step. A run whose time is up is
 // finished at its deadline. A finished run is left as it is.
 func settle(r storage.ScreenRun, now time.Time) storage.ScreenRun {
-	if !r.FinishedAt.IsZero() {
+	if !r.EndedAt.IsZero() {
 		return r
 	}
 	at := end(r, now)
@@ -151,7 +146,7 @@ func settle(r storage.ScreenRun, now time.Time) storage.ScreenRun {
 	used[r.Step-1] += max(at.Sub(r.StepSince), 0)
 	r.StepUsed, r.StepSince = used, at
 	if at.Before(now) {
-		r.FinishedAt = at
+		r.EndedAt = at
 	}
 	return r
 }
@@ -160,12 +155,12 @@ func view(r storage.ScreenRun, steps int, now time.Time) ScreenView {
 	v := ScreenView{Run: r, At: now, StepUsed: make([]time.Duration, steps)}
 	copy(v.StepUsed, r.StepUsed)
 	at := end(r, now)
-	if r.FinishedAt.IsZero() && r.Step <= steps {
+	if r.EndedAt.IsZero() && r.Step <= steps {
 		v.StepUsed[r.Step-1] += max(at.Sub(r.StepSince), 0)
 	}
-	v.Clock = overall(r).State(at)
+	v.Clock = ClockAt(r.Clock, at)
 	v.Up = v.Clock.Phase == timer.ClockUp
-	v.Finished = !r.FinishedAt.IsZero() || v.Up
+	v.Finished = !r.EndedAt.IsZero() || v.Up
 	if !v.Finished {
 		v.Current = r.Step
 	}

@@ -68,8 +68,8 @@ func TestScreenRun(t *testing.T) {
 		}
 	}
 	r, err := store.ScreenRun(ctx, user, screen)
-	if err != nil || !r.FinishedAt.Equal(t0.Add(10*m)) {
-		t.Errorf("the stored run finished at %v (%v); want the deadline %v", r.FinishedAt, err, t0.Add(10*m))
+	if err != nil || !r.EndedAt.Equal(t0.Add(10*m)) {
+		t.Errorf("the stored run finished at %v (%v); want the deadline %v", r.EndedAt, err, t0.Add(10*m))
 	}
 	if _, err := sc.Move(ctx, user, screen, 4, steps); err == nil {
 		t.Error("a move to step 4 of 3 was accepted")

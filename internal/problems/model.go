@@ -34,6 +34,10 @@ type Section struct {
 type Item struct {
 	Text Markdown `json:"text"`
 	Line int      `json:"line"`
+	// Shows and Contradicts are a key point's phrases for the rubric
+	// matcher: words that show the point, and misconceptions against it.
+	Shows       []Phrase `json:"shows,omitempty"`
+	Contradicts []Phrase `json:"contradicts,omitempty"`
 }
 
 // GlossaryEntry is a term and its definition.

@@ -86,7 +86,7 @@ func (bd *builder) buildProblem(fm *problemFront) *Problem {
 			}
 		case headingStrongAnswer:
 			if once(c, key) {
-				p.StrongAnswer = bd.items(bd.listSection(c, heading))
+				p.StrongAnswer = bd.keyPoints(bd.listSection(c, heading))
 			}
 		case headingFollowUps:
 			if once(c, key) {

@@ -89,7 +89,7 @@ func (bd *builder) buildQuestion(c chunk) Question {
 		case headingQuestionAnswer:
 			q.ModelAnswer = bd.proseSection(sub, heading)
 		case headingQuestionPoints:
-			q.KeyPoints = bd.items(bd.listSection(sub, heading))
+			q.KeyPoints = bd.keyPoints(bd.listSection(sub, heading))
 		case headingQuestionGuidance:
 			q.Guidance = bd.proseSection(sub, heading)
 		case headingQuestionTime:

@@ -83,6 +83,9 @@ func (bd *builder) items(lis []listItem) []Item {
 			bd.addf(li.line, "empty list item")
 			continue
 		}
+		if i := hasMatcherLines(li.text); i > 0 {
+			bd.addf(li.line+i, "shows: and contradicts: lines belong under a key point (### Key points, ## What a strong answer covers); here they would be shown as text")
+		}
 		out = append(out, Item{Text: bd.inline(li.text), Line: li.line})
 	}
 	return out

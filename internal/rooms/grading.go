@@ -10,15 +10,14 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // Grader grades code; *grading.Dispatcher satisfies it, as for solo
 // practice. Plan says whether anything grades a problem.
 type Grader interface {
-	Admit(key string) (*sandbox.Ticket, error)
-	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
+	Admit(key string) (*grading.Ticket, error)
+	GradeAdmitted(ctx context.Context, ticket *grading.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
 	Plan(problem string) (grading.Plan, bool)
 }
 
@@ -64,6 +63,12 @@ type RunLimits struct {
 	// Charge takes bytes from the address's write budget. Its error
 	// refuses the run and Run returns it as it is.
 	Charge func(bytes int64) error
+	// PerAddress, when more than 0, is how many runs the address may have
+	// going at once on every instance, its solo grade runs counted (the
+	// store's count, storage.ReserveRoomRun): past it Run returns
+	// grading.ErrAddressBusy. Hold is this instance's count, which also
+	// covers what the store does not record (a Check).
+	PerAddress int
 }
 
 // RunStoredBytes is what a run of code adds to the room's log at most:
@@ -110,6 +115,19 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 				Message: "the previous run is still going; its report comes first"}
 		}
 	}
+	// A lease left on a run that has ended (its release failed), or on a
+	// run reserved by a server that stopped before starting it, would hold
+	// the room: it goes.
+	if l, err := s.store.RoomRunLeaseOf(ctx, a.Room.ID); err == nil && l.Owner != "" {
+		switch r := f.pv.run(l.Run); {
+		case r != nil && r.Finished:
+			s.dropLease(ctx, a.Room.ID, l.Run, nil)
+		case l.Run == 0 && l.Until.Before(now):
+			if _, err := s.store.TakeExpiredRoomRunLease(ctx, a.Room.ID, 0, now); err != nil {
+				return storage.RoomEvent{}, err
+			}
+		}
+	}
 	code, version, err := s.CodeText(ctx, a, it)
 	if err != nil {
 		return storage.RoomEvent{}, err
@@ -127,7 +145,7 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 		}
 	}
 	ticket, err := s.grader.Admit(limits.ClientKey)
-	if busy := (*sandbox.BusyError)(nil); errors.As(err, &busy) {
+	if busy := (*grading.BusyError)(nil); errors.As(err, &busy) {
 		release()
 		return storage.RoomEvent{}, &BusyError{RetryAfter: max(busy.RetryAfter, time.Second), Message: "the grader is busy"}
 	}
@@ -135,32 +153,61 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 		release()
 		return storage.RoomEvent{}, err
 	}
+	// The room's lease is taken before the run starts, counted among the
+	// address's runs on every instance; a second Run of the room racing
+	// this one on another instance finds it taken.
+	reserved, err := s.store.ReserveRoomRun(ctx, a.Room.ID, s.instance, s.now().Add(s.runLease), limits.ClientKey, limits.PerAddress)
+	if err != nil || !reserved {
+		ticket.Release()
+		release()
+		switch {
+		case errors.Is(err, storage.ErrAddressBusy):
+			return storage.RoomEvent{}, grading.ErrAddressBusy
+		case err != nil:
+			return storage.RoomEvent{}, err
+		}
+		return storage.RoomEvent{}, &BusyError{RetryAfter: s.expectedEnd(limits.ClientKey),
+			Message: "the previous run is still going; its report comes first"}
+	}
 	started, err := s.appendOne(ctx, a, KindRunStarted, RunStarted{Item: it.Index, DocVersion: version, Source: code})
 	if err != nil {
+		s.dropLease(context.WithoutCancel(ctx), a.Room.ID, 0, nil)
 		ticket.Release()
 		release()
 		return storage.RoomEvent{}, err
 	}
-	if err := s.holdLease(ctx, a.Room.ID, started.Seq); err != nil {
+	gradeCtx, cancel := context.WithTimeout(s.runCtx, gradeTimeout)
+	lease, err := s.holdLease(ctx, a.Room.ID, started.Seq, cancel)
+	if err != nil {
 		// Without its lease the run is taken for lost a lease after its
 		// start; it still grades, and its end still counts if it comes.
 		s.log.Warn("rooms: leasing a run failed", slog.String("room", a.Room.ID), slog.Int64("run", started.Seq), slog.Any("err", err))
 	}
 	job := grading.Request{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
 	s.runs.Add(1)
-	go s.grade(a, it.Index, started.Seq, job, ticket, release)
+	go s.grade(gradeCtx, cancel, lease, a, it.Index, started.Seq, job, ticket, release)
 	return started, nil
 }
 
-// grade runs in a context detached from the request: the interviewer's
-// tab closing does not stop it, and its end is always appended. The
-// address's place (release) is held until then.
-func (s *Service) grade(a Access, item int, run int64, job grading.Request, ticket *sandbox.Ticket, release func()) {
+// grade runs in a context detached from the request (ctx, ended by
+// cancel): the interviewer's tab closing does not stop it, and its end is
+// appended, unless another instance took the run over (lease) and
+// recorded its end. The address's place (release) is held until then.
+func (s *Service) grade(ctx context.Context, cancel context.CancelFunc, lease *grading.Lease[runKey], a Access, item int, run int64, job grading.Request, ticket *grading.Ticket, release func()) {
 	defer s.runs.Done()
 	defer release()
-	ctx, cancel := context.WithTimeout(s.runCtx, gradeTimeout)
 	defer cancel()
 	report, err := s.grader.GradeAdmitted(ctx, ticket, job, nil)
+	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancelStore()
+	if !s.mayFinish(storeCtx, a.Room.ID, run, lease) {
+		s.log.Warn("rooms: a run was taken over by another instance, which recorded its end; its grading here is dropped",
+			slog.String("room", a.Room.ID), slog.Int64("run", run))
+		if lease != nil {
+			s.leases.Drop(lease)
+		}
+		return
+	}
 	end := RunFinished{Item: item, Run: run}
 	switch {
 	case err == nil && report != nil:
@@ -176,7 +223,7 @@ func (s *Service) grade(a Access, item int, run int64, job grading.Request, tick
 		} else {
 			end.Summary += " The full report was too large to keep (the code's output is long); run it with less logging to see it."
 		}
-	case errors.As(err, new(*sandbox.BusyError)) || errors.Is(err, sandbox.ErrBusy):
+	case errors.As(err, new(*grading.BusyError)) || errors.Is(err, grading.ErrBusy):
 		end.Status, end.Summary = "busy", "The grader was busy; run it again in a moment."
 	case s.runCtx.Err() != nil:
 		end.Status, end.Summary = "system-error", "The server stopped while grading; run it again."
@@ -186,17 +233,16 @@ func (s *Service) grade(a Access, item int, run int64, job grading.Request, tick
 	}
 	ev, err := newEvent(storage.ActorSystem, KindRunFinished, end)
 	if err == nil {
-		storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-		defer cancelStore()
 		var out []storage.RoomEvent
 		out, err = s.store.AppendRoomEvents(storeCtx, a.Room.ID, s.now(), ev)
 		if err == nil {
 			s.publish(storeCtx, a.Room.ID, out[0].Seq)
 		}
-		// After the end: a lease given up first would let another
-		// instance record this run as lost.
-		s.dropLease(storeCtx, a.Room.ID, run)
 	}
+	// After the end: a lease given up first would let another instance
+	// record this run as lost (as it will, a lease on, when the end could
+	// not be appended).
+	s.dropLease(storeCtx, a.Room.ID, run, lease)
 	if err != nil {
 		// An ended room takes no more events; the run is lost with it.
 		s.log.Warn("rooms: recording the end of a run failed", slog.String("room", a.Room.ID), slog.Int64("run", run), slog.Any("err", err))

@@ -41,6 +41,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/faultline-dev/faultline/internal/collab"
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/storage"
@@ -60,7 +61,9 @@ type Store interface {
 	DeleteRoomsExpiredBy(ctx context.Context, cutoff time.Time, limit int) ([]string, error)
 	// A run's lease (run_leases.go).
 	LeaseRoomRun(ctx context.Context, roomID string, run int64, owner string, until time.Time) error
-	RenewRoomRunLeases(ctx context.Context, owner string, until time.Time) error
+	RenewRoomRunLeases(ctx context.Context, owner string, until time.Time) ([]storage.RoomRunLease, error)
+	KeepRoomRunLease(ctx context.Context, roomID string, run int64, owner string, until time.Time) (bool, error)
+	ReserveRoomRun(ctx context.Context, roomID, owner string, until time.Time, clientKey string, perAddress int) (bool, error)
 	EndRoomRunLease(ctx context.Context, roomID string, run int64) error
 	RoomRunLeaseOf(ctx context.Context, roomID string) (storage.RoomRunLease, error)
 	TakeExpiredRoomRunLease(ctx context.Context, roomID string, run int64, now time.Time) (bool, error)
@@ -167,7 +170,7 @@ type Config struct {
 	// nil: DefaultCursorReports.
 	Cursors ratelimit.Limiter
 	// Instance names this server among those on one database, the owner
-	// of the runs it grades; "": a random name.
+	// of the runs it grades; "": grading.InstanceID(), the process's.
 	Instance string
 	// RunLease is how long a run stays its instance's without a heartbeat;
 	// 0: DefaultRunLease.
@@ -197,9 +200,7 @@ type Service struct {
 
 	instance string        // the owner of this instance's runs' leases
 	runLease time.Duration // see DefaultRunLease
-	leaseMu  sync.Mutex
-	leased   map[string]int64 // room id -> the run this instance grades there
-	beating  bool             // the heartbeat runs (while leased has runs)
+	leases   *grading.Leases[runKey]
 }
 
 // New builds the service.
@@ -227,10 +228,8 @@ func New(cfg Config) (*Service, error) {
 	s.replays = newReplayCache(replayCacheRooms)
 	s.docs = collab.NewAuthority(DocStore{s: s}, collab.Options{Initial: s.initialText})
 	s.runCtx, s.stopRun = context.WithCancel(context.Background())
-	s.instance, s.runLease, s.leased = cfg.Instance, cmp.Or(cfg.RunLease, DefaultRunLease), map[string]int64{}
-	if s.instance == "" {
-		s.instance = newInstanceID()
-	}
+	s.instance, s.runLease = cmp.Or(cfg.Instance, grading.InstanceID()), cmp.Or(cfg.RunLease, DefaultRunLease)
+	s.leases = s.newLeases()
 	return s, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,7 @@ type fakeGrader struct {
 	err     error
 	release chan struct{}
 	jobs    chan grading.Request
+	stopped atomic.Bool // a grading's context ended while it waited for release
 }
 
 func (g *fakeGrader) Admit(string) (*sandbox.Ticket, error) { return nil, g.err }
@@ -56,7 +58,16 @@ func (g *fakeGrader) GradeAdmitted(ctx context.Context, _ *sandbox.Ticket, job g
 		g.jobs <- job
 	}
 	if g.release != nil {
-		<-g.release
+		select {
+		case <-g.release: // released before the wait: the grading ends normally
+		default:
+			select {
+			case <-g.release:
+			case <-ctx.Done():
+				g.stopped.Store(true)
+				return nil, ctx.Err()
+			}
+		}
 	}
 	return g.report, nil
 }

@@ -2,23 +2,22 @@ package rooms
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// A room's run is its instance's under a lease, as a solo grade run is
-// (internal/web's gradingRuns): the instance renews it every third of a
-// lease while it grades, and a run whose lease passed lost its server, so
-// the room's next Run (or any instance's heartbeat) records its end and the
-// room can grade again within one lease, not after the whole grading
-// timeout.
+// A room's run is its instance's under a lease, as a solo grade run is:
+// grading.Leases, the one heartbeat of the process's runs, renews it every
+// third of a lease while it grades, and a run whose lease passed lost its
+// server, so the room's next Run (or any instance's heartbeat) records its
+// end and the room can grade again within one lease, not after the whole
+// grading timeout. An instance that was out of touch past its lease finds
+// its run taken over: its grading is stopped and the end recorded by the
+// instance that took it stands alone.
 
 // DefaultRunLease is how long a room's run stays its instance's without a
 // heartbeat: the solo grade's lease (web.DefaultGradeLease), so a dead
@@ -28,12 +27,27 @@ const DefaultRunLease = grading.DefaultLease
 // messageLost ends a run whose server stopped before recording its end.
 const messageLost = "The server grading this run stopped before it finished; run it again."
 
-// newInstanceID names this process among the instances on one database.
-func newInstanceID() string {
-	host, _ := os.Hostname()
-	var b [6]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+// runKey names a room's run among the runs this instance grades.
+type runKey struct {
+	room string
+	run  int64
+}
+
+// newLeases is the heartbeat of this instance's room runs.
+func (s *Service) newLeases() *grading.Leases[runKey] {
+	return grading.NewLeases(grading.LeasesConfig[runKey]{
+		Renew: func(ctx context.Context, owner string, lease time.Duration) ([]runKey, error) {
+			renewed, err := s.store.RenewRoomRunLeases(ctx, owner, s.now().Add(lease))
+			keys := make([]runKey, len(renewed))
+			for i, l := range renewed {
+				keys[i] = runKey{l.RoomID, l.Run}
+			}
+			return keys, err
+		},
+		// The ends are appended to the rooms' logs as they are found.
+		Expire: func(ctx context.Context) ([]runKey, error) { return nil, s.ReapLostRuns(ctx) },
+		Owner:  s.instance, Lease: s.runLease, Log: s.log, Ctx: s.runCtx, WG: &s.runs,
+	})
 }
 
 // runAlive reports whether r, unfinished, may still end by itself: its
@@ -98,69 +112,39 @@ func (s *Service) finishLost(ctx context.Context, roomID string, item int, run i
 }
 
 // holdLease leases the room's run to this instance and keeps the lease
-// renewed until dropLease.
-func (s *Service) holdLease(ctx context.Context, roomID string, run int64) error {
+// renewed until its end is recorded; cancel stops the run's grading if
+// another instance takes it over.
+func (s *Service) holdLease(ctx context.Context, roomID string, run int64, cancel context.CancelFunc) (*grading.Lease[runKey], error) {
 	if err := s.store.LeaseRoomRun(ctx, roomID, run, s.instance, s.now().Add(s.runLease)); err != nil {
-		return err
+		return nil, err
 	}
-	s.leaseMu.Lock()
-	defer s.leaseMu.Unlock()
-	s.leased[roomID] = run
-	if !s.beating {
-		s.beating = true
-		s.runs.Add(1)
-		go s.heartbeat()
+	return s.leases.Hold(runKey{roomID, run}, cancel), nil
+}
+
+// mayFinish reports whether this instance still records the end of the
+// room's run, once its grading has returned: its lease was not taken over
+// (and now lasts another whole lease, for the end to be appended in).
+func (s *Service) mayFinish(ctx context.Context, roomID string, run int64, l *grading.Lease[runKey]) bool {
+	if l != nil && s.leases.Finishing(l) {
+		return false
 	}
-	return nil
+	kept, err := s.store.KeepRoomRunLease(ctx, roomID, run, s.instance, s.now().Add(s.runLease))
+	if err != nil {
+		// The end is appended anyway: a run lost twice is shown once (the
+		// view keeps the first end), a run never ended blocks the room.
+		s.log.Warn("rooms: checking a run's lease failed", slog.String("room", roomID), slog.Int64("run", run), slog.Any("err", err))
+		return true
+	}
+	return kept || l == nil
 }
 
 // dropLease gives the run's lease up once its end is recorded.
-func (s *Service) dropLease(ctx context.Context, roomID string, run int64) {
-	s.leaseMu.Lock()
-	if s.leased[roomID] == run {
-		delete(s.leased, roomID)
+func (s *Service) dropLease(ctx context.Context, roomID string, run int64, l *grading.Lease[runKey]) {
+	if l != nil {
+		s.leases.Drop(l)
 	}
-	s.leaseMu.Unlock()
 	if err := s.store.EndRoomRunLease(ctx, roomID, run); err != nil {
 		s.log.Warn("rooms: giving up a run's lease failed", slog.String("room", roomID), slog.Int64("run", run), slog.Any("err", err))
-	}
-}
-
-// heartbeat renews this instance's run leases every third of a lease while
-// it has any, and records the ends of other instances' lost runs.
-func (s *Service) heartbeat() {
-	defer s.runs.Done()
-	tick := time.NewTicker(s.runLease / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-s.runCtx.Done():
-			s.leaseMu.Lock()
-			s.beating = false
-			s.leaseMu.Unlock()
-			return
-		case <-tick.C:
-		}
-		s.beat(s.runCtx)
-		s.leaseMu.Lock()
-		if len(s.leased) == 0 {
-			s.beating = false
-			s.leaseMu.Unlock()
-			return
-		}
-		s.leaseMu.Unlock()
-	}
-}
-
-// beat is one heartbeat.
-func (s *Service) beat(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, s.runLease/2)
-	defer cancel()
-	if err := s.store.RenewRoomRunLeases(ctx, s.instance, s.now().Add(s.runLease)); err != nil && ctx.Err() == nil {
-		s.log.Warn("rooms: renewing the run leases failed", slog.Any("err", err))
-	}
-	if err := s.ReapLostRuns(ctx); err != nil && ctx.Err() == nil {
-		s.log.Warn("rooms: recording the ends of lost runs failed", slog.Any("err", err))
 	}
 }
 
@@ -177,7 +161,9 @@ func (s *Service) ReapLostRuns(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if !took {
+		if !took || l.Run == 0 {
+			// Taken by another instance, or a reservation whose run never
+			// started: nothing to record.
 			continue
 		}
 		item := 0

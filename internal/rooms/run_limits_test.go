@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -185,7 +186,7 @@ func TestAHeartbeatRecordsALostRun(t *testing.T) {
 		}
 	}
 	f.clock.Add(DefaultRunLease + time.Millisecond)
-	f.svc.beat(ctx)
+	f.svc.leases.Beat()
 	for _, tc := range []struct {
 		a        Access
 		finished bool
@@ -196,6 +197,57 @@ func TestAHeartbeatRecordsALostRun(t *testing.T) {
 		if err != nil || len(iv.Runs) != 1 || iv.Runs[0].Finished != tc.finished {
 			t.Errorf("room %s: runs = %+v, %v; want finished %v", tc.a.Room.ID, iv.Runs, err, tc.finished)
 		}
+	}
+}
+
+// TestARunTakenOverIsDroppedByItsInstance: an instance out of touch past
+// its run's lease finds at its next heartbeat that another instance took
+// the run over (and recorded it lost): its grading is stopped, and the
+// room's log keeps the one end, not a second run.finished.
+func TestARunTakenOverIsDroppedByItsInstance(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	f.g.release, f.g.jobs = make(chan struct{}), make(chan grading.Request, 1)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	started, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-f.g.jobs
+
+	// Past the lease with no renewal, another instance's heartbeat
+	// records the run lost.
+	other, err := New(Config{Store: f.store, Catalog: f.cat, Grader: f.g, Now: f.clock.Now, TTL: time.Hour, Instance: "another-instance"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	f.clock.Add(DefaultRunLease + time.Millisecond)
+	if err := other.ReapLostRuns(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// This instance's heartbeat finds its run gone and stops its grading,
+	// which the grader sees as its context ending.
+	f.svc.leases.Beat()
+	if err := f.svc.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !f.g.stopped.Load() {
+		t.Error("the taken-over run's grading was not stopped")
+	}
+	evs, err := f.store.RoomEvents(ctx, ia.Room.ID, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ends []RunFinished
+	for _, ev := range evs {
+		var p RunFinished
+		if ev.Kind == KindRunFinished && decode(ev, &p) == nil && p.Run == started.Seq {
+			ends = append(ends, p)
+		}
+	}
+	if len(ends) != 1 || ends[0].Summary != messageLost {
+		t.Errorf("the run's ends = %+v; want one, recorded lost by the other instance", ends)
 	}
 }
 
@@ -232,5 +284,60 @@ func TestShareIsChargedItsReport(t *testing.T) {
 	}
 	if len(charged) != 2 || charged[0] != want || charged[1] != want {
 		t.Errorf("charged %v; want %d twice (the report and summary)", charged, want)
+	}
+}
+
+// TestRunCountsTheAddressOnEveryInstance: the address's place is taken in
+// the store, where another instance's run for it counts: past PerAddress
+// the Run is refused with grading.ErrAddressBusy and writes nothing; once
+// that run's lease ends the Run goes.
+func TestRunCountsTheAddressOnEveryInstance(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	_, elsewhere, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	// Another instance's run for the same address, in another room.
+	if ok, err := f.store.ReserveRoomRun(ctx, elsewhere.Room.ID, "another-instance", f.clock.Now().Add(DefaultRunLease), "k", 1); err != nil || !ok {
+		t.Fatalf("the other instance's run: %v, %v", ok, err)
+	}
+	before, err := f.store.RoomEvents(ctx, ia.Room.ID, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k", PerAddress: 1}); !errors.Is(err, grading.ErrAddressBusy) {
+		t.Fatalf("a Run past the address's one place: %v; want grading.ErrAddressBusy", err)
+	}
+	after, err := f.store.RoomEvents(ctx, ia.Room.ID, 0, 100)
+	if err != nil || len(after) != len(before) {
+		t.Errorf("the refused Run wrote %d events (%v)", len(after)-len(before), err)
+	}
+	if l, err := f.store.RoomRunLeaseOf(ctx, ia.Room.ID); err != nil || l.Owner != "" {
+		t.Errorf("the refused Run left a lease: %+v, %v", l, err)
+	}
+	if err := f.store.EndRoomRunLease(ctx, elsewhere.Room.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k", PerAddress: 1}); err != nil {
+		t.Errorf("a Run once the other run's lease ended: %v", err)
+	}
+}
+
+// TestAReservationLeftByADeadServerPasses: a server that reserved a room's
+// run and stopped before starting it holds the room for one lease, not
+// until some heartbeat happens by.
+func TestAReservationLeftByADeadServerPasses(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	_, ia, _ := f.create(t, storage.RoomFromProblem, "async-refund")
+	if ok, err := f.store.ReserveRoomRun(ctx, ia.Room.ID, "a-dead-instance", f.clock.Now().Add(DefaultRunLease), "k", 0); err != nil || !ok {
+		t.Fatalf("the dead server's reservation: %v, %v", ok, err)
+	}
+	var busy *BusyError
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); !errors.As(err, &busy) {
+		t.Fatalf("a Run while the reservation's lease holds: %v; want a BusyError", err)
+	}
+	f.clock.Add(DefaultRunLease + time.Millisecond)
+	if _, err := f.svc.Run(ctx, ia, RunLimits{ClientKey: "k"}); err != nil {
+		t.Errorf("a Run once the reservation's lease passed: %v", err)
 	}
 }

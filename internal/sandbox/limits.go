@@ -17,6 +17,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/faultline-dev/faultline/internal/bytesize"
 	"runtime"
 	"time"
 )
@@ -151,18 +152,5 @@ func (l Limits) prlimitArgs() []string {
 func (l Limits) String() string {
 	l = l.withDefaults()
 	return fmt.Sprintf("wall %s, CPU %ds, address space %s, GOMEMLIMIT %s, %d open files, GOMAXPROCS %d, nice %d",
-		l.WallTime, l.cpuSeconds(), FormatBytes(l.AddressSpace), FormatBytes(l.MemoryLimit), l.OpenFiles, l.Procs, l.Nice)
-}
-
-// FormatBytes writes a byte count in binary units: 2 GiB, 768 MiB, 64 KiB.
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d B", n)
+		l.WallTime, l.cpuSeconds(), bytesize.Format(l.AddressSpace), bytesize.Format(l.MemoryLimit), l.OpenFiles, l.Procs, l.Nice)
 }

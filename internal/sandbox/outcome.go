@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/bytesize"
 	"github.com/faultline-dev/faultline/internal/textclip"
 )
 
@@ -72,13 +73,13 @@ func (o *Outcome) Describe() string {
 	case EndCPUTime:
 		return fmt.Sprintf("killed: CPU time limit of %ds reached", o.Limits.cpuSeconds())
 	case EndMemory:
-		s := fmt.Sprintf("killed: memory limit reached (address space %s)", FormatBytes(o.Limits.AddressSpace))
+		s := fmt.Sprintf("killed: memory limit reached (address space %s)", bytesize.Format(o.Limits.AddressSpace))
 		if o.Fatal != "" {
 			s += ": " + o.Fatal
 		}
 		return s
 	case EndResultLimit:
-		return fmt.Sprintf("killed: result output passed its limit of %s", FormatBytes(int64(o.Limits.ResultBytes)))
+		return fmt.Sprintf("killed: result output passed its limit of %s", bytesize.Format(int64(o.Limits.ResultBytes)))
 	case EndCanceled:
 		return "killed: the request was canceled"
 	}

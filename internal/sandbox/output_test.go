@@ -11,21 +11,6 @@ import (
 // kept byte for byte.
 func TestCappedOutputKeepsCharactersWhole(t *testing.T) {
 	text := strings.Repeat("é日🙂", 4000) // 9 bytes a round, so the caps fall inside characters
-	t.Run("OutputBuffer", func(t *testing.T) {
-		for _, limit := range []int{1, 2, 3, 10, 100, 1001} {
-			b := &OutputBuffer{Limit: limit}
-			for _, piece := range []string{text[:5], text[5:30], text[30:]} {
-				b.Write([]byte(piece))
-			}
-			got := b.String()
-			if !utf8.ValidString(got) || len(got) > limit || !strings.HasPrefix(text, got) || !b.Truncated() {
-				t.Errorf("limit %d: kept %q (truncated %v); want a prefix of whole characters", limit, got, b.Truncated())
-			}
-			if len(got) < limit-utf8.UTFMax {
-				t.Errorf("limit %d: kept only %d bytes", limit, len(got))
-			}
-		}
-	})
 	t.Run("cappedBuffer", func(t *testing.T) {
 		for _, limit := range []int{1, 1000, 1001, 1002} {
 			b := newCappedBuffer(limit)

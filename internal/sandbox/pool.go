@@ -52,9 +52,18 @@ const (
 //
 // Every job belongs to a key (the client address it came for; "" when the
 // caller has none): when a place frees it goes to the waiting job whose key
-// has the fewest jobs running, then to the key that last got a place
-// longest ago, then to the job that has waited longest. So one key holding
-// every place gets the next free one only when nobody else waits.
+// has the fewest jobs running; then to a key none of whose jobs ran long
+// recently (see observeLocked) before one whose did; then to the key with
+// the fewest jobs waiting; then to the key that last got a place longest
+// ago; then to the job that has waited longest. So one key holding every
+// place gets the next free one only when nobody else waits, and a newcomer
+// waits for the first running job to end, not for the turns of many keys
+// keeping endless loops queued: once their loops have run long those keys
+// come after it, and before that each of them has a queue while the
+// newcomer has one job. A key whose jobs are quick keeps its turn against
+// any number of keys spinning, whatever its queue; the price is that a key
+// whose code ran long (longMemory) waits behind every key whose code did
+// not, and is told so at admission (its expected wait counts them).
 //
 // After KeepWarm the pool also keeps up to one spare child per place,
 // started and initialised, blocked reading its job: a job given to a spare
@@ -78,6 +87,7 @@ type Pool struct {
 	recent    []time.Duration      // the last recentJobs quick jobs' durations
 	surprises []bool               // the last recentJobs jobs: was each an unforeseen long one?
 	warm      bool                 // KeepWarm was called and Close was not
+	once      bool                 // Prestart's spare is being started: keep it
 	idle      []*child             // spares waiting for a job, oldest first
 	starting  int                  // spares being started now
 	starters  sync.WaitGroup
@@ -254,10 +264,11 @@ func (p *Pool) RetryAfter(key string) time.Duration {
 // dispatchLocked gives free places to the ready waiting jobs, in the
 // fair order.
 func (p *Pool) dispatchLocked() {
+	now := p.now()
 	for len(p.running) < p.size {
 		best := -1
 		for i, t := range p.waiting {
-			if t.ready && (best < 0 || p.beforeLocked(t, p.waiting[best])) {
+			if t.ready && (best < 0 || p.beforeLocked(t, p.waiting[best], now)) {
 				best = i
 			}
 		}
@@ -277,14 +288,17 @@ func (p *Pool) dispatchLocked() {
 	}
 }
 
-// beforeLocked reports whether waiting job a gets a place before b: its
-// key has fewer jobs running, or as many and got its last place longer
-// ago (never is longest), or it is the same key's and has waited longer.
-func (p *Pool) beforeLocked(a, b *Ticket) bool {
+// beforeLocked reports whether waiting job a gets a place before b, at
+// now, in the order Pool describes.
+func (p *Pool) beforeLocked(a, b *Ticket, now time.Time) bool {
 	ka, kb := p.keyLocked(a.key), p.keyLocked(b.key)
 	switch {
 	case ka.running != kb.running:
 		return ka.running < kb.running
+	case p.markedLocked(ka, now) != p.markedLocked(kb, now):
+		return !p.markedLocked(ka, now)
+	case ka.waiting != kb.waiting:
+		return ka.waiting < kb.waiting
 	case !ka.lastStart.Equal(kb.lastStart):
 		return ka.lastStart.Before(kb.lastStart)
 	}
@@ -378,12 +392,29 @@ func (p *Pool) KeepWarm() {
 	p.refill()
 }
 
+// Prestart starts one spare in the background now and keeps no more: for
+// a process that grades one job (server grade) and has other work to do
+// before it (reading the content), so the child's start-up overlaps that
+// work instead of following it. The spare runs one job as any; Close kills
+// it if no job took it.
+func (p *Pool) Prestart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.warm || len(p.idle)+p.starting > 0 {
+		return
+	}
+	p.once = true
+	p.starting++
+	p.starters.Add(1)
+	go p.startSpare()
+}
+
 // Close kills the idle spares, waits for spares being started, and stops
 // keeping any. Running jobs are not touched; later Submits start their
 // child cold. It is safe to call more than once.
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	p.warm = false
+	p.warm, p.once = false, false
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
@@ -441,7 +472,8 @@ func (p *Pool) startSpare() {
 	c, err := p.runner.start()
 	p.mu.Lock()
 	p.starting--
-	keep := err == nil && p.warm
+	keep := err == nil && (p.warm || p.once)
+	p.once = false
 	if keep {
 		p.idle = append(p.idle, c)
 	}
@@ -555,8 +587,12 @@ func (p *Pool) expectedWaitLocked(key string, now time.Time) time.Duration {
 		frees = append(frees, 0)
 	}
 	newcomer := &Ticket{key: key, admitted: now.Add(time.Nanosecond)}
+	// Once admitted the newcomer waits too, and counts in its key's turn.
+	ks := p.keyLocked(key)
+	ks.waiting++
+	defer func() { ks.waiting-- }()
 	for _, w := range p.waiting {
-		if !p.beforeLocked(w, newcomer) {
+		if !p.beforeLocked(w, newcomer, now) {
 			continue
 		}
 		i := minIndex(frees)

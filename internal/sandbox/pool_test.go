@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -141,6 +143,18 @@ func processGone(pid int) bool {
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
+// processDead reports whether pid has died: reaped, or a zombie its parent
+// has not waited for yet.
+func processDead(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the command name, which is in parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+}
+
 // TestPoolWarmSpare checks a job goes to a spare, that the spare's idle
 // time does not count against the wall-clock limit, that each spare runs
 // one job only (a new one replaces it), and that Close kills the spares.
@@ -218,8 +232,15 @@ func TestPoolDeadSpare(t *testing.T) {
 			if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
+			// SIGKILL is delivered asynchronously: a job written while it
+			// is on its way can be read by the child before it dies, which
+			// is a job that crashed, not a spare that died idle. Both cases
+			// start once the child is dead; the second before the pool has
+			// reaped it.
 			if tt.waitReap {
 				waitFor(t, func() bool { return processGone(pid) })
+			} else {
+				waitFor(t, func() bool { return processDead(pid) })
 			}
 			out, err := pool.Submit(context.Background(), []byte("x"), nil)
 			if err != nil || !out.OK() {
@@ -354,6 +375,8 @@ func TestPoolFairOrder(t *testing.T) {
 			[]string{"a/1", "a/2", "b/1"}, []string{"a/3", "b/2", "c/1", "c/2"}, []string{"c/1", "a/3", "b/2", "c/2"}},
 		{"one key alone is first come first served", 1,
 			[]string{"a/1"}, []string{"a/2", "a/3", "a/4"}, []string{"a/2", "a/3", "a/4"}},
+		{"a key with one job waiting goes before keys with a queue", 1,
+			[]string{"a/1"}, []string{"b/1", "b/2", "c/1"}, []string{"c/1", "b/1", "b/2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -405,6 +428,102 @@ func TestPoolFairOrder(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("places went to %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPoolNewcomerAmongSpinners checks the promise the fair order makes
+// to a newcomer: with ten keys each keeping three endless loops in the
+// pool, before and after their loops have run long, the newcomer's job
+// gets the first place that frees and is admitted under the wait bound,
+// and a key whose jobs are quick keeps its turn against the spinning keys
+// whatever its own queue.
+func TestPoolNewcomerAmongSpinners(t *testing.T) {
+	const spinners = 10
+	tests := []struct {
+		name string
+		// long: the spinners' loops have already run long (after the
+		// first round); otherwise none has finished yet.
+		long bool
+		// queued: the newcomer's own jobs already waiting before it.
+		queued int
+	}{
+		{name: "before any loop ran long"},
+		{name: "after the loops ran long", long: true},
+		{name: "a quick key with a queue, after the loops ran long", long: true, queued: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			pool := NewPool(&Runner{Limits: Limits{WallTime: 20 * time.Second}}, 2, 64)
+			pool.now = clock.Now
+			pool.SetMaxWait(25 * time.Second)
+			pool.recent = []time.Duration{300 * time.Millisecond}
+			jobs := newFakeJobs(pool)
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			ended := map[string]bool{}
+			end := func(name string) {
+				if !ended[name] {
+					ended[name] = true
+					close(jobs.endOf(name))
+				}
+			}
+			var names []string
+			defer func() { // every job, so that a failure does not hang
+				for _, name := range names {
+					end(name)
+				}
+			}()
+			submit := func(key, name string) {
+				t.Helper()
+				ticket, err := pool.Admit(key)
+				if err != nil {
+					t.Errorf("Admit %s: %v", name, err)
+					return
+				}
+				names = append(names, name)
+				wg.Go(func() { ticket.Run(context.Background(), []byte(name), nil) })
+			}
+			for i := range spinners {
+				for j := range 3 {
+					submit(fmt.Sprint("spinner-", i), fmt.Sprintf("spinner-%d/%d", i, j))
+				}
+			}
+			if tt.long { // they were admitted before their loops ran long
+				pool.mu.Lock()
+				for i := range spinners {
+					pool.keyLocked(fmt.Sprint("spinner-", i)).longAt = clock.Now()
+				}
+				pool.mu.Unlock()
+			}
+			running := []string{<-jobs.started, <-jobs.started}
+			for j := range tt.queued {
+				submit("newcomer", fmt.Sprint("newcomer/queued-", j))
+			}
+			clock.Advance(3 * time.Second)
+			pool.mu.Lock()
+			wait := pool.expectedWaitLocked("newcomer", clock.Now())
+			pool.mu.Unlock()
+			if wait > 20*time.Second {
+				t.Errorf("the newcomer expects to wait %s; want at most the running jobs' wall-clock limit, 20s", wait)
+			}
+			submit("newcomer", "newcomer/grade")
+			waitFor(t, func() bool {
+				pool.mu.Lock()
+				defer pool.mu.Unlock()
+				return !slices.ContainsFunc(pool.waiting, func(t *Ticket) bool { return !t.ready })
+			})
+			clock.Advance(10 * time.Second)
+			end(running[0])
+			got := <-jobs.started
+			want := "newcomer/grade"
+			if tt.queued > 0 {
+				want = "newcomer/queued-0"
+			}
+			if got != want {
+				t.Errorf("the first free place went to %s, want %s", got, want)
 			}
 		})
 	}

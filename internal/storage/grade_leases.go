@@ -114,22 +114,43 @@ func claimGradeRun(ctx context.Context, tx *txn, claim *GradeClaim, now time.Tim
 	}
 	// The upsert takes the address row's lock until commit, so the count
 	// below and the insert after it are one address's alone.
-	if _, err := tx.ExecContext(ctx,
-		`INSERT INTO grade_address_locks (client_key, used_at) VALUES (?, ?)
-		 ON CONFLICT (client_key) DO UPDATE SET used_at = excluded.used_at`,
-		claim.ClientKey, millis(now)); err != nil {
-		return fmt.Errorf("storage: start grade run: lock the address: %w", err)
+	if err := lockAddress(ctx, tx, claim.ClientKey, now); err != nil {
+		return fmt.Errorf("storage: start grade run: %w", err)
 	}
-	var n int
-	if err := tx.QueryRowContext(ctx,
-		`SELECT count(*) FROM grade_runs WHERE client_key = ? AND status = 'running' AND lease_until >= ?`,
-		claim.ClientKey, millis(now)).Scan(&n); err != nil {
-		return fmt.Errorf("storage: start grade run: count the address's runs: %w", err)
+	n, err := addressRuns(ctx, tx, claim.ClientKey, now)
+	if err != nil {
+		return fmt.Errorf("storage: start grade run: %w", err)
 	}
 	if n >= claim.PerAddress {
 		return ErrAddressBusy
 	}
 	return nil
+}
+
+// lockAddress takes the address's row lock in grade_address_locks until
+// the transaction ends: the upsert serialises one address's starts.
+func lockAddress(ctx context.Context, tx *txn, clientKey string, now time.Time) error {
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO grade_address_locks (client_key, used_at) VALUES (?, ?)
+		 ON CONFLICT (client_key) DO UPDATE SET used_at = excluded.used_at`,
+		clientKey, millis(now)); err != nil {
+		return fmt.Errorf("lock the address: %w", err)
+	}
+	return nil
+}
+
+// addressRuns counts the runs going for clientKey on every instance, its
+// grade runs and its rooms' runs, whose leases hold at now. Call it under
+// lockAddress.
+func addressRuns(ctx context.Context, tx *txn, clientKey string, now time.Time) (int, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx,
+		`SELECT (SELECT count(*) FROM grade_runs WHERE client_key = ? AND status = 'running' AND lease_until >= ?)
+		      + (SELECT count(*) FROM rooms WHERE run_client_key = ? AND run_lease_until >= ?)`,
+		clientKey, millis(now), clientKey, millis(now)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the address's runs: %w", err)
+	}
+	return n, nil
 }
 
 // claimColumns are the values of the owner columns for a run's insert:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -405,6 +406,57 @@ func TestRaceMixedWritesOfOneUser(t *testing.T) {
 					t.Fatalf("round %d, writer %d: %v", round, i, err)
 				}
 			}
+		}
+	})
+}
+
+// TestRaceRestartsLeaveOneClock: a set's run and a screen's run started
+// again from two instances at once each end with one clock, the one its
+// row points to: no restart leaves a clock behind.
+func TestRaceRestartsLeaveOneClock(t *testing.T) {
+	ctx := context.Background()
+	forEachStorePair(t, func(t *testing.T, a, b *Store) {
+		at, err := a.StartAttempt(ctx, "u", KindSet, "rapid")
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := race(16, a, b, func(i int, s *Store) error {
+			if i%2 == 0 {
+				_, err := s.StartRunClock(ctx, at.ID, time.Minute, timedT0)
+				return err
+			}
+			_, err := s.StartScreenRun(ctx, "u", "screen", time.Hour, timedT0)
+			return err
+		})
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("start %d: %v", i, err)
+			}
+		}
+		rc, err := b.RunClock(ctx, at.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, err := b.ScreenRun(ctx, "u", "screen")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := b.db.QueryContext(ctx, `SELECT id FROM practice_clocks ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		want := []int64{min(rc.ClockID, sr.ClockID), max(rc.ClockID, sr.ClockID)}
+		if !slices.Equal(ids, want) {
+			t.Fatalf("clocks after 8 restarts of each at once: %v; want only the run's and the screen's, %v", ids, want)
 		}
 	})
 }

@@ -9,11 +9,11 @@ import (
 )
 
 // RunClock is the overall clock of an attempt run as one timed sequence:
-// started by the server's clock, with the limit it had then.
+// started by the server's clock, with the limit it had then. Its EndedAt
+// stays zero: the run ends with its last answer (practice.Run).
 type RunClock struct {
 	AttemptID int64
-	Limit     time.Duration
-	StartedAt time.Time
+	Clock
 }
 
 // StartRunClock starts the attempt's overall clock at at, replacing one
@@ -22,25 +22,48 @@ func (s *Store) StartRunClock(ctx context.Context, attemptID int64, limit time.D
 	if limit <= 0 {
 		return RunClock{}, fmt.Errorf("storage: start run clock of attempt %d: limit %v is not positive", attemptID, limit)
 	}
-	if _, err := s.db.ExecContext(ctx,
-		`INSERT INTO run_clocks (attempt_id, limit_ms, started_at) VALUES (?, ?, ?)
-		 ON CONFLICT (attempt_id) DO UPDATE SET limit_ms = excluded.limit_ms, started_at = excluded.started_at`,
-		attemptID, limit.Milliseconds(), millis(at)); err != nil {
-		return RunClock{}, fmt.Errorf("storage: start run clock of attempt %d: %w", attemptID, err)
+	rc := RunClock{AttemptID: attemptID}
+	err := s.inTx(ctx, func(tx *txn) error {
+		if err := lockAttempt(ctx, tx, attemptID); err != nil {
+			return err
+		}
+		var old sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT clock_id FROM set_runs WHERE attempt_id = ?`, attemptID).Scan(&old)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("storage: start run clock of attempt %d: %w", attemptID, err)
+		}
+		if rc.Clock, err = newClock(ctx, tx, ClockRun, limit, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO set_runs (attempt_id, clock_id) VALUES (?, ?)
+			 ON CONFLICT (attempt_id) DO UPDATE SET clock_id = excluded.clock_id`,
+			attemptID, rc.ClockID); err != nil {
+			return fmt.Errorf("storage: start run clock of attempt %d: %w", attemptID, err)
+		}
+		if old.Valid {
+			return dropClock(ctx, tx, old.Int64)
+		}
+		return nil
+	})
+	if err != nil {
+		return RunClock{}, err
 	}
-	return s.RunClock(ctx, attemptID)
+	return rc, nil
 }
 
 // RunClock returns the attempt's overall clock, or ErrNotFound when the
 // attempt was never run as one timed sequence.
 func (s *Store) RunClock(ctx context.Context, attemptID int64) (RunClock, error) {
-	var limit, started int64
-	err := s.db.QueryRowContext(ctx, `SELECT limit_ms, started_at FROM run_clocks WHERE attempt_id = ?`, attemptID).Scan(&limit, &started)
+	var cl clockFields
+	err := s.db.QueryRowContext(ctx,
+		`SELECT `+clockColumns+` FROM set_runs r JOIN practice_clocks c ON c.id = r.clock_id WHERE r.attempt_id = ?`,
+		attemptID).Scan(cl.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return RunClock{}, ErrNotFound
 	}
 	if err != nil {
 		return RunClock{}, fmt.Errorf("storage: run clock of attempt %d: %w", attemptID, err)
 	}
-	return RunClock{AttemptID: attemptID, Limit: time.Duration(limit) * time.Millisecond, StartedAt: fromMillis(started)}, nil
+	return RunClock{AttemptID: attemptID, Clock: cl.clock()}, nil
 }

@@ -13,14 +13,14 @@ import (
 // clock and the time used on each step. internal/practice holds the rules
 // that move it; this package only keeps it. All times are the server's.
 type ScreenRun struct {
-	UserID     string
-	Screen     string
-	Limit      time.Duration // 0: the clock counts up
-	StartedAt  time.Time
-	Step       int             // the step the clock counts, from 1
-	StepSince  time.Time       // when Step became the current one
-	StepUsed   []time.Duration // time used on step i+1 before StepSince
-	FinishedAt time.Time       // zero while the run goes on
+	UserID string
+	Screen string
+	// Clock is the run's: Limit 0 counts up, and EndedAt is the finish
+	// (zero while the run goes on).
+	Clock
+	Step      int             // the step the clock counts, from 1
+	StepSince time.Time       // when Step became the current one
+	StepUsed  []time.Duration // time used on step i+1 before StepSince
 }
 
 // StartScreenRun starts the user's run of a screen at at, on step 1,
@@ -32,15 +32,40 @@ func (s *Store) StartScreenRun(ctx context.Context, userID, screen string, limit
 	if _, err := s.EnsureUser(ctx, userID); err != nil {
 		return ScreenRun{}, err
 	}
-	if _, err := s.db.ExecContext(ctx,
-		`INSERT INTO screen_runs (user_id, screen, limit_ms, started_at, step, step_since, step_ms, finished_at)
-		 VALUES (?, ?, ?, ?, 1, ?, '[]', NULL)
-		 ON CONFLICT (user_id, screen) DO UPDATE SET limit_ms = excluded.limit_ms, started_at = excluded.started_at,
-		   step = 1, step_since = excluded.step_since, step_ms = '[]', finished_at = NULL`,
-		userID, screen, limit.Milliseconds(), millis(at), millis(at)); err != nil {
-		return ScreenRun{}, fmt.Errorf("storage: start screen run %s: %w", screen, err)
+	r := ScreenRun{UserID: userID, Screen: screen, Step: 1, StepSince: fromMillis(millis(at))}
+	err := s.inTx(ctx, func(tx *txn) error {
+		// The user's row is locked first on Postgres (SQLite holds the
+		// write lock from BEGIN), so two starts at once cannot both
+		// replace the same clock and leave one of theirs behind.
+		if tx.d.forUpdate != "" {
+			if _, err := tx.ExecContext(ctx, `SELECT id FROM users WHERE id = ?`+tx.d.forUpdate, userID); err != nil {
+				return fmt.Errorf("storage: start screen run %s: %w", screen, err)
+			}
+		}
+		var old sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT clock_id FROM screen_runs WHERE user_id = ? AND screen = ?`, userID, screen).Scan(&old)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("storage: start screen run %s: %w", screen, err)
+		}
+		if r.Clock, err = newClock(ctx, tx, ClockScreen, limit, at); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO screen_runs (user_id, screen, clock_id, step, step_since, step_ms) VALUES (?, ?, ?, 1, ?, '[]')
+			 ON CONFLICT (user_id, screen) DO UPDATE SET clock_id = excluded.clock_id, step = 1,
+			   step_since = excluded.step_since, step_ms = '[]'`,
+			userID, screen, r.ClockID, millis(at)); err != nil {
+			return fmt.Errorf("storage: start screen run %s: %w", screen, err)
+		}
+		if old.Valid {
+			return dropClock(ctx, tx, old.Int64)
+		}
+		return nil
+	})
+	if err != nil {
+		return ScreenRun{}, err
 	}
-	return s.ScreenRun(ctx, userID, screen)
+	return r, nil
 }
 
 // ScreenRun returns the user's run of a screen, or ErrNotFound.
@@ -51,14 +76,15 @@ func (s *Store) ScreenRun(ctx context.Context, userID, screen string) (ScreenRun
 // screenRun reads the run; lock is "" or the dialect's forUpdate.
 func screenRun(ctx context.Context, db queryer, userID, screen, lock string) (ScreenRun, error) {
 	var (
-		r                     = ScreenRun{UserID: userID, Screen: screen}
-		limit, started, since int64
-		steps                 string
-		finished              sql.NullInt64
+		r     = ScreenRun{UserID: userID, Screen: screen}
+		since int64
+		steps string
+		cl    clockFields
 	)
 	err := db.QueryRowContext(ctx,
-		`SELECT limit_ms, started_at, step, step_since, step_ms, finished_at FROM screen_runs WHERE user_id = ? AND screen = ?`+lock,
-		userID, screen).Scan(&limit, &started, &r.Step, &since, &steps, &finished)
+		`SELECT r.step, r.step_since, r.step_ms, `+clockColumns+`
+		 FROM screen_runs r JOIN practice_clocks c ON c.id = r.clock_id WHERE r.user_id = ? AND r.screen = ?`+lock,
+		userID, screen).Scan(append([]any{&r.Step, &since, &steps}, cl.dest()...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ScreenRun{}, ErrNotFound
 	}
@@ -72,15 +98,14 @@ func screenRun(ctx context.Context, db queryer, userID, screen, lock string) (Sc
 	for _, m := range ms {
 		r.StepUsed = append(r.StepUsed, time.Duration(m)*time.Millisecond)
 	}
-	r.Limit = time.Duration(limit) * time.Millisecond
-	r.StartedAt, r.StepSince, r.FinishedAt = fromMillis(started), fromMillis(since), fromNullMillis(finished)
+	r.Clock, r.StepSince = cl.clock(), fromMillis(since)
 	return r, nil
 }
 
 // UpdateScreenRun runs change on the user's run of a screen and stores the
-// step, its start, the step times and the finish it returns, in one
-// transaction, so two tabs moving at once cannot lose a step's time. No
-// run is ErrNotFound; an error from change stores nothing.
+// step, its start, the step times and the finish (the clock's EndedAt) it
+// returns, in one transaction, so two tabs moving at once cannot lose a
+// step's time. No run is ErrNotFound; an error from change stores nothing.
 func (s *Store) UpdateScreenRun(ctx context.Context, userID, screen string, change func(ScreenRun) (ScreenRun, error)) (ScreenRun, error) {
 	var out ScreenRun
 	err := s.inTx(ctx, func(tx *txn) error {
@@ -105,9 +130,12 @@ func (s *Store) UpdateScreenRun(ctx context.Context, userID, screen string, chan
 			return err
 		}
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE screen_runs SET step = ?, step_since = ?, step_ms = ?, finished_at = ? WHERE user_id = ? AND screen = ?`,
-			out.Step, millis(out.StepSince), string(steps), nullMillis(out.FinishedAt), userID, screen); err != nil {
+			`UPDATE screen_runs SET step = ?, step_since = ?, step_ms = ? WHERE user_id = ? AND screen = ?`,
+			out.Step, millis(out.StepSince), string(steps), userID, screen); err != nil {
 			return fmt.Errorf("storage: update screen run %s: %w", screen, err)
+		}
+		if !out.EndedAt.Equal(r.EndedAt) {
+			return endClock(ctx, tx, r.ClockID, out.EndedAt)
 		}
 		return nil
 	})

@@ -21,18 +21,18 @@ func TestScreenRun(t *testing.T) {
 			t.Fatalf("UpdateScreenRun before a start: %v; want ErrNotFound", err)
 		}
 		r, err := s.StartScreenRun(ctx, "u", "screen", time.Hour, timedT0)
-		if err != nil || r.Step != 1 || !r.StepSince.Equal(timedT0) || !r.StartedAt.Equal(timedT0) || r.Limit != time.Hour || len(r.StepUsed) != 0 || !r.FinishedAt.IsZero() {
+		if err != nil || r.Step != 1 || !r.StepSince.Equal(timedT0) || !r.StartedAt.Equal(timedT0) || r.Limit != time.Hour || len(r.StepUsed) != 0 || !r.EndedAt.IsZero() {
 			t.Fatalf("StartScreenRun = %+v, %v", r, err)
 		}
 		moved := timedT0.Add(3 * time.Minute)
 		if _, err := s.UpdateScreenRun(ctx, "u", "screen", func(r ScreenRun) (ScreenRun, error) {
-			r.StepUsed, r.Step, r.StepSince, r.FinishedAt = []time.Duration{3 * time.Minute, 1500 * time.Millisecond}, 2, moved, moved
+			r.StepUsed, r.Step, r.StepSince, r.EndedAt = []time.Duration{3 * time.Minute, 1500 * time.Millisecond}, 2, moved, moved
 			return r, nil
 		}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.ScreenRun(ctx, "u", "screen")
-		if err != nil || got.Step != 2 || !got.StepSince.Equal(moved) || !got.FinishedAt.Equal(moved) ||
+		if err != nil || got.Step != 2 || !got.StepSince.Equal(moved) || !got.EndedAt.Equal(moved) ||
 			!slices.Equal(got.StepUsed, []time.Duration{3 * time.Minute, 1500 * time.Millisecond}) {
 			t.Fatalf("after an update: %+v, %v", got, err)
 		}
@@ -50,7 +50,7 @@ func TestScreenRun(t *testing.T) {
 			t.Errorf("another user's run: %v; want ErrNotFound", err)
 		}
 		again, err := s.StartScreenRun(ctx, "u", "screen", 0, timedT0.Add(time.Hour))
-		if err != nil || again.Step != 1 || again.Limit != 0 || len(again.StepUsed) != 0 || !again.FinishedAt.IsZero() {
+		if err != nil || again.Step != 1 || again.Limit != 0 || len(again.StepUsed) != 0 || !again.EndedAt.IsZero() {
 			t.Fatalf("starting again = %+v, %v; want a fresh run counting up", again, err)
 		}
 		if _, err := s.StartScreenRun(ctx, "u", "screen", -time.Second, timedT0); err == nil {

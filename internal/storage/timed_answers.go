@@ -34,11 +34,13 @@ type TimedSession struct {
 	AttemptID int64
 	Scope     string
 	Mode      string // ModeTimed or ModeUntimed
-	Limit     time.Duration
+	// Clock is the session's: its Limit is the question's (only a timed
+	// session locks at it), its StartedAt the first keystroke, and its
+	// EndedAt when the answer that closed it ended.
+	Clock
 	// NoOwnLimit: the candidate chose no limit inside a whole-set run. The
 	// session is timed, to the run's end, but its answer is untimed.
 	NoOwnLimit   bool
-	StartedAt    time.Time
 	Draft        string // newest on-time text
 	DraftSeq     int64  // the browser's sequence number of the newest save
 	DraftSavedAt time.Time
@@ -86,20 +88,23 @@ type SelfAssessment struct {
 	AssessedAt time.Time
 }
 
-const sessionColumns = `id, attempt_id, scope, mode, limit_ms, started_at, draft, draft_seq,
-	draft_saved_at, late_text, late_saved_at, closed_at, answer_id, no_own_limit`
+const sessionColumns = `t.id, t.attempt_id, t.scope, t.mode, t.draft, t.draft_seq,
+	t.draft_saved_at, t.late_text, t.late_saved_at, t.closed_at, t.answer_id, t.no_own_limit, ` + clockColumns
+
+// sessions is what sessionColumns are read from.
+const sessions = `timed_sessions t JOIN practice_clocks c ON c.id = t.clock_id`
 
 type timedRow interface{ Scan(dest ...any) error }
 
 func scanSession(r timedRow) (TimedSession, error) {
 	var (
 		t                                 TimedSession
-		limit, started                    int64
+		cl                                clockFields
 		draftAt, lateAt, closedAt, answer sql.NullInt64
 		late                              sql.NullString
 	)
-	err := r.Scan(&t.ID, &t.AttemptID, &t.Scope, &t.Mode, &limit, &started, &t.Draft, &t.DraftSeq,
-		&draftAt, &late, &lateAt, &closedAt, &answer, &t.NoOwnLimit)
+	err := r.Scan(append([]any{&t.ID, &t.AttemptID, &t.Scope, &t.Mode, &t.Draft, &t.DraftSeq,
+		&draftAt, &late, &lateAt, &closedAt, &answer, &t.NoOwnLimit}, cl.dest()...)...)
 	if err != nil {
 		return TimedSession{}, err
 	}
@@ -108,8 +113,7 @@ func scanSession(r timedRow) (TimedSession, error) {
 		// save stale, so the next save wins.
 		t.DraftSeq = 0
 	}
-	t.Limit = time.Duration(limit) * time.Millisecond
-	t.StartedAt = fromMillis(started)
+	t.Clock = cl.clock()
 	t.DraftSavedAt = fromNullMillis(draftAt)
 	t.LateText = late.String
 	t.LateSavedAt = fromNullMillis(lateAt)
@@ -164,7 +168,7 @@ func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, m
 		}
 		var err error
 		t, err = scanSession(tx.QueryRowContext(ctx,
-			`SELECT `+sessionColumns+` FROM timed_sessions WHERE attempt_id = ? AND scope = ? AND closed_at IS NULL`,
+			`SELECT `+sessionColumns+` FROM `+sessions+` WHERE t.attempt_id = ? AND t.scope = ? AND t.closed_at IS NULL`,
 			attemptID, scope))
 		if err == nil {
 			return nil
@@ -175,15 +179,18 @@ func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, m
 		if err := touch(ctx, tx, attemptID, at); err != nil {
 			return err
 		}
+		cl, err := newClock(ctx, tx, ClockAnswer, limit, at)
+		if err != nil {
+			return err
+		}
 		var id int64
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO timed_sessions (attempt_id, scope, mode, limit_ms, started_at, no_own_limit) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-			attemptID, scope, mode, limit.Milliseconds(), millis(at), noOwnLimit).Scan(&id); err != nil {
+			`INSERT INTO timed_sessions (attempt_id, scope, mode, clock_id, no_own_limit) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			attemptID, scope, mode, cl.ClockID, noOwnLimit).Scan(&id); err != nil {
 			return fmt.Errorf("storage: start timed session %s: %w", scope, err)
 		}
 		created = true
-		t = TimedSession{ID: id, AttemptID: attemptID, Scope: scope, Mode: mode, NoOwnLimit: noOwnLimit,
-			Limit: time.Duration(limit.Milliseconds()) * time.Millisecond, StartedAt: fromMillis(millis(at))}
+		t = TimedSession{ID: id, AttemptID: attemptID, Scope: scope, Mode: mode, NoOwnLimit: noOwnLimit, Clock: cl}
 		return nil
 	})
 	if err != nil {
@@ -195,7 +202,7 @@ func (s *Store) StartTimedSession(ctx context.Context, attemptID int64, scope, m
 // TimedSession returns the session with id, open or closed, or ErrNotFound.
 // The caller checks that it belongs to the user's attempt.
 func (s *Store) TimedSession(ctx context.Context, id int64) (TimedSession, error) {
-	t, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM timed_sessions WHERE id = ?`, id))
+	t, err := scanSession(s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM `+sessions+` WHERE t.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return TimedSession{}, ErrNotFound
 	}
@@ -208,7 +215,7 @@ func (s *Store) TimedSession(ctx context.Context, id int64) (TimedSession, error
 // OpenTimedSessions returns the open sessions of an attempt by scope.
 func (s *Store) OpenTimedSessions(ctx context.Context, attemptID int64) (map[string]TimedSession, error) {
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT `+sessionColumns+` FROM timed_sessions WHERE attempt_id = ? AND closed_at IS NULL`, attemptID)
+		`SELECT `+sessionColumns+` FROM `+sessions+` WHERE t.attempt_id = ? AND t.closed_at IS NULL`, attemptID)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open timed sessions: %w", err)
 	}
@@ -247,7 +254,7 @@ func (s *Store) SaveDraft(ctx context.Context, sessionID, seq int64, text string
 		}
 		// Locked as read: "newer wins" compares with draft_seq as read,
 		// and two saves at once must not both pass against the same one.
-		t, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM timed_sessions WHERE id = ?`+s.d.forUpdate, sessionID))
+		t, err = scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM `+sessions+` WHERE t.id = ?`+s.d.forUpdate, sessionID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -326,14 +333,15 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 		if err := lockUserOf(ctx, tx, attemptID); err != nil {
 			return err
 		}
+		var clockID int64
 		if sessionID != 0 {
 			var (
 				owner    int64
 				ownScope string
 				closed   sql.NullInt64
 			)
-			err := tx.QueryRowContext(ctx, `SELECT attempt_id, scope, closed_at FROM timed_sessions WHERE id = ?`, sessionID).
-				Scan(&owner, &ownScope, &closed)
+			err := tx.QueryRowContext(ctx, `SELECT attempt_id, scope, closed_at, clock_id FROM timed_sessions WHERE id = ?`, sessionID).
+				Scan(&owner, &ownScope, &closed, &clockID)
 			switch {
 			case errors.Is(err, sql.ErrNoRows) || err == nil && (owner != attemptID || ownScope != scope):
 				return ErrNotFound
@@ -378,6 +386,14 @@ func (s *Store) SubmitTimedAnswer(ctx context.Context, attemptID int64, scope, b
 				return fmt.Errorf("storage: close timed session %d: %w", sessionID, err)
 			} else if n == 0 {
 				return ErrSessionClosed
+			}
+			// The answer's end stops the session's clock.
+			end := timing.StartedAt.Add(timing.TimeUsed)
+			if timing.StartedAt.IsZero() {
+				end = at
+			}
+			if err := endClock(ctx, tx, clockID, end); err != nil {
+				return err
 			}
 		}
 		return nil

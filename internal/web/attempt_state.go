@@ -63,9 +63,8 @@ func (s *Server) loadState(ctx context.Context, kind storage.Kind, slug string) 
 }
 
 // startAttempt returns the user's attempt, creating it on their first
-// action. Every write goes through here, so it is where a timed session
-// that ran out while the user was away is stored with its last on-time
-// draft, before the write itself.
+// action (practice.Service.Begin, which also stores a timed answer that
+// ran out while the user was away). Every write goes through here.
 func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (storage.Attempt, error) {
 	userID, err := requireUser(c)
 	if err != nil {
@@ -74,15 +73,7 @@ func (s *Server) startAttempt(c echo.Context, kind storage.Kind, slug string) (s
 	if err := s.admitIdentity(c, userID); err != nil {
 		return storage.Attempt{}, err
 	}
-	ctx := c.Request().Context()
-	a, err := s.store.StartAttempt(ctx, userID, kind, slug)
-	if err != nil {
-		return storage.Attempt{}, err
-	}
-	if err := s.timed().CloseOverdue(ctx, a.ID); err != nil {
-		return storage.Attempt{}, err
-	}
-	return a, nil
+	return s.practice.Begin(c.Request().Context(), userID, kind, slug)
 }
 
 func redirectSeeOther(c echo.Context, url string) error {

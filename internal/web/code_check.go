@@ -15,7 +15,6 @@ import (
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -96,13 +95,13 @@ func (s *Server) codeCheck(c echo.Context) error {
 	}
 	report, err := s.runCheck(ctx, addr, grading.Request{Problem: p.Slug, Source: code, Seed: defaultSeed, Only: names})
 	s.grading.release(claim)
-	var busy *sandbox.BusyError
+	var busy *grading.BusyError
 	switch {
 	case errors.As(err, &busy):
 		wait := max(busy.RetryAfter, time.Second)
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
 		return answered(codeError(c, http.StatusServiceUnavailable, "The grader is busy; check again in "+strconv.Itoa(retrySeconds(wait))+" s. Your code is saved."))
-	case errors.Is(err, sandbox.ErrBusy):
+	case errors.Is(err, grading.ErrBusy):
 		return answered(codeError(c, http.StatusServiceUnavailable, "The grader is busy; check again in a few seconds. Your code is saved."))
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err() // the candidate left: nobody to answer

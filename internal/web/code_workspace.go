@@ -12,9 +12,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/bytesize"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/problems"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -187,10 +187,10 @@ func routeBodyLimit(route string) (int64, bool) {
 func codeTooLarge(size int) string {
 	what := "The code"
 	if size > 0 {
-		what = "The code is " + sandbox.FormatBytes(int64(size)) + "; it"
+		what = "The code is " + bytesize.Format(int64(size)) + "; it"
 	}
 	return fmt.Sprintf("%s is larger than the grader accepts (%s). It was not saved; your last saved draft is kept. Shorten the code and try again.",
-		what, sandbox.FormatBytes(gradewire.MaxSourceBytes))
+		what, bytesize.Format(gradewire.MaxSourceBytes))
 }
 
 // codeValue reads the code field of a POSTed form. Line endings become
@@ -306,6 +306,7 @@ func (s *Server) codeRoutes() {
 	e.POST("/problems/:slug/check", s.codeCheck)
 	e.GET("/problems/:slug/runs/:id", s.gradeRunShow)
 	e.GET("/problems/:slug/runs/:id/events", s.gradeRunEvents)
+	e.GET("/problems/:slug/runs/:id/scenarios/:name", s.gradeRunScenario)
 }
 
 // seedValue is the seed the Grade form offers: the latest run's, so a

@@ -399,7 +399,7 @@ func codeWorkspace(page problemPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if l := w.Latest; l != nil && l.Report != nil {
-				templ_7745c5c3_Err = gradeReport(l.Report, l.SourceHash).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = runReport(l.Report, l.SourceHash, l.URL).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -803,7 +803,7 @@ func gradeRunShowView(m pageMeta, page gradeRunPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				if r.Report != nil {
-					templ_7745c5c3_Err = gradeReport(r.Report, r.SourceHash).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = runReport(r.Report, r.SourceHash, r.URL).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

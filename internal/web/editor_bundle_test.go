@@ -172,3 +172,69 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// TestPrecompressedAssetsCurrent: each text file in web/static has its
+// brotli form made at the best quality beside it (NAME.br), which
+// decompresses to NAME, and the server sends those very bytes to a client
+// that takes brotli, not a form of its own.
+func TestPrecompressedAssetsCurrent(t *testing.T) {
+	ts := newTestServer(t, testCatalog())
+	assets := ts.app.assets
+	for name := range assets.files {
+		if _, ok := assets.best[name]; !ok && name != highlightCSSName && compressible(assetType(name)) {
+			t.Errorf("web/static/%s has no %s.br beside it; run go generate ./web", name, name)
+		}
+	}
+	for name, br := range assets.best {
+		t.Run(name, func(t *testing.T) {
+			if _, ok := assets.files[name]; !ok {
+				t.Fatalf("web/static/%s.br has no %s beside it", name, name)
+			}
+			if !assets.bestFits(name) {
+				t.Fatalf("web/static/%s.br does not decompress to %s: run go generate ./web (web/editor/build.sh runs it too)", name, name)
+			}
+			rec := serve(ts.app, "GET", assets.url(name), map[string]string{"Accept-Encoding": "gzip, deflate, br, zstd"})
+			if got := rec.Header().Get("Content-Encoding"); got != codingBrotli {
+				t.Fatalf("Content-Encoding = %q; want br", got)
+			}
+			if !bytes.Equal(rec.Body.Bytes(), br) {
+				t.Errorf("served %d bytes of brotli; %s.br has %d", rec.Body.Len(), name, len(br))
+			}
+		})
+	}
+	// A stale form is not used: the file is compressed at start-up instead.
+	stale := &assetSet{files: map[string][]byte{"a.js": []byte("new")}, best: map[string][]byte{"a.js": assets.best["editor.js"]}}
+	if stale.bestFits("a.js") {
+		t.Error("a NAME.br of other content counts as NAME's")
+	}
+	if _, ok := assets.files["editor.js.br"]; ok {
+		t.Error("editor.js.br is served as a file of its own")
+	}
+}
+
+// TestEditorPartsLinked: the URLs editor.js loads its parts from are the
+// ones the server versions them at, so each part is cached for a year and a
+// new build of a part changes its link.
+func TestEditorPartsLinked(t *testing.T) {
+	ts := newTestServer(t, testCatalog())
+	assets := ts.app.assets
+	bundle := string(assets.files["editor.js"])
+	for _, part := range []string{"lint", "search", "complete"} {
+		name := "editor-" + part + ".js"
+		if _, ok := assets.files[name]; !ok {
+			t.Errorf("web/static/%s is not embedded", name)
+			continue
+		}
+		if want := `"` + assets.url(name) + `"`; !strings.Contains(bundle, want) {
+			t.Errorf("editor.js does not load its %s part from %s; run web/editor/build.sh", part, assets.url(name))
+		}
+		p := ts.newBrowser(t).get(assets.url(name))
+		if p.status != 200 || !strings.Contains(p.body, "FaultlineEditor.parts."+part) {
+			t.Errorf("%s: status %d, or it does not register the %s part", name, p.status, part)
+		}
+	}
+	// Only rooms make a shared editor, and they link its part themselves.
+	if strings.Contains(bundle, "/static/editor-collab.js") || strings.Contains(bundle, "collab: push failed") {
+		t.Error("editor.js carries or loads the shared editor; only room pages need it")
+	}
+}

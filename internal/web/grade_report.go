@@ -2,6 +2,7 @@ package web
 
 import (
 	"hash/fnv"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,14 @@ type reportView struct {
 	// Check marks a quick Check's report: headed as one, listing the
 	// scenarios it ran, and silent on what only a Grade judges.
 	Check bool
+	// RunURL is the stored run's page, which serves each scenario's part
+	// of the report on its own (gradeRunScenario): with it, the runs of
+	// the scenarios are loaded when opened, not sent with the report.
+	// "": everything is inline (a room's report, a Check).
+	RunURL string
+	// Alone marks a scenario's part shown on a page of its own, whose
+	// links into the rest of the report go to the run's page.
+	Alone bool
 
 	Original       []gradewire.DefectStatus
 	OriginalFixed  int
@@ -70,6 +79,61 @@ type failedScenario struct {
 	// a kit's report, whose trace is listed as it is (Trace) instead.
 	Diagram *sequenceDiagram
 	Trace   []gradewire.TraceEvent
+	// Later says the report sends only the scenario's title: its body
+	// (what broke, the run) is loaded when it is opened. RunLater says the
+	// body is here but the run (diagram or trace) is loaded when opened.
+	Later, RunLater bool
+}
+
+// newRunReportView arranges the report of a stored run, whose scenarios'
+// parts can be fetched from runURL. A report of the starter fails 48
+// scenarios, each with a drawn run of 8 to 10 KB: sent whole it made the
+// page after a Grade 611 KB of HTML. The first failure is sent whole, as
+// the one read first; the other failures' runs are loaded when opened, and
+// when the failed list is long enough to be folded, their bodies too. A
+// passed scenario's run (a first run, which passed) is never sent: it can
+// be opened from its entry.
+func newRunReportView(r *gradewire.Report, sourceHash, runURL string) reportView {
+	v := newReportView(r, sourceHash, "")
+	v.RunURL = runURL
+	if runURL == "" {
+		return v
+	}
+	for i := range v.Failed {
+		f := &v.Failed[i]
+		switch {
+		case i == 0:
+		case len(v.Failed) > failedListedOpen:
+			f.Later = true
+		case f.Diagram != nil || len(f.Trace) > 0:
+			f.RunLater = true
+		}
+		if f.Later || f.RunLater {
+			f.Diagram, f.Trace = nil, nil
+		}
+	}
+	return v
+}
+
+// scenarioURL is where the report's part for the named scenario is
+// served on its own.
+func (v reportView) scenarioURL(name string) string {
+	return v.RunURL + "/scenarios/" + url.PathEscape(name)
+}
+
+// anchorURL links to the element of the report with id (without the
+// prefix): on the same page, or on the run's page from a part alone.
+func (v reportView) anchorURL(id string) string {
+	if v.Alone {
+		return v.RunURL + "#" + v.P + id
+	}
+	return "#" + v.P + id
+}
+
+// scenarioPartURL is scenarioURL for a script: the part alone, without
+// the page around it.
+func (v reportView) scenarioPartURL(name string) string {
+	return v.scenarioURL(name) + "?part=1"
 }
 
 // withGradeReport adds the report's stylesheet and script to a page that

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package web
 
 import (
@@ -16,6 +14,8 @@ import (
 	nethtml "golang.org/x/net/html"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -39,10 +39,11 @@ func gradeForReport(t *testing.T, src string, seed int64, scenarios ...string) *
 			list = append(list, sc)
 		}
 	}
-	rep, err := refund.GradeSource(context.Background(), "refund.go", src, refund.Scenarios(list), faultsim.TestBubble(t), faultsim.Options{FirstSeed: seed})
+	graded, err := interpreted.GradeSource(context.Background(), refund.Kit{}, refund.Scenarios(list), "refund.go", src, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := graded.Wire(seed)
 	rep.Problem = "async-refund" // the parent names the problem; the child knows only the kit
 	return rep
 }

@@ -15,14 +15,17 @@ import (
 // so a reader sees two refunds land on the provider's lane, a reply that
 // never arrives, a process that dies.
 
-// Sizes in SVG user units (the picture scales to its box).
+// Sizes in SVG user units. The picture fills its box but shrinks no
+// narrower than 45rem (grade-report.css): a narrower box, a phone's,
+// scrolls sideways, so the words stay near their 12 px.
 const (
-	seqTimeW   = 64  // the clock column
-	seqLaneW   = 92  // distance between lane centres
-	seqTextW   = 330 // the column of words beside the lanes
-	seqHeadH   = 34  // lane names
-	seqRowH    = 22
-	seqLabelCh = 48 // characters of a row's words before they are cut
+	seqTimeW  = 64  // the clock column
+	seqLaneW  = 92  // distance between lane centres
+	seqTextW  = 330 // the least width of the column of words beside the lanes
+	seqHeadH  = 34  // lane names
+	seqRowH   = 22
+	seqCharW  = 7.4 // a generous width of one character of a label at 12 px
+	seqTextPd = 16  // room after the longest label
 )
 
 // Lane names that are not workers.
@@ -118,12 +121,11 @@ func eventWords(text string) string {
 	})
 }
 
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimRight(string(r[:n-1]), " ,(") + "…"
+// labelWidth is room enough for label at 12 px in the fonts the site
+// names (system-ui and its fallbacks average under 6.5 px a character):
+// the picture is as wide as its longest label needs, never cut.
+func labelWidth(label string) int {
+	return int(float64(len([]rune(label)))*seqCharW+0.5) + seqTextPd
 }
 
 // newSequenceDiagram lays out a trace.
@@ -158,7 +160,10 @@ func newSequenceDiagram(id string, trace []gradewire.TraceEvent, truncated bool)
 		}
 		label = strings.ReplaceAll(eventWords(label), " -> ", " → ")
 		d.Rows = append(d.Rows, seqRow{Y: y, At: e.At, ShowAt: e.At != lastAt, Shape: shape, X1: x1, X2: x2,
-			Label: cut(label, seqLabelCh), Text: text, Actor: e.Actor})
+			Label: label, Text: text, Actor: e.Actor})
+		if w := textX + 8 + labelWidth(label); w > d.Width {
+			d.Width = w
+		}
 		lastAt = e.At
 		y += seqRowH
 	}
@@ -199,7 +204,7 @@ func newSequenceDiagram(id string, trace []gradewire.TraceEvent, truncated bool)
 				d.Rows[len(d.Rows)-1].Count = refunds
 			case executing.MatchString(e.Text):
 				m := executing.FindStringSubmatch(e.Text)
-				add(e, shapeNote, x[laneProvider], 0, "provider runs "+m[1]+", key "+cut(m[2], 24))
+				add(e, shapeNote, x[laneProvider], 0, "provider runs "+m[1]+", key "+m[2])
 			default:
 				add(e, shapeNote, x[laneProvider], 0, "provider: "+afterColon(e.Text))
 			}
@@ -276,7 +281,7 @@ func providerCallLabel(text string) string {
 		if j := strings.IndexAny(k, ",)"); j >= 0 {
 			k = k[:j]
 		}
-		key = "key " + cut(k, 22)
+		key = "key " + k
 	}
 	return "CreateRefund #" + n + ", " + key
 }

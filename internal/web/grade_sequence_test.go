@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package web
 
 import (
@@ -117,8 +115,12 @@ func TestSequenceDiagramOfTheStarter(t *testing.T) {
 				if r.Y <= seqHeadH || r.Y >= d.Height {
 					t.Errorf("row %q at y=%d is outside the picture (height %d)", r.Label, r.Y, d.Height)
 				}
-				if len([]rune(r.Label)) > seqLabelCh {
-					t.Errorf("label %q is longer than %d characters", r.Label, seqLabelCh)
+				// Labels are whole, and the picture is wide enough for each.
+				if strings.HasSuffix(r.Label, "…") {
+					t.Errorf("label %q is cut short", r.Label)
+				}
+				if d.textX()+labelWidth(r.Label) > d.Width {
+					t.Errorf("label %q needs %d units from x=%d; the picture is %d wide", r.Label, labelWidth(r.Label), d.textX(), d.Width)
 				}
 			}
 			tc.check(t, d)
@@ -155,5 +157,28 @@ func TestEventWordsNameBlanks(t *testing.T) {
 		if got := eventWords(in); got != want {
 			t.Errorf("eventWords(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// TestSequenceLabelsWhole: a long event is drawn in full, and the picture
+// widens to hold it rather than cutting it.
+func TestSequenceLabelsWhole(t *testing.T) {
+	long := "request #1: refund re_1 of 5000 applied under key " + strings.Repeat("k", 60) + " for the charge ch_1"
+	short := newSequenceDiagram("s", []gradewire.TraceEvent{{At: "+0s", Actor: "worker-1", Kind: "call", Text: "GetRecord(r1)"}}, false)
+	d := newSequenceDiagram("l", []gradewire.TraceEvent{
+		{At: "+0s", Actor: "worker-1", Kind: "call", Text: "GetRecord(r1)"},
+		{At: "+0s", Actor: "store", Kind: "note", Text: long},
+	}, false)
+	var found bool
+	for _, r := range d.Rows {
+		if strings.Contains(r.Label, long) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no row carries the whole event %q: %+v", long, d.Rows)
+	}
+	if d.Width < d.textX()+labelWidth("store: "+long) || d.Width <= short.Width {
+		t.Errorf("width %d (a short run's %d) does not hold the label's %d units from x=%d", d.Width, short.Width, labelWidth("store: "+long), d.textX())
 	}
 }

@@ -3,15 +3,12 @@ package web
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
 	"log/slog"
 	"math"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -19,19 +16,18 @@ import (
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/live"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
 // Grader grades submissions; *grading.Dispatcher satisfies it. Admit
 // takes a job's place in the queue for a client address, or refuses at
-// once (a *sandbox.BusyError); GradeAdmitted grades it: what the code did
+// once (a *grading.BusyError); GradeAdmitted grades it: what the code did
 // is in the Report, the error is the grading system's (busy, a broken
 // child, ctx ended). RetryAfter is when the address's first job should
 // end. Plan names a problem's scenarios (false: nothing grades it).
 type Grader interface {
-	Admit(key string) (*sandbox.Ticket, error)
-	GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
+	Admit(key string) (*grading.Ticket, error)
+	GradeAdmitted(ctx context.Context, ticket *grading.Ticket, job grading.Request, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error)
 	RetryAfter(key string) time.Duration
 	Plan(problem string) (grading.Plan, bool)
 }
@@ -40,7 +36,7 @@ type Grader interface {
 // running or queued at once. Each person has one at a time; three lets a
 // few people behind one NAT (a classroom) grade together, each further one
 // told to retry in the seconds a grading takes, and it caps what one
-// address can hold: with fair places (sandbox.Pool) another address's
+// address can hold: with fair places (the pool's) another address's
 // Grade waits for at most one running job, not for the first address's
 // queue.
 const DefaultGradesPerAddress = 3
@@ -57,6 +53,10 @@ type codeStore interface {
 	ExpireGradeLease(ctx context.Context, id int64, message string) (bool, error)
 	GradeRun(ctx context.Context, id int64) (storage.GradeRun, error)
 	LatestGradeRun(ctx context.Context, attemptID int64) (storage.GradeRun, error)
+	AppendGradeProgress(ctx context.Context, id, seq int64, data []byte) error
+	GradeProgressAfter(ctx context.Context, id, after int64, limit int) ([]storage.GradeProgress, error)
+	DeleteGradeProgress(ctx context.Context, id int64) error
+	Dialect() string
 }
 
 const (
@@ -114,25 +114,15 @@ type gradingRuns struct {
 	places *grading.Places[*liveRun]
 	// leases keeps this instance's runs' leases renewed (made at the first
 	// run, from the fields above).
-	leases *grading.Leases
+	leases *grading.Leases[int64]
 }
 
 func newGradingRuns(g Grader, store codeStore, log *slog.Logger) *gradingRuns {
 	ctx, stop := context.WithCancel(context.Background())
 	return &gradingRuns{grader: g, store: store, log: log, broker: live.NewInProcess(), timeout: gradeTimeout,
-		instance: newInstanceID(), lease: DefaultGradeLease,
+		instance: grading.InstanceID(), lease: DefaultGradeLease,
 		perAddress: DefaultGradesPerAddress, ctx: ctx, stop: stop,
 		live: map[int64]*liveRun{}, places: grading.NewPlaces[*liveRun]()}
-}
-
-// newInstanceID names this process among the instances on one database:
-// the host and pid for the operator reading grade_runs.owner, and random
-// bits so a restarted process with a reused pid is a new owner.
-func newInstanceID() string {
-	host, _ := os.Hostname()
-	var b [6]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
 
 // claimOf is the store's side of a run's claim: the user's one place and
@@ -195,20 +185,46 @@ func (g *gradingRuns) holdAddress(addr string) (release func(), err error) {
 
 // start grades job in the background as run id, under the claim r, in the
 // place ticket holds in the grader's queue.
-func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *sandbox.Ticket) {
+func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *grading.Ticket) {
 	g.mu.Lock()
 	r.id = id
 	r.events = live.NewMemoryLog(runTopic(id), g.broker)
-	r.ctx, r.cancel = context.WithTimeout(g.ctx, g.timeout)
-	g.live[id] = r
-	g.wg.Add(1)
-	if g.leases == nil {
-		g.leases = grading.NewLeases(grading.LeasesConfig{Store: g.store, Owner: g.instance, Lease: g.lease,
-			Expired: messageAbandoned, OnExpired: g.announceEnds, Log: g.log, Ctx: g.ctx, WG: &g.wg})
+	if g.sharesProgress() {
+		r.mirror = g.mirrorProgress
 	}
-	r.lease = g.leases.Hold(id, r.cancel)
+	g.live[id] = r
+	if g.leases == nil {
+		cfg := grading.GradeLeases(g.store, messageAbandoned)
+		cfg.Owner, cfg.Lease, cfg.OnExpired, cfg.Log, cfg.Ctx, cfg.WG = g.instance, g.lease, g.announceEnds, g.log, g.ctx, &g.wg
+		g.leases = grading.NewLeases(cfg)
+	}
+	r.leased = g.leases.Start(id, g.timeout)
+	r.ctx = r.leased.Ctx
 	g.mu.Unlock()
 	go g.run(r, job, ticket)
+}
+
+// sharesProgress reports whether runs' progress goes through the store
+// too: when other instances can stream them, which takes a database that
+// several serve (SQLite serves one process).
+func (g *gradingRuns) sharesProgress() bool {
+	return g.shared != nil && g.store.Dialect() != "sqlite"
+}
+
+// mirrorProgress records run r's progress event seq in the store and
+// announces it on the shared broker, for the streams following the run
+// from other instances (followElsewhere). A failure costs those streams
+// that event, nothing else.
+func (g *gradingRuns) mirrorProgress(r *liveRun, seq int64, data []byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), finishTimeout)
+	defer cancel()
+	if err := g.store.AppendGradeProgress(ctx, r.id, seq, data); err != nil {
+		g.log.Warn("web: recording a grade run's progress for the other instances failed", "run", r.id, "err", err)
+		return
+	}
+	if err := g.shared.Publish(ctx, runTopic(r.id), seq); err != nil {
+		g.log.Warn("web: announcing a grade run's progress to the other instances failed", "run", r.id, "err", err)
+	}
 }
 
 // announceEnds wakes the streams following runs that ended elsewhere than
@@ -253,31 +269,26 @@ func (g *gradingRuns) forget(r *liveRun) {
 	defer g.mu.Unlock()
 	delete(g.live, r.id)
 	g.places.Release(r.place)
-	if r.lease != nil {
-		g.leases.Drop(r.lease)
-	}
 }
 
 // run grades in a context detached from the request that asked for it:
 // closing the tab does not stop a grading, and its end is always stored
 // before the run leaves the registry, so a reader that misses it live
 // finds it in storage.
-func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticket) {
-	defer g.wg.Done()
+func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *grading.Ticket) {
+	defer r.leased.Done()
 	ctx := r.ctx
-	defer r.cancel()
 	report, err := g.grader.GradeAdmitted(ctx, ticket, job, r.addProgress)
 	// From here the heartbeat leaves the run alone: once its end is
 	// recorded the store no longer renews it, which is not a takeover.
-	taken := g.leases.Finishing(r.lease)
+	storeCtx, cancelStore, taken := r.leased.Finished(finishTimeout)
+	defer cancelStore()
 	end := g.endOf(ctx, r.id, report, err)
 	if taken {
 		end = storage.GradeRunEnd{Status: storage.GradeSystemError, Message: messageAbandoned}
 	}
 
-	storeCtx, cancelStore := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-	defer cancelStore()
-	stored := storage.GradeRun{ID: r.id, Source: job.Source, Status: end.Status, Message: end.Message,
+	stored := storage.GradeRun{ID: r.id, Problem: job.Problem, Source: job.Source, Status: end.Status, Message: end.Message,
 		RetryAfter: end.RetryAfter, ReportJSON: end.ReportJSON}
 	switch err := g.store.FinishGradeRun(storeCtx, r.id, end); {
 	case errors.Is(err, storage.ErrRunFinished):
@@ -289,18 +300,18 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *sandbox.Ticke
 	case err != nil:
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
 	}
-	// Rendered in the store's context, not the grading's: the grading's
-	// may have ended (its deadline) after the report came back.
-	ev, err := finalEvent(storeCtx, stored)
-	if err != nil {
-		g.log.Error("web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
-		ev = systemErrorEvent(messageGraderBroke)
+	if r.mirror != nil {
+		// The end is recorded: a stream elsewhere reads it, not these.
+		if err := g.store.DeleteGradeProgress(storeCtx, r.id); err != nil {
+			g.log.Warn("web: forgetting a grade run's progress failed", "run", r.id, "err", err)
+		}
 	}
 	// Forgotten before the final event goes out: a user who reads the
 	// report and presses Grade at once must find their place free. Streams
-	// already following the run hold it and still get the event.
+	// already following the run hold it and still get the event, whose
+	// report each renders as it sends it (eventsFor), not this goroutine.
 	g.forget(r)
-	seq := r.finish(ev)
+	seq := r.finish(stored)
 	if g.shared != nil {
 		// Streams following the run from other instances read its end
 		// from the store when woken.
@@ -319,7 +330,7 @@ const (
 
 // endOf turns what Grade returned into the run's stored end.
 func (g *gradingRuns) endOf(ctx context.Context, id int64, report *gradewire.Report, err error) storage.GradeRunEnd {
-	var busy *sandbox.BusyError
+	var busy *grading.BusyError
 	switch {
 	case err == nil && report != nil:
 		data, merr := json.Marshal(report)
@@ -331,7 +342,7 @@ func (g *gradingRuns) endOf(ctx context.Context, id int64, report *gradewire.Rep
 	case errors.As(err, &busy):
 		wait := max(busy.RetryAfter, time.Second)
 		return storage.GradeRunEnd{Status: storage.GradeBusy, RetryAfter: wait, Message: busyMessage(wait)}
-	case errors.Is(err, sandbox.ErrBusy):
+	case errors.Is(err, grading.ErrBusy):
 		return storage.GradeRunEnd{Status: storage.GradeBusy, RetryAfter: 5 * time.Second, Message: busyMessage(5 * time.Second)}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return storage.GradeRunEnd{Status: storage.GradeSystemError, Message: fmt.Sprintf(
@@ -393,11 +404,13 @@ func (g *gradingRuns) scenarioTotal(problem string) int {
 type liveRun struct {
 	id     int64           // set by start
 	events *live.MemoryLog // set by start
-	// The grading's context, set by start: cancel stops it (the
-	// heartbeat does when another instance took the run over).
+	// The grading's context and its lease, set by start: the heartbeat
+	// ends ctx when another instance took the run over.
 	ctx    context.Context
-	cancel context.CancelFunc
-	lease  *grading.Lease // set by start
+	leased *grading.Leased[int64]
+	// mirror, set by start when other instances may follow the run,
+	// carries each progress event to them (mirrorProgress).
+	mirror func(r *liveRun, seq int64, data []byte)
 	place  *grading.Place[*liveRun]
 	userID string
 	addr   string // the client address's limit key
@@ -405,6 +418,7 @@ type liveRun struct {
 
 	mu       sync.Mutex
 	progress []progressData
+	end      storage.GradeRun // as finish recorded it; its report is rendered when read
 }
 
 // runTopic names a run's events on the broker.
@@ -433,16 +447,49 @@ func (r *liveRun) addProgress(sc gradewire.ScenarioReport) {
 	p := progressData{Finished: len(r.progress) + 1, Total: r.total, Failed: failed,
 		Name: sc.Name, Title: sc.Title, Status: sc.Status}
 	r.progress = append(r.progress, p)
-	// Appended under mu, so the log's order is the progress's order.
-	r.append(newEvent("progress", p), false)
+	// Appended under mu, so the log's order is the progress's order; the
+	// child reports scenarios one at a time, so the mirror's is too.
+	ev := newEvent("progress", p)
+	seq := r.append(ev, false)
+	if r.mirror != nil {
+		r.mirror(r, seq, ev.Data)
+	}
 }
 
-// finish appends the run's final event, which ends its streams, and
-// returns its number.
-func (r *liveRun) finish(ev live.Event) int64 {
+// finish keeps the run's end and appends the event that stands for it,
+// which ends its streams, and returns its number. The event carries
+// nothing: a stream sends the end as finalOf builds it.
+func (r *liveRun) finish(end storage.GradeRun) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.append(ev, true)
+	r.end = end
+	return r.append(live.Event{Name: endEventName}, true)
+}
+
+// endEventName names the event that stands in the run's log for its end
+// until a stream sends it: never sent as it is.
+const endEventName = "end"
+
+// eventsFor is the run's events after after, for a stream: the stand-in for
+// the end is replaced by the final event, its report rendered here, in
+// the reader's context, from the end finish kept.
+func (r *liveRun) eventsFor(log *slog.Logger) live.Source {
+	return func(ctx context.Context, after int64, limit int) ([]live.Event, error) {
+		evs, err := r.events.EventsAfter(ctx, after, limit)
+		if n := len(evs); n > 0 && evs[n-1].Last {
+			r.mu.Lock()
+			end := r.end
+			r.mu.Unlock()
+			ev, err := finalEvent(ctx, end)
+			if err != nil {
+				log.ErrorContext(ctx, "web: rendering a grade report failed", slog.Int64("run", r.id), slog.Any("err", err))
+				ev = systemErrorEvent(messageGraderBroke)
+			}
+			ev.Seq, ev.Last = evs[n-1].Seq, true
+			evs[n-1] = ev
+		}
+		return evs, err
+	}
 }
 
 // append adds ev to the run's events. It cannot fail but by a bug: the
@@ -520,7 +567,11 @@ func finalEvent(ctx context.Context, run storage.GradeRun) (live.Event, error) {
 			return live.Event{}, err
 		}
 		var buf bytes.Buffer
-		if err := gradeReport(report, sourceHash(run.Source)).Render(ctx, &buf); err != nil {
+		runURL := "" // a run not known by its problem sends its report whole
+		if run.Problem != "" {
+			runURL = gradeRunURL(run.Problem, run.ID)
+		}
+		if err := runReport(report, sourceHash(run.Source), runURL).Render(ctx, &buf); err != nil {
 			return live.Event{}, fmt.Errorf("web: render the report of run %d: %w", run.ID, err)
 		}
 		return newEvent("report", reportData{RunID: run.ID, Verdict: report.Status, Summary: reportSummary(report),

@@ -34,7 +34,8 @@ import (
 
 // benchServer is a running server binary.
 type benchServer struct {
-	url string
+	url  string
+	logs *lockedBuffer // the server's output
 }
 
 // startBenchServer builds and starts the server with a fresh database and
@@ -84,7 +85,7 @@ func startServerFrom(b *testing.B, bin string, flags ...string) (srv *benchServe
 		if m := listening.FindStringSubmatch(logs.String()); m != nil {
 			// Let the warm spares start before measuring.
 			time.Sleep(500 * time.Millisecond)
-			return &benchServer{url: m[1]}, stop
+			return &benchServer{url: m[1], logs: logs}, stop
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -79,16 +79,17 @@ func (s *Server) gradeRunEvents(c echo.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.grading.ctx, cancel)()
-	if err := live.Follow(ctx, w, s.grading.broker, runTopic(run.ID), running.events.EventsAfter, after); err != nil {
+	if err := live.Follow(ctx, w, s.grading.broker, runTopic(run.ID), running.eventsFor(s.log), after); err != nil {
 		s.log.ErrorContext(ctx, "web: streaming a run's events failed", "run", run.ID, "err", err)
 	}
 	return nil
 }
 
 // followElsewhere streams a run that another instance grades (or this one
-// is about to register): no progress, which stays with the grading
-// instance, but the final event as soon as the run's end is announced on
-// the shared broker, numbered after the last event the browser had. The
+// is about to register): its progress as the grading instance records it
+// in the store (mirrorProgress), numbered as that instance numbers it,
+// then the final event as soon as the run's end is announced on the
+// shared broker, numbered after the last event the browser had. The
 // stream lasts one lease at most: the browser then reconnects, and if the
 // owner has died meanwhile abandonRun finds its lease passed and the run
 // ends as a system error.
@@ -104,10 +105,18 @@ func (s *Server) followElsewhere(ctx context.Context, w *live.Writer, id int64, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, lease)
 	defer cancel()
-	stored := func(ctx context.Context, after int64, _ int) ([]live.Event, error) {
+	stored := func(ctx context.Context, after int64, limit int) ([]live.Event, error) {
 		run, err := s.store.GradeRun(ctx, id)
-		if err != nil || run.Status == storage.GradeRunning {
+		if err != nil {
 			return nil, err
+		}
+		if run.Status == storage.GradeRunning {
+			progress, err := s.store.GradeProgressAfter(ctx, id, after, limit)
+			evs := make([]live.Event, len(progress))
+			for i, p := range progress {
+				evs[i] = live.Event{Seq: p.Seq, Name: "progress", Data: p.Data}
+			}
+			return evs, err
 		}
 		ev, err := finalEvent(ctx, run)
 		if err != nil {

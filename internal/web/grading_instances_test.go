@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -225,4 +226,63 @@ func TestADeadInstancesRunIsTakenOver(t *testing.T) {
 		}
 		_ = other
 	})
+}
+
+// A run graded on A streams its progress, scenario by scenario, to a page
+// on B, numbered as A numbers it, then its report; a browser reconnecting
+// to B resumes after the last event it had. Postgres only: SQLite serves
+// one process, whose pages stream its runs from its memory.
+func TestProgressStreamsFromAnyInstance(t *testing.T) {
+	const lease = 5 * time.Second
+	for _, s := range instanceStores {
+		if s.name != "postgres" {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			open := s.open(t)
+			ga := &fakeGrader{report: failingReport(), gate: make(chan struct{})}
+			a := newInstance(t, open, ga, lease)
+			b := newInstance(t, open, &fakeGrader{}, lease)
+			onA := a.newBrowser(t)
+			run := onA.startGrade("package refund // ON-A")
+			onB := onA.on(b)
+			stream := onB.events(run.EventsURL)
+			if stream.resp.StatusCode != http.StatusOK {
+				t.Fatalf("B's stream of A's run: status %d", stream.resp.StatusCode)
+			}
+			scenarios := failingReport().Scenarios
+			var last string
+			for i, sc := range scenarios {
+				ga.gate <- struct{}{}
+				ev := stream.next()
+				for ev.name == "" {
+					ev = stream.next()
+				}
+				p := decode[progressData](t, ev, "progress")
+				if p.Finished != i+1 || p.Name != sc.Name || ev.id != strconv.Itoa(i+1) {
+					t.Fatalf("B's event %d = #%s %+v; want scenario %q, finished %d", i+1, ev.id, p, sc.Name, i+1)
+				}
+				last = ev.id
+				if i == 0 {
+					// The browser drops the stream and comes back to B.
+					stream = onB.eventsAfter(run.EventsURL, last)
+				}
+			}
+			ga.gate <- struct{}{}
+			ev := stream.next()
+			for ev.name == "" {
+				ev = stream.next()
+			}
+			if rep := decode[reportData](t, ev, "report"); rep.RunID != run.RunID || rep.Verdict != "fail" {
+				t.Errorf("B streamed %+v after the progress; want A's report", rep)
+			}
+			if n, _ := strconv.Atoi(ev.id); ev.id != "" && n <= len(scenarios) {
+				t.Errorf("the report came as event %s, not after the progress (last %s)", ev.id, last)
+			}
+			waitUntilTrue(t, func() bool {
+				p, err := a.store.GradeProgressAfter(context.Background(), run.RunID, 0, 10)
+				return err == nil && len(p) == 0
+			})
+		})
+	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/faultline-dev/faultline/internal/grading"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -88,7 +87,7 @@ func (s *Server) gradeStart(c echo.Context) error {
 	ticket, err := s.grading.grader.Admit(addr)
 	if err != nil {
 		s.grading.release(claim)
-		var busy *sandbox.BusyError
+		var busy *grading.BusyError
 		if errors.As(err, &busy) {
 			wait := max(busy.RetryAfter, time.Second)
 			return s.refuseGrade(c, http.StatusServiceUnavailable, wait, busyMessage(wait))

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -238,6 +239,8 @@ type eventStream struct {
 	t      *testing.T
 	resp   *http.Response
 	events chan event
+	// gap is the longest wait for the next event (10 s when zero).
+	gap time.Duration
 }
 
 func (b *browser) events(path string) *eventStream {
@@ -302,8 +305,8 @@ func (s *eventStream) next() event {
 			s.t.Fatal("the event stream ended early")
 		}
 		return ev
-	case <-time.After(10 * time.Second):
-		s.t.Fatal("no event within 10 s")
+	case <-time.After(cmp.Or(s.gap, 10*time.Second)):
+		s.t.Fatalf("no event within %s", cmp.Or(s.gap, 10*time.Second))
 	}
 	return event{}
 }

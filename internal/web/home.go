@@ -180,6 +180,7 @@ type catalogueEntry struct {
 	Detail                          string // e.g. "6 questions" or "3 steps"
 	Tags                            tagLinks
 	Progress                        progressMark
+	Due                             int // answered items of it due for review (issue 29)
 }
 
 type homePage struct {
@@ -188,6 +189,7 @@ type homePage struct {
 	Problems, Sets    []catalogueEntry
 	Screens           []catalogueEntry
 	ShownCount, Total int
+	Review            reviewSummary
 }
 
 // home is the catalogue: problems, question sets and screens, filtered by
@@ -234,7 +236,11 @@ func (s *Server) home(c echo.Context) error {
 		}
 	}
 	page.ShownCount = len(page.Problems) + len(page.Sets) + len(page.Screens)
-	return render(c, http.StatusOK, homeView(s.meta("Catalogue"), page))
+	if page.Review, err = s.reviewSummaryOf(c.Request().Context()); err != nil {
+		return err
+	}
+	markDue(page.Problems, page.Sets, page.Review.DueBy)
+	return render(c, http.StatusOK, homeView(s.reviewMeta("Catalogue"), page))
 }
 
 func partsDetail(p *problems.Problem) string {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/faultline-dev/faultline/internal/storage"
+	"github.com/faultline-dev/faultline/internal/practice"
 )
 
 // practiceName sets or clears the user's optional display name. A name that
@@ -22,14 +22,15 @@ func (s *Server) practiceName(c echo.Context) error {
 		return badRequest("The form has no display_name field, so the name was not changed. Send the field empty to clear the name.")
 	}
 	raw := values[0]
-	name, problem := storage.CheckDisplayName(raw)
-	if problem != "" {
+	// Checked before the user is admitted, so a name refused spends
+	// nothing of the address's new identities.
+	if _, problem := practice.DisplayName(raw); problem != "" {
 		page, err := s.practicePage(c.Request().Context())
 		if err != nil {
 			return err
 		}
 		page.NameDraft, page.NameError = raw, problem
-		return render(c, http.StatusUnprocessableEntity, practiceView(s.meta("My practice"), page))
+		return render(c, http.StatusUnprocessableEntity, practiceView(s.reviewMeta("My practice"), page))
 	}
 	userID, err := requireUser(c)
 	if err != nil {
@@ -38,7 +39,7 @@ func (s *Server) practiceName(c echo.Context) error {
 	if err := s.admitIdentity(c, userID); err != nil {
 		return err
 	}
-	if _, err := s.store.SetDisplayName(c.Request().Context(), userID, name); err != nil {
+	if _, err := s.practice.SetDisplayName(c.Request().Context(), userID, raw); err != nil {
 		return err
 	}
 	return redirectSeeOther(c, "/practice?saved=name")

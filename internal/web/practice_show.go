@@ -16,7 +16,6 @@ import (
 // practiceStore is what the My practice page reads; *storage.Store has it.
 type practiceStore interface {
 	User(ctx context.Context, id string) (storage.User, error)
-	SetDisplayName(ctx context.Context, userID, name string) (storage.User, error)
 	UserAttempts(ctx context.Context, userID string) ([]storage.Attempt, error)
 	TimedAnswerHistory(ctx context.Context, attemptID int64) ([]storage.TimedAnswer, error)
 	SelfAssessments(ctx context.Context, attemptID int64) (map[int64]storage.SelfAssessment, error)
@@ -33,6 +32,8 @@ type practicePage struct {
 	NameSaved   bool
 	Problems    []problemHistory
 	Sets        []setHistory
+	Review      reviewSummary   // the review queue (issue 29)
+	Calibration calibrationView // predictions beside ticks (issue 29)
 }
 
 func (p practicePage) empty() bool { return len(p.Problems) == 0 && len(p.Sets) == 0 }
@@ -81,7 +82,7 @@ func (s *Server) practiceShow(c echo.Context) error {
 		return err
 	}
 	page.NameSaved = c.QueryParam("saved") == "name"
-	return render(c, http.StatusOK, practiceView(s.meta("My practice"), page))
+	return render(c, http.StatusOK, practiceView(s.reviewMeta("My practice"), page))
 }
 
 // practicePage reads the user's history. A visitor who has done nothing has
@@ -100,6 +101,12 @@ func (s *Server) practicePage(ctx context.Context) (practicePage, error) {
 		return page, err
 	}
 	page.DisplayName = user.DisplayName
+	if page.Review, err = s.reviewSummaryOf(ctx); err != nil {
+		return page, err
+	}
+	if page.Calibration, err = s.calibration(ctx, userID); err != nil {
+		return page, err
+	}
 	attempts, err := s.store.UserAttempts(ctx, userID)
 	if err != nil {
 		return page, err

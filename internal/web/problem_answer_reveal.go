@@ -17,7 +17,7 @@ func (s *Server) problemAnswerReveal(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.RevealAnswer(c.Request().Context(), a.ID, storage.ScopeProblem, storage.ReasonChoseToReveal); err != nil {
+	if err := s.practice.RevealAnswer(c.Request().Context(), a.ID, storage.ScopeProblem); err != nil {
 		return err
 	}
 	return redirectSeeOther(c, "/problems/"+p.Slug+"#answer-material")

@@ -39,7 +39,7 @@ func (s *Server) problemHintReveal(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.RevealHint(c.Request().Context(), a.ID, part, hint); err != nil {
+	if err := s.practice.RevealHint(c.Request().Context(), a.ID, part, hint); err != nil {
 		if errors.Is(err, storage.ErrHintOrder) {
 			return echo.NewHTTPError(http.StatusConflict,
 				fmt.Sprintf("Hints are shown in order: reveal hint %d of part %d first.", hint-1, part))

@@ -35,6 +35,8 @@ func (s *Server) problemShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Opened from the review queue: the answer box is ready to answer again.
+	page.Box.Again = c.QueryParam("again") != ""
 	return render(c, http.StatusOK, problemView(s.problemMeta(p, page), page))
 }
 

@@ -25,6 +25,7 @@ func (s *Server) roomRun(c echo.Context, a rooms.Access, _ formValues) (storage.
 	limits := rooms.RunLimits{ClientKey: key}
 	if s.grading != nil {
 		limits.Hold = func() (func(), error) { return s.grading.holdAddress(key) }
+		limits.PerAddress = s.grading.perAddress
 	}
 	limits.Charge = s.chargeWrites(key)
 	ev, err := s.rooms.Run(ctx, a, limits)

@@ -53,10 +53,11 @@ func (s *Server) roomShow(c echo.Context) error {
 	m.CSS = append(m.CSS, s.assets.url("grade-report.css"), s.assets.url("room.css"))
 	// The editor bundle is most of the page's weight: a step with no code
 	// goes without it (a move to the next step reloads the page). The
-	// code pane is the workspace's, with its styles and settings.
+	// code pane is the workspace's, with its styles and settings, and the
+	// shared editor's part of the bundle, which only rooms load.
 	if page.View.Current.HasCode {
 		m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
-		m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("editor-tools.js"))
+		m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("editor-collab.js"), s.assets.url("editor-tools.js"))
 	}
 	m.Scripts = append(m.Scripts, s.assets.url("room.js"))
 	if page.Interviewer != nil {

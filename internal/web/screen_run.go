@@ -19,7 +19,7 @@ import (
 // which an interviewer's clock counts too. The page says so on the button.
 
 // screens is the screen use cases on the server's store and clock.
-func (s *Server) screens() *practice.Screens { return practice.NewScreens(s.store, s.now) }
+func (s *Server) screens() *practice.Screens { return s.practice.Screens }
 
 // screenLimit is the screen's overall time from content; 0: it counts up.
 func screenLimit(sc *problems.Screen) time.Duration { return time.Duration(sc.Minutes) * time.Minute }
@@ -150,7 +150,7 @@ func (s *Server) screenStripFor(ctx context.Context, step problems.ScreenItem) (
 			continue
 		}
 		at := run.Current
-		if run.Up && run.Run.FinishedAt.IsZero() {
+		if run.Up && run.Run.EndedAt.IsZero() {
 			at = run.Run.Step
 		}
 		if at < 1 || at > len(sc.Items) || !isStep(sc.Items[at-1]) {

@@ -21,22 +21,24 @@ import (
 	"github.com/faultline-dev/faultline/internal/practice"
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
+	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/rooms"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
-// Store is what the pages need from storage; *storage.Store satisfies it.
+// Store is what the pages read from storage themselves, and the code
+// drafts and grade runs grading keeps; *storage.Store satisfies it. The
+// store must be a practice.Store too (*storage.Store is): every write of
+// practising goes through practice.Service, which owns its rules, and New
+// refuses a store without it.
 type Store interface {
-	StartAttempt(ctx context.Context, userID string, kind storage.Kind, slug string) (storage.Attempt, error)
 	Attempt(ctx context.Context, userID string, kind storage.Kind, slug string) (storage.Attempt, error)
-	RevealHint(ctx context.Context, attemptID int64, part, index int) error
 	HintReveals(ctx context.Context, attemptID int64) ([]storage.HintReveal, error)
-	RevealAnswer(ctx context.Context, attemptID int64, scope string, reason storage.Reason) error
 	AnswerReveals(ctx context.Context, attemptID int64) ([]storage.AnswerReveal, error)
 	practiceStore
 	timedAnswerStore
-	runClockStore
-	practice.ScreenRunStore
+	review.Store
+	Calibration(ctx context.Context, userID string) ([]storage.CalibrationPoint, error)
 	codeStore
 	catalogueStore
 }
@@ -77,11 +79,13 @@ type Server struct {
 	echo    *echo.Echo
 	content *Content
 	store   Store
-	log     *slog.Logger
-	assets  *assetSet
-	clock   clockFunc
-	grading *gradingRuns // nil when grading is off
-	proxies *clientaddr.Resolver
+	// practice is every use case of practising, over the same store.
+	practice *practice.Service
+	log      *slog.Logger
+	assets   *assetSet
+	clock    clockFunc
+	grading  *gradingRuns // nil when grading is off
+	proxies  *clientaddr.Resolver
 	// writes holds each client address's bytes sent to be stored, in
 	// buckets of writeRate; nil: no limit.
 	writes    ratelimit.Limiter
@@ -116,6 +120,12 @@ func New(cfg Config) (*Server, error) {
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
 		newIdentities: cfg.NewIdentities, rooms: cfg.Rooms, broker: cfg.Broker, streams: newStreamGate()}
+	ps, ok := cfg.Store.(practice.Store)
+	if !ok {
+		return nil, fmt.Errorf("web: the store (%T) does not keep practice: it needs practice.Store's methods", cfg.Store)
+	}
+	s.practice = practice.New(ps, s.now)
+	s.practice.Answers.KeyPoints = s.keyPointsOf
 	if s.rooms != nil && s.broker == nil {
 		return nil, errors.New("web: rooms need a broker for their streams")
 	}
@@ -162,6 +172,7 @@ func (s *Server) routes() {
 	e.POST("/screens/:slug/practice/:step", s.screenPracticeMove)
 
 	e.GET("/practice", s.practiceShow)
+	e.GET("/review", s.reviewShow)
 	e.POST("/practice/name", s.practiceName)
 
 	s.codeRoutes()

@@ -19,7 +19,7 @@ func (s *Server) setAnswerReveal(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.RevealAnswer(c.Request().Context(), a.ID, storage.ScopeQuestion(q.ID), storage.ReasonChoseToReveal); err != nil {
+	if err := s.practice.RevealAnswer(c.Request().Context(), a.ID, storage.ScopeQuestion(q.ID)); err != nil {
 		return err
 	}
 	// From a rapid-fire run the form says so: back to the run's question,

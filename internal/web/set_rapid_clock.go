@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -12,13 +11,6 @@ import (
 	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
-
-// runClockStore keeps the overall clock of a set run as one timed
-// sequence; *storage.Store has it.
-type runClockStore interface {
-	StartRunClock(ctx context.Context, attemptID int64, limit time.Duration, at time.Time) (storage.RunClock, error)
-	RunClock(ctx context.Context, attemptID int64) (storage.RunClock, error)
-}
 
 // runClock is the whole set's clock as a page shows it.
 type runClock struct{ practice.RunState }
@@ -61,7 +53,7 @@ func (s *Server) setRapidStart(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.StartRunClock(c.Request().Context(), a.ID, setLimit(qs), s.now()); err != nil {
+	if _, err := s.practice.StartRun(c.Request().Context(), a.ID, setLimit(qs)); err != nil {
 		return err
 	}
 	return redirectSeeOther(c, rapidURL(qs, 1))
@@ -73,13 +65,6 @@ func (s *Server) setRunClock(ctx context.Context, page setPage) (*runClock, erro
 	if page.AttemptID == 0 {
 		return nil, nil
 	}
-	rc, err := s.store.RunClock(ctx, page.AttemptID)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	items := make([]practice.RunItem, len(page.Questions))
 	for i, q := range page.Questions {
 		if q.Box.Last != nil {
@@ -89,5 +74,9 @@ func (s *Server) setRunClock(ctx context.Context, page setPage) (*runClock, erro
 			items[i].RevealedAt = q.Reveal.RevealedAt
 		}
 	}
-	return &runClock{practice.Run(rc, items, s.now())}, nil
+	st, ok, err := s.practice.Run(ctx, page.AttemptID, items)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &runClock{st}, nil
 }

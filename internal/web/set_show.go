@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,6 +40,15 @@ func (s *Server) setShow(c echo.Context) error {
 	page, err := s.setPage(c, qs)
 	if err != nil {
 		return err
+	}
+	// Opened from the review queue (?again=question): that question's box
+	// is ready to answer again.
+	if id := c.QueryParam("again"); id != "" {
+		for i := range page.Questions {
+			if page.Questions[i].Question.ID == id {
+				page.Questions[i].Box.Again = true
+			}
+		}
 	}
 	return render(c, http.StatusOK, setView(s.withTimedAnswerAssets(s.meta(qs.Title)).withScripts(s.assets.url("in-place.js")), page))
 }
@@ -96,4 +106,18 @@ func (s *Server) findQuestion(c echo.Context) (*problems.QuestionSet, *problems.
 
 func questionAnchor(qs *problems.QuestionSet, q *problems.Question) string {
 	return "/sets/" + qs.Slug + "#q-" + q.ID
+}
+
+// questionAgainURL opens the question's answer box ready to answer again:
+// the server folds the last answer away above the open form (?again=), and
+// the fragment names the box's text, which the browser scrolls to and
+// focuses, with or without JavaScript.
+func questionAgainURL(qs *problems.QuestionSet, q *problems.Question) string {
+	return "/sets/" + qs.Slug + "?again=" + url.QueryEscape(q.ID) + "#answer-" + q.ID
+}
+
+// problemAgainURL is questionAgainURL for a problem's written answer: the
+// timed box's text and the plain form's share the id.
+func problemAgainURL(p *problems.Problem) string {
+	return "/problems/" + p.Slug + "?again=1#answer-text"
 }

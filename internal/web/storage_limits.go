@@ -11,8 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/bytesize"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -122,21 +122,21 @@ func writeBudgetMessage(rate ratelimit.Rate, retrySecs int) string {
 	return fmt.Sprintf("More has been sent to be saved from your network address in the last moments than "+
 		"the server takes from one address (%s at once, then %s a second). Nothing of this was stored; "+
 		"what you saved before is kept and your text is still on this page. Try again in %d s.",
-		sandbox.FormatBytes(int64(rate.Burst)), sandbox.FormatBytes(int64(rate.PerSecond)), max(retrySecs, 1))
+		bytesize.Format(int64(rate.Burst)), bytesize.Format(int64(rate.PerSecond)), max(retrySecs, 1))
 }
 
 func quotaMessage(qe *storage.QuotaError) string {
 	return fmt.Sprintf("Everything kept under this browser's cookie (drafts, graded code and reports, answers) "+
 		"would pass the %s each person may store; %s is stored now. Nothing saved before is lost and your text is "+
 		"still on this page: copy it somewhere safe. A shorter text can still be saved.",
-		sandbox.FormatBytes(qe.Limit), sandbox.FormatBytes(qe.Used))
+		bytesize.Format(qe.Limit), bytesize.Format(qe.Used))
 }
 
 // trimmedMessage says why a finished run shows no report.
 func trimmedMessage(trimmed string) string {
 	if trimmed == storage.TrimmedTooLarge {
 		return fmt.Sprintf("This run's report was larger than a run may keep (%s compressed), so only its summary was stored. "+
-			"Code that logs less gets a full report.", sandbox.FormatBytes(storage.MaxReportBytes))
+			"Code that logs less gets a full report.", bytesize.Format(storage.MaxReportBytes))
 	}
 	return fmt.Sprintf("Only this run's summary is kept: the code and report are kept for the newest %d runs of a problem. "+
 		"Grade the code again to see a full report.", storage.FullRunsKept)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/review"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -67,16 +68,14 @@ func (s *Server) saveAssessment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	ans, err := s.store.TimedAnswer(ctx, id)
-	if errors.Is(err, storage.ErrNotFound) || err == nil && (ans.AttemptID != a.ID || ans.Scope != tg.scope) {
+	sa, err := s.practice.Assess(c.Request().Context(), a.ID, tg.scope, id, covered, of)
+	if errors.Is(err, storage.ErrNotFound) {
 		return missing
 	}
 	if err != nil {
 		return err
 	}
-	sa, err := s.store.SaveSelfAssessment(ctx, id, covered, of, s.now())
-	if err != nil {
+	if _, err := review.Assessed(c.Request().Context(), s.store, a.ID, tg.scope, id, len(sa.Covered), sa.Of, s.now()); err != nil {
 		return err
 	}
 	if !wantsJSON(c) {

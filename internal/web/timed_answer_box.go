@@ -19,12 +19,10 @@ import (
 	"github.com/faultline-dev/faultline/internal/timer"
 )
 
-// timedAnswerStore is what the timed answer box keeps; *storage.Store has it.
-// The answer's use cases need practice.AnswerStore; the page reads more.
+// timedAnswerStore is what the timed answer box's page reads itself;
+// *storage.Store has it. Everything else goes through practice.Answers.
 type timedAnswerStore interface {
-	practice.AnswerStore
 	LatestTimedAnswers(ctx context.Context, attemptID int64) (map[string]storage.TimedAnswer, error)
-	SaveSelfAssessment(ctx context.Context, answerID int64, covered []int, of int, at time.Time) (storage.SelfAssessment, error)
 	SelfAssessments(ctx context.Context, attemptID int64) (map[int64]storage.SelfAssessment, error)
 }
 
@@ -122,6 +120,10 @@ type answerBoxState struct {
 	// FoldAnswerAgain folds the form to answer again under the comparison
 	// once an answer is stored (a rapid-fire run moves on instead).
 	FoldAnswerAgain bool
+	// Again is the box opened from the review queue (?again=): ready to
+	// answer again, the last answer and the model answer folded away so
+	// the answer is recalled, not reread.
+	Again bool
 }
 
 // foldsForm reports whether the box shows its form folded: answered, in
@@ -162,7 +164,7 @@ func (b answerBoxState) showsModel() bool {
 const phaseSubmitted = practice.PhaseSubmitted
 
 // timed is the timed answer's use cases on the server's store and clock.
-func (s *Server) timed() *practice.Answers { return practice.NewAnswers(s.store, s.now) }
+func (s *Server) timed() *practice.Answers { return s.practice.Answers }
 
 // answerBoxes loads the boxes of targets for the attempt in st (none yet:
 // every box is idle). The latest answers come with st.
@@ -175,7 +177,7 @@ func (s *Server) answerBoxes(ctx context.Context, st attemptState, targets []tim
 		err         error
 	)
 	if st.attemptID != 0 {
-		if open, err = s.store.OpenTimedSessions(ctx, st.attemptID); err != nil {
+		if open, err = s.timed().Open(ctx, st.attemptID); err != nil {
 			return nil, err
 		}
 		if assessments, err = s.store.SelfAssessments(ctx, st.attemptID); err != nil {
@@ -224,7 +226,7 @@ func (s *Server) questionBoxes(ctx context.Context, st attemptState, qs *problem
 
 // withTimedAnswerAssets adds the box's script and stylesheet to a page.
 func (s *Server) withTimedAnswerAssets(m pageMeta) pageMeta {
-	m.CSS = append(m.CSS, s.assets.url("timed-answer.css"))
+	m.CSS = append(m.CSS, s.assets.url("timed-answer.css"), s.assets.url("review.css"))
 	return m.withScripts(s.assets.url("clock-text.js"), s.assets.url("timed-answer.js"))
 }
 
@@ -254,8 +256,8 @@ func (s *Server) ownSession(c echo.Context, tg timedTarget, raw string) (storage
 	if err != nil {
 		return storage.TimedSession{}, err
 	}
-	t, err := s.store.TimedSession(c.Request().Context(), id)
-	if errors.Is(err, storage.ErrNotFound) || err == nil && (t.AttemptID != a.ID || t.Scope != tg.scope) {
+	t, err := s.timed().Session(c.Request().Context(), a.ID, tg.scope, id)
+	if errors.Is(err, storage.ErrNotFound) {
 		return storage.TimedSession{}, missing
 	}
 	return t, err

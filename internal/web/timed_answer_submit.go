@@ -57,26 +57,16 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 		return err
 	}
 	ctx := c.Request().Context()
-	var (
-		t          storage.TimedSession
-		hasSession bool
-	)
+	// A form without the session field can still belong to a running box
+	// (the script sends it, but be lenient): Submit finds it.
+	var t storage.TimedSession
 	if rawSession != "" {
 		if t, err = s.ownSession(c, tg, rawSession); err != nil {
 			return err
 		}
-		hasSession = true
-	} else {
-		// A form without the session field can still belong to a running
-		// box (the script sends it, but be lenient): the server knows.
-		open, err := s.store.OpenTimedSessions(ctx, a.ID)
-		if err != nil {
-			return err
+		if !t.Open() {
+			return s.keepTextAfterClose(c, tg, t, raw, rawSeq)
 		}
-		t, hasSession = open[tg.scope]
-	}
-	if hasSession && !t.Open() {
-		return s.keepTextAfterClose(c, tg, t, raw, rawSeq)
 	}
 	// Too long or not UTF-8 is refused whatever the clock says; empty is
 	// the use case's to judge, since a box that locked empty still ends.
@@ -84,9 +74,13 @@ func (s *Server) submitTimedAnswer(c echo.Context, tg timedTarget, rejected func
 	if problem != "" && answerBody(raw) != "" {
 		return reject(problem)
 	}
-	sub := practice.Submission{AttemptID: a.ID, Scope: tg.scope, Text: raw}
-	if hasSession {
-		sub.SessionID = t.ID
+	predicted, err := predictionField(c, tg)
+	if err != nil {
+		return err
+	}
+	sub := practice.Submission{AttemptID: a.ID, Scope: tg.scope, SessionID: t.ID, Text: raw}
+	if predicted >= 0 {
+		sub.Predicted = &predicted
 	}
 	ans, err := s.timed().Submit(ctx, sub)
 	if errors.Is(err, practice.ErrEmptyAnswer) {
@@ -120,7 +114,7 @@ func submitReply(ans storage.TimedAnswer, msg string) timedSubmitReply {
 // retried request): nothing changes and the script just reloads the box.
 func (s *Server) keepTextAfterClose(c echo.Context, tg timedTarget, t storage.TimedSession, raw, rawSeq string) error {
 	ctx := c.Request().Context()
-	ans, err := s.store.TimedAnswer(ctx, t.AnswerID)
+	ans, err := s.timed().Answer(ctx, t.AttemptID, t.Scope, t.AnswerID)
 	if errors.Is(err, storage.ErrNotFound) {
 		return echo.NewHTTPError(http.StatusConflict, "This answer was already submitted. Reload the page to see it.")
 	}

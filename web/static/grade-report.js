@@ -31,6 +31,61 @@
   window.addEventListener("hashchange", revealHash);
   revealHash();
 
+  // ---- Parts loaded when opened. A report of a stored run leaves most
+  // scenarios' runs out (internal/web newRunReportView): such a scenario
+  // names its part (data-scenario-src) and links to it as a page. Opening
+  // it, or that link, brings the part in place; a failed fetch leaves the
+  // link, which still works.
+  function loadScenario(details) {
+    var src = details.getAttribute("data-scenario-src");
+    if (!src || details.hasAttribute("data-loading")) return;
+    var body = details.querySelector(".grade-scenario-body");
+    if (!body) return;
+    details.setAttribute("data-loading", "");
+    details.setAttribute("aria-busy", "true");
+    fetch(src, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (resp) {
+        if (!resp.ok) throw new Error(src + ": " + resp.status);
+        return resp.text();
+      })
+      .then(function (html) {
+        var box = document.createElement("div");
+        box.innerHTML = html;
+        var part = box.querySelector(".grade-scenario-body");
+        if (!part) throw new Error(src + ": no scenario part");
+        // Keep focus where it was: on the summary, or on the link, which
+        // goes; then on the part's first link or the summary.
+        var hadFocus = body.contains(document.activeElement);
+        body.replaceWith(part);
+        details.removeAttribute("data-scenario-src");
+        if (hadFocus) details.querySelector("summary").focus();
+      })
+      .catch(function (err) {
+        console.warn("grade report:", err);
+      })
+      .then(function () {
+        details.removeAttribute("data-loading");
+        details.removeAttribute("aria-busy");
+      });
+  }
+  document.addEventListener(
+    "toggle",
+    function (e) {
+      var d = e.target;
+      if (d.tagName === "DETAILS" && d.open && d.hasAttribute("data-scenario-src")) loadScenario(d);
+    },
+    true
+  );
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("[data-scenario-link] a");
+    var d = a && a.closest("details[data-scenario-src]");
+    if (!d || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    loadScenario(d);
+  });
+  // A report already open when this runs (a link to a scenario's anchor).
+  Array.prototype.forEach.call(document.querySelectorAll("details[open][data-scenario-src]"), loadScenario);
+
   // ---- Stale reports. The report carries a fingerprint of the code it
   // graded (FNV-1a, 32 bits, of the UTF-8 text: sourceHash in
   // internal/web/grade_report.go computes the same).

@@ -459,6 +459,9 @@
     this.saveTimer = null;
     var fields = { answer: text, seq: Math.max(Date.now(), this.seq + 1) };
     if (this.session) { fields.session = this.session; }
+    // The guess of key points covered, said before ticking them (issue 29).
+    var predicted = this.form.querySelector("[data-predicted]");
+    if (predicted && predicted.value.trim() !== "") { fields.predicted = predicted.value.trim(); }
     post(this.base + "/answer", fields).then(function (data) {
       writeLocal(self.key, null);
       self.dirty = false;
@@ -484,6 +487,14 @@
   Box.prototype.refresh = function () {
     window.clearInterval(this.ticker);
     var container = this.root.closest("section.question") || this.root.closest("section#answer") || this.root;
+    // A box opened from the review queue (?again=) shows its answer and
+    // the model answer once answered again: the page is asked for without it.
+    var params = new URLSearchParams(window.location.search);
+    if (params.has("again")) {
+      params.delete("again");
+      var query = params.toString() ? "?" + params.toString() : "";
+      window.history.replaceState(window.history.state, "", window.location.pathname + query + window.location.hash);
+    }
     fetch(window.location.pathname + window.location.search, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (resp) {
         if (!resp.ok) { throw new Error("status " + resp.status); }

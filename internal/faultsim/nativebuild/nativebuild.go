@@ -1,9 +1,7 @@
-//go:build !nointerp
-
 // Package nativebuild is the native side of a kit's differential test: it
-// writes natively compiled copies of submissions (faultsim.NativeSource),
+// writes natively compiled copies of submissions (interpreted.NativeSource),
 // builds them with the go tool into one program beside a driver that
-// grades each through faultsim.NativeCopies, runs it, and returns the
+// grades each through native.NativeCopies, runs it, and returns the
 // reports, to compare with the interpreted route's. Only tests use it.
 package nativebuild
 
@@ -21,13 +19,14 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 )
 
 // Program is how the driver finds the kit and its scenarios.
 type Program struct {
 	Kit faultsim.Kit
 	// KitImport is the import path of the kit's package, and KitValue an
-	// expression of the kit in it, in that package's name ("createclient.Kit{}").
+	// expression of the kit in it, in that package's name ("tally.Kit{}").
 	KitImport, KitValue string
 	// ScenariosFile is the scenarios file the driver parses with
 	// Kit.ParseScenarios.
@@ -83,11 +82,11 @@ func (p Program) Reports(t testing.TB, dir string, subs []Submission, jobs []Job
 
 	var imports, table strings.Builder
 	for i, s := range subs {
-		files, err := faultsim.NativeSource(p.Kit, s.Filename, s.Source)
+		files, err := interpreted.NativeSource(p.Kit, s.Filename, s.Source)
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
-		fmt.Fprintf(&table, "\t\t{%q, func() []faultsim.NativeCopy { return []faultsim.NativeCopy{", s.Name)
+		fmt.Fprintf(&table, "\t\t{%q, func() []native.NativeCopy { return []native.NativeCopy{", s.Name)
 		for c := 0; c < p.Copies; c++ {
 			pkg := fmt.Sprintf("s%dc%d", i, c)
 			for name, text := range map[string]string{filepath.Base(s.Filename): files.Source, "faultline_native.go": files.Shim} {
@@ -99,7 +98,7 @@ func (p Program) Reports(t testing.TB, dir string, subs []Submission, jobs []Job
 				}
 			}
 			fmt.Fprintf(&imports, "\t%s %q\n", pkg, base+"/"+pkg)
-			fmt.Fprintf(&table, "%s.%s(), ", pkg, faultsim.NativeCopyFunc)
+			fmt.Fprintf(&table, "%s.%s(), ", pkg, interpreted.NativeCopyFunc)
 		}
 		table.WriteString("} }},\n")
 	}
@@ -182,6 +181,8 @@ import (
 	"slices"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/bubble"
+	"github.com/faultline-dev/faultline/internal/faultsim/native"
 	%q
 %s)
 
@@ -202,7 +203,7 @@ func main() {
 	k := faultsim.Kit(%s)
 	subs := []struct {
 		name   string
-		copies func() []faultsim.NativeCopy
+		copies func() []native.NativeCopy
 	}{
 %s	}
 	data, err := os.ReadFile(os.Getenv("FAULTLINE_NATIVE_JOBS"))
@@ -222,7 +223,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	faultsim.InProcess(func(b faultsim.Bubble) {
+	bubble.InProcess(func(b faultsim.Bubble) {
 		for _, s := range subs {
 			for i, j := range jobs {
 				scs := all
@@ -234,7 +235,7 @@ func main() {
 						}
 					}
 				}
-				prog := &faultsim.NativeCopies{Kit: k, Copies: s.copies()}
+				prog := &native.NativeCopies{Kit: k, Copies: s.copies()}
 				rep, err := faultsim.Grade(context.Background(), k, scs, prog, b, faultsim.Options{Seeds: j.Seeds, FirstSeed: j.FirstSeed, Lanes: j.Lanes})
 				if err != nil {
 					fail(fmt.Errorf("%%s: %%w", s.name, err))

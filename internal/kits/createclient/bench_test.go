@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	reference "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/reference"
@@ -36,7 +36,7 @@ func TestMeasureGradeReference(t *testing.T) {
 	}
 	scs := loadScenarios(t)
 	opt := faultsim.Options{Seeds: 5}
-	b := faultsim.TestBubble(t)
+	b := faultsimtest.Bubble(t)
 	const rounds = 5
 	measure := func(grade func() (*faultsim.Report, error)) (time.Duration, int) {
 		var best time.Duration
@@ -58,11 +58,11 @@ func TestMeasureGradeReference(t *testing.T) {
 		return best, runs
 	}
 	native, runs := measure(func() (*faultsim.Report, error) {
-		return faultsim.Grade(context.Background(), createclient.Kit{}, scs, faultsim.Native{Entry: reference.CreatePayment}, b, opt)
+		return faultsim.Grade(context.Background(), createclient.Kit{}, scs, faultsimtest.Native{Entry: reference.CreatePayment}, b, opt)
 	})
 	var compiled int
 	interpreted, _ := measure(func() (*faultsim.Report, error) {
-		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
+		prog, diags := interpreted.Interpret(createclient.Kit{}, "client.go", string(src))
 		if diags != nil {
 			t.Fatal(diags)
 		}
@@ -86,17 +86,17 @@ func BenchmarkGradeReference(b *testing.B) {
 		b.Fatal(err)
 	}
 	scs := loadScenariosB(b)
-	bubble := faultsim.BenchBubble(b)
+	bubble := faultsimtest.BenchBubble(b)
 	var took, cpu []time.Duration
 	compiled, runs, made := 0, 0, 0
 	for b.Loop() {
-		faultsim.FreshHeap()
+		faultsimtest.FreshHeap()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
-		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
+		prog, diags := interpreted.Interpret(createclient.Kit{}, "client.go", string(src))
 		if diags != nil {
 			b.Fatal(diags)
 		}
-		rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
+		rep, err := interpreted.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
 		if err != nil || rep.Status != faultsim.StatusPass {
 			b.Fatalf("%v %+v", err, rep.Failed())
 		}
@@ -140,6 +140,8 @@ import (
 	"os"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/bubble"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/createclient/%s/client"
 )
@@ -150,11 +152,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	faultsim.InProcess(func(b faultsim.Bubble) {
+	bubble.InProcess(func(b faultsim.Bubble) {
 		scs, err := createclient.Kit{}.ParseScenarios("scenarios.yaml", data)
 		if err == nil {
 			var rep *faultsim.Report
-			rep, err = faultsim.Grade(context.Background(), createclient.Kit{}, scs, faultsim.Native{Entry: client.CreatePayment}, b, faultsim.Options{Seeds: 20})
+			rep, err = faultsim.Grade(context.Background(), createclient.Kit{}, scs, faultsimtest.Native{Entry: client.CreatePayment}, b, faultsim.Options{Seeds: 20})
 			if err == nil {
 				fmt.Fprintf(os.Stderr, "native: %%s %%d\n", rep.Status, len(rep.Scenarios))
 			}
@@ -229,24 +231,24 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	}
 	bin := filepath.Join(dir, "driver")
 	scs := loadScenariosB(b)
-	bubble := faultsim.BenchBubble(b)
-	var route faultsim.GoBuildRoute
+	bubble := faultsimtest.BenchBubble(b)
+	var route faultsimtest.GoBuildRoute
 	i := 0
 	for b.Loop() {
-		faultsim.FreshHeap()
-		faults0 := faultsim.ProcessFaults()
+		faultsimtest.FreshHeap()
+		faults0 := faultsimtest.ProcessFaults()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
-		prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", string(src))
+		prog, diags := interpreted.Interpret(createclient.Kit{}, "client.go", string(src))
 		if diags != nil {
 			b.Fatal(diags)
 		}
-		rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
+		rep, err := interpreted.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: 20})
 		if err != nil || rep.Status != faultsim.StatusPass {
 			b.Fatalf("%v %+v", err, rep.Failed())
 		}
 		route.Graded = append(route.Graded, time.Since(start))
 		route.GradedCPU = append(route.GradedCPU, faultsim.ProcessCPU()-cpu0)
-		route.GradedFaults = append(route.GradedFaults, faultsim.ProcessFaults()-faults0)
+		route.GradedFaults = append(route.GradedFaults, faultsimtest.ProcessFaults()-faults0)
 
 		i++
 		// A new declaration, not a comment: a comment leaves the compiled
@@ -258,9 +260,9 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 		start = time.Now()
-		// -tags nointerp leaves the interpreter (and yaegi's symbol
-		// tables) out: the native route links only what it runs.
-		build := exec.Command("go", "build", "-tags", "nointerp", "-o", bin, "./"+name)
+		// The native program links no interpreter (nor yaegi's symbol
+		// tables): the native route's packages do not import it.
+		build := exec.Command("go", "build", "-o", bin, "./"+name)
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
@@ -271,7 +273,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 			b.Fatalf("native run: %v\n%s", err, out)
 		}
 		route.Routed = append(route.Routed, time.Since(start))
-		route.RoutedCPU = append(route.RoutedCPU, faultsim.CommandCPU(build)+faultsim.CommandCPU(run))
+		route.RoutedCPU = append(route.RoutedCPU, faultsimtest.CommandCPU(build)+faultsimtest.CommandCPU(run))
 	}
 	route.Report(b)
 }
@@ -340,20 +342,20 @@ func BenchmarkGradePackageState(b *testing.B) {
 		b.Fatal(err)
 	}
 	scs := loadScenariosB(b)
-	bubble := faultsim.BenchBubble(b)
+	bubble := faultsimtest.BenchBubble(b)
 	// As refund's benchmark does, the reference once more making every
 	// run (see faultsim's twins.go): the package state's own cost.
 	variants := append(stateVariants(b, string(src)), struct{ name, src string }{"reference-every-run", string(src)})
 	every := len(variants) - 1
-	cpu := faultsim.SideBySide(b, len(variants), func(i int) {
+	cpu := faultsimtest.SideBySide(b, len(variants), func(i int) {
 		gradeSourceB(b, variants[i].src, scs, bubble, faultsim.Options{Seeds: 20, EveryRun: i == every})
 	})
 	names := make([]string, len(variants))
 	for i, v := range variants {
 		names[i] = v.name
 	}
-	faultsim.ReportVariants(b, names, cpu)
-	faultsim.ReportVariantsAgainst(b, names, cpu, every, "-x-every-run")
+	faultsimtest.ReportVariants(b, names, cpu)
+	faultsimtest.ReportVariantsAgainst(b, names, cpu, every, "-x-every-run")
 }
 
 // BenchmarkDirectMethodCalls grades the reference with gointerp's
@@ -369,23 +371,23 @@ func BenchmarkDirectMethodCalls(b *testing.B) {
 		b.Fatal(err)
 	}
 	scs := loadScenariosB(b)
-	bubble := faultsim.BenchBubble(b)
+	bubble := faultsimtest.BenchBubble(b)
 	defer gointerp.SlowMethodCalls.Store(false)
-	cpu := faultsim.SideBySide(b, 2, func(i int) {
+	cpu := faultsimtest.SideBySide(b, 2, func(i int) {
 		gointerp.SlowMethodCalls.Store(i == 0)
 		gradeSourceB(b, string(src), scs, bubble, faultsim.Options{Seeds: 20})
 	})
-	faultsim.ReportVariants(b, []string{"as-written", "direct"}, cpu)
+	faultsimtest.ReportVariants(b, []string{"as-written", "direct"}, cpu)
 }
 
 // gradeSourceB grades source interpreted and fails the benchmark unless it
 // passes.
 func gradeSourceB(b *testing.B, source string, scs []faultsim.Scenario, bubble faultsim.Bubble, opt faultsim.Options) {
-	prog, diags := faultsim.Interpret(createclient.Kit{}, "client.go", source)
+	prog, diags := interpreted.Interpret(createclient.Kit{}, "client.go", source)
 	if diags != nil {
 		b.Fatal(diags)
 	}
-	rep, err := faultsim.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, opt)
+	rep, err := interpreted.GradeInterpreted(context.Background(), createclient.Kit{}, scs, prog, bubble, opt)
 	if err != nil || rep.Status != faultsim.StatusPass {
 		b.Fatalf("%v %+v", err, rep.Failed())
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (
@@ -8,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 )
 
@@ -29,7 +29,7 @@ func loadScenarios(t *testing.T) []faultsim.Scenario {
 
 func gradeNative(t *testing.T, entry createclient.Entry, opt faultsim.Options) *faultsim.Report {
 	t.Helper()
-	rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, loadScenarios(t), faultsim.Native{Entry: entry}, faultsim.TestBubble(t), opt)
+	rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, loadScenarios(t), faultsimtest.Native{Entry: entry}, faultsimtest.Bubble(t), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func gradeSource(t *testing.T, file string, opt faultsim.Options) *faultsim.Repo
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := faultsim.GradeSource(context.Background(), createclient.Kit{}, loadScenarios(t), file, string(src), faultsim.TestBubble(t), opt)
+	rep, err := interpreted.GradeSource(context.Background(), createclient.Kit{}, loadScenarios(t), file, string(src), faultsimtest.Bubble(t), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 )
 
@@ -43,17 +43,29 @@ func TestAScenarioAddedAsDataIsGraded(t *testing.T) {
 	job := faultsim.Job{Kit: createclient.Name, ScenariosFile: "scenarios.yaml", Scenarios: []byte(added), Only: []string{"authors-own"},
 		File: "client.go", Source: string(src), Seeds: 3}
 	var out strings.Builder
-	faultsim.ServeJob(context.Background(), []faultsim.Kit{createclient.Kit{}}, job, faultsim.TestBubble(t), &out)
+	interpreted.ServeJob(context.Background(), []faultsim.Kit{createclient.Kit{}}, job, faultsimtest.Bubble(t), &out)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	var last faultsim.ChildMessage
+	var first, last faultsim.ChildMessage
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+		t.Fatal(err)
+	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
 		t.Fatal(err)
 	}
-	if last.Report == nil || len(last.Report.Scenarios) != 1 || last.Report.Scenarios[0].Name != "authors-own" || last.Report.Status != faultsim.StatusPass {
-		t.Fatalf("last line = %s", lines[len(lines)-1])
+	if first.Scenario == nil || first.Scenario.Name != "authors-own" || last.Report == nil || last.Streamed != 1 || last.Report.Status != faultsim.StatusPass {
+		t.Fatalf("lines = %s", out.String())
 	}
-	trace, _ := json.Marshal(last.Report.Scenarios[0].Trace)
-	if !strings.Contains(string(trace), "replays pay_1 for key#1 to request 5") {
-		t.Errorf("the added faults did not run: %s", trace)
+	// A passed scenario's trace stays in the child (gradewire's Kept):
+	// the engine's report of the same job shows the added faults ran.
+	rep, err := interpreted.RunJob(context.Background(), []faultsim.Kit{createclient.Kit{}}, job, faultsimtest.Bubble(t), nil)
+	if err != nil || len(rep.Scenarios) != 1 {
+		t.Fatalf("RunJob: %v, %+v", err, rep)
+	}
+	var trace strings.Builder
+	for _, e := range rep.Scenarios[0].Trace {
+		trace.WriteString(e.Text + "\n")
+	}
+	if !strings.Contains(trace.String(), "replays pay_1 for key#1 to request 5") {
+		t.Errorf("the added faults did not run: %s", trace.String())
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/mutation"
 )
@@ -43,7 +45,7 @@ func TestMutantsOfTheReference(t *testing.T) {
 	var survivors []string
 	stillborn := 0
 	for _, m := range mutants {
-		rep, err := faultsim.GradeSource(context.Background(), createclient.Kit{}, scenarios, "client.go", m.Source, faultsim.TestBubble(t), faultsim.Options{Seeds: 3})
+		rep, err := interpreted.GradeSource(context.Background(), createclient.Kit{}, scenarios, "client.go", m.Source, faultsimtest.Bubble(t), faultsim.Options{Seeds: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 )
 
@@ -104,8 +103,8 @@ func TestKeyRulesComeBeforeTheScript(t *testing.T) {
 		Calls:  []createclient.CallSpec{{Worker: "worker-1", Op: "op-1"}},
 		Expect: map[string][]string{"op-1": {"created"}},
 	}
-	rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, []faultsim.Scenario{sc}, faultsim.Native{Entry: correct["reference"]},
-		faultsim.TestBubble(t), faultsim.Options{Seeds: 1})
+	rep, err := faultsim.Grade(context.Background(), createclient.Kit{}, []faultsim.Scenario{sc}, faultsimtest.Native{Entry: correct["reference"]},
+		faultsimtest.Bubble(t), faultsim.Options{Seeds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (
@@ -9,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 )
 
@@ -110,7 +108,7 @@ func TestLintRunsTheReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := faultsim.TestBubble(t)
+	b := faultsimtest.Bubble(t)
 	if errs := createclient.Lint(context.Background(), "scenarios.yaml", data, "reference/client.go", string(ref), b, 2); errs != nil {
 		t.Fatalf("the problem's own file: %v", errs)
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package createclient_test
 
 import (
@@ -11,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/faultsim/nativebuild"
 	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
@@ -86,7 +86,7 @@ func TestStateVariantsPass(t *testing.T) {
 			if !parsed.Resettable {
 				t.Fatal("no package state: the variant proves nothing")
 			}
-			rep, err := faultsim.GradeSource(t.Context(), createclient.Kit{}, loadScenarios(t), "client.go", src, faultsim.TestBubble(t), faultsim.Options{Seeds: seeds})
+			rep, err := interpreted.GradeSource(t.Context(), createclient.Kit{}, loadScenarios(t), "client.go", src, faultsimtest.Bubble(t), faultsim.Options{Seeds: seeds})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func nativeCopies(t *testing.T, lanes int) int {
 
 // TestNativeCopiesEqualInterpreted is the differential test with package
 // state: the reference, every state variant and every corpus solution,
-// compiled by the go tool into copies of their own (faultsim.NativeCopies:
+// compiled by the go tool into copies of their own (native.NativeCopies:
 // each worker its own package state, reset in its run, and the same
 // stand-ins for sync, math/rand and fmt the interpreter gives), must be
 // graded exactly as interpreted. A difference is the interpreter, or its
@@ -159,7 +159,7 @@ func TestNativeCopiesEqualInterpreted(t *testing.T) {
 	native := prog.Reports(t, ".", subs, []nativebuild.Job{job}, false)
 	for _, s := range subs {
 		t.Run(s.Name, func(t *testing.T) {
-			rep, err := faultsim.GradeSource(t.Context(), createclient.Kit{}, loadScenarios(t), s.Filename, s.Source, faultsim.TestBubble(t), faultsim.Options{Seeds: job.Seeds, Lanes: job.Lanes})
+			rep, err := interpreted.GradeSource(t.Context(), createclient.Kit{}, loadScenarios(t), s.Filename, s.Source, faultsimtest.Bubble(t), faultsim.Options{Seeds: job.Seeds, Lanes: job.Lanes})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
@@ -24,14 +24,14 @@ import (
 const benchSeeds = 20
 
 // gradeInterpreted grades source as the grading child does: checked,
-// trial-loaded and graded through faultsim.GradeInterpreted; everyRun makes
+// trial-loaded and graded through interpreted.GradeInterpreted; everyRun makes
 // even the runs that would repeat a twin's (Options.EveryRun).
-func gradeInterpreted(b *testing.B, source string, scs []faultsim.Scenario, bubble faultsim.Bubble, everyRun bool) (*faultsim.Report, *faultsim.Interpreted) {
-	prog, diags := faultsim.Interpret(refund.Kit{}, "refund.go", source)
+func gradeInterpreted(b *testing.B, source string, scs []faultsim.Scenario, bubble faultsim.Bubble, everyRun bool) (*faultsim.Report, *interpreted.Interpreted) {
+	prog, diags := interpreted.Interpret(refund.Kit{}, "refund.go", source)
 	if diags != nil {
 		b.Fatal(diags)
 	}
-	rep, err := faultsim.GradeInterpreted(context.Background(), refund.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: benchSeeds, EveryRun: everyRun})
+	rep, err := interpreted.GradeInterpreted(context.Background(), refund.Kit{}, scs, prog, bubble, faultsim.Options{Seeds: benchSeeds, EveryRun: everyRun})
 	if err != nil || rep.Status != faultsim.StatusPass {
 		b.Fatalf("%v %+v", err, rep.Failed())
 	}
@@ -47,11 +47,11 @@ func gradeInterpreted(b *testing.B, source string, scs []faultsim.Scenario, bubb
 func BenchmarkGradeReference(b *testing.B) {
 	src := readSource(b, referenceFile)
 	scs := refund.Scenarios(refund.Builtin())
-	bubble := faultsim.BenchBubble(b)
+	bubble := faultsimtest.BenchBubble(b)
 	var took, cpu []time.Duration
 	compiled, runs, made := 0, 0, 0
 	for b.Loop() {
-		faultsim.FreshHeap()
+		faultsimtest.FreshHeap()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		rep, prog := gradeInterpreted(b, src, scs, bubble, false)
 		took = append(took, time.Since(start))
@@ -81,13 +81,15 @@ import (
 	"os"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/bubble"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 	submission "github.com/faultline-dev/faultline/internal/kits/refund/%s/refund"
 )
 
 func main() {
-	faultsim.InProcess(func(b faultsim.Bubble) {
-		rep, err := refund.Grade(context.Background(), faultsim.Native{Entry: submission.RefundMoney}, refund.Scenarios(refund.Builtin()), b, faultsim.Options{Seeds: %d})
+	bubble.InProcess(func(b faultsim.Bubble) {
+		rep, err := refund.Grade(context.Background(), faultsimtest.Native{Entry: submission.RefundMoney}, refund.Scenarios(refund.Builtin()), b, faultsim.Options{Seeds: %d})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -113,8 +115,8 @@ func main() {
 // machine the wall ratio favours the go command, which runs more threads
 // at once than a grade's lanes (see create-client's benchmark).
 //
-// -tags nointerp leaves the interpreter (and yaegi's symbol tables) out:
-// the native route links only what it runs.
+// The native program links no interpreter (and none of yaegi's symbol
+// tables): the native route's packages do not import it.
 //
 //	go test ./internal/kits/refund -run '^$' -bench KitVersusGoBuild -benchtime 8x
 func BenchmarkKitVersusGoBuild(b *testing.B) {
@@ -136,17 +138,17 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 	}
 	bin := filepath.Join(dir, "driver")
 	scs := refund.Scenarios(refund.Builtin())
-	bubble := faultsim.BenchBubble(b)
-	var route faultsim.GoBuildRoute
+	bubble := faultsimtest.BenchBubble(b)
+	var route faultsimtest.GoBuildRoute
 	i := 0
 	for b.Loop() {
-		faultsim.FreshHeap()
-		faults0 := faultsim.ProcessFaults()
+		faultsimtest.FreshHeap()
+		faults0 := faultsimtest.ProcessFaults()
 		start, cpu0 := time.Now(), faultsim.ProcessCPU()
 		gradeInterpreted(b, src, scs, bubble, false)
 		route.Graded = append(route.Graded, time.Since(start))
 		route.GradedCPU = append(route.GradedCPU, faultsim.ProcessCPU()-cpu0)
-		route.GradedFaults = append(route.GradedFaults, faultsim.ProcessFaults()-faults0)
+		route.GradedFaults = append(route.GradedFaults, faultsimtest.ProcessFaults()-faults0)
 
 		i++
 		// A new declaration, not a comment: a comment leaves the compiled
@@ -156,7 +158,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 		start = time.Now()
-		build := exec.Command("go", "build", "-tags", "nointerp", "-o", bin, "./"+name)
+		build := exec.Command("go", "build", "-o", bin, "./"+name)
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
@@ -167,7 +169,7 @@ func BenchmarkKitVersusGoBuild(b *testing.B) {
 			b.Fatalf("native run: %v\n%s", err, out)
 		}
 		route.Routed = append(route.Routed, time.Since(start))
-		route.RoutedCPU = append(route.RoutedCPU, faultsim.CommandCPU(build)+faultsim.CommandCPU(run))
+		route.RoutedCPU = append(route.RoutedCPU, faultsimtest.CommandCPU(build)+faultsimtest.CommandCPU(run))
 	}
 	route.Report(b)
 }
@@ -214,15 +216,15 @@ func BenchmarkGradePackageState(b *testing.B) {
 	variants = append(variants, variant{"padded-5000", paddedSolution(b, 5000)}, variant{"control-clock-reader", clockReader(b, variants[0].src)},
 		variant{"reference-every-run", variants[0].src})
 	scs := refund.Scenarios(refund.Builtin())
-	bubble := faultsim.BenchBubble(b)
+	bubble := faultsimtest.BenchBubble(b)
 	every := len(variants) - 1
-	cpu := faultsim.SideBySide(b, len(variants), func(i int) { gradeInterpreted(b, variants[i].src, scs, bubble, i == every) })
+	cpu := faultsimtest.SideBySide(b, len(variants), func(i int) { gradeInterpreted(b, variants[i].src, scs, bubble, i == every) })
 	names := make([]string, len(variants))
 	for i, v := range variants {
 		names[i] = v.name
 	}
-	faultsim.ReportVariants(b, names, cpu)
-	faultsim.ReportVariantsAgainst(b, names, cpu, every, "-x-every-run")
+	faultsimtest.ReportVariants(b, names, cpu)
+	faultsimtest.ReportVariantsAgainst(b, names, cpu, every, "-x-every-run")
 }
 
 // BenchmarkDirectMethodCalls grades the reference with gointerp's
@@ -235,11 +237,11 @@ func BenchmarkGradePackageState(b *testing.B) {
 func BenchmarkDirectMethodCalls(b *testing.B) {
 	src := readSource(b, referenceFile)
 	scs := refund.Scenarios(refund.Builtin())
-	bubble := faultsim.BenchBubble(b)
+	bubble := faultsimtest.BenchBubble(b)
 	defer gointerp.SlowMethodCalls.Store(false)
-	cpu := faultsim.SideBySide(b, 2, func(i int) {
+	cpu := faultsimtest.SideBySide(b, 2, func(i int) {
 		gointerp.SlowMethodCalls.Store(i == 0)
 		gradeInterpreted(b, src, scs, bubble, false)
 	})
-	faultsim.ReportVariants(b, []string{"as-written", "direct"}, cpu)
+	faultsimtest.ReportVariants(b, []string{"as-written", "direct"}, cpu)
 }

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -16,6 +14,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/faultsim/nativebuild"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
@@ -175,7 +175,7 @@ func TestMutantsAreCaught(t *testing.T) {
 					names = append(names, sc)
 				}
 			}
-			rep, err := refund.GradeSource(context.Background(), "refund.go", src, scenariosNamed(t, names...), faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1})
+			rep, err := refund.GradeSource(context.Background(), "refund.go", src, scenariosNamed(t, names...), faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,11 +282,11 @@ func TestCorpusCorrectEverySeed(t *testing.T) {
 // already failed).
 func passesEverySeed(t *testing.T, source string, jobs []sweepJob) []string {
 	t.Helper()
-	prog, diags := faultsim.Interpret(refund.Kit{}, "refund.go", source)
+	prog, diags := interpreted.Interpret(refund.Kit{}, "refund.go", source)
 	if diags != nil {
 		t.Fatal(diags)
 	}
-	b := faultsim.TestBubble(t)
+	b := faultsimtest.Bubble(t)
 	hashes := make([]string, len(jobs))
 	failed := map[string]bool{}
 	for i, j := range jobs {

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -10,6 +8,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
@@ -90,11 +90,11 @@ func TestCrashStopsTheWholeWorker(t *testing.T) {
 		}
 	}
 	k := newWatchKit()
-	prog, diags := faultsim.Interpret(k, "refund.go", src)
+	prog, diags := interpreted.Interpret(k, "refund.go", src)
 	if diags != nil {
 		t.Fatal(diags)
 	}
-	rep, err := faultsim.Grade(context.Background(), k, refund.Scenarios([]refund.Scenario{sc}), prog, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1})
+	rep, err := faultsim.Grade(context.Background(), k, refund.Scenarios([]refund.Scenario{sc}), prog, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -12,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -20,7 +20,7 @@ import (
 // scenarios (all of them when none are named).
 func gradeSeed(t *testing.T, source string, seed int64, names ...string) *gradewire.Report {
 	t.Helper()
-	rep, err := refund.GradeSource(context.Background(), "refund.go", source, scenariosNamed(t, names...), faultsim.TestBubble(t), faultsim.Options{FirstSeed: seed})
+	rep, err := refund.GradeSource(context.Background(), "refund.go", source, scenariosNamed(t, names...), faultsimtest.Bubble(t), faultsim.Options{FirstSeed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestLanesDoNotChangeTheReport(t *testing.T) {
 			for _, lanes := range []int{1, 2, 3} {
 				var progressed []string
 				opt := faultsim.Options{FirstSeed: 5, Lanes: lanes, Progress: func(s faultsim.ScenarioResult) { progressed = append(progressed, s.Name) }}
-				rep, err := refund.GradeSource(context.Background(), "refund.go", readSource(t, tt.path), scenariosNamed(t, tt.scenarios...), faultsim.TestBubble(t), opt)
+				rep, err := refund.GradeSource(context.Background(), "refund.go", readSource(t, tt.path), scenariosNamed(t, tt.scenarios...), faultsimtest.Bubble(t), opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,12 +142,12 @@ func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
 	return "", fmt.Errorf("stop here")
 }
 `
-	prog, diags := faultsim.Interpret(refund.Kit{}, "refund.go", src)
+	prog, diags := interpreted.Interpret(refund.Kit{}, "refund.go", src)
 	if diags != nil {
 		t.Fatal(diags)
 	}
 	// One lane: a worker's interpreter is reused by the next run's.
-	rep, err := refund.Grade(context.Background(), prog, scenariosNamed(t, "all-attempts-fail", "two-concurrent", "redelivery"), faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1, Lanes: 1})
+	rep, err := refund.Grade(context.Background(), prog, scenariosNamed(t, "all-attempts-fail", "two-concurrent", "redelivery"), faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1, Lanes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -11,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/faultsim/nativebuild"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -54,7 +54,7 @@ func diffCorpus(t *testing.T) []nativebuild.Submission {
 
 // TestInterpretedMatchesNative is the kit's differential test: every
 // submission of the corpus is graded through the interpreter and as
-// natively compiled copies (faultsim.NativeCopies: each worker of a run
+// natively compiled copies (native.NativeCopies: each worker of a run
 // on a copy of its own, package state reset in its run, and the very
 // stand-ins the interpreter gives for time, math/rand, sync and fmt), and
 // the two whole reports must be identical. A difference is the
@@ -81,7 +81,7 @@ func TestInterpretedMatchesNative(t *testing.T) {
 	native := refundProgram(t).Reports(t, ".", subs, []nativebuild.Job{{FirstSeed: opt.FirstSeed, Lanes: opt.Lanes}}, false)
 	for _, s := range subs {
 		t.Run(s.Name, func(t *testing.T) {
-			rep, err := faultsim.GradeSource(t.Context(), refund.Kit{}, scenariosNamed(t), s.Filename, s.Source, faultsim.TestBubble(t), opt)
+			rep, err := interpreted.GradeSource(t.Context(), refund.Kit{}, scenariosNamed(t), s.Filename, s.Source, faultsimtest.Bubble(t), opt)
 			if err != nil {
 				t.Fatal(err)
 			}

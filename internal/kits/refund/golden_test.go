@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -35,7 +34,7 @@ func readSource(t testing.TB, path string) string {
 // grade grades source interpreted against the built-in scenarios.
 func grade(t *testing.T, source string, opt faultsim.Options) *gradewire.Report {
 	t.Helper()
-	rep, err := refund.GradeSource(context.Background(), "refund.go", source, refund.Scenarios(refund.Builtin()), faultsim.TestBubble(t), opt)
+	rep, err := refund.GradeSource(context.Background(), "refund.go", source, refund.Scenarios(refund.Builtin()), faultsimtest.Bubble(t), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,14 +15,15 @@
 //     gradewire.Job.Kit spell.
 //   - Entry is the entry point's type: func(ctx, requestID string)
 //     (refundkit.Outcome, error); a natively compiled copy is graded as
-//     faultsim.Native{Entry: f} (its harness calls find their worker
+//     faultsimtest.Native{Entry: f} (its harness calls find their worker
 //     through ctx).
 //   - ParseScenarios(file, data) reads a scenarios file; Builtin() is the
 //     built-in content's (BuiltinScenariosFile); Scenarios(list) turns
 //     either into what the engine takes.
 //   - Grade(ctx, prog, scenarios, b, opt) grades any faultsim.Program
-//     (faultsim.Interpret(Kit{}, ...) or a native one) and returns the wire
-//     report the server renders; GradeSource does it for source text.
+//     (interpreted.Interpret(Kit{}, ...) or a native one) and returns the
+//     wire report the server renders; the tests' GradeSource does it for
+//     source text.
 package refund
 
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi@v0.16.1 extract -name refund github.com/faultline-dev/faultline/internal/grader/refundkit
@@ -37,7 +38,6 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
-	"github.com/faultline-dev/faultline/internal/gointerp"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
@@ -401,7 +401,7 @@ func Grade(ctx context.Context, prog faultsim.Program, scenarios []faultsim.Scen
 // with context.Background() still reaches its own worker), and time's
 // Sleep, After and Now as the worker's.
 func (Kit) Harness() faultsim.Harness {
-	key := gointerp.SymbolKey(HarnessPath)
+	key := faultsim.SymbolKey(HarnessPath)
 	kit := make(map[string]reflect.Value, len(Symbols[key]))
 	for k, v := range Symbols[key] {
 		kit[k] = v
@@ -425,7 +425,7 @@ func (Kit) Harness() faultsim.Harness {
 	kit["Logf"] = reflect.ValueOf(func(ctx context.Context, format string, args ...any) { calling().Logf(ctx, format, args...) })
 	return faultsim.Harness{Path: HarnessPath, Symbols: map[string]map[string]reflect.Value{
 		key: kit,
-		gointerp.SymbolKey("time"): {
+		faultsim.SymbolKey("time"): {
 			"Sleep": reflect.ValueOf(func(d time.Duration) { calling().Sleep(d) }),
 			"After": reflect.ValueOf(func(d time.Duration) <-chan time.Time { return calling().After(d) }),
 			"Now":   reflect.ValueOf(now),

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 	"github.com/faultline-dev/faultline/internal/mutation"
@@ -196,7 +195,7 @@ func TestMutationSample(t *testing.T) {
 	for i := 0; i < len(ms); i += mutationSampleStep {
 		m := ms[i]
 		t.Run(m.ID, func(t *testing.T) {
-			rep, err := refund.GradeSource(context.Background(), "refund.go", m.Source, scenariosNamed(t), faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1})
+			rep, err := refund.GradeSource(context.Background(), "refund.go", m.Source, scenariosNamed(t), faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
 			v := mutationVerdict(rep, err)
 			e := survivors.entries[name+" "+m.ID]
 			switch {

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
 
@@ -52,7 +51,7 @@ func TestMutationChild(t *testing.T) {
 	scenarios := scenariosNamed(t)
 	for i := from; i < len(files); i += step {
 		fmt.Printf("START %d\n", i)
-		rep, err := refund.GradeSource(context.Background(), "refund.go", readSource(t, files[i]), scenarios, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1})
+		rep, err := refund.GradeSource(context.Background(), "refund.go", readSource(t, files[i]), scenarios, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
 		v, msg := mutationVerdict(rep, err), ""
 		if err != nil {
 			msg = err.Error()

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
@@ -139,12 +139,12 @@ func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
 }
 `
 	scenarios := refund.Scenarios(refund.Builtin()[:1])
-	interp, diags := faultsim.Interpret(refund.Kit{}, "refund.go", source)
+	interp, diags := interpreted.Interpret(refund.Kit{}, "refund.go", source)
 	if diags != nil {
 		t.Fatal(diags)
 	}
-	for name, prog := range map[string]faultsim.Program{"native": faultsim.Native{Entry: refund.Entry(native)}, "interpreted": interp} {
-		rep, err := refund.Grade(context.Background(), prog, scenarios, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1})
+	for name, prog := range map[string]faultsim.Program{"native": faultsimtest.Native{Entry: refund.Entry(native)}, "interpreted": interp} {
+		rep, err := refund.Grade(context.Background(), prog, scenarios, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
-	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // How an invocation ended (the engine's words).
@@ -57,7 +56,7 @@ type invocation struct {
 	// The record when the invocation returned (or panicked).
 	atEnd    refundkit.Record
 	hadAtEnd bool
-	output   *sandbox.OutputBuffer
+	output   *faultsim.OutputBuffer
 }
 
 // run is one finished run as the invariants read it.

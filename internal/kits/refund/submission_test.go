@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (

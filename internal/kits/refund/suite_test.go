@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -9,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -74,11 +74,11 @@ func TestReferencePassesEverySeed(t *testing.T) {
 	if testing.Short() {
 		seeds = 20
 	}
-	prog, diags := faultsim.Interpret(refund.Kit{}, "refund.go", readSource(t, referenceFile))
+	prog, diags := interpreted.Interpret(refund.Kit{}, "refund.go", readSource(t, referenceFile))
 	if diags != nil {
 		t.Fatal(diags)
 	}
-	b := faultsim.TestBubble(t)
+	b := faultsimtest.Bubble(t)
 	for _, sc := range refund.Builtin() {
 		step := int64(1)
 		if sc.Explore.Schedules > 1 {

@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund
 
 import (
@@ -10,6 +8,8 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
 
@@ -65,11 +65,11 @@ func TestTriggeredInvocation(t *testing.T) {
 			sc.Phases[0].Invocations[1].When = &tc.trigger
 			sc.Explore = Exploration{}
 			k := worldsKit{mu: &sync.Mutex{}, worlds: &[]*runWorld{}}
-			prog, diags := faultsim.Interpret(k, "refund.go", string(src))
+			prog, diags := interpreted.Interpret(k, "refund.go", string(src))
 			if diags != nil {
 				t.Fatal(diags)
 			}
-			if _, err := faultsim.Grade(context.Background(), k, Scenarios([]Scenario{sc}), prog, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1}); err != nil {
+			if _, err := faultsim.Grade(context.Background(), k, Scenarios([]Scenario{sc}), prog, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1}); err != nil {
 				t.Fatal(err)
 			}
 			if len(*k.worlds) == 0 {
@@ -147,11 +147,11 @@ func RefundMoney(ctx context.Context, id string) (refundkit.Outcome, error) {
 	}
 	sc.Explore = Exploration{CrashPoints: CrashEveryBoundary, CrashWorker: "worker-1"}
 	k := worldsKit{mu: &sync.Mutex{}, worlds: &[]*runWorld{}}
-	prog, diags := faultsim.Interpret(k, "refund.go", src)
+	prog, diags := interpreted.Interpret(k, "refund.go", src)
 	if diags != nil {
 		t.Fatal(diags)
 	}
-	if _, err := faultsim.Grade(context.Background(), k, Scenarios([]Scenario{sc}), prog, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1}); err != nil {
+	if _, err := faultsim.Grade(context.Background(), k, Scenarios([]Scenario{sc}), prog, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[faultsim.CrashPoint]string{

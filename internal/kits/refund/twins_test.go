@@ -1,5 +1,3 @@
-//go:build !nointerp
-
 package refund_test
 
 import (
@@ -8,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
 
@@ -42,7 +42,7 @@ func TestTwinsChangeNoReport(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			var reports [2]string
 			for i, every := range []bool{true, false} {
-				rep, err := faultsim.GradeSource(t.Context(), refund.Kit{}, scs, s.Filename, s.Source, faultsim.TestBubble(t),
+				rep, err := interpreted.GradeSource(t.Context(), refund.Kit{}, scs, s.Filename, s.Source, faultsimtest.Bubble(t),
 					faultsim.Options{FirstSeed: 1, EveryRun: every})
 				if err != nil {
 					t.Fatal(err)

@@ -14,8 +14,18 @@ import {
   Prec,
   RangeSet,
   RangeSetBuilder,
+  RangeValue,
   ChangeSet,
   Text,
+  Annotation,
+  Transaction,
+  MapMode,
+  CharCategory,
+  combineConfig,
+  codePointAt,
+  codePointSize,
+  fromCodePoint,
+  findClusterBreak,
 } from "@codemirror/state";
 import {
   EditorView,
@@ -32,6 +42,16 @@ import {
   drawSelection,
   dropCursor,
   showPanel,
+  getPanel,
+  showDialog,
+  getDialog,
+  runScopeHandlers,
+  showTooltip,
+  getTooltip,
+  hoverTooltip,
+  activateHover,
+  logException,
+  Direction,
 } from "@codemirror/view";
 import {
   defaultKeymap,
@@ -46,39 +66,20 @@ import {
   indentOnInput,
   indentUnit,
   syntaxHighlighting,
+  syntaxTree,
+  LanguageSupport,
 } from "@codemirror/language";
-import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
-import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import {
-  lintGutter,
-  lintKeymap,
-  nextDiagnostic,
-  previousDiagnostic,
-  setDiagnostics as lintSetDiagnostics,
-  forEachDiagnostic,
-} from "@codemirror/lint";
-import { go } from "@codemirror/lang-go";
+import { goLanguage } from "@codemirror/lang-go";
 import { highlightTree } from "@lezer/highlight";
 import { StyleModule } from "style-mod";
 
 import { faultlineTheme, faultlineHighlighting } from "./theme.js";
 import { diagnosticsToRanges } from "./diagnostics.js";
-import { collabExtensions, startCollab } from "./collab.js";
+import { loadPart, pageNonce, parts } from "./parts.js";
 
 const isMac =
   typeof navigator !== "undefined" &&
   /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
-
-// pageNonce is the Content-Security-Policy nonce the page gave this
-// script's own tag. CodeMirror styles itself with <style> elements it adds
-// at run time, which a policy without 'unsafe-inline' blocks unless they
-// carry the nonce. It must be read now: currentScript is null once the
-// bundle has finished running.
-const pageNonce =
-  (typeof document !== "undefined" &&
-    document.currentScript &&
-    document.currentScript.nonce) ||
-  "";
 
 // tabToggleKey is how the candidate switches Tab between indenting and
 // moving focus; CodeMirror's default keymap binds the same keys.
@@ -135,10 +136,10 @@ function toggleTabFocus(view) {
 
 // announceDiagnosticAtCursor tells screen-reader users which problem F8
 // moved them to; sighted users see it underlined and in the gutter.
-function announceDiagnosticAtCursor(view) {
+function announceDiagnosticAtCursor(view, lint) {
   const head = view.state.selection.main.head;
   let found = null;
-  forEachDiagnostic(view.state, (d, from, to) => {
+  lint.forEachDiagnostic(view.state, (d, from, to) => {
     if (!found && from <= head && head <= to) found = d;
   });
   if (!found) return;
@@ -150,13 +151,49 @@ function announceDiagnosticAtCursor(view) {
   });
 }
 
-function withAnnouncement(command) {
-  return (view) => {
+// lintExtensions is what the lint part adds to an editor: the gutter, F8
+// and Shift-F8 with their announcement, and the lint panel's key.
+function lintExtensions(lint) {
+  const announcing = (command) => (view) => {
     if (!command(view)) return false;
-    announceDiagnosticAtCursor(view);
+    announceDiagnosticAtCursor(view, lint);
     return true;
   };
+  return [
+    lint.lintGutter(),
+    keymap.of([
+      { key: "F8", run: announcing(lint.nextDiagnostic) },
+      { key: "Shift-F8", run: announcing(lint.previousDiagnostic) },
+      ...lint.lintKeymap,
+    ]),
+  ];
 }
+
+// searchExtensions is what the search part adds: its keys (Ctrl-F and the
+// rest) and the other occurrences of the selected text marked.
+function searchExtensions(search) {
+  return [keymap.of(search.searchKeymap), search.highlightSelectionMatches()];
+}
+
+// completeExtensions is what the complete part adds: brackets and quotes
+// closed as they are typed, and Backspace deleting an empty pair.
+function completeExtensions(complete) {
+  return [complete.closeBrackets(), keymap.of(complete.closeBracketsKeymap)];
+}
+
+// searchKeys are the keys of @codemirror/search's keymap that start
+// something, with the command of the search part each runs: pressed
+// before the part is loaded, they load it and then run.
+const searchKeys = [
+  { key: "Mod-f", command: "openSearchPanel" },
+  { key: "F3", command: "findNext" },
+  { key: "Mod-g", command: "findNext" },
+  { key: "Shift-F3", command: "findPrevious" },
+  { key: "Shift-Mod-g", command: "findPrevious" },
+  { key: "Mod-Alt-g", command: "gotoLine" },
+  { key: "Mod-d", command: "selectNextOccurrence" },
+  { key: "Mod-Shift-l", command: "selectSelectionMatches" },
+];
 
 // labelIdFor returns the id of the textarea's <label>, giving the label an
 // id when it has none, so the editor can be aria-labelledby it.
@@ -193,8 +230,12 @@ function mount(textarea, opts = {}) {
       throw new Error("FaultlineEditor.mount: collab needs a transport with push, pull and onUpdates");
     }
     if (!shared.clientID) throw new Error("FaultlineEditor.mount: collab needs a clientID");
+    if (!parts.collab) {
+      throw new Error("FaultlineEditor.mount: collab needs editor-collab.js, linked after editor.js");
+    }
   }
   let sync = null; // the shared editor's controller, once the view exists
+  let destroyed = false;
 
   // tabindex=0 changes nothing for the browser (contenteditable is already
   // in the tab order) but lets axe-core see that the scrolling region holds
@@ -215,6 +256,82 @@ function mount(textarea, opts = {}) {
   // bundle makes).
   const wrapping = new Compartment();
   const comparison = new Compartment();
+  // The parts loaded on first use (parts.js): each starts empty, or with
+  // keys that load it, and is filled when its part arrives.
+  const lintSlot = new Compartment();
+  const searchSlot = new Compartment();
+  const completeSlot = new Compartment();
+  let lintPart = null; // this editor has the lint part's extensions
+  let searchPart = null;
+  let completePart = null;
+  // pendingDiagnostics holds diagnostics set before the lint part arrived,
+  // as ranges in the current text: edits made meanwhile move them.
+  let pendingDiagnostics = null;
+
+  function withPart(name, use) {
+    loadPart(name).then(
+      (part) => {
+        if (!destroyed) use(part);
+      },
+      (err) => console.error(err),
+    );
+  }
+  function lintReady(part) {
+    if (!lintPart) {
+      lintPart = part;
+      view.dispatch({ effects: lintSlot.reconfigure(lintExtensions(part)) });
+    }
+    return part;
+  }
+  function searchReady(part) {
+    if (!searchPart) {
+      searchPart = part;
+      view.dispatch({ effects: searchSlot.reconfigure(searchExtensions(part)) });
+    }
+    return part;
+  }
+  function completeReady(part) {
+    if (!completePart) {
+      completePart = part;
+      view.dispatch({ effects: completeSlot.reconfigure(completeExtensions(part)) });
+    }
+  }
+  // Keys pressed before their part is here load it, then do their work.
+  const lintKeys = keymap.of([
+    ...["F8", "Shift-F8"].map((key) => ({
+      key,
+      run(v) {
+        withPart("lint", (part) => {
+          lintReady(part);
+          const command = key === "F8" ? part.nextDiagnostic : part.previousDiagnostic;
+          if (command(v)) announceDiagnosticAtCursor(v, part);
+        });
+        return true;
+      },
+    })),
+    {
+      key: "Mod-Shift-m",
+      preventDefault: true,
+      run(v) {
+        withPart("lint", (part) => lintReady(part).openLintPanel(v));
+        return true;
+      },
+    },
+  ]);
+  const searchStubs = keymap.of(
+    searchKeys.map(({ key, command }) => ({
+      key,
+      preventDefault: true,
+      run(v) {
+        withPart("search", (part) => searchReady(part)[command](v));
+        return true;
+      },
+    })),
+  );
+  const initialSearch = parts.search ? searchExtensions(parts.search) : searchStubs;
+  const initialComplete = parts.complete ? completeExtensions(parts.complete) : [];
+  if (parts.search) searchPart = parts.search;
+  if (parts.complete) completePart = parts.complete;
 
   const extensions = [
     wrapping.of([]),
@@ -232,32 +349,43 @@ function mount(textarea, opts = {}) {
     EditorState.tabSize.of(4),
     syntaxHighlighting(faultlineHighlighting),
     bracketMatching(),
-    closeBrackets(),
+    completeSlot.of(initialComplete),
     highlightActiveLine(),
-    highlightSelectionMatches(),
-    lintGutter(),
+    lintSlot.of(lintKeys),
+    searchSlot.of(initialSearch),
     tabMovesFocus,
-    go(),
+    new LanguageSupport(goLanguage),
     keymap.of([
       { key: "Ctrl-m", mac: "Shift-Alt-m", run: toggleTabFocus },
-      { key: "F8", run: withAnnouncement(nextDiagnostic) },
-      { key: "Shift-F8", run: withAnnouncement(previousDiagnostic) },
-      ...closeBracketsKeymap,
       ...defaultKeymap,
-      ...searchKeymap,
       ...historyKeymap,
-      ...lintKeymap,
       indentWithTab,
     ]),
     EditorView.contentAttributes.of(contentAttrs),
     EditorView.editorAttributes.of({ "data-editor": "go" }),
     faultlineTheme,
     shared
-      ? collabExtensions({ startVersion: Number(shared.startVersion) || 0, clientID: String(shared.clientID) })
+      ? parts.collab.collabExtensions({ startVersion: Number(shared.startVersion) || 0, clientID: String(shared.clientID) })
       : [],
     EditorView.updateListener.of((update) => {
       if (sync) sync.update(update);
+      // Bracket closing is wanted from the first keystroke: its part loads
+      // when the editor first has focus. Search's marks of the selected
+      // text load with the first selection.
+      if (!completePart && update.focusChanged && update.view.hasFocus) {
+        withPart("complete", completeReady);
+      }
+      if (!searchPart && update.selectionSet && !update.state.selection.main.empty) {
+        withPart("search", searchReady);
+      }
       if (!update.docChanged) return;
+      if (pendingDiagnostics) {
+        const changes = update.changes;
+        pendingDiagnostics = pendingDiagnostics.map((d) => {
+          const from = changes.mapPos(d.from, 1);
+          return { ...d, from, to: Math.max(from, changes.mapPos(d.to, -1)) };
+        });
+      }
       const text = update.state.doc.toString();
       textarea.value = text;
       if (onChange) onChange(text);
@@ -269,7 +397,7 @@ function mount(textarea, opts = {}) {
   });
   textarea.insertAdjacentElement("afterend", view.dom);
   textarea.hidden = true;
-  if (shared) sync = startCollab(view, { ...shared, clientID: String(shared.clientID) });
+  if (shared) sync = parts.collab.startCollab(view, { ...shared, clientID: String(shared.clientID) });
 
   // A click on the label would focus the hidden textarea; send it to the
   // editor instead.
@@ -293,13 +421,14 @@ function mount(textarea, opts = {}) {
       // Diagnostics belong to the old text; mapped through a whole-document
       // replacement they would collapse to points, so they go in the same
       // transaction.
+      pendingDiagnostics = null;
       view.dispatch(
         {
           changes: { from: 0, to: view.state.doc.length, insert: text },
           selection: { anchor: head },
           userEvent: "input.replace",
         },
-        lintSetDiagnostics(view.state, []),
+        lintPart ? lintPart.setDiagnostics(view.state, []) : {},
       );
     },
     // setWrap turns soft wrapping of long lines on or off.
@@ -316,17 +445,39 @@ function mount(textarea, opts = {}) {
     setComparison(ext) {
       view.dispatch({ effects: comparison.reconfigure(ext || []) });
     },
+    // setDiagnostics marks the problems in list. The first time there are
+    // any, the lint part loads, and they appear when it has (edits made
+    // meanwhile move them); a later call or setValue replaces them.
     setDiagnostics(list) {
       const ranges = diagnosticsToRanges(view.state.doc, list || []);
-      view.dispatch(lintSetDiagnostics(view.state, ranges));
+      if (lintPart) {
+        pendingDiagnostics = null;
+        view.dispatch(lintPart.setDiagnostics(view.state, ranges));
+        return;
+      }
+      if (ranges.length === 0) {
+        pendingDiagnostics = null;
+        return;
+      }
+      pendingDiagnostics = ranges;
+      withPart("lint", (part) => {
+        lintReady(part);
+        if (pendingDiagnostics !== null) {
+          view.dispatch(part.setDiagnostics(view.state, pendingDiagnostics));
+          pendingDiagnostics = null;
+        }
+      });
     },
     clearDiagnostics() {
-      view.dispatch(lintSetDiagnostics(view.state, []));
+      pendingDiagnostics = null;
+      if (lintPart) view.dispatch(lintPart.setDiagnostics(view.state, []));
     },
     focus: () => view.focus(),
     // destroy removes the editor and shows the textarea again, holding the
     // editor's last text.
     destroy() {
+      destroyed = true;
+      pendingDiagnostics = null;
       if (sync) sync.destroy();
       textarea.value = view.state.doc.toString();
       view.destroy();
@@ -346,9 +497,11 @@ function mount(textarea, opts = {}) {
   };
 }
 
-// cm is the CodeMirror the editor runs on, for the merge bundle
-// (editor-merge.js), which is built against these very modules so that
-// what it makes works inside this editor; see src/shared/.
+// cm is the CodeMirror the editor runs on, for the bundles loaded apart
+// (the parts of parts.js and the comparison view, editor-merge.js), which
+// are built against these very modules so that what they make works
+// inside this editor; see src/shared/. Each group names what those
+// bundles import.
 const cm = {
   state: {
     EditorState,
@@ -360,13 +513,42 @@ const cm = {
     Prec,
     RangeSet,
     RangeSetBuilder,
+    RangeValue,
     ChangeSet,
     Text,
+    Annotation,
+    Transaction,
+    MapMode,
+    CharCategory,
+    combineConfig,
+    codePointAt,
+    codePointSize,
+    fromCodePoint,
+    findClusterBreak,
   },
-  view: { EditorView, ViewPlugin, gutter, Decoration, GutterMarker, WidgetType },
-  language: { language, highlightingFor },
+  view: {
+    EditorView,
+    ViewPlugin,
+    gutter,
+    Decoration,
+    GutterMarker,
+    WidgetType,
+    keymap,
+    showPanel,
+    getPanel,
+    showDialog,
+    getDialog,
+    runScopeHandlers,
+    showTooltip,
+    getTooltip,
+    hoverTooltip,
+    activateHover,
+    logException,
+    Direction,
+  },
+  language: { language, highlightingFor, syntaxTree, indentUnit },
   highlight: { highlightTree },
   styleMod: { StyleModule },
 };
 
-window.FaultlineEditor = { mount, keys, cm };
+window.FaultlineEditor = { mount, keys, cm, parts };

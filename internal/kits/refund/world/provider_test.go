@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
@@ -17,7 +18,7 @@ import (
 func providerWorld(t *testing.T, faults []world.Fault, steps func(ctx context.Context, w *world.Worker)) *world.Env {
 	t.Helper()
 	var env *world.Env
-	faultsim.TestBubble(t)(func() {
+	faultsimtest.Bubble(t)(func() {
 		sched := faultsim.NewScheduler(1)
 		env = world.NewEnv(sched, world.DefaultNetwork)
 		env.Provider().AddCharge("ch_1", 10000)
@@ -418,7 +419,7 @@ func TestStoreClaim(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got bool
 			var after rk.Record
-			faultsim.TestBubble(t)(func() {
+			faultsimtest.Bubble(t)(func() {
 				sched := faultsim.NewScheduler(1)
 				env := world.NewEnv(sched, world.DefaultNetwork)
 				rec := tc.record
@@ -461,7 +462,7 @@ func TestInFlightEndsByTheCompletionTable(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []answer
-			faultsim.TestBubble(t)(func() {
+			faultsimtest.Bubble(t)(func() {
 				sched := faultsim.NewScheduler(1)
 				env := world.NewEnv(sched, world.DefaultNetwork)
 				env.Provider().AddCharge("ch_1", 10000)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
 
@@ -19,7 +20,7 @@ func TestTheTableDrivesTheProvider(t *testing.T) {
 		arrival = table
 		defer func() { arrival = saved }()
 		var env *Env
-		faultsim.TestBubble(t)(func() {
+		faultsimtest.Bubble(t)(func() {
 			sched := faultsim.NewScheduler(1)
 			env = NewEnv(sched, DefaultNetwork)
 			env.Provider().AddCharge("ch_1", 10000)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	rk "github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
@@ -16,7 +17,7 @@ import (
 // was never seen.
 func TestStoreLogsWhatCallsSaw(t *testing.T) {
 	var env *world.Env
-	faultsim.TestBubble(t)(func() {
+	faultsimtest.Bubble(t)(func() {
 		sched := faultsim.NewScheduler(1)
 		env = world.NewEnv(sched, world.DefaultNetwork)
 		env.Store().Put(rk.Record{RequestID: "r1", Status: rk.StatusPending})

@@ -1,2 +1,2 @@
 const m = window.FaultlineEditor.cm.language;
-export const { language, highlightingFor } = m;
+export const { language, highlightingFor, syntaxTree, indentUnit } = m;

@@ -1,2 +1,21 @@
 const m = window.FaultlineEditor.cm.view;
-export const { EditorView, ViewPlugin, gutter, Decoration, GutterMarker, WidgetType } = m;
+export const {
+  EditorView,
+  ViewPlugin,
+  gutter,
+  Decoration,
+  GutterMarker,
+  WidgetType,
+  keymap,
+  showPanel,
+  getPanel,
+  showDialog,
+  getDialog,
+  runScopeHandlers,
+  showTooltip,
+  getTooltip,
+  hoverTooltip,
+  activateHover,
+  logException,
+  Direction,
+} = m;

@@ -1,0 +1,39 @@
+package interpreted
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+)
+
+// RunJob grades job.Source interpreted with the kit it names, among kits.
+// A job naming a kit or a scenario that is not there, or scenarios that do
+// not parse, is an error: the content or the parent is wrong, not the
+// submission.
+func RunJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faultsim.Bubble, progress func(faultsim.ScenarioResult)) (*faultsim.Report, error) {
+	k, err := faultsim.JobKit(kits, job)
+	if err != nil {
+		return nil, err
+	}
+	scenarios, err := faultsim.JobScenarios(k, job)
+	if err != nil {
+		return nil, err
+	}
+	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, faultsim.Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: job.Lanes, Progress: progress})
+}
+
+// ReferenceFailures grades a problem's reference and returns, per scenario
+// it fails, the ids of the invariants that failed: a scenario no correct
+// solution can pass is a content error, and lint reports it at the
+// scenario's line. A reference that does not load is an error.
+func ReferenceFailures(ctx context.Context, k faultsim.Kit, scenarios []faultsim.Scenario, file, source string, b faultsim.Bubble, opt faultsim.Options) (map[string][]string, error) {
+	rep, err := GradeSource(ctx, k, scenarios, file, source, b, opt)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Status == faultsim.StatusError {
+		return nil, fmt.Errorf("faultsim: the reference %s does not load: %s", file, rep.Message)
+	}
+	return rep.Failed(), nil
+}

@@ -1,0 +1,151 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/problems"
+)
+
+// TestReviewQueue answers a question with a prediction, ticks its key
+// points, and follows the item through /review, the catalogue and My
+// practice as the server's clock moves.
+func TestReviewQueue(t *testing.T) {
+	cat := testCatalog()
+	cat.Sets[0].Questions[0].KeyPoints = items("KP-A", "KP-B", "KP-C", "KP-D")
+	ts := newTestServer(t, cat)
+	clock := &testClock{now: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+	ts.app.clock = clock.Now
+	b := ts.newBrowser(t)
+
+	b.get("/review").mustContain(t, "<h1>Review</h1>", "Nothing is due")
+	b.get("/sets/rapid").mustContain(t, `name="predicted" min="0" max="4"`)
+
+	// A prediction out of range is refused, saying what was wrong.
+	status, got := b.postJSON(questionBase+"/answer", url.Values{"answer": {"my answer"}, "predicted": {"5"}})
+	if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(got["error"]), "give 0 to 4") {
+		t.Fatalf("prediction of 5 of 4: %d %v", status, got)
+	}
+	status, got = b.postJSON(questionBase+"/answer", url.Values{"answer": {"my answer"}, "predicted": {"4"}})
+	if status != http.StatusOK {
+		t.Fatalf("submit: %d %v", status, got)
+	}
+	answer := fmt.Sprint(num(got["answer"]))
+
+	// Answered, not ticked: due tomorrow.
+	b.get("/review").mustContain(t, "Nothing is due", "Coming later", "Rapid-fire questions: What is RAG?",
+		`href="/sets/rapid?again=what-is-rag#answer-what-is-rag"`, "tick its key points")
+
+	// The link opens the box ready to answer again: the last answer and
+	// the model answer folded away above the open form; other boxes and
+	// the page without ?again= are as ever.
+	again := b.get("/sets/rapid?again=what-is-rag")
+	again.mustContain(t, `id="answer-what-is-rag-box"`, `data-again`, `<details class="answer-last" data-answer-last><summary>Your last answer, the model answer and the key points (open them after answering)</summary>`,
+		`<label for="answer-what-is-rag">Answer question 1 again</label>`)
+	if n := strings.Count(again.body, "data-again"); n != 1 {
+		t.Errorf("%d boxes opened to answer again; want the one named", n)
+	}
+	if plain := b.get("/sets/rapid"); strings.Contains(plain.body, "data-again") || strings.Contains(plain.body, "data-answer-last") {
+		t.Error("the set page without ?again= folds the last answer away")
+	}
+	b.get("/").mustContain(t, "Nothing due for review", `href="/review"`)
+
+	// Ticked 2 of 4 after predicting 4: SM-2 gives a day for a first pass.
+	clock.Advance(time.Minute)
+	if status, got := b.postJSON(questionBase+"/assessment", url.Values{"answer": {answer}, "covered": {"0", "2"}}); status != 200 {
+		t.Fatalf("assessment: %d %v", status, got)
+	}
+	p := b.get("/practice")
+	p.mustContain(t, "Predictions and ticks", `role="img"`, `<title id="calibration-title">`, "<desc id=\"calibration-desc\">",
+		"<caption>Every answer with a prediction, oldest first</caption>", "4 of 4", "2 of 4", "over by 2 points",
+		"predicted more key points than ticked 1 time", "On average you predicted 50% of the key points more than you ticked")
+
+	clock.Advance(24 * time.Hour)
+	b.get("/review").mustContain(t, "Due now", `data-review-due`, "Rapid-fire questions: What is RAG?",
+		"Reviewed 1 time in a row; latest interval 1 day")
+	b.get("/").mustContain(t, "1 review due now", `<p class="review-due" data-review-due-entry><a href="/review">1 review due</a></p>`)
+	b.get("/practice").mustContain(t, "1 review due now")
+
+	// Another user sees nothing of it.
+	ts.newBrowser(t).get("/review").mustContain(t, "Nothing is due")
+	if strings.Contains(ts.newBrowser(t).get("/").body, "data-review-notice") {
+		t.Error("a new visitor's catalogue mentions a review queue")
+	}
+}
+
+// TestRubricMarks submits an answer to a question whose key points list
+// phrases: the box marks each point beside its checkbox, with the words
+// that earned the mark highlighted in the answer, and the ticks stay the
+// candidate's.
+func TestRubricMarks(t *testing.T) {
+	cat := testCatalog()
+	q := &cat.Sets[0].Questions[0]
+	q.KeyPoints = items("KP-REUSE", "KP-REPLAY", "KP-NOPHRASES")
+	q.KeyPoints[0].Shows = []problems.Phrase{{Text: "reuse the same key"}}
+	q.KeyPoints[0].Contradicts = []problems.Phrase{{Text: "new key for each retry"}}
+	q.KeyPoints[1].Shows = []problems.Phrase{{Text: "replays the first result"}}
+	ts := newTestServer(t, cat)
+	b := ts.newBrowser(t)
+	status, got := b.postJSON(questionBase+"/answer", url.Values{"answer": {"Make a new key for each retry <b>now</b>."}})
+	if status != http.StatusOK {
+		t.Fatalf("submit: %d %v", status, got)
+	}
+	p := b.get("/sets/rapid")
+	p.mustContain(t, `data-matched-answer`, `<mark class="match-hit">new key for each retry</mark>`, "&lt;b&gt;now&lt;/b&gt;",
+		`data-match="contradicted"`, `Matcher: contradicted (matched the misconception &#34;new key for each retry&#34;; your words: “new key for each retry”)`,
+		`data-match="not-found"`, "Matcher: not found", `aria-describedby="answer-what-is-rag-kp-0-match"`, "Your ticks are what count")
+	if strings.Contains(p.body, `id="answer-what-is-rag-kp-2-match"`) {
+		t.Error("a key point with no phrases got a mark")
+	}
+	if regexp.MustCompile(`name="covered"[^>]*checked`).MatchString(p.body) {
+		t.Error("the matcher ticked a box")
+	}
+}
+
+// TestCalibrationChartGeometry: the chart's points sit on the frame, a
+// share of 1 at the top line and 0 at the bottom one, oldest at the left.
+func TestCalibrationChartGeometry(t *testing.T) {
+	v := calibrationView{Rows: []calibrationRow{{Predicted: 4, Covered: 2, Of: 4}, {Predicted: 0, Covered: 3, Of: 3}}}
+	top, bottom := calY(1), calY(0)
+	if top != calPadTop || bottom != calH-calPadBottom {
+		t.Fatalf("calY(1) = %v, calY(0) = %v; want %d and %d", top, bottom, calPadTop, calH-calPadBottom)
+	}
+	want := fmt.Sprintf("%.1f,%.1f %.1f,%.1f", float64(calPadX), top, float64(calW-calPadX), bottom)
+	if got := v.points(true); got != want {
+		t.Errorf("predicted points %q; want %q", got, want)
+	}
+	if got := v.points(false); !strings.HasPrefix(got, fmt.Sprintf("%.1f,%.1f ", float64(calPadX), calY(0.5))) {
+		t.Errorf("ticked points %q; want the first at half height", got)
+	}
+	if one := (calibrationView{Rows: v.Rows[:1]}); one.points(false) != fmt.Sprintf("%.1f,%.1f", float64(calW)/2, calY(0.5)) {
+		t.Errorf("a single answer is drawn at %q; want the middle", one.points(false))
+	}
+}
+
+// TestReviewPlainFormAnswers: a problem answered in the plain form enters
+// the queue when it has key points to rate it by, and its link opens the
+// form with the last answer folded away; with no key points it stays out.
+func TestReviewPlainFormAnswers(t *testing.T) {
+	cat := testCatalog()
+	cat.Problems[0].StrongAnswer = items("KP-A", "KP-B")
+	b := newTestServer(t, cat).newBrowser(t)
+	b.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
+	b.get("/review").mustContain(t, "Coming later", `href="/problems/design-client?again=1#answer-text"`, "Design a safe client")
+	again := b.get("/problems/design-client?again=1")
+	again.mustContain(t, `<details class="answer-last" data-answer-last><summary>What you submitted last (open it after answering)</summary>`,
+		"PLAIN-ANSWER-MARKER", `id="answer-text"`)
+	if strings.Contains(b.get("/problems/design-client").body, "data-answer-last") {
+		t.Error("the problem page without ?again= folds the last answer away")
+	}
+
+	none := newTestServer(t, testCatalog()).newBrowser(t)
+	none.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
+	if p := none.get("/review"); strings.Contains(p.body, "Coming later") || strings.Contains(p.body, "data-review-item") {
+		t.Error("an answer to a problem with no key points entered the queue")
+	}
+}
