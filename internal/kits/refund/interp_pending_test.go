@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
 	"github.com/faultline-dev/faultline/internal/faultsim/nativebuild"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
@@ -60,7 +62,7 @@ func TestInterpreterPendingCorpus(t *testing.T) {
 					t.Errorf("natively, nothing caught it at %s; failed: %v", want, failed)
 				}
 			}
-			interp, err := faultsim.GradeSource(t.Context(), refund.Kit{}, scenariosNamed(t), s.Filename, s.Source, faultsim.TestBubble(t), faultsim.Options{FirstSeed: 1, Lanes: diffLanes})
+			interp, err := interpreted.GradeSource(t.Context(), refund.Kit{}, scenariosNamed(t), s.Filename, s.Source, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1, Lanes: diffLanes})
 			if err != nil {
 				t.Fatal(err)
 			}
