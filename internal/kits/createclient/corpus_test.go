@@ -16,6 +16,24 @@ import (
 	claimskippedwhenplanned "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/claim-skipped-when-planned"
 	conflictisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/conflict-is-failure"
 	connectclearsdoubt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/connect-clears-doubt"
+	dec5claimerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-claim-error-ignored"
+	dec5conflictisfailure "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-conflict-is-failure"
+	dec5connectclearsdoubt "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-connect-clears-doubt"
+	dec5connectretriedforever "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-connect-retried-forever"
+	dec5expiredkeyresent "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-expired-key-resent"
+	dec5finisherrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-finish-error-swallowed"
+	dec5foundplandatedfromsave "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-found-plan-dated-from-save"
+	dec5keyfromcontents "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-key-from-contents"
+	dec5leaseneverrenewed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-lease-never-renewed"
+	dec5leaseoverbound "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-lease-over-bound"
+	dec5readerrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-read-error-swallowed"
+	dec5replayed5xxresent "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-replayed-5xx-resent"
+	dec5retryafterfirstonly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-retry-after-first-only"
+	dec5saveplanerrorignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-save-plan-error-ignored"
+	dec5searchfailureismiss "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-search-failure-is-miss"
+	dec5searchlagforgotten "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-search-lag-forgotten"
+	dec5trustsrefusalaftertimeout "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-trusts-refusal-after-timeout"
+	dec5unknownafterfirsttimeout "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-unknown-after-first-timeout"
 	finisherrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/finish-error-swallowed"
 	givesupindoubtearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/gives-up-in-doubt-early"
 	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
@@ -44,6 +62,14 @@ import (
 	twoattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/two-attempts"
 	asyncattempts "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/asyncattempts"
 	attemptdeadlines "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/attemptdeadlines"
+	dec5embedding "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-embedding"
+	dec5generics "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-generics"
+	dec5iterators "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-iterators"
+	dec5plainloop "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-plainloop"
+	dec5renewer "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-renewer"
+	dec5statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-statemachine"
+	dec5strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-strategies"
+	dec5tabledriven "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-tabledriven"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
 	embeddedpaths "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/embeddedpaths"
 	fixedwait "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/fixedwait"
@@ -60,54 +86,80 @@ import (
 
 // The corpus: every solution package, natively compiled, by its folder.
 var correct = map[string]createclient.Entry{
-	"reference":                reference.CreatePayment,
-	"correct/statemachine":     statemachine.CreatePayment,
-	"correct/strategies":       strategies.CreatePayment,
-	"correct/derivedkey":       derivedkey.CreatePayment,
-	"correct/imperative":       imperative.CreatePayment,
-	"correct/fixedwait":        fixedwait.CreatePayment,
-	"correct/history":          history.CreatePayment,
-	"correct/verdicttable":     verdicttable.CreatePayment,
-	"correct/settlehelper":     settlehelper.CreatePayment,
-	"correct/asyncattempts":    asyncattempts.CreatePayment,
-	"correct/attemptdeadlines": attemptdeadlines.CreatePayment,
-	"correct/genericsettle":    genericsettle.CreatePayment,
-	"correct/embeddedpaths":    embeddedpaths.CreatePayment,
-	"correct/iterators":        iterators.CreatePayment,
+	"reference":                 reference.CreatePayment,
+	"correct/statemachine":      statemachine.CreatePayment,
+	"correct/strategies":        strategies.CreatePayment,
+	"correct/derivedkey":        derivedkey.CreatePayment,
+	"correct/imperative":        imperative.CreatePayment,
+	"correct/fixedwait":         fixedwait.CreatePayment,
+	"correct/history":           history.CreatePayment,
+	"correct/verdicttable":      verdicttable.CreatePayment,
+	"correct/settlehelper":      settlehelper.CreatePayment,
+	"correct/asyncattempts":     asyncattempts.CreatePayment,
+	"correct/attemptdeadlines":  attemptdeadlines.CreatePayment,
+	"correct/genericsettle":     genericsettle.CreatePayment,
+	"correct/embeddedpaths":     embeddedpaths.CreatePayment,
+	"correct/iterators":         iterators.CreatePayment,
+	"correct/dec5-embedding":    dec5embedding.CreatePayment,
+	"correct/dec5-generics":     dec5generics.CreatePayment,
+	"correct/dec5-iterators":    dec5iterators.CreatePayment,
+	"correct/dec5-plainloop":    dec5plainloop.CreatePayment,
+	"correct/dec5-renewer":      dec5renewer.CreatePayment,
+	"correct/dec5-statemachine": dec5statemachine.CreatePayment,
+	"correct/dec5-strategies":   dec5strategies.CreatePayment,
+	"correct/dec5-tabledriven":  dec5tabledriven.CreatePayment,
 }
 
 var broken = map[string]createclient.Entry{
-	"blind-resend":                blindresend.CreatePayment,
-	"claim-skipped-when-planned":  claimskippedwhenplanned.CreatePayment,
-	"conflict-is-failure":         conflictisfailure.CreatePayment,
-	"ignores-retry-after":         ignoresretryafter.CreatePayment,
-	"key-from-contents":           keyfromcontents.CreatePayment,
-	"lease-outlives-redelivery":   leaseoutlivesredelivery.CreatePayment,
-	"two-attempts":                twoattempts.CreatePayment,
-	"gives-up-in-doubt-early":     givesupindoubtearly.CreatePayment,
-	"memo-per-attempt":            memoperattempt.CreatePayment,
-	"never-saves-plan":            neversavesplan.CreatePayment,
-	"newkey-in-loop":              newkeyinloop.CreatePayment,
-	"no-claim":                    noclaim.CreatePayment,
-	"resends-replays-forever":     resendsreplaysforever.CreatePayment,
-	"replayed-5xx-resent":         replayed5xxresent.CreatePayment,
-	"retries-refusals":            retriesrefusals.CreatePayment,
-	"reuses-expired-key":          reusesexpiredkey.CreatePayment,
-	"search-failure-is-miss":      searchfailureismiss.CreatePayment,
-	"search-half-second-early":    searchhalfsecondearly.CreatePayment,
-	"search-lag-forgotten":        searchlagforgotten.CreatePayment,
-	"search-too-soon":             searchtoosoon.CreatePayment,
-	"timeout-is-failure":          timeoutisfailure.CreatePayment,
-	"trusts-refusal":              trustsrefusal.CreatePayment,
-	"retries-while-nothing-lands": retrieswhilenothinglands.CreatePayment,
-	"search-failure-final":        searchfailurefinal.CreatePayment,
-	"lease-lapses-mid-call":       leaselapsesmidcall.CreatePayment,
-	"save-plan-error-ignored":     saveplanerrorignored.CreatePayment,
-	"claim-error-ignored":         claimerrorignored.CreatePayment,
-	"read-error-swallowed":        readerrorswallowed.CreatePayment,
-	"finish-error-swallowed":      finisherrorswallowed.CreatePayment,
-	"connect-clears-doubt":        connectclearsdoubt.CreatePayment,
-	"plan-dated-from-save":        plandatedfromsave.CreatePayment,
+	"blind-resend":                      blindresend.CreatePayment,
+	"claim-skipped-when-planned":        claimskippedwhenplanned.CreatePayment,
+	"conflict-is-failure":               conflictisfailure.CreatePayment,
+	"ignores-retry-after":               ignoresretryafter.CreatePayment,
+	"key-from-contents":                 keyfromcontents.CreatePayment,
+	"lease-outlives-redelivery":         leaseoutlivesredelivery.CreatePayment,
+	"two-attempts":                      twoattempts.CreatePayment,
+	"gives-up-in-doubt-early":           givesupindoubtearly.CreatePayment,
+	"memo-per-attempt":                  memoperattempt.CreatePayment,
+	"never-saves-plan":                  neversavesplan.CreatePayment,
+	"newkey-in-loop":                    newkeyinloop.CreatePayment,
+	"no-claim":                          noclaim.CreatePayment,
+	"resends-replays-forever":           resendsreplaysforever.CreatePayment,
+	"replayed-5xx-resent":               replayed5xxresent.CreatePayment,
+	"retries-refusals":                  retriesrefusals.CreatePayment,
+	"reuses-expired-key":                reusesexpiredkey.CreatePayment,
+	"search-failure-is-miss":            searchfailureismiss.CreatePayment,
+	"search-half-second-early":          searchhalfsecondearly.CreatePayment,
+	"search-lag-forgotten":              searchlagforgotten.CreatePayment,
+	"search-too-soon":                   searchtoosoon.CreatePayment,
+	"timeout-is-failure":                timeoutisfailure.CreatePayment,
+	"trusts-refusal":                    trustsrefusal.CreatePayment,
+	"retries-while-nothing-lands":       retrieswhilenothinglands.CreatePayment,
+	"search-failure-final":              searchfailurefinal.CreatePayment,
+	"lease-lapses-mid-call":             leaselapsesmidcall.CreatePayment,
+	"save-plan-error-ignored":           saveplanerrorignored.CreatePayment,
+	"claim-error-ignored":               claimerrorignored.CreatePayment,
+	"read-error-swallowed":              readerrorswallowed.CreatePayment,
+	"finish-error-swallowed":            finisherrorswallowed.CreatePayment,
+	"connect-clears-doubt":              connectclearsdoubt.CreatePayment,
+	"plan-dated-from-save":              plandatedfromsave.CreatePayment,
+	"dec5-claim-error-ignored":          dec5claimerrorignored.CreatePayment,
+	"dec5-conflict-is-failure":          dec5conflictisfailure.CreatePayment,
+	"dec5-connect-clears-doubt":         dec5connectclearsdoubt.CreatePayment,
+	"dec5-connect-retried-forever":      dec5connectretriedforever.CreatePayment,
+	"dec5-expired-key-resent":           dec5expiredkeyresent.CreatePayment,
+	"dec5-finish-error-swallowed":       dec5finisherrorswallowed.CreatePayment,
+	"dec5-found-plan-dated-from-save":   dec5foundplandatedfromsave.CreatePayment,
+	"dec5-key-from-contents":            dec5keyfromcontents.CreatePayment,
+	"dec5-lease-never-renewed":          dec5leaseneverrenewed.CreatePayment,
+	"dec5-lease-over-bound":             dec5leaseoverbound.CreatePayment,
+	"dec5-read-error-swallowed":         dec5readerrorswallowed.CreatePayment,
+	"dec5-replayed-5xx-resent":          dec5replayed5xxresent.CreatePayment,
+	"dec5-retry-after-first-only":       dec5retryafterfirstonly.CreatePayment,
+	"dec5-save-plan-error-ignored":      dec5saveplanerrorignored.CreatePayment,
+	"dec5-search-failure-is-miss":       dec5searchfailureismiss.CreatePayment,
+	"dec5-search-lag-forgotten":         dec5searchlagforgotten.CreatePayment,
+	"dec5-trusts-refusal-after-timeout": dec5trustsrefusalaftertimeout.CreatePayment,
+	"dec5-unknown-after-first-timeout":  dec5unknownafterfirsttimeout.CreatePayment,
 }
 
 // TestCorpusIsComplete keeps the tables above and the folders in step: a
