@@ -248,6 +248,12 @@ func TestSubmitShowsModelAnswerAndKeyPoints(t *testing.T) {
 				t.Error("submitting loaded a new page; want the box replaced in place")
 			}
 			waitFor(t, ctx, "#answer-material")
+			// Focus on the submitted box's heading, which is in view: the
+			// candidate keeps their place.
+			if !evalJS[bool](t, ctx, `(() => { const f = document.activeElement, r = f.getBoundingClientRect();
+				return f.tagName === "H3" && !!f.closest("[data-timed-box]") && r.bottom > 0 && r.top < innerHeight })()`) {
+				t.Errorf("after submitting focus is on %v; want the submitted box's heading, in view", focused(t, ctx))
+			}
 			if !pageTextContains(t, ctx, "Model answer") || !exists(t, ctx, box+" [data-compare-model]") {
 				t.Error("no model answer beside the answer after submitting")
 			}
