@@ -152,7 +152,8 @@ func pageTextContains(t *testing.T, ctx context.Context, s string) bool {
 
 // TestHintAndRevealWithoutJavaScript: with scripts off, the hint and reveal
 // forms of the refund problem still work as plain forms: a press posts,
-// the page comes back with one more hint, then with the answer material.
+// the page comes back with one more hint, then with the answer material;
+// and a written answer's form stores the answer.
 // At 1366x900 and 390x844, axe-clean in both themes.
 func TestHintAndRevealWithoutJavaScript(t *testing.T) {
 	t.Parallel()
@@ -192,6 +193,20 @@ func TestHintAndRevealWithoutJavaScript(t *testing.T) {
 			// axe needs scripts: allowed now, the page's own have not run.
 			setScripts(t, ctx, true)
 			checkAxeBothThemes(t, ctx, "the problem after a hint and a reveal without JavaScript at "+size.name)
+
+			// An answer's form posts as a plain form too; the page comes
+			// back with the answer stored.
+			setScripts(t, ctx, false)
+			visitOK(t, ctx, timedProblem)
+			evalJS[bool](t, ctx, `(document.getElementById("answer-text").value = "Retry with the same key.", true)`)
+			clickAndLoad(t, ctx, "#answer-text-box [data-timed-box] button[type=submit], #answer-text-box button[type=submit]")
+			waitFor(t, ctx, "#answer-text-box .submitted-answer")
+			if got := text(t, ctx, "#answer-text-box .submitted-answer"); got != "Retry with the same key." {
+				t.Errorf("without JavaScript the stored answer reads %q", got)
+			}
+			noSidewaysScroll(t, ctx, timedProblem+" after an answer without JavaScript at "+size.name)
+			setScripts(t, ctx, true)
+			checkAxeBothThemes(t, ctx, timedProblem+" after an answer without JavaScript at "+size.name)
 		})
 	}
 }
