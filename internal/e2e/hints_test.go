@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/faultline-dev/faultline/content"
@@ -146,4 +148,74 @@ func pageTextContains(t *testing.T, ctx context.Context, s string) bool {
 	t.Helper()
 	return evalJS[bool](t, ctx, fmt.Sprintf(
 		`document.documentElement.textContent.replace(/\s+/g, " ").includes(%s)`, jsString(s)))
+}
+
+// TestHintAndRevealWithoutJavaScript: with scripts off, the hint and reveal
+// forms of the refund problem still work as plain forms: a press posts,
+// the page comes back with one more hint, then with the answer material;
+// and a written answer's form stores the answer.
+// At 1366x900 and 390x844, axe-clean in both themes.
+func TestHintAndRevealWithoutJavaScript(t *testing.T) {
+	t.Parallel()
+	const slug = "async-refund"
+	hints := partHints(t, slug, 1)
+	if len(hints) < 2 {
+		t.Fatalf("part 1 of %s has %d hints; the test needs at least 2", slug, len(hints))
+	}
+	a := startApp(t)
+	for _, size := range weblightSizes {
+		t.Run(size.name, func(t *testing.T) {
+			ctx := newBrowser(t, a)
+			setScripts(t, ctx, false)
+			setViewport(t, ctx, size.width, size.height)
+			visitOK(t, ctx, "/problems/"+slug)
+			if pageTextContains(t, ctx, hints[0]) {
+				t.Fatal("hint 1 is in the page before its button was pressed")
+			}
+			label := fmt.Sprintf("Reveal hint 1 of %d", len(hints))
+			if !evalJS[bool](t, ctx, fmt.Sprintf(`(() => { const b = [...document.querySelectorAll("#part-1 form button")].find(b => b.textContent.trim() === %s);
+				if (!b) return false; b.setAttribute("data-e2e-hint", ""); return true })()`, jsString(label))) {
+				t.Fatalf("no button %q in part 1 without JavaScript", label)
+			}
+			clickAndLoad(t, ctx, "[data-e2e-hint]")
+			if !pageTextContains(t, ctx, hints[0]) || pageTextContains(t, ctx, hints[1]) {
+				t.Errorf("after pressing %q without JavaScript: hint 1 shown %v, hint 2 shown %v; want hint 1 alone",
+					label, pageTextContains(t, ctx, hints[0]), pageTextContains(t, ctx, hints[1]))
+			}
+			if !exists(t, ctx, "#part-1-hint-1") {
+				t.Error("the page after the hint's post has no #part-1-hint-1")
+			}
+			noSidewaysScroll(t, ctx, "the problem with hint 1 shown without JavaScript at "+size.name)
+
+			clickAndLoad(t, ctx, `form[action$="/reveal"] button[type=submit]`)
+			waitFor(t, ctx, "#answer-material")
+			noSidewaysScroll(t, ctx, "the problem with its answer revealed without JavaScript at "+size.name)
+			// axe needs scripts: allowed now, the page's own have not run.
+			setScripts(t, ctx, true)
+			checkAxeBothThemes(t, ctx, "the problem after a hint and a reveal without JavaScript at "+size.name)
+
+			// An answer's form posts as a plain form too; the page comes
+			// back with the answer stored.
+			setScripts(t, ctx, false)
+			visitOK(t, ctx, timedProblem)
+			evalJS[bool](t, ctx, `(document.getElementById("answer-text").value = "Retry with the same key.", true)`)
+			clickAndLoad(t, ctx, "#answer-text-box [data-timed-box] button[type=submit], #answer-text-box button[type=submit]")
+			waitFor(t, ctx, "#answer-text-box .submitted-answer")
+			if got := text(t, ctx, "#answer-text-box .submitted-answer"); got != "Retry with the same key." {
+				t.Errorf("without JavaScript the stored answer reads %q", got)
+			}
+			noSidewaysScroll(t, ctx, timedProblem+" after an answer without JavaScript at "+size.name)
+			setScripts(t, ctx, true)
+			checkAxeBothThemes(t, ctx, timedProblem+" after an answer without JavaScript at "+size.name)
+		})
+	}
+}
+
+// setScripts turns the page's scripts on or off for the tab's next loads
+// (evalJS still works: it is the test's, not the page's).
+func setScripts(t *testing.T, ctx context.Context, on bool) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: !on}); err != nil {
+		t.Fatalf("e2e: turn scripts on=%v: %v", on, err)
+	}
 }

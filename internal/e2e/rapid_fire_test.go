@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 )
 
 // rapidSet has three questions; the second runs out after five seconds,
@@ -98,28 +96,27 @@ func TestRapidFireFromFirstQuestionToSummary(t *testing.T) {
 				return true })()`)
 			waitUntil(t, ctx, "the self-assessment to save", `document.body.textContent.includes("Saved: 1 of 2 key points covered")`)
 			// The next question is right under the answer: no second
-			// answer box open between them, nothing listed twice.
-			answer := boxOf(t, ctx, "[data-answer-compare]")
-			next := boxOf(t, ctx, "[data-rapid-next]")
-			height := evalJS[float64](t, ctx, `document.documentElement.scrollHeight`)
-			t.Logf("answered at 1366x900: comparison %.0f-%.0f px, next %.0f px down, page %.0f px", answer.Top, answer.Bottom, next.Top, height)
-			if gap := next.Top - answer.Bottom; gap > 120 {
-				t.Errorf("the next question is %.0f px under the answer's comparison; want it right under (at most 120 px)", gap)
-			}
-			if evalJS[bool](t, ctx, `document.querySelector("section.question textarea").checkVisibility()`) {
-				t.Error("a second answer box is open under the answer")
-			}
-			if n := evalJS[int](t, ctx, `[...document.querySelectorAll("section.question h3")].filter(h => /key points/i.test(h.textContent)).length`); n != 1 {
-				t.Errorf("%d key-point lists on the answered question; want one", n)
-			}
-			for _, theme := range []string{"dark", "light"} {
-				if theme == "dark" {
-					emulateDark(t, ctx)
-				} else {
-					lightTheme(t, ctx)
+			// answer box open between them, nothing listed twice; at
+			// 1366x900 and on a 390 px phone, in both themes.
+			for _, size := range weblightSizes {
+				setViewport(t, ctx, size.width, size.height)
+				answer := boxOf(t, ctx, "[data-answer-compare]")
+				next := boxOf(t, ctx, "[data-rapid-next]")
+				height := evalJS[float64](t, ctx, `document.documentElement.scrollHeight`)
+				t.Logf("answered at %s: comparison %.0f-%.0f px, next %.0f px down, page %.0f px", size.name, answer.Top, answer.Bottom, next.Top, height)
+				if gap := next.Top - answer.Bottom; gap > 120 || gap < 0 {
+					t.Errorf("at %s the next question is %.0f px under the answer's comparison; want it right under (0 to 120 px)", size.name, gap)
 				}
-				checkAxe(t, ctx, "an answered rapid-fire question, "+theme)
+				if evalJS[bool](t, ctx, `document.querySelector("section.question textarea").checkVisibility()`) {
+					t.Errorf("at %s a second answer box is open under the answer", size.name)
+				}
+				if n := evalJS[int](t, ctx, `[...document.querySelectorAll("section.question h3")].filter(h => /key points/i.test(h.textContent)).length`); n != 1 {
+					t.Errorf("at %s: %d key-point lists on the answered question; want one", size.name, n)
+				}
+				noSidewaysScroll(t, ctx, "an answered rapid-fire question at "+size.name)
+				checkAxeBothThemes(t, ctx, "an answered rapid-fire question at "+size.name)
 			}
+			setViewport(t, ctx, 1366, 900)
 		}
 		want := fmt.Sprintf("Next: question %d of 3", n+1)
 		if n == 3 {
@@ -152,38 +149,42 @@ func TestRapidFireFromFirstQuestionToSummary(t *testing.T) {
 	if got := text(t, ctx, "p.summary"); !strings.HasPrefix(got, "3 of 3 questions answered") {
 		t.Errorf("the summary's total reads %q", got)
 	}
-	checkAxe(t, ctx, "the rapid-fire summary")
-
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
-		t.Fatal(err)
-	}
-	if wide := evalJS[bool](t, ctx, `document.documentElement.scrollWidth > document.documentElement.clientWidth`); wide {
-		t.Errorf("the summary scrolls sideways at 390 px: %v > %v", evalJS[float64](t, ctx, `document.documentElement.scrollWidth`), 390)
+	for _, size := range weblightSizes {
+		setViewport(t, ctx, size.width, size.height)
+		noSidewaysScroll(t, ctx, "the rapid-fire summary at "+size.name)
+		checkAxeBothThemes(t, ctx, "the rapid-fire summary at "+size.name)
 	}
 	requireNoPageExceptions(t, ctx)
 }
 
 // TestRapidFireRevealInPlace: revealing a rapid-fire question's model
 // answer without answering keeps the run's page (the server's redirect
-// leads to the set), shows the answer and offers the next question.
+// leads to the set), shows the answer and offers the next question; at
+// 1366x900 and 390x844, axe-clean in both themes.
 func TestRapidFireRevealInPlace(t *testing.T) {
 	t.Parallel()
 	a := startApp(t, withContentFile("sets/rapid-three.md", rapidSet))
-	ctx := newBrowser(t, a)
-	setViewport(t, ctx, 390, 844)
-	visitOK(t, ctx, "/sets/rapid-three/rapid?q=1")
-	evalJS[bool](t, ctx, `(window.faultlineSamePage = true)`)
-	clickInPlace(t, ctx, `section.question form[action$="/reveal"] button[type=submit]`)
-	waitFor(t, ctx, "section.question .answer-material")
-	if !evalJS[bool](t, ctx, `window.faultlineSamePage === true && location.pathname === "/sets/rapid-three/rapid"`) {
-		t.Fatalf("the reveal left the run's page for %s", evalJS[string](t, ctx, `location.href`))
+	// Each size in a browser of its own: a new candidate, nothing revealed.
+	for _, size := range weblightSizes {
+		t.Run(size.name, func(t *testing.T) {
+			ctx := newBrowser(t, a)
+			setViewport(t, ctx, size.width, size.height)
+			visitOK(t, ctx, "/sets/rapid-three/rapid?q=1")
+			evalJS[bool](t, ctx, `(window.faultlineSamePage = true)`)
+			clickInPlace(t, ctx, `section.question form[action$="/reveal"] button[type=submit]`)
+			waitFor(t, ctx, "section.question .answer-material")
+			if !evalJS[bool](t, ctx, `window.faultlineSamePage === true && location.pathname === "/sets/rapid-three/rapid"`) {
+				t.Fatalf("the reveal left the run's page for %s", evalJS[string](t, ctx, `location.href`))
+			}
+			if got := text(t, ctx, "[data-rapid-next]"); got != "Next: question 2 of 3" {
+				t.Errorf("after the reveal the next step reads %q; want the next question", got)
+			}
+			if id := activeElementID(t, ctx); id != "q-"+evalJS[string](t, ctx, `document.querySelector("section.question").id.slice(2)`)+"-material" {
+				t.Errorf("after the reveal focus is on #%s; want the revealed material", id)
+			}
+			noSidewaysScroll(t, ctx, "a rapid-fire question revealed in place at "+size.name)
+			checkAxeBothThemes(t, ctx, "a rapid-fire question revealed in place at "+size.name)
+			requireNoPageExceptions(t, ctx)
+		})
 	}
-	if got := text(t, ctx, "[data-rapid-next]"); got != "Next: question 2 of 3" {
-		t.Errorf("after the reveal the next step reads %q; want the next question", got)
-	}
-	if id := activeElementID(t, ctx); id != "q-"+evalJS[string](t, ctx, `document.querySelector("section.question").id.slice(2)`)+"-material" {
-		t.Errorf("after the reveal focus is on #%s; want the revealed material", id)
-	}
-	checkAxe(t, ctx, "a rapid-fire question revealed in place")
-	requireNoPageExceptions(t, ctx)
 }

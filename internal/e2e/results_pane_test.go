@@ -12,7 +12,8 @@ import (
 // grow, the column never overflows, Enter gives the results the whole
 // column and its button brings the code back, and the share is kept in
 // this browser across a reload.
-// axe-clean in both themes.
+// On a 390 px phone the results follow the editor down the page. axe-clean
+// in both themes at both sizes.
 func TestResultsPaneResizesAndRemembers(t *testing.T) {
 	t.Parallel()
 	const editorMin = 240
@@ -124,5 +125,19 @@ func TestResultsPaneResizesAndRemembers(t *testing.T) {
 	if over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
 		t.Errorf("the page scrolls %.0f px sideways at 390 px", over)
 	}
+	// The code and its report on the phone: the editor keeps its usable
+	// height above the report, which is shown whole, not in a slot.
+	evalJS[bool](t, ctx, `(() => { const tab = document.querySelector("[data-code-tab]");
+		if (tab && tab.checkVisibility() && tab.getAttribute("aria-selected") !== "true") tab.click(); return true })()`)
+	if e, _ := heights(); e < editorMin {
+		t.Errorf("at 390 px the editor is %.0f px tall above the report; want at least %d", e, editorMin)
+	}
+	if ed, res := boxOf(t, ctx, "[data-code-workspace] .cm-editor"), boxOf(t, ctx, "#ws-results"); res.Top < ed.Top+ed.Height-1 {
+		t.Errorf("at 390 px the results (%+v) are not after the editor (%+v)", res, ed)
+	}
+	if evalJS[bool](t, ctx, `(() => { const r = document.getElementById("ws-results"); return r.scrollHeight > r.clientHeight + 1 && getComputedStyle(r).overflowY !== "visible" })()`) {
+		t.Error("at 390 px the report is read through a scrolling slot; want it to follow the editor down the page")
+	}
+	checkAxeBothThemes(t, ctx, "the results after the editor at 390 px")
 	requireNoPageExceptions(t, ctx)
 }

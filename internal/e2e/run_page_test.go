@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -30,15 +29,17 @@ func TestRunPageShowsTheCodeGraded(t *testing.T) {
 	if code.Left < report.Left+report.Width-1 || code.Top > report.Top+200 {
 		t.Errorf("the code is not beside the report at 1366 px (report %+v, code %+v)", report, code)
 	}
-	for _, theme := range []string{"light", "dark"} {
-		if theme == "dark" {
-			emulateDark(t, ctx)
-		} else {
-			lightTheme(t, ctx)
-		}
-		checkAxe(t, ctx, fmt.Sprintf("a run's page with its code, %s", theme))
+	checkAxeBothThemes(t, ctx, "a run's page with its code at 1366x900")
+	// My practice at 1366: the runs table as a table, with its header.
+	visitOK(t, ctx, "/practice")
+	waitFor(t, ctx, "table.runs")
+	if !evalJS[bool](t, ctx, `document.querySelector("table.runs thead").checkVisibility()`) {
+		t.Error("at 1366 px the runs table's header is hidden")
 	}
-	lightTheme(t, ctx)
+	checkAxeBothThemes(t, ctx, "my practice at 1366x900")
+
+	visitOK(t, ctx, codeProblem+"/runs/1")
+	waitFor(t, ctx, ".run-source")
 	setViewport(t, ctx, 390, 844)
 	report, code = boxOf(t, ctx, "#grade-report"), boxOf(t, ctx, ".run-code")
 	if code.Top < report.Top+report.Height-1 {
@@ -47,6 +48,7 @@ func TestRunPageShowsTheCodeGraded(t *testing.T) {
 	if over := evalJS[float64](t, ctx, `document.documentElement.scrollWidth - innerWidth`); over > 0 {
 		t.Errorf("the run page scrolls %.0f px sideways at 390 px", over)
 	}
+	checkAxeBothThemes(t, ctx, "a run's page with its code at 390x844")
 	// My practice on the phone: the runs table's cells are stacked, each
 	// with its column's name.
 	visitOK(t, ctx, "/practice")
@@ -57,6 +59,7 @@ func TestRunPageShowsTheCodeGraded(t *testing.T) {
 	if len(unlabelled) > 0 {
 		t.Errorf("on a 390 px phone these cells of the runs table show no column name: %q", unlabelled)
 	}
-	checkAxe(t, ctx, "my practice on a phone")
+	noSidewaysScroll(t, ctx, "my practice at 390 px")
+	checkAxeBothThemes(t, ctx, "my practice at 390x844")
 	requireNoPageExceptions(t, ctx)
 }

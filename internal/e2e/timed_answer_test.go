@@ -223,57 +223,72 @@ func TestExpiryLocksTheBoxAndStoresTheAnswer(t *testing.T) {
 // TestSubmitShowsModelAnswerAndKeyPoints: submitting replaces the box, with
 // no page load, by the answer, the model answer and one checkbox per point of
 // "What a strong answer covers"; saving the ticks says how many were covered.
+// At 1366x900 and 390x844, axe-clean in both themes.
 func TestSubmitShowsModelAnswerAndKeyPoints(t *testing.T) {
 	t.Parallel()
 	points := strongAnswerPoints(t, "idempotent-create-client")
 	a := startApp(t)
-	ctx := newBrowser(t, a)
-	const box = "#answer-text-box"
-	visitOK(t, ctx, timedProblem)
-	waitFor(t, ctx, box+" [data-timer-clock]")
-	if exists(t, ctx, "#answer-material") || exists(t, ctx, "form[data-self-assessment]") {
-		t.Fatal("the model answer or the self-assessment is in the page before any answer")
-	}
-	evalJS[bool](t, ctx, `(() => { window.e2eSamePage = true; return true })()`)
-	focusAndType(t, ctx, "#answer-text", "Treat the timeout as unknown and retry with the same key.")
-	waitUntil(t, ctx, "the server to record the start", `document.querySelector("[data-timer-session]").value !== ""`)
-	evalJS[bool](t, ctx, `(() => { document.querySelector("[data-timed-box] button[type=submit]").click(); return true })()`)
-	waitBoxState(t, ctx, box, "submitted")
-	if !evalJS[bool](t, ctx, `window.e2eSamePage === true`) {
-		t.Error("submitting loaded a new page; want the box replaced in place")
-	}
-	waitFor(t, ctx, "#answer-material")
-	if !pageTextContains(t, ctx, "Model answer") || !exists(t, ctx, box+" [data-compare-model]") {
-		t.Error("no model answer beside the answer after submitting")
-	}
-	if exists(t, ctx, "#model-h") {
-		t.Error("the answer material repeats the model answer the box already shows")
-	}
-	if got := count(t, ctx, `form[data-self-assessment] input[name="covered"]`); got != len(points) {
-		t.Fatalf("the self-assessment has %d checkboxes; want one per key point (%d)", got, len(points))
-	}
-	if got := text(t, ctx, box+" [data-answer-summary]"); !strings.HasPrefix(got, "Timed: 0:") || !strings.Contains(got, "of 2:00 used · 11 words") {
-		t.Errorf("the answer summary reads %q; want the time used and 11 words", got)
-	}
-	checkAxe(t, ctx, timedProblem+" after submitting")
+	// Each size in a browser of its own: a new candidate, nothing answered.
+	for _, size := range weblightSizes {
+		t.Run(size.name, func(t *testing.T) {
+			ctx := newBrowser(t, a)
+			setViewport(t, ctx, size.width, size.height)
+			const box = "#answer-text-box"
+			visitOK(t, ctx, timedProblem)
+			waitFor(t, ctx, box+" [data-timer-clock]")
+			if exists(t, ctx, "#answer-material") || exists(t, ctx, "form[data-self-assessment]") {
+				t.Fatal("the model answer or the self-assessment is in the page before any answer")
+			}
+			evalJS[bool](t, ctx, `(() => { window.e2eSamePage = true; return true })()`)
+			focusAndType(t, ctx, "#answer-text", "Treat the timeout as unknown and retry with the same key.")
+			waitUntil(t, ctx, "the server to record the start", `document.querySelector("[data-timer-session]").value !== ""`)
+			evalJS[bool](t, ctx, `(() => { document.querySelector("[data-timed-box] button[type=submit]").click(); return true })()`)
+			waitBoxState(t, ctx, box, "submitted")
+			if !evalJS[bool](t, ctx, `window.e2eSamePage === true`) {
+				t.Error("submitting loaded a new page; want the box replaced in place")
+			}
+			waitFor(t, ctx, "#answer-material")
+			// Focus on the submitted box's heading, which is in view: the
+			// candidate keeps their place.
+			if !evalJS[bool](t, ctx, `(() => { const f = document.activeElement, r = f.getBoundingClientRect();
+				return f.tagName === "H3" && !!f.closest("[data-timed-box]") && r.bottom > 0 && r.top < innerHeight })()`) {
+				t.Errorf("after submitting focus is on %v; want the submitted box's heading, in view", focused(t, ctx))
+			}
+			if !pageTextContains(t, ctx, "Model answer") || !exists(t, ctx, box+" [data-compare-model]") {
+				t.Error("no model answer beside the answer after submitting")
+			}
+			if exists(t, ctx, "#model-h") {
+				t.Error("the answer material repeats the model answer the box already shows")
+			}
+			if got := count(t, ctx, `form[data-self-assessment] input[name="covered"]`); got != len(points) {
+				t.Fatalf("the self-assessment has %d checkboxes; want one per key point (%d)", got, len(points))
+			}
+			if got := text(t, ctx, box+" [data-answer-summary]"); !strings.HasPrefix(got, "Timed: 0:") || !strings.Contains(got, "of 2:00 used · 11 words") {
+				t.Errorf("the answer summary reads %q; want the time used and 11 words", got)
+			}
+			noSidewaysScroll(t, ctx, timedProblem+" after submitting at "+size.name)
+			checkAxeBothThemes(t, ctx, timedProblem+" after submitting at "+size.name)
 
-	evalJS[bool](t, ctx, `(() => {
-		const boxes = document.querySelectorAll('form[data-self-assessment] input[name="covered"]');
-		boxes[0].click(); boxes[2].click();
-		document.querySelector("form[data-self-assessment] button[type=submit]").click();
-		return true })()`)
-	want := fmt.Sprintf("Saved: 2 of %d key points covered", len(points))
-	waitUntil(t, ctx, want, fmt.Sprintf(`document.querySelector("[data-assessment-status]").textContent === %s`, jsString(want)))
-	checkAxe(t, ctx, timedProblem+" after saving the self-assessment")
+			evalJS[bool](t, ctx, `(() => {
+				const boxes = document.querySelectorAll('form[data-self-assessment] input[name="covered"]');
+				boxes[0].click(); boxes[2].click();
+				document.querySelector("form[data-self-assessment] button[type=submit]").click();
+				return true })()`)
+			want := fmt.Sprintf("Saved: 2 of %d key points covered", len(points))
+			waitUntil(t, ctx, want, fmt.Sprintf(`document.querySelector("[data-assessment-status]").textContent === %s`, jsString(want)))
+			checkAxeBothThemes(t, ctx, timedProblem+" after saving the self-assessment at "+size.name)
 
-	visitOK(t, ctx, timedProblem)
-	if got := text(t, ctx, "[data-assessment-status]"); got != want {
-		t.Errorf("after a reload the self-assessment says %q; want %q", got, want)
+			visitOK(t, ctx, timedProblem)
+			if got := text(t, ctx, "[data-assessment-status]"); got != want {
+				t.Errorf("after a reload the self-assessment says %q; want %q", got, want)
+			}
+			if got := count(t, ctx, `form[data-self-assessment] input[name="covered"]:checked`); got != 2 {
+				t.Errorf("after a reload %d key points are ticked; want 2", got)
+			}
+			requireNoPageExceptions(t, ctx)
+
+		})
 	}
-	if got := count(t, ctx, `form[data-self-assessment] input[name="covered"]:checked`); got != 2 {
-		t.Errorf("after a reload %d key points are ticked; want 2", got)
-	}
-	requireNoPageExceptions(t, ctx)
 }
 
 // TestKeyboardAloneCompletesATimedAnswer: choose the mode with the arrow

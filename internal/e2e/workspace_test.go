@@ -217,53 +217,63 @@ func TestNoSidewaysScrollOnAPhone(t *testing.T) {
 }
 
 // TestCtrlEnterRunsCheck: Ctrl-Enter in the editor runs a quick Check: its
-// result shows beside the code, the text is left as it was, focus stays
-// in the editor and nothing joins the grading history.
+// result shows beside the code (after it on a phone), the text is left as
+// it was, focus stays in the editor and nothing joins the grading
+// history. At 1366x900 and 390x844, axe-clean in both themes.
 func TestCtrlEnterRunsCheck(t *testing.T) {
 	t.Parallel()
 	a := startApp(t)
-	ctx := newBrowser(t, a, withTimeout(2*defaultTestTimeout))
-	setViewport(t, ctx, 1366, 900)
-	openWorkspace(t, ctx)
-	if exists(t, ctx, "#grade-checks:not([hidden])") {
-		t.Error("the grader's checks are on the page before any result")
-	}
-	before := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`)
-	evalJS[bool](t, ctx, `(document.getElementById("code-editor-textarea").faultlineEditor.focus(), true)`)
-	pressKey(t, ctx, kb.Enter, chromedp.ModifierCtrl)
-	waitUntil(t, ctx, "the check's result", `document.querySelector("#check-report:not([hidden]) section.grade-report")`, gradeWait)
+	// Each size in a browser of its own: a new candidate, no history yet.
+	for _, size := range weblightSizes {
+		t.Run(size.name, func(t *testing.T) {
+			ctx := newBrowser(t, a, withTimeout(2*defaultTestTimeout))
+			setViewport(t, ctx, size.width, size.height)
+			openCode(t, ctx, size.width < 600)
+			if exists(t, ctx, "#grade-checks:not([hidden])") {
+				t.Error("the grader's checks are on the page before any result")
+			}
+			before := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`)
+			evalJS[bool](t, ctx, `(document.getElementById("code-editor-textarea").faultlineEditor.focus(), true)`)
+			pressKey(t, ctx, kb.Enter, chromedp.ModifierCtrl)
+			waitUntil(t, ctx, "the check's result", `document.querySelector("#check-report:not([hidden]) section.grade-report")`, gradeWait)
 
-	if got := text(t, ctx, "#grade-progress"); !strings.HasPrefix(got, "Checked:") {
-		t.Errorf("#grade-progress after Check = %q; want the check's summary", got)
-	}
-	if n := count(t, ctx, "#check-report .grade-scenario"); n == 0 || n > 6 {
-		t.Errorf("the check shows %d scenarios; want a few", n)
-	}
-	// A Check of the untouched starter is headed as a Check, lists what it
-	// ran, and says nothing of defects or of an earlier version.
-	if got := text(t, ctx, "#check-report h2"); !strings.HasPrefix(got, "Check: ") {
-		t.Errorf("the check's heading reads %q; want it to say Check", got)
-	}
-	if n, ran := count(t, ctx, "#check-report .grade-scenario"), count(t, ctx, "#check-report .check-ran li"); ran != n {
-		t.Errorf("the check lists %d scenarios it ran; its report has %d", ran, n)
-	}
-	if got := text(t, ctx, "#check-report"); strings.Contains(got, "defects of the original fixed") || strings.Contains(got, "earlier version") {
-		t.Errorf("the check speaks of defects or an earlier version: %.300s", got)
-	}
-	if got := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`); got != before {
-		t.Errorf("Ctrl-Enter changed the code (the editor's own Mod-Enter ran too)")
-	}
-	if !evalJS[bool](t, ctx, `!!document.activeElement.closest(".cm-editor")`) {
-		t.Errorf("focus left the editor for %v", focused(t, ctx))
-	}
-	waitFor(t, ctx, "#grade-checks")
-	checkAxe(t, ctx, codeProblem+" with a check's result")
+			if got := text(t, ctx, "#grade-progress"); !strings.HasPrefix(got, "Checked:") {
+				t.Errorf("#grade-progress after Check = %q; want the check's summary", got)
+			}
+			if n := count(t, ctx, "#check-report .grade-scenario"); n == 0 || n > 6 {
+				t.Errorf("the check shows %d scenarios; want a few", n)
+			}
+			// A Check of the untouched starter is headed as a Check, lists what it
+			// ran, and says nothing of defects or of an earlier version.
+			if got := text(t, ctx, "#check-report h2"); !strings.HasPrefix(got, "Check: ") {
+				t.Errorf("the check's heading reads %q; want it to say Check", got)
+			}
+			if n, ran := count(t, ctx, "#check-report .grade-scenario"), count(t, ctx, "#check-report .check-ran li"); ran != n {
+				t.Errorf("the check lists %d scenarios it ran; its report has %d", ran, n)
+			}
+			if got := text(t, ctx, "#check-report"); strings.Contains(got, "defects of the original fixed") || strings.Contains(got, "earlier version") {
+				t.Errorf("the check speaks of defects or an earlier version: %.300s", got)
+			}
+			if got := evalJS[string](t, ctx, `document.getElementById("code-editor-textarea").faultlineEditor.getValue()`); got != before {
+				t.Errorf("Ctrl-Enter changed the code (the editor's own Mod-Enter ran too)")
+			}
+			if !evalJS[bool](t, ctx, `!!document.activeElement.closest(".cm-editor")`) {
+				t.Errorf("focus left the editor for %v", focused(t, ctx))
+			}
+			if !evalJS[bool](t, ctx, `document.querySelector("#check-report h2").checkVisibility()`) {
+				t.Error("the check's report is not shown")
+			}
+			waitFor(t, ctx, "#grade-checks")
+			noSidewaysScroll(t, ctx, codeProblem+" with a check's result at "+size.name)
+			checkAxeBothThemes(t, ctx, codeProblem+" with a check's result at "+size.name)
 
-	visitOK(t, ctx, "/practice")
-	if exists(t, ctx, "table.runs") {
-		t.Error("the check was kept in the grading history")
+			visitOK(t, ctx, "/practice")
+			if exists(t, ctx, "table.runs") {
+				t.Error("the check was kept in the grading history")
+			}
+			requireNoPageExceptions(t, ctx)
+		})
 	}
-	requireNoPageExceptions(t, ctx)
 }
 
 // TestEditorSettingsAndComparison: the editor wraps long lines on demand,
