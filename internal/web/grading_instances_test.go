@@ -3,12 +3,14 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,11 +71,17 @@ func forEachInstanceStore(t *testing.T, f func(t *testing.T, open storeOpener)) 
 // newInstance is one server instance on the shared database, with its
 // own grading registry, announcing on the broker every instance shares,
 // as serve wires them.
+// instanceSeq numbers the instances the tests start.
+var instanceSeq atomic.Int64
+
 func newInstance(t *testing.T, open storeOpener, g Grader, lease time.Duration) *testServer {
 	t.Helper()
 	store, broker := open(t)
+	// Each instance owns its leases under a name of its own, as separate
+	// processes would: one shared name would let any instance's heartbeat
+	// renew every instance's runs.
 	app, err := New(Config{Catalog: gradingCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Grader: g, Broker: broker, GradeLease: lease})
+		Grader: g, Broker: broker, GradeLease: lease, Instance: fmt.Sprintf("test-instance-%d", instanceSeq.Add(1))})
 	if err != nil {
 		t.Fatal(err)
 	}
