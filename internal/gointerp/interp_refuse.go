@@ -136,6 +136,10 @@ func (rw *rewriter) errorsIsTarget(call *ast.CallExpr, typeOf func(ast.Expr) typ
 	if t == nil || isNilIdent(target) {
 		return
 	}
+	if a, b := rw.twinErrorTypes(); a != "" && !rw.sentinel(target) {
+		rw.refuse(target.Pos(), fmt.Sprintf("errors.Is cannot tell your error types %s and %s apart in the interpreter: it keeps a value of either as the same underlying type (%s), so %s(1) and %s(1) would compare equal. Give one of them another underlying type (a struct whose Error method has a pointer receiver), or compare with sentinels made by errors.New", a, b, rw.underlyingSource(a), a, b))
+		return
+	}
 	if named, ok := t.(*types.Named); ok && named.Obj().Pkg() == rw.classes.pkg {
 		if _, isStruct := named.Underlying().(*types.Struct); isStruct {
 			name := named.Obj().Name()
@@ -189,6 +193,59 @@ func (rw *rewriter) sentinel(e ast.Expr) bool {
 	return false
 }
 
+// twinErrorTypes returns two types the file declares, not structs, with
+// Error methods and the same underlying type (type codeA int; type codeB
+// int), or "", "". yaegi keeps a value of such a type as its underlying
+// type, so errorsIs cannot tell codeA(1) from codeB(1).
+func (rw *rewriter) twinErrorTypes() (string, string) {
+	seen := map[string]string{} // underlying type's source -> first type
+	done := map[string]bool{}
+	for _, d := range rw.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Name.Name != "Error" {
+			continue
+		}
+		recv := fd.Recv.List[0].Type
+		if star, ok := recv.(*ast.StarExpr); ok {
+			recv = star.X
+		}
+		id, ok := recv.(*ast.Ident)
+		if !ok || id.Obj == nil || done[id.Name] {
+			continue
+		}
+		done[id.Name] = true
+		ts, ok := id.Obj.Decl.(*ast.TypeSpec)
+		if !ok {
+			continue
+		}
+		if _, isStruct := ts.Type.(*ast.StructType); isStruct {
+			continue
+		}
+		under := types.ExprString(ts.Type)
+		if first, ok := seen[under]; ok {
+			return first, id.Name
+		}
+		seen[under] = id.Name
+	}
+	return "", ""
+}
+
+// underlyingSource is the source of the type the file declares name as.
+func (rw *rewriter) underlyingSource(name string) string {
+	for _, d := range rw.file.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.Name == name {
+				return types.ExprString(ts.Type)
+			}
+		}
+	}
+	return "?"
+}
+
 // valueStructError is the name of a struct type the file declares with
 // an Error method of a value receiver, or "".
 func (rw *rewriter) valueStructError() string {
@@ -234,21 +291,53 @@ func (rw *rewriter) chainMethods() {
 	if !calls {
 		return
 	}
+	errorTypes := map[string]bool{} // the file's types with an Error method
+	for _, d := range rw.file.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "Error" {
+			errorTypes[recvTypeName(fd)] = true
+		}
+	}
 	for _, d := range rw.file.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Recv == nil || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
+		if !ok || fd.Recv == nil || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 || !errorTypes[recvTypeName(fd)] {
 			continue
 		}
 		params := fd.Type.Params.NumFields()
+		result := types.ExprString(fd.Type.Results.List[0].Type)
+		var param string
+		if params == 1 {
+			param = types.ExprString(fd.Type.Params.List[0].Type)
+		}
+		// Only the shapes the errors package calls: a method of another
+		// shape is the file's own business.
 		var advice string
 		switch {
-		case fd.Name.Name == "Unwrap" && params == 0:
+		case fd.Name.Name == "Unwrap" && params == 0 && (result == "error" || result == "[]error"):
 			advice = "wrap the cause with fmt.Errorf(\"...: %w\", err) instead of an Unwrap method"
-		case (fd.Name.Name == "Is" || fd.Name.Name == "As") && params == 1:
+		case fd.Name.Name == "Is" && params == 1 && param == "error" && result == "bool",
+			fd.Name.Name == "As" && params == 1 && (param == "any" || param == "interface{}") && result == "bool":
 			advice = "compare with a sentinel error wrapped with fmt.Errorf(\"...: %w\", ErrX), or test the type with errors.As"
 		default:
 			continue
 		}
 		rw.refuse(fd.Name.Pos(), fmt.Sprintf("the interpreter's errors.Is and errors.As do not call the %s method of your file's types: they see your errors through a wrapper that has only the Error method, so they would answer wrongly. %s", fd.Name.Name, strings.ToUpper(advice[:1])+advice[1:]))
 	}
+}
+
+// recvTypeName is the name of a method's receiver type, without its star.
+func recvTypeName(fd *ast.FuncDecl) string {
+	t := fd.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	if idx, ok := t.(*ast.IndexExpr); ok {
+		t = idx.X
+	}
+	if idx, ok := t.(*ast.IndexListExpr); ok {
+		t = idx.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }

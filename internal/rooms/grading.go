@@ -240,8 +240,9 @@ func (s *Service) grade(ctx context.Context, cancel context.CancelFunc, lease *g
 		}
 	}
 	// After the end: a lease given up first would let another instance
-	// record this run as lost (as it will, a lease on, when the end could
-	// not be appended).
+	// record this run as lost. When the end could not be appended the
+	// lease goes all the same, so no heartbeat reaps the run: the room's
+	// next Run records its end (reapRun).
 	s.dropLease(storeCtx, a.Room.ID, run, lease)
 	if err != nil {
 		// An ended room takes no more events; the run is lost with it.

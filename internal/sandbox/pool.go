@@ -88,9 +88,12 @@ type Pool struct {
 	surprises []bool               // the last recentJobs jobs: was each an unforeseen long one?
 	warm      bool                 // KeepWarm was called and Close was not
 	once      bool                 // Prestart's spare is being started: keep it
-	idle      []*child             // spares waiting for a job, oldest first
-	starting  int                  // spares being started now
-	starters  sync.WaitGroup
+	// prestarted is closed when Prestart's spare has started (or failed to);
+	// a job that comes first waits for it rather than start a second child.
+	prestarted chan struct{}
+	idle       []*child // spares waiting for a job, oldest first
+	starting   int      // spares being started now
+	starters   sync.WaitGroup
 }
 
 // keyState is what the pool knows of one key's jobs.
@@ -358,6 +361,15 @@ func (p *Pool) pruneKeysLocked() {
 // run gives the job to a spare when there is a live one, else to a child
 // started now, and has the spare replaced in the background.
 func (p *Pool) run(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
+	p.mu.Lock()
+	prestarted := p.prestarted
+	p.mu.Unlock()
+	if prestarted != nil {
+		select {
+		case <-prestarted:
+		case <-ctx.Done():
+		}
+	}
 	for {
 		c := p.takeSpare()
 		if c == nil {
@@ -404,6 +416,7 @@ func (p *Pool) Prestart() {
 		return
 	}
 	p.once = true
+	p.prestarted = make(chan struct{})
 	p.starting++
 	p.starters.Add(1)
 	go p.startSpare()
@@ -476,6 +489,10 @@ func (p *Pool) startSpare() {
 	p.once = false
 	if keep {
 		p.idle = append(p.idle, c)
+	}
+	if p.prestarted != nil {
+		close(p.prestarted)
+		p.prestarted = nil
 	}
 	p.mu.Unlock()
 	if err == nil && !keep {

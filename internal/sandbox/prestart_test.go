@@ -36,3 +36,20 @@ func TestPoolPrestart(t *testing.T) {
 		t.Errorf("Close left the unused spare %d", pid)
 	}
 }
+
+// TestPoolPrestartJobFirst checks a job submitted while Prestart's spare is
+// still starting waits for it and runs there, rather than starting a
+// second child while the first one is thrown away.
+func TestPoolPrestartJobFirst(t *testing.T) {
+	pool := NewPool(testRunner("echo", Limits{}), 1, 0)
+	defer pool.Close()
+	pool.Prestart()
+	out, err := pool.Submit(context.Background(), []byte("job"), nil)
+	if err != nil || !out.OK() || !out.Warm {
+		t.Fatalf("Submit at once after Prestart: %v %+v; want it run by the prestarted spare", err, out)
+	}
+	pool.starters.Wait()
+	if n := pool.Spares(); n != 0 {
+		t.Errorf("%d spares left after the job; the prestarted one should have taken it", n)
+	}
+}

@@ -190,7 +190,7 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *g
 	r.id = id
 	r.events = live.NewMemoryLog(runTopic(id), g.broker)
 	if g.sharesProgress() {
-		r.mirror = g.mirrorProgress
+		g.startMirror(r)
 	}
 	g.live[id] = r
 	if g.leases == nil {
@@ -209,6 +209,52 @@ func (g *gradingRuns) start(r *liveRun, id int64, job grading.Request, ticket *g
 // several serve (SQLite serves one process).
 func (g *gradingRuns) sharesProgress() bool {
 	return g.shared != nil && g.store.Dialect() != "sqlite"
+}
+
+// mirrored is one progress event on its way to the other instances.
+type mirrored struct {
+	seq  int64
+	data []byte
+}
+
+// startMirror has run r's progress events carried to the other instances
+// by a goroutine of their own, in order: the goroutine that reads the
+// grading child's results must never wait on the database, or a slow one
+// would stall the child's pipe until its wall-clock limit blamed the code,
+// or drop the report when the child ends. An event that finds the queue
+// full is dropped, which costs the other instances' streams that event.
+func (g *gradingRuns) startMirror(r *liveRun) {
+	queue := make(chan mirrored, 256)
+	drained := make(chan struct{})
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer close(drained)
+		for m := range queue {
+			g.mirrorProgress(r, m.seq, m.data)
+		}
+	}()
+	closed := false // under r.mu, which addProgress holds when it calls mirror
+	r.mirror = func(r *liveRun, seq int64, data []byte) {
+		if closed {
+			return
+		}
+		select {
+		case queue <- mirrored{seq, data}:
+		default:
+			g.log.Warn("web: a grade run's progress came faster than the store took it; the other instances miss one event", "run", r.id)
+		}
+	}
+	r.mirrorDone = func() {
+		r.mu.Lock()
+		closed = true
+		close(queue)
+		r.mu.Unlock()
+		select {
+		case <-drained:
+		case <-time.After(finishTimeout):
+		}
+	}
 }
 
 // mirrorProgress records run r's progress event seq in the store and
@@ -301,7 +347,9 @@ func (g *gradingRuns) run(r *liveRun, job grading.Request, ticket *grading.Ticke
 		g.log.Error("web: recording the end of a grade run failed", slog.Int64("run", r.id), slog.Any("err", err))
 	}
 	if r.mirror != nil {
-		// The end is recorded: a stream elsewhere reads it, not these.
+		// The end is recorded: a stream elsewhere reads it, not these,
+		// once the events still on their way are written.
+		r.mirrorDone()
 		if err := g.store.DeleteGradeProgress(storeCtx, r.id); err != nil {
 			g.log.Warn("web: forgetting a grade run's progress failed", "run", r.id, "err", err)
 		}
@@ -411,10 +459,13 @@ type liveRun struct {
 	// mirror, set by start when other instances may follow the run,
 	// carries each progress event to them (mirrorProgress).
 	mirror func(r *liveRun, seq int64, data []byte)
-	place  *grading.Place[*liveRun]
-	userID string
-	addr   string // the client address's limit key
-	total  int
+	// mirrorDone, set with mirror, stops it and waits (bounded) for the
+	// events already handed to it to be written.
+	mirrorDone func()
+	place      *grading.Place[*liveRun]
+	userID     string
+	addr       string // the client address's limit key
+	total      int
 
 	mu       sync.Mutex
 	progress []progressData

@@ -3,12 +3,14 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,11 +71,17 @@ func forEachInstanceStore(t *testing.T, f func(t *testing.T, open storeOpener)) 
 // newInstance is one server instance on the shared database, with its
 // own grading registry, announcing on the broker every instance shares,
 // as serve wires them.
+// instanceSeq numbers the instances the tests start.
+var instanceSeq atomic.Int64
+
 func newInstance(t *testing.T, open storeOpener, g Grader, lease time.Duration) *testServer {
 	t.Helper()
 	store, broker := open(t)
+	// Each instance owns its leases under a name of its own, as separate
+	// processes would: one shared name would let any instance's heartbeat
+	// renew every instance's runs.
 	app, err := New(Config{Catalog: gradingCatalog(), Store: store, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Grader: g, Broker: broker, GradeLease: lease})
+		Grader: g, Broker: broker, GradeLease: lease, Instance: fmt.Sprintf("test-instance-%d", instanceSeq.Add(1))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,6 +291,80 @@ func TestProgressStreamsFromAnyInstance(t *testing.T) {
 				p, err := a.store.GradeProgressAfter(context.Background(), run.RunID, 0, 10)
 				return err == nil && len(p) == 0
 			})
+		})
+	}
+}
+
+// stalledProgressStore is a store whose writes of progress for the other
+// instances wait until release is closed, as a slow database would.
+type stalledProgressStore struct {
+	*storage.Store
+	release chan struct{}
+}
+
+func (s stalledProgressStore) AppendGradeProgress(ctx context.Context, id, seq int64, data []byte) error {
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.Store.AppendGradeProgress(ctx, id, seq, data)
+}
+
+// TestSlowStoreDoesNotStallTheGrader: on Postgres each scenario's progress
+// is also written for the other instances, and that write must not hold
+// up the goroutine reading the grading child, or a slow database would
+// stall the child's pipe until its time limit blamed the code. With every
+// such write stuck, the owner's own stream still gets every scenario.
+func TestSlowStoreDoesNotStallTheGrader(t *testing.T) {
+	for _, s := range instanceStores {
+		if s.name != "postgres" {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			open := s.open(t)
+			release := make(chan struct{})
+			store, broker := open(t)
+			ga := &fakeGrader{report: failingReport(), gate: make(chan struct{})}
+			app, err := New(Config{Catalog: gradingCatalog(), Store: stalledProgressStore{store, release},
+				Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Grader: ga, Broker: broker, GradeLease: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(app)
+			t.Cleanup(func() {
+				ts.CloseClientConnections()
+				ts.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				app.StopGrading(ctx)
+			})
+			a := &testServer{Server: ts, app: app, store: store}
+			onA := a.newBrowser(t)
+			run := onA.startGrade("package refund // SLOW-STORE")
+			stream := onA.events(run.EventsURL)
+			// A stuck write gives up after finishTimeout (10 s): an event
+			// that waited for one would come too late.
+			stream.gap = finishTimeout / 2
+			for i, sc := range failingReport().Scenarios {
+				select {
+				case ga.gate <- struct{}{}:
+				case <-time.After(finishTimeout / 2):
+					t.Fatalf("the grader could not go on to scenario %d: it waits on the store's write of the last one's progress", i+1)
+				}
+				ev := stream.next()
+				for ev.name == "" {
+					ev = stream.next()
+				}
+				if p := decode[progressData](t, ev, "progress"); p.Name != sc.Name {
+					t.Fatalf("event %d = %+v; want scenario %q", i+1, p, sc.Name)
+				}
+			}
+			close(release)
+			ga.gate <- struct{}{}
+			if rep := decode[reportData](t, stream.waitFor("report"), "report"); rep.RunID != run.RunID {
+				t.Errorf("the report is of run %d; want %d", rep.RunID, run.RunID)
+			}
 		})
 	}
 }

@@ -72,6 +72,10 @@ type Config struct {
 	// GradeLease is how long a grade run stays this instance's without a
 	// heartbeat; 0 means DefaultGradeLease.
 	GradeLease time.Duration
+	// Instance names this server as the owner of the grade runs it leases;
+	// "" means grading.InstanceID(), the process's. Tests that run several
+	// instances in one process give each its own.
+	Instance string
 }
 
 // Server is the web application: an Echo instance with every route.
@@ -138,6 +142,7 @@ func New(cfg Config) (*Server, error) {
 		s.grading = newGradingRuns(cfg.Grader, cfg.Store, cfg.Log)
 		s.grading.perAddress = cmp.Or(cfg.GradesPerAddress, DefaultGradesPerAddress)
 		s.grading.lease = cmp.Or(cfg.GradeLease, DefaultGradeLease)
+		s.grading.instance = cmp.Or(cfg.Instance, s.grading.instance)
 		s.grading.shared = cfg.Broker
 	}
 	s.routes()
