@@ -200,3 +200,57 @@ func TestReviewPlainFormAnswerIsRated(t *testing.T) {
 		t.Errorf("timer start on a plain-form problem: %d; want 404", status)
 	}
 }
+
+// TestReviewAgainFoldsKeyPoints: a problem opened from the review queue
+// (?again=1) shows none of its key points or part rubrics until the
+// candidate opens a disclosure, in the timed box and the plain form alike;
+// without ?again= they are in view as ever.
+func TestReviewAgainFoldsKeyPoints(t *testing.T) {
+	markers := []string{"STRONG-MARKER", "RUBRIC-1-MARKER", "RUBRIC-2-MARKER"}
+	tests := []struct {
+		name  string
+		timed bool
+	}{
+		{"timed box", true},
+		{"plain form", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := testCatalog()
+			if !tt.timed {
+				cat.Problems[1].TimedAnswer = 0
+			}
+			b := newTestServer(t, cat).newBrowser(t)
+			b.post(problemBase+"/answer", url.Values{"answer": {"my answer"}})
+			again := b.get(problemBase + "?again=1")
+			plain := b.get(problemBase)
+			for _, m := range markers {
+				if !strings.Contains(again.body, m) {
+					t.Errorf("?again=1 leaves %s out altogether; want it folded", m)
+				}
+				if visibleOutsideDetails(again.body, m) {
+					t.Errorf("?again=1 shows %s outside a closed disclosure", m)
+				}
+				if !visibleOutsideDetails(plain.body, m) {
+					t.Errorf("without ?again= %s is folded away", m)
+				}
+			}
+		})
+	}
+}
+
+// visibleOutsideDetails reports whether marker occurs in body outside every
+// <details> element (none of the page's disclosures is drawn open).
+func visibleOutsideDetails(body, marker string) bool {
+	for i := 0; ; {
+		j := strings.Index(body[i:], marker)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if strings.Count(body[:i], "<details") == strings.Count(body[:i], "</details>") {
+			return true
+		}
+		i += len(marker)
+	}
+}
