@@ -39,6 +39,12 @@ const (
 	MaxQuality = 5
 )
 
+// MaxInterval caps the interval, in days (about a century). SM-2 as
+// published has no cap, but a long run of good grades multiplies without
+// end: a dozen perfect ones overflow time.Duration (Due would wrap into the
+// past) and later ones the store's INT column of days.
+const MaxInterval = 36500
+
 // Day is one interval step. Intervals are whole days, as in SM-2.
 const Day = 24 * time.Hour
 
@@ -108,7 +114,8 @@ func (r Rating) Overconfidence() float64 {
 
 // Next applies one review at time at to s, by SM-2, then shortens the
 // interval of an over-confident review: an interval of I days becomes
-// I*(1-g) for a gap g (Overconfidence), rounded, at least 1 day. A
+// I*(1-g) for a gap g (Overconfidence), rounded, at least 1 day. The
+// interval never exceeds MaxInterval. A
 // candidate who said 4 of 4 and ticked 2 of 4 sees the item again in half
 // the time SM-2 alone would give.
 func Next(s State, r Rating, at time.Time) State {
@@ -123,7 +130,9 @@ func Next(s State, r Rating, at time.Time) State {
 		case 1:
 			s.Interval = 6
 		default:
-			s.Interval = int(math.Round(float64(s.Interval) * s.Ease))
+			// Capped before the conversion: a float past int's range
+			// converts to nonsense.
+			s.Interval = int(math.Min(math.Round(float64(s.Interval)*s.Ease), MaxInterval))
 		}
 		s.Reps++
 	} else {
@@ -136,6 +145,8 @@ func Next(s State, r Rating, at time.Time) State {
 	if g := r.Overconfidence(); g > 0 {
 		s.Interval = max(1, int(math.Round(float64(s.Interval)*(1-g))))
 	}
+	// A stored interval from before the cap is brought under it too.
+	s.Interval = min(s.Interval, MaxInterval)
 	s.Reviewed = at
 	s.Due = at.Add(time.Duration(s.Interval) * Day)
 	return s
