@@ -3,22 +3,28 @@
 // learning", 1990; the algorithm as published at
 // https://super-memory.com/english/ol/sm2.htm). No maintained Go library of
 // FSRS or SM-2 was among the packages this module may use, so the published
-// rules are implemented here, small enough to read at once:
+// rules are implemented here, small enough to read at once, with the changes
+// noted:
 //
 //   - a review is graded q in 0..5; q >= 3 is a pass;
 //   - a pass: the first interval is 1 day, the second 6, then each is the
 //     previous one times the easiness factor EF, rounded;
-//   - a failure (q < 3) starts the repetitions again from a 1-day interval,
-//     keeping EF;
-//   - after every review EF' = EF + (0.1 - (5-q)(0.08 + (5-q)0.02)), never
-//     below 1.3; a new item starts at 2.5.
+//   - a failure (q < 3) starts the repetitions again from a 1-day interval;
+//   - after every review, a failure included, EF' = EF + (0.1 - (5-q)(0.08 +
+//     (5-q)0.02)), never below 1.3, so a failure lowers EF (the published
+//     text keeps EF on a failure; we let it fall, so an item often missed
+//     grows its intervals more slowly); a new item starts at 2.5;
+//   - the interval is capped at MaxInterval days (the published rules have
+//     no cap).
 //
 // What is ours: the grade comes from the candidate's own self-assessment
 // (the share of the rubric's key points they ticked, Quality), and a
 // candidate who predicted more key points than they then ticked was
-// over-confident, so the next interval is shortened in proportion to the gap
-// (Next). The package keeps no state: the store keeps each item's State, so a
-// schedule survives restarts and is the same on every instance.
+// over-confident, so the interval is shortened in proportion to the gap
+// (Next); SM-2 multiplies the shortened interval at the next pass, so the
+// shortening carries forward until a failure resets it. The package keeps
+// no state: the store keeps each item's State, so a schedule survives
+// restarts and is the same on every instance.
 package review
 
 import (
