@@ -3,22 +3,28 @@
 // learning", 1990; the algorithm as published at
 // https://super-memory.com/english/ol/sm2.htm). No maintained Go library of
 // FSRS or SM-2 was among the packages this module may use, so the published
-// rules are implemented here, small enough to read at once:
+// rules are implemented here, small enough to read at once, with the changes
+// noted:
 //
 //   - a review is graded q in 0..5; q >= 3 is a pass;
 //   - a pass: the first interval is 1 day, the second 6, then each is the
 //     previous one times the easiness factor EF, rounded;
-//   - a failure (q < 3) starts the repetitions again from a 1-day interval,
-//     keeping EF;
-//   - after every review EF' = EF + (0.1 - (5-q)(0.08 + (5-q)0.02)), never
-//     below 1.3; a new item starts at 2.5.
+//   - a failure (q < 3) starts the repetitions again from a 1-day interval;
+//   - after every review, a failure included, EF' = EF + (0.1 - (5-q)(0.08 +
+//     (5-q)0.02)), never below 1.3, so a failure lowers EF (the published
+//     text keeps EF on a failure; we let it fall, so an item often missed
+//     grows its intervals more slowly); a new item starts at 2.5;
+//   - the interval is capped at MaxInterval days (the published rules have
+//     no cap).
 //
 // What is ours: the grade comes from the candidate's own self-assessment
 // (the share of the rubric's key points they ticked, Quality), and a
 // candidate who predicted more key points than they then ticked was
-// over-confident, so the next interval is shortened in proportion to the gap
-// (Next). The package keeps no state: the store keeps each item's State, so a
-// schedule survives restarts and is the same on every instance.
+// over-confident, so the interval is shortened in proportion to the gap
+// (Next); SM-2 multiplies the shortened interval at the next pass, so the
+// shortening carries forward until a failure resets it. The package keeps
+// no state: the store keeps each item's State, so a schedule survives
+// restarts and is the same on every instance.
 package review
 
 import (
@@ -38,6 +44,12 @@ const (
 	// MaxQuality is the best grade.
 	MaxQuality = 5
 )
+
+// MaxInterval caps the interval, in days (about a century). SM-2 as
+// published has no cap, but a long run of good grades multiplies without
+// end: a dozen perfect ones overflow time.Duration (Due would wrap into the
+// past) and later ones the store's INT column of days.
+const MaxInterval = 36500
 
 // Day is one interval step. Intervals are whole days, as in SM-2.
 const Day = 24 * time.Hour
@@ -108,7 +120,8 @@ func (r Rating) Overconfidence() float64 {
 
 // Next applies one review at time at to s, by SM-2, then shortens the
 // interval of an over-confident review: an interval of I days becomes
-// I*(1-g) for a gap g (Overconfidence), rounded, at least 1 day. A
+// I*(1-g) for a gap g (Overconfidence), rounded, at least 1 day. The
+// interval never exceeds MaxInterval. A
 // candidate who said 4 of 4 and ticked 2 of 4 sees the item again in half
 // the time SM-2 alone would give.
 func Next(s State, r Rating, at time.Time) State {
@@ -123,7 +136,9 @@ func Next(s State, r Rating, at time.Time) State {
 		case 1:
 			s.Interval = 6
 		default:
-			s.Interval = int(math.Round(float64(s.Interval) * s.Ease))
+			// Capped before the conversion: a float past int's range
+			// converts to nonsense.
+			s.Interval = int(math.Min(math.Round(float64(s.Interval)*s.Ease), MaxInterval))
 		}
 		s.Reps++
 	} else {
@@ -136,6 +151,8 @@ func Next(s State, r Rating, at time.Time) State {
 	if g := r.Overconfidence(); g > 0 {
 		s.Interval = max(1, int(math.Round(float64(s.Interval)*(1-g))))
 	}
+	// A stored interval from before the cap is brought under it too.
+	s.Interval = min(s.Interval, MaxInterval)
 	s.Reviewed = at
 	s.Due = at.Add(time.Duration(s.Interval) * Day)
 	return s

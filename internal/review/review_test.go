@@ -54,6 +54,47 @@ func TestIntervalsGrowWithGoodRatings(t *testing.T) {
 	}
 }
 
+// TestIntervalIsCapped: a long run of perfect ratings, each at the due
+// time or at once, keeps the interval at MaxInterval, so Due stays after
+// the review (a time.Duration of 2^63 ns is under 300 years) and fits the
+// store's INT column.
+func TestIntervalIsCapped(t *testing.T) {
+	tests := []struct {
+		name       string
+		reviews    int
+		atDue      bool // each review at the item's due time, else all at t0
+		wantCapped bool
+	}{
+		{"30 at once", 30, false, true},
+		{"30 when due", 30, true, true},
+		{"100 at once", 100, false, true},
+		{"5 at once", 5, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, at := New(t0), t0
+			for i := range tt.reviews {
+				s = Next(s, Rating{Covered: 4, Of: 4, Predicted: -1}, at)
+				if !s.Due.After(at) {
+					t.Fatalf("review %d at %v: due %v, not after it (interval %d)", i+1, at, s.Due, s.Interval)
+				}
+				if s.Interval < 1 || s.Interval > MaxInterval {
+					t.Fatalf("review %d: interval %d; want 1..%d", i+1, s.Interval, MaxInterval)
+				}
+				if tt.atDue {
+					at = s.Due
+				}
+			}
+			if got := s.Interval == MaxInterval; got != tt.wantCapped {
+				t.Errorf("interval %d after %d reviews; capped = %v, want %v", s.Interval, tt.reviews, got, tt.wantCapped)
+			}
+			if tt.wantCapped && !s.Due.Equal(s.Reviewed.Add(MaxInterval*Day)) {
+				t.Errorf("due %v; want %d days after %v", s.Due, MaxInterval, s.Reviewed)
+			}
+		})
+	}
+}
+
 func TestPoorRatingResets(t *testing.T) {
 	s := New(t0)
 	for range 3 {

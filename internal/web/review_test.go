@@ -137,7 +137,7 @@ func TestReviewPlainFormAnswers(t *testing.T) {
 	b.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
 	b.get("/review").mustContain(t, "Coming later", `href="/problems/design-client?again=1#answer-text"`, "Design a safe client")
 	again := b.get("/problems/design-client?again=1")
-	again.mustContain(t, `<details class="answer-last" data-answer-last><summary>What you submitted last (open it after answering)</summary>`,
+	again.mustContain(t, `<details class="answer-last" data-answer-last><summary>What you submitted last and the key points (open them after answering)</summary>`,
 		"PLAIN-ANSWER-MARKER", `id="answer-text"`)
 	if strings.Contains(b.get("/problems/design-client").body, "data-answer-last") {
 		t.Error("the problem page without ?again= folds the last answer away")
@@ -147,5 +147,110 @@ func TestReviewPlainFormAnswers(t *testing.T) {
 	none.post("/problems/design-client/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}})
 	if p := none.get("/review"); strings.Contains(p.body, "Coming later") || strings.Contains(p.body, "data-review-item") {
 		t.Error("an answer to a problem with no key points entered the queue")
+	}
+}
+
+// TestReviewPlainFormAnswerIsRated: a plain-form answer (a problem with no
+// timed box) is queued, so the page must let the candidate tick its key
+// points, and the ticks rate the queued item; opened from the queue, the
+// tick form is folded with the last answer.
+func TestReviewPlainFormAnswerIsRated(t *testing.T) {
+	cat := testCatalog()
+	cat.Problems[0].StrongAnswer = items("KP-A", "KP-B")
+	ts := newTestServer(t, cat)
+	clock := &testClock{now: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+	ts.app.clock = clock.Now
+	b := ts.newBrowser(t)
+	const base = "/problems/design-client"
+	b.post(base+"/answer", url.Values{"answer": {"PLAIN-ANSWER-MARKER"}, "predicted": {"2"}})
+	shown := b.get(base)
+	shown.mustContain(t, `action="/problems/design-client/assessment"`, `name="covered" value="0"`, `name="covered" value="1"`)
+	m := regexp.MustCompile(`name="answer" value="(\d+)"`).FindStringSubmatch(shown.body)
+	if m == nil {
+		t.Fatal("the plain form's tick form names no answer")
+	}
+	again := b.get(base + "?again=1")
+	again.mustContain(t, `<summary>What you submitted last and the key points (open them after answering)</summary>`)
+	if i, j := strings.Index(again.body, "data-answer-last"), strings.Index(again.body, `name="covered"`); j < i {
+		t.Error("with ?again=1 the tick form is not folded with the last answer")
+	}
+
+	clock.Advance(time.Minute)
+	tests := []struct {
+		name   string
+		form   url.Values
+		status int
+	}{
+		{"no such key point", url.Values{"answer": {m[1]}, "covered": {"2"}}, http.StatusBadRequest},
+		{"ticked both", url.Values{"answer": {m[1]}, "covered": {"0", "1"}}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if status, got := b.postJSON(base+"/assessment", tt.form); status != tt.status {
+				t.Fatalf("assessment: %d %v; want %d", status, got, tt.status)
+			}
+		})
+	}
+	b.get(base).mustContain(t, "Saved: 2 of 2 key points covered")
+	clock.Advance(24 * time.Hour)
+	b.get("/review").mustContain(t, "Due now", "Design a safe client", "Reviewed 1 time in a row; latest interval 1 day")
+
+	// A timed box's clock is still refused to a problem without one.
+	if status, _ := b.postJSON(base+"/timer/start", url.Values{"mode": {"timed"}}); status != http.StatusNotFound {
+		t.Errorf("timer start on a plain-form problem: %d; want 404", status)
+	}
+}
+
+// TestReviewAgainFoldsKeyPoints: a problem opened from the review queue
+// (?again=1) shows none of its key points or part rubrics until the
+// candidate opens a disclosure, in the timed box and the plain form alike;
+// without ?again= they are in view as ever.
+func TestReviewAgainFoldsKeyPoints(t *testing.T) {
+	markers := []string{"STRONG-MARKER", "RUBRIC-1-MARKER", "RUBRIC-2-MARKER"}
+	tests := []struct {
+		name  string
+		timed bool
+	}{
+		{"timed box", true},
+		{"plain form", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := testCatalog()
+			if !tt.timed {
+				cat.Problems[1].TimedAnswer = 0
+			}
+			b := newTestServer(t, cat).newBrowser(t)
+			b.post(problemBase+"/answer", url.Values{"answer": {"my answer"}})
+			again := b.get(problemBase + "?again=1")
+			plain := b.get(problemBase)
+			for _, m := range markers {
+				if !strings.Contains(again.body, m) {
+					t.Errorf("?again=1 leaves %s out altogether; want it folded", m)
+				}
+				if visibleOutsideDetails(again.body, m) {
+					t.Errorf("?again=1 shows %s outside a closed disclosure", m)
+				}
+				if !visibleOutsideDetails(plain.body, m) {
+					t.Errorf("without ?again= %s is folded away", m)
+				}
+			}
+		})
+	}
+}
+
+// visibleOutsideDetails reports whether marker occurs in body outside every
+// <details> element (none of the page's disclosures is drawn open).
+func visibleOutsideDetails(body, marker string) bool {
+	for i := 0; ; {
+		j := strings.Index(body[i:], marker)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if strings.Count(body[:i], "<details") == strings.Count(body[:i], "</details>") {
+			return true
+		}
+		i += len(marker)
 	}
 }

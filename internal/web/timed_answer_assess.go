@@ -35,7 +35,7 @@ func (s *Server) timedAnswerAssess(c echo.Context) error {
 }
 
 func (s *Server) saveAssessment(c echo.Context) error {
-	tg, err := s.findTimedTarget(c)
+	tg, err := s.findAnswerTarget(c, false)
 	if err != nil {
 		return err
 	}

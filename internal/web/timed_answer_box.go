@@ -69,6 +69,13 @@ func questionTarget(qs *problems.QuestionSet, q *problems.Question) timedTarget 
 // findTimedTarget is the box named by the URL: a question when the route has
 // an :id, else a problem, which must have a timed answer.
 func (s *Server) findTimedTarget(c echo.Context) (timedTarget, error) {
+	return s.findAnswerTarget(c, true)
+}
+
+// findAnswerTarget is the answer named by the URL; timed says the problem
+// must have a timed box (its clock's routes). A self-assessment needs no
+// clock: a plain-form answer is ticked and rated the same way.
+func (s *Server) findAnswerTarget(c echo.Context, timed bool) (timedTarget, error) {
 	if c.Param("id") != "" {
 		qs, q, err := s.findQuestion(c)
 		if err != nil {
@@ -80,7 +87,7 @@ func (s *Server) findTimedTarget(c echo.Context) (timedTarget, error) {
 	if err != nil {
 		return timedTarget{}, err
 	}
-	if p.TimedAnswer <= 0 {
+	if timed && p.TimedAnswer <= 0 {
 		return timedTarget{}, notFound("The problem " + p.Title + " has no timed answer box.")
 	}
 	return problemTarget(p), nil
@@ -205,14 +212,18 @@ func (s *Server) answerBoxes(ctx context.Context, st attemptState, targets []tim
 	return out, nil
 }
 
-// problemBox is the box of a problem page.
+// problemBox is the box of a problem page. A problem without a timed box
+// has the plain form, which still needs the last answer and its ticks (it
+// draws the tick form under the answer); its model answer stays in the
+// page's answer material, so the box does not carry it.
 func (s *Server) problemBox(ctx context.Context, st attemptState, p *problems.Problem) (answerBoxState, error) {
 	tg := problemTarget(p)
-	if tg.limit <= 0 {
-		return answerBoxState{}, nil
-	}
 	boxes, err := s.answerBoxes(ctx, st, []timedTarget{tg})
-	return boxes[tg.scope], err
+	box := boxes[tg.scope]
+	if tg.limit <= 0 {
+		box.Model = problems.Markdown{}
+	}
+	return box, err
 }
 
 // questionBoxes are the boxes of a set page, by scope.
@@ -310,6 +321,10 @@ type clockFunc func() time.Time
 // timedAnswerMeta adds the box's assets to a problem page that has a box.
 func (s *Server) timedAnswerMeta(m pageMeta, p *problems.Problem) pageMeta {
 	if p.TimedAnswer <= 0 {
+		if len(p.StrongAnswer) > 0 {
+			// The plain form's tick form is drawn as the box's.
+			m.CSS = append(m.CSS, s.assets.url("timed-answer.css"), s.assets.url("review.css"))
+		}
 		return m
 	}
 	return s.withTimedAnswerAssets(m)
