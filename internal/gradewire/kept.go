@@ -138,8 +138,8 @@ func (t Texts) Fill(m *ChildMessage) bool {
 // that keeps them asks (Job.KeepPassed).
 type Streamer struct {
 	KeepPassed bool
-	texts Texts
-	names []string // the scenarios sent, in order
+	texts      Texts
+	names      []string // the scenarios sent, in order
 }
 
 // Scenario is the line of a finished scenario.
