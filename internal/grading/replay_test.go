@@ -69,10 +69,12 @@ func TestScenarioAloneReplaysTheGrade(t *testing.T) {
 	for _, want := range []*gradewire.ScenarioReport{passed, failed} {
 		job := KitJob(p.Code, sources[want], seed, []string{want.Name})
 		job.KeepPassed = true
+		t0 := time.Now()
 		alone, err := svc.GradeKit(ctx, nil, job, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("%s (%s) alone: %s", want.Name, want.Status, time.Since(t0).Round(time.Millisecond))
 		if len(alone.Scenarios) != 1 {
 			t.Fatalf("%s alone: %d scenarios", want.Name, len(alone.Scenarios))
 		}
