@@ -165,14 +165,15 @@ func TestScenarioPartsLoadWhenOpened(t *testing.T) {
 			a.closest("details").open = true; a.click(); return a.getAttribute("href") })()`)
 		waitFor(t, ctx, target+" figure.grade-sequence svg.seq")
 
-		// A passed scenario keeps no run: the grading child sends only what
-		// the report keeps (issue 25), and a pass is its title, "passed" and
-		// how many runs were explored, with nothing to load.
-		if n := count(t, ctx, "#grade-report .grade-scenario.grade-pass"); n == 0 {
-			t.Error("the report lists no passed scenario")
-		}
-		if exists(t, ctx, "#grade-report .grade-scenario.grade-pass[data-scenario-src]") {
-			t.Error("a passed scenario offers a run to load, but passed runs are not kept")
+		// A passed scenario's run, not kept in the report (issue 25), is
+		// replayed when opened (issue 27) and loads too.
+		if !exists(t, ctx, "#grade-report .grade-scenario.grade-pass[data-scenario-src]") {
+			t.Errorf("none of the %d passed scenarios offers its run to load (data-scenario-src); want each one's run on demand",
+				count(t, ctx, "#grade-report .grade-scenario.grade-pass"))
+		} else {
+			passed := evalJS[string](t, ctx, `(() => { const d = document.querySelector("#grade-report .grade-scenario.grade-pass[data-scenario-src]");
+				d.closest(".grade-passed-fold").open = true; d.open = true; return "#" + d.id })()`)
+			waitFor(t, ctx, passed+" figure.grade-sequence svg.seq")
 		}
 
 		// Without a script, the link is a page of its own with the run drawn.

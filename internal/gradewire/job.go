@@ -34,6 +34,10 @@ type Job struct {
 	// (ChildMessage.Native), written before any of it runs, for the
 	// native referee.
 	Native bool `json:"native,omitempty"`
+	// KeepPassed asks the child to send passed scenarios whole, trace
+	// and end state too (Job.Keeps), which a report otherwise drops
+	// (Kept): a passed scenario's run replayed on demand (issue 27).
+	KeepPassed bool `json:"keep_passed,omitempty"`
 }
 
 // ChildMessage is one NDJSON line a grading child writes on its result

@@ -26,6 +26,15 @@ func (r *Report) Kept() *Report {
 	return &c
 }
 
+// Keeps is r as j asks a child to send it: as kept (Kept), or whole when
+// j keeps passed scenarios (KeepPassed).
+func (j Job) Keeps(r *Report) *Report {
+	if j.KeepPassed {
+		return r
+	}
+	return r.Kept()
+}
+
 // Streamed is r's line on the result pipe after its scenarios went ahead,
 // one line each in the report's order: the report without them, which the
 // parent puts back (Attach). A passing grade's scenarios made half of
@@ -125,10 +134,12 @@ func (t Texts) Fill(m *ChildMessage) bool {
 // each finished scenario as kept (Kept), its invariants' texts once
 // (Texts), then the report without the scenarios that went ahead
 // (Streamed). The zero value is ready; one Streamer serves one job, on one
-// goroutine at a time.
+// goroutine at a time. KeepPassed sends passed scenarios whole, as a job
+// that keeps them asks (Job.KeepPassed).
 type Streamer struct {
-	texts Texts
-	names []string // the scenarios sent, in order
+	KeepPassed bool
+	texts      Texts
+	names      []string // the scenarios sent, in order
 }
 
 // Scenario is the line of a finished scenario.
@@ -136,7 +147,10 @@ func (st *Streamer) Scenario(s ScenarioReport) ChildMessage {
 	if st.texts == nil {
 		st.texts = Texts{}
 	}
-	kept := s.Kept()
+	kept := s
+	if !st.KeepPassed {
+		kept = s.Kept()
+	}
 	m := ChildMessage{Scenario: &kept}
 	st.texts.Shorten(&m)
 	st.names = append(st.names, s.Name)
@@ -154,5 +168,5 @@ func (st *Streamer) Report(r *Report) ChildMessage {
 	if same {
 		return r.Streamed()
 	}
-	return ChildMessage{Report: r.Kept()}
+	return ChildMessage{Report: Job{KeepPassed: st.KeepPassed}.Keeps(r)}
 }

@@ -202,3 +202,35 @@ func TestStreamerLines(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepPassedSendsPassedRunsWhole checks a job that keeps passed
+// scenarios (a pass replayed on demand) gets their trace and end state on
+// every line a child sends, and a job that does not gets them dropped; the
+// flag travels in the job's JSON.
+func TestKeepPassedSendsPassedRunsWhole(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		r := keptFixture()
+		st := Streamer{KeepPassed: keep}
+		line := st.Scenario(r.Scenarios[0])
+		want := r.Scenarios[0]
+		if !keep {
+			want = want.Kept()
+		}
+		if len(line.Scenario.Trace) != len(want.Trace) || !reflect.DeepEqual(line.Scenario.EndState, want.EndState) {
+			t.Errorf("keep %v: the scenario line has trace %v, end state %v; want %v, %v", keep, line.Scenario.Trace, line.Scenario.EndState, want.Trace, want.EndState)
+		}
+		// A report line that carries its scenarios (not the ones sent).
+		whole := Job{KeepPassed: keep}.Keeps(r)
+		if got := len(whole.Scenarios[0].Trace); got != len(want.Trace) {
+			t.Errorf("keep %v: the report keeps %d trace events of the pass, want %d", keep, got, len(want.Trace))
+		}
+		b, err := json.Marshal(Job{KeepPassed: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Job
+		if err := json.Unmarshal(b, &back); err != nil || back.KeepPassed != keep {
+			t.Errorf("keep %v: the job travels as %s", keep, b)
+		}
+	}
+}

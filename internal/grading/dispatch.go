@@ -26,6 +26,9 @@ type Request struct {
 	// Only names the scenarios to run, in the problem's order; empty runs
 	// all of them.
 	Only []string
+	// KeepPassed keeps passed scenarios' runs in the report (a child
+	// drops them otherwise): a pass replayed to show its run.
+	KeepPassed bool
 }
 
 // Plan is a problem's scenarios as the parent knows them.
@@ -80,7 +83,7 @@ func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, 
 		return nil, fmt.Errorf("grading: no grader for problem %q", req.Problem)
 	}
 	job := KitJob(code, req.Source, req.Seed, req.Only)
-	job.Problem = req.Problem
+	job.Problem, job.KeepPassed = req.Problem, req.KeepPassed
 	rep, err := d.Service.GradeKit(ctx, ticket, job, code.ScenarioNames, progress)
 	if rep != nil {
 		rep.Problem = req.Problem

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -48,6 +49,18 @@ func (s *Server) gradeRunScenario(c echo.Context) error {
 	}
 	if sc == nil {
 		return missing
+	}
+	if needsReplay(*sc) {
+		// A pass keeps no run: replay it (grading_replay.go).
+		replayed, err := s.replayScenario(c.Request().Context(), p, run, report, *sc)
+		var refused *replayRefused
+		if errors.As(err, &refused) {
+			return renderReplayRefused(c, s, p, run, sc.Title, refused)
+		}
+		if err != nil {
+			return err
+		}
+		sc = replayed
 	}
 	v := newReportView(report, sourceHash(run.Source), "")
 	v.RunURL = gradeRunURL(p.Slug, run.ID)

@@ -35,7 +35,7 @@ func ServeJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faul
 		// has still handed the referee what it builds.
 		w.Write(faultsim.ChildMessage{Native: NativeProgramFor(kits, job)})
 	}
-	var st gradewire.Streamer
+	st := gradewire.Streamer{KeepPassed: job.KeepPassed}
 	rep, err := RunJob(ctx, kits, job, b, func(s faultsim.ScenarioResult) { w.Write(st.Scenario(s.Wire())) })
 	switch {
 	case err != nil:

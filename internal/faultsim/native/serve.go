@@ -46,7 +46,7 @@ func ServeNative(in io.Reader, out io.Writer, k faultsim.Kit, copies func() []Na
 		case err != nil:
 			w.Write(faultsim.ChildMessage{Error: err.Error()})
 		default:
-			w.Write(faultsim.ChildMessage{Report: rep.Wire(job.FirstSeed).Kept()})
+			w.Write(faultsim.ChildMessage{Report: job.Keeps(rep.Wire(job.FirstSeed))})
 		}
 	})
 	return nil
