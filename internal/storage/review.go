@@ -49,14 +49,27 @@ func easeMilli(e float64) int64 { return int64(math.Round(e * 1000)) }
 // unless it is there already (answering again changes nothing until the
 // answer is rated).
 func (s *Store) AddReviewItem(ctx context.Context, attemptID int64, scope string, first ReviewSchedule) error {
-	if _, err := s.db.ExecContext(ctx,
-		`INSERT INTO review_items (attempt_id, scope, reps, ease_milli, interval_days, lapses, due_at, reviewed_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (attempt_id, scope) DO NOTHING`,
-		attemptID, scope, first.Reps, easeMilli(first.Ease), first.Interval, first.Lapses, millis(first.Due),
-		nullMillis(first.Reviewed)); err != nil {
-		return fmt.Errorf("storage: add review item %d/%s: %w", attemptID, scope, err)
-	}
-	return nil
+	return s.inTx(ctx, func(tx *txn) error {
+		// The attempt's row first, as RateReviewItem takes it: on Postgres
+		// the insert's foreign-key check would otherwise wait for a rating
+		// that holds the row and waits for this insert (a deadlock).
+		var id int64
+		err := tx.QueryRowContext(ctx, `SELECT id FROM attempts WHERE id = ?`+tx.d.forUpdate, attemptID).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx,
+				`INSERT INTO review_items (attempt_id, scope, reps, ease_milli, interval_days, lapses, due_at, reviewed_at)
+				 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (attempt_id, scope) DO NOTHING`,
+				attemptID, scope, first.Reps, easeMilli(first.Ease), first.Interval, first.Lapses, millis(first.Due),
+				nullMillis(first.Reviewed))
+		}
+		if err != nil {
+			return fmt.Errorf("storage: add review item %d/%s: %w", attemptID, scope, err)
+		}
+		return nil
+	})
 }
 
 // RateReviewItem applies rate to the item's schedule for a rating of
