@@ -619,8 +619,18 @@ func waitUntil(t *testing.T, ctx context.Context, what, expr string, timeout ...
 	if len(timeout) > 0 {
 		limit = timeout[0]
 	}
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`!!(%s)`, expr),
-		chromedp.WithPollingTimeout(limit), chromedp.WithPollingInterval(50*time.Millisecond)))
+	deadline := time.Now().Add(limit)
+	var err error
+	for {
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`!!(%s)`, expr),
+			chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(50*time.Millisecond)))
+		// A page that was still settling (a reload, a redirect) when the
+		// poll began takes the poll's JavaScript context with it: poll
+		// again in the new page, within the same time.
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Until(deadline) <= 0 {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatalf("waiting %v for %s (%s): %v", limit, what, shorten(expr), err)
 	}
