@@ -70,7 +70,7 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 // problemMeta is a problem page's frame, with the scripts and styles of
 // its timed answer box, code workspace and screen's clock when it has them.
 func (s *Server) problemMeta(p *problems.Problem, page problemPage) pageMeta {
-	return s.withScreenStrip(s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p).withScripts(s.assets.url("in-place.js")), page.Screen)
+	return s.withScreenStrip(s.timedAnswerMeta(s.withCodeWorkspace(s.meta(p.Title), p), p, page.Answer != "").withScripts(s.assets.url("in-place.js")), page.Screen)
 }
 
 // findProblem is the problem named in the URL, or a 404.

@@ -318,10 +318,13 @@ func draftText(c echo.Context, name string) (string, error) {
 // clockFunc is the server's clock for the timer; nil means time.Now.
 type clockFunc func() time.Time
 
-// timedAnswerMeta adds the box's assets to a problem page that has a box.
-func (s *Server) timedAnswerMeta(m pageMeta, p *problems.Problem) pageMeta {
+// timedAnswerMeta adds the box's assets to a problem page that has a box,
+// and the tick form's styles to a plain form's page once it has an answer
+// to tick (answered: in-place.js brings them along when an answer is
+// submitted without a reload).
+func (s *Server) timedAnswerMeta(m pageMeta, p *problems.Problem, answered bool) pageMeta {
 	if p.TimedAnswer <= 0 {
-		if len(p.StrongAnswer) > 0 {
+		if len(p.StrongAnswer) > 0 && answered {
 			// The plain form's tick form is drawn as the box's.
 			m.CSS = append(m.CSS, s.assets.url("timed-answer.css"), s.assets.url("review.css"))
 		}

@@ -89,6 +89,14 @@
       })
       .then(function (res) {
         var doc = new DOMParser().parseFromString(res.html, "text/html");
+        // Styles the new rendering needs that this page did not link yet
+        // (the tick form's, once an answer is there).
+        doc.querySelectorAll('head link[rel="stylesheet"]').forEach(function (l) {
+          var href = l.getAttribute("href");
+          if (!document.querySelector('head link[rel="stylesheet"][href="' + CSS.escape(href) + '"]')) {
+            document.head.appendChild(document.importNode(l, true));
+          }
+        });
         var pairs = ids.map(function (id) {
           return { old: document.getElementById(id), fresh: doc.getElementById(id) };
         });
