@@ -87,6 +87,7 @@ func TestStarterReportAtAGlance(t *testing.T) {
 	// Editing the code marks the report stale; undoing the edit unmarks it.
 	setCode(t, ctx, starter+"\n// changed after grading\n")
 	waitUntil(t, ctx, "the report to be marked stale", `!!document.querySelector("#grade-report [data-grade-report][data-stale] [data-grade-stale]:not([hidden])")`)
+	checkAxeBothThemes(t, ctx, codeProblem+" with a stale report")
 	setCode(t, ctx, starter)
 	waitUntil(t, ctx, "the stale mark to go", `!!document.querySelector("#grade-report [data-grade-report]:not([data-stale]) [data-grade-stale][hidden]")`)
 
