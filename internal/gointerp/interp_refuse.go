@@ -136,8 +136,8 @@ func (rw *rewriter) errorsIsTarget(call *ast.CallExpr, typeOf func(ast.Expr) typ
 	if t == nil || isNilIdent(target) {
 		return
 	}
-	if a, b := rw.twinErrorTypes(); a != "" && !rw.sentinel(target) {
-		rw.refuse(target.Pos(), fmt.Sprintf("errors.Is cannot tell your error types %s and %s apart in the interpreter: it keeps a value of either as the same underlying type (%s), so %s(1) and %s(1) would compare equal. Give one of them another underlying type (a struct whose Error method has a pointer receiver), or compare with sentinels made by errors.New", a, b, rw.underlyingSource(a), a, b))
+	if a, b, under := rw.twinErrorTypes(); a != "" && !rw.sentinel(target) {
+		rw.refuse(target.Pos(), fmt.Sprintf("errors.Is cannot tell your error types %s and %s apart in the interpreter: it keeps a value of either as the same underlying type (%s), so %s(1) and %s(1) would compare equal. Give one of them another underlying type (a struct whose Error method has a pointer receiver), or compare with sentinels made by errors.New", a, b, under, a, b))
 		return
 	}
 	if named, ok := t.(*types.Named); ok && named.Obj().Pkg() == rw.classes.pkg {
@@ -195,9 +195,9 @@ func (rw *rewriter) sentinel(e ast.Expr) bool {
 
 // twinErrorTypes returns two types the file declares, not structs, with
 // Error methods and the same underlying type (type codeA int; type codeB
-// int), or "", "". yaegi keeps a value of such a type as its underlying
+// int), with that type's source, or "", "", "". yaegi keeps a value of such a type as its underlying
 // type, so errorsIs cannot tell codeA(1) from codeB(1).
-func (rw *rewriter) twinErrorTypes() (string, string) {
+func (rw *rewriter) twinErrorTypes() (a, b, under string) {
 	seen := map[string]string{} // underlying type's source -> first type
 	done := map[string]bool{}
 	for _, d := range rw.file.Decls {
@@ -223,27 +223,11 @@ func (rw *rewriter) twinErrorTypes() (string, string) {
 		}
 		under := types.ExprString(ts.Type)
 		if first, ok := seen[under]; ok {
-			return first, id.Name
+			return first, id.Name, under
 		}
 		seen[under] = id.Name
 	}
-	return "", ""
-}
-
-// underlyingSource is the source of the type the file declares name as.
-func (rw *rewriter) underlyingSource(name string) string {
-	for _, d := range rw.file.Decls {
-		gd, ok := d.(*ast.GenDecl)
-		if !ok {
-			continue
-		}
-		for _, sp := range gd.Specs {
-			if ts, ok := sp.(*ast.TypeSpec); ok && ts.Name.Name == name {
-				return types.ExprString(ts.Type)
-			}
-		}
-	}
-	return "?"
+	return "", "", ""
 }
 
 // valueStructError is the name of a struct type the file declares with
@@ -291,15 +275,33 @@ func (rw *rewriter) chainMethods() {
 	if !calls {
 		return
 	}
+	// recvBase is a method's receiver type's name, generic ones included.
+	recvBase := func(fd *ast.FuncDecl) string {
+		t := fd.Recv.List[0].Type
+		if s, ok := t.(*ast.StarExpr); ok {
+			t = s.X
+		}
+		switch x := t.(type) {
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		}
+		base, _, _ := receiverBase(t)
+		return base
+	}
 	errorTypes := map[string]bool{} // the file's types with an Error method
 	for _, d := range rw.file.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "Error" {
-			errorTypes[recvTypeName(fd)] = true
+			errorTypes[recvBase(fd)] = true
 		}
 	}
 	for _, d := range rw.file.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Recv == nil || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 || !errorTypes[recvTypeName(fd)] {
+		if !ok || fd.Recv == nil || fd.Type.Results == nil || fd.Type.Results.NumFields() != 1 {
+			continue
+		}
+		if base := recvBase(fd); base == "" || !errorTypes[base] {
 			continue
 		}
 		params := fd.Type.Params.NumFields()
@@ -322,22 +324,4 @@ func (rw *rewriter) chainMethods() {
 		}
 		rw.refuse(fd.Name.Pos(), fmt.Sprintf("the interpreter's errors.Is and errors.As do not call the %s method of your file's types: they see your errors through a wrapper that has only the Error method, so they would answer wrongly. %s", fd.Name.Name, strings.ToUpper(advice[:1])+advice[1:]))
 	}
-}
-
-// recvTypeName is the name of a method's receiver type, without its star.
-func recvTypeName(fd *ast.FuncDecl) string {
-	t := fd.Recv.List[0].Type
-	if star, ok := t.(*ast.StarExpr); ok {
-		t = star.X
-	}
-	if idx, ok := t.(*ast.IndexExpr); ok {
-		t = idx.X
-	}
-	if idx, ok := t.(*ast.IndexListExpr); ok {
-		t = idx.X
-	}
-	if id, ok := t.(*ast.Ident); ok {
-		return id.Name
-	}
-	return ""
 }
