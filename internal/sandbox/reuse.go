@@ -294,6 +294,7 @@ type framedState struct {
 	jobs   int           // jobs handed to it
 	pid    int
 	key    string // the one key it serves, once it has served one
+	last   JobEnd // its state after its last job
 	// limitJobs is the most jobs it runs (Reuse.MaxJobs when started).
 	limitJobs int
 }
@@ -485,7 +486,12 @@ func (r *Runner) runFramed(ctx context.Context, c *child, input []byte, onResult
 	if res.end != nil {
 		stopWall()
 		cpu1, err := procCPU(f.pid)
-		<-wrote // the child read its whole job before it ended it
+		unread := false
+		select {
+		case <-wrote: // the child read its whole job before it ended it
+		case <-time.After(waitDelay):
+			unread = true
+		}
 		out.Ending = EndNormal
 		out.ExitCode = 0
 		out.CPU = cpu1 - cpu0
@@ -500,15 +506,17 @@ func (r *Runner) runFramed(ctx context.Context, c *child, input []byte, onResult
 			why = "it wrote to its stdout or stderr"
 		case f.reader.Buffered() > 0 || pendingBytes(c.results) != 0:
 			why = "it wrote results after its end line"
-		case pendingBytes(c.stdinPeek) != 0:
+		case unread || pendingBytes(c.stdinPeek) != 0:
 			why = "it left part of its job unread"
 		case f.jobs >= f.maxJobs():
 			why = "it ran its last job"
 		}
 		if why != "" {
 			c.retire()
+			<-wrote
 			return out, false, why, nil
 		}
+		f.last = *res.end
 		return out, true, "", nil
 	}
 

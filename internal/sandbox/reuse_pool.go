@@ -116,6 +116,9 @@ func (p *Pool) runFramedAndKeep(ctx context.Context, key string, c *child, input
 		p.runner.logger().Debug("sandbox: child retired", slog.String("why", why), slog.Int("jobs", c.framed.jobs))
 		return out, nil
 	}
+	p.runner.logger().Debug("sandbox: child kept", slog.Int("jobs", c.framed.jobs),
+		slog.Int64("heap", c.framed.last.HeapBytes), slog.Int("goroutines", c.framed.last.Goroutines),
+		slog.Int("files", c.framed.last.OpenFiles))
 	p.park(key, c)
 	return out, nil
 }
