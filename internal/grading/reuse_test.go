@@ -106,4 +106,40 @@ func TestReusedChildGradesAsAFreshOne(t *testing.T) {
 	if n := pool.Parked(); n != 1 {
 		t.Errorf("%d children kept; want 1 (size 1: the newer key's)", n)
 	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "child kept") {
+			t.Log(line)
+		}
+	}
+
+	// Code that leaves a goroutine blocked forever: its child runs no
+	// other job, and the next grade is a fresh child's.
+	refund := jobs[2]
+	sig := "func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {\n"
+	if !strings.Contains(refund.Source, sig) {
+		t.Fatal("the refund reference no longer declares RefundMoney this way: update the test")
+	}
+	leaky := refund
+	leaky.Source = strings.Replace(refund.Source, sig, sig+"\tgo func() { select {} }()\n", 1)
+	for _, job := range []gradewire.Job{refund, leaky} {
+		ticket, err := pool.Admit("leaker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := reused.GradeKit(context.Background(), ticket, job, names[2], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "child retired") {
+			t.Log(line)
+		}
+	}
+	logs.Reset()
+	if got := grade(reused, pool, "leaker", 2); got != want[2] {
+		t.Errorf("after the leaky grade: the report differs from a fresh child's:\n%s\nwant\n%s", got, want[2])
+	}
+	if !strings.Contains(logs.String(), `"reused":0`) {
+		t.Errorf("the child that ran code leaking a goroutine graded again:\n%s", logs.String())
+	}
 }

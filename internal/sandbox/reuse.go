@@ -71,7 +71,8 @@ type Reuse struct {
 	// MaxJobs is the most jobs one child runs. Default 32.
 	MaxJobs int
 	// MaxHeap is the most live heap a child may keep after a job (after a
-	// full collection) and still be reused. Default 96 MiB.
+	// full collection) and still be reused. Default 32 MiB (a refund
+	// grade leaves about 1.4 MiB).
 	MaxHeap int64
 }
 
@@ -79,7 +80,7 @@ type Reuse struct {
 const (
 	DefaultReuseIdle    = 30 * time.Second
 	DefaultReuseMaxJobs = 32
-	DefaultReuseMaxHeap = 96 << 20
+	DefaultReuseMaxHeap = 32 << 20
 )
 
 func (r Reuse) withDefaults(size int) Reuse {
@@ -245,13 +246,20 @@ func procCPU(pid int) (time.Duration, error) {
 const clockTicks = 100
 
 // procPeakRSS is process pid's peak resident memory (VmHWM), bytes.
-func procPeakRSS(pid int) int64 {
+func procPeakRSS(pid int) int64 { return procStatus(pid, "VmHWM:") }
+
+// procRSS is process pid's resident memory now (VmRSS), bytes.
+func procRSS(pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+// procStatus is the size in bytes on the line of /proc/PID/status that
+// starts with field.
+func procStatus(pid int, field string) int64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10
 		}

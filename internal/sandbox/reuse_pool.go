@@ -118,7 +118,7 @@ func (p *Pool) runFramedAndKeep(ctx context.Context, key string, c *child, input
 	}
 	p.runner.logger().Debug("sandbox: child kept", slog.Int("jobs", c.framed.jobs),
 		slog.Int64("heap", c.framed.last.HeapBytes), slog.Int("goroutines", c.framed.last.Goroutines),
-		slog.Int("files", c.framed.last.OpenFiles))
+		slog.Int("files", c.framed.last.OpenFiles), slog.Int64("rss", procRSS(c.framed.pid)))
 	p.park(key, c)
 	return out, nil
 }
