@@ -68,8 +68,9 @@ const (
 // After KeepWarm the pool also keeps up to one spare child per place,
 // started and initialised, blocked reading its job: a job given to a spare
 // skips the child's start-up (exec, limits, namespaces, the runtime and
-// the binary's package init). A spare still runs exactly one job. Close
-// kills the spares.
+// the binary's package init). A spare runs one job, or with Reuse the
+// jobs of the one key it first served (reuse_pool.go). Close kills the
+// spares.
 type Pool struct {
 	runner  *Runner
 	size    int

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -290,4 +291,54 @@ func TestPoolReuseBounds(t *testing.T) {
 			t.Errorf("child %d of the old binary ran a job after the binary changed", first)
 		}
 	})
+}
+
+// TestPoolReuseSurvivesItsChildren checks a kept child killed while it
+// waited costs its key nothing (the job runs in another child), that a
+// canceled job retires its child, and that two jobs of one key at once
+// both run and leave one child kept.
+func TestPoolReuseSurvivesItsChildren(t *testing.T) {
+	pool := reusingPool(t, Limits{}, Reuse{})
+	first := pidOf(t, pool, "k")
+	syscall.Kill(first, syscall.SIGKILL)
+	waitFor(t, func() bool { return processDead(first) })
+	if next := pidOf(t, pool, "k"); next == first {
+		t.Fatal("a dead child ran a job")
+	}
+
+	kept := pidOf(t, pool, "k")
+	ticket, err := pool.Admit("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	out, err := ticket.Run(ctx, []byte("sleep"), nil)
+	if err != nil || out.Ending != EndCanceled {
+		t.Fatalf("canceled job: %v %+v", err, out)
+	}
+	waitFor(t, func() bool { return processGone(kept) })
+
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ticket, err := pool.Admit("k")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var lines []string
+			var mu sync.Mutex
+			out, err := ticket.Run(context.Background(), []byte("burn 100"), collect(&lines, &mu))
+			if err != nil || !out.OK() {
+				t.Errorf("job %d at once: %v %v", i, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := pool.Parked(); n != 1 {
+		t.Errorf("%d children kept for one key, want 1", n)
+	}
 }

@@ -92,9 +92,10 @@ const pipeAtomic = 4096
 var errSpareGone = errors.New("sandbox: the spare child died while idle")
 
 // child is a started child process that may not have its job yet: it
-// blocks reading stdin until runJob writes the job. Every child gets
-// exactly one job; a fresh process per job is what keeps one candidate's
-// code from seeing another's.
+// blocks reading stdin until runJob writes the job. A child gets exactly
+// one job, or (reusable, reuse.go) the jobs of one key only: a process
+// never serves two keys, which is what keeps one candidate's code from
+// seeing another's.
 type child struct {
 	cmd        *exec.Cmd
 	limits     Limits
