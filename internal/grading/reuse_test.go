@@ -112,34 +112,45 @@ func TestReusedChildGradesAsAFreshOne(t *testing.T) {
 		}
 	}
 
-	// Code that leaves a goroutine blocked forever: its child runs no
-	// other job, and the next grade is a fresh child's.
+	// Code that leaves a goroutine blocked forever, or changes a host
+	// variable yaegi lends it (a kit's error, a standard one, time.Local):
+	// its child runs no other job, and the next grade is a fresh child's.
 	refund := jobs[2]
 	sig := "func RefundMoney(ctx context.Context, requestID string) (refundkit.Outcome, error) {\n"
 	if !strings.Contains(refund.Source, sig) {
 		t.Fatal("the refund reference no longer declares RefundMoney this way: update the test")
 	}
-	leaky := refund
-	leaky.Source = strings.Replace(refund.Source, sig, sig+"\tgo func() { select {} }()\n", 1)
-	for _, job := range []gradewire.Job{refund, leaky} {
-		ticket, err := pool.Admit("leaker")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := reused.GradeKit(context.Background(), ticket, job, names[2], nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, line := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(line, "child retired") {
-			t.Log(line)
-		}
-	}
-	logs.Reset()
-	if got := grade(reused, pool, "leaker", 2); got != want[2] {
-		t.Errorf("after the leaky grade: the report differs from a fresh child's:\n%s\nwant\n%s", got, want[2])
-	}
-	if !strings.Contains(logs.String(), `"reused":0`) {
-		t.Errorf("the child that ran code leaking a goroutine graded again:\n%s", logs.String())
+	for _, tc := range []struct{ name, top string }{
+		{"leaks a goroutine", "\tgo func() { select {} }()\n"},
+		{"swaps two of the kit's errors", "\trefundkit.ErrServer, refundkit.ErrRateLimited = refundkit.ErrRateLimited, refundkit.ErrServer\n"},
+		{"clears a standard error", "\tcontext.Canceled = nil\n"},
+		{"moves the local time zone", "\ttime.Local = time.UTC\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := refund
+			bad.Source = strings.Replace(refund.Source, sig, sig+tc.top, 1)
+			logs.Reset()
+			for _, job := range []gradewire.Job{refund, bad} {
+				ticket, err := pool.Admit("leaker")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := reused.GradeKit(context.Background(), ticket, job, names[2], nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, line := range strings.Split(logs.String(), "\n") {
+				if strings.Contains(line, "child retired") {
+					t.Log(line)
+				}
+			}
+			logs.Reset()
+			if got := grade(reused, pool, "leaker", 2); got != want[2] {
+				t.Errorf("after code that %s: the report differs from a fresh child's:\n%s\nwant\n%s", tc.name, got, want[2])
+			}
+			if !strings.Contains(logs.String(), `"reused":0`) {
+				t.Errorf("the child that ran code that %s graded again:\n%s", tc.name, logs.String())
+			}
+		})
 	}
 }

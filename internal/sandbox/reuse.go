@@ -38,7 +38,8 @@ import (
 // job; RLIMIT_AS and GOMEMLIMIT are the process's, and a child is only
 // handed a next job when its live heap after a collection is small again
 // (Reuse.MaxHeap). Any limit, crash, protocol error, stray output, leaked
-// goroutine or file retires the child: it is killed as a process group and
+// goroutine or file, or state the child itself says the job changed
+// (JobEnd.Unfit) retires the child: it is killed as a process group and
 // never reused.
 
 // framedEnvName is set to "1" in a reusable child's environment.
@@ -107,11 +108,17 @@ type JobEnd struct {
 	HeapBytes      int64 `json:"heap"` // live heap after a full collection
 	OpenFiles      int   `json:"files"`
 	IdleOpenFiles  int   `json:"idle_files"`
+	// Unfit is the child's own reason to run no more jobs (state of its
+	// process the job changed, which only the job's code knows how to
+	// see), or "".
+	Unfit string `json:"unfit,omitempty"`
 }
 
 // unclean says why a child in this state may not run another job, or "".
 func (e *JobEnd) unclean(maxHeap int64) string {
 	switch {
+	case e.Unfit != "":
+		return "it says " + e.Unfit
 	case e.Goroutines > e.IdleGoroutines:
 		return fmt.Sprintf("%d goroutines left, %d when idle", e.Goroutines, e.IdleGoroutines)
 	case e.OpenFiles > e.IdleOpenFiles:
@@ -178,8 +185,9 @@ func (c *ChildJobs) Next() ([]byte, error) {
 
 // Finished collects the garbage, measures the child and writes the end
 // line of the job Next returned. Everything the job wrote to the results
-// must be written before.
-func (c *ChildJobs) Finished() error {
+// must be written before. unfit, when not "", says why the child must run
+// no other job: the parent then retires it.
+func (c *ChildJobs) Finished(unfit string) error {
 	if c.nonce == "" {
 		return errors.New("sandbox: no job to finish")
 	}
@@ -192,6 +200,7 @@ func (c *ChildJobs) Finished() error {
 		HeapBytes:      int64(ms.HeapAlloc),
 		OpenFiles:      openFiles(),
 		IdleOpenFiles:  c.idle.OpenFiles,
+		Unfit:          unfit,
 	}
 	state, _ := json.Marshal(end)
 	line := endPrefix + c.nonce + " " + string(state) + "\n"

@@ -28,6 +28,7 @@ func runFramedTestChild(results *os.File) {
 			os.Exit(2)
 		}
 		cmd, arg, _ := strings.Cut(string(data), " ")
+		unfit := ""
 		switch cmd {
 		case "pid":
 			fmt.Fprintf(results, "{\"pid\":%d}\n", os.Getpid())
@@ -58,13 +59,16 @@ func runFramedTestChild(results *os.File) {
 		case "panic":
 			panic("boom in a reused child")
 		case "after-end": // a result line after the end line
-			jobs.Finished()
+			jobs.Finished("")
 			fmt.Fprintf(results, "{\"late\":1}\n")
 			continue
 		case "forged-end": // an end line with a nonce it guessed
 			fmt.Fprintf(results, "%s0123 {}\n", endPrefix)
+		case "unfit": // it changed what only it can see
+			fmt.Fprintf(results, "{\"unfit\":1}\n")
+			unfit = "a package variable changed"
 		}
-		if err := jobs.Finished(); err != nil {
+		if err := jobs.Finished(unfit); err != nil {
 			os.Exit(2)
 		}
 	}
@@ -171,6 +175,7 @@ func TestPoolRetiresAnUncleanChild(t *testing.T) {
 		{"heap", EndNormal},
 		{"stray", EndNormal},
 		{"after-end", EndNormal},
+		{"unfit", EndNormal},
 		{"forged-end", EndCrash},
 		{"panic", EndCrash},
 		{"spin", EndCPUTime},
