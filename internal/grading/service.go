@@ -179,7 +179,7 @@ func (s *Service) interpret(ctx context.Context, g grade, out *sandbox.Outcome, 
 		slog.String("kit", g.kit), slog.Int64("seed", g.seed),
 		slog.String("ending", out.Describe()), slog.Duration("wall", out.Wall),
 		slog.Duration("cpu", out.CPU), slog.Int64("max_rss", out.MaxRSS),
-		slog.Bool("namespaces", out.Namespaces), slog.Bool("warm", out.Warm))
+		slog.Bool("namespaces", out.Namespaces), slog.Bool("warm", out.Warm), slog.Int("reused", out.Reused))
 
 	switch {
 	case broken != nil:
