@@ -30,11 +30,11 @@ func TestWhatIfReplayInPlace(t *testing.T) {
 		}
 		gradeAndWait(t, ctx)
 		sel := whatIfScenario
-		broken := evalJS[int](t, ctx, `document.querySelectorAll("#grade-report .grade-violations li").length`)
 		evalJS[bool](t, ctx, `(() => { const d = document.querySelector(`+jsString("#grade-report "+sel)+`);
 			for (let p = d; p; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true; return true })()`)
 		link := sel + " [data-what-if-link] a"
 		waitFor(t, ctx, link)
+		broken := evalJS[int](t, ctx, `document.querySelectorAll("#grade-report .grade-violations li").length`)
 		evalJS[bool](t, ctx, `(document.querySelector(`+jsString(link)+`).focus(), true)`)
 		pressKey(t, ctx, kb.Enter)
 		form := sel + " section.grade-what-if form[data-what-if-form]"
@@ -88,8 +88,10 @@ func TestWhatIfReplayInPlace(t *testing.T) {
 		if got := evalJS[int](t, ctx, `document.querySelectorAll("#grade-report .grade-violations li").length`); got != broken {
 			t.Errorf("the report lists %d broken invariants after the what-if; want the grade's %d", got, broken)
 		}
-		if dir := os.Getenv("FAULTLINE_SCREENSHOTS"); dir != "" && !phone {
-			screenshotTo(t, ctx, sel+" section.grade-what-if", filepath.Join(dir, "what-if.png"))
+		if dir := os.Getenv("FAULTLINE_SCREENSHOTS"); dir != "" {
+			// what-if-1366x900-light.png and the like.
+			name := strings.ReplaceAll(strings.TrimPrefix(t.Name(), "TestWhatIfReplayInPlace/"), "/", "-")
+			screenshotTo(t, ctx, sel+" section.grade-what-if", filepath.Join(dir, "what-if-"+name+".png"))
 		}
 		checkAxe(t, ctx, codeProblem+" with a what-if's answer")
 
