@@ -244,3 +244,89 @@ func TestWhatIfReplays(t *testing.T) {
 		t.Errorf("what-ifs that cannot be made graded %d jobs", n-1)
 	}
 }
+
+// TestWhatIfLimitPerAddress: a what-if replay is admitted as a Grade is,
+// under its client's address and in the pool's queue, and it holds one of
+// the address's places while it runs. With the places taken by Grades of
+// others behind the same address it is refused with a retry, admitted
+// nowhere; while it runs, a Grade past the places is refused; once it has
+// answered, its place is given back.
+func TestWhatIfLimitPerAddress(t *testing.T) {
+	g := &fakeGrader{report: whatIfReport(), retry: 6 * time.Second}
+	ts := newGradingTestServer(t, g, func(c *Config) { c.GradesPerAddress = 2 })
+	b := ts.newBrowser(t)
+	runURL := gradeWhatIfRun(t, b, "package refund // MINE")
+	whatIf := runURL + "/scenarios/lost-reply/what-if"
+
+	// Two others behind the address grade, and their runs wait.
+	g.mu.Lock()
+	g.gate = make(chan struct{})
+	g.mu.Unlock()
+	others := []*browser{ts.newBrowser(t), ts.newBrowser(t)}
+	var runs []gradeStarted
+	for _, o := range others {
+		runs = append(runs, o.startGrade("package refund // OTHER"))
+	}
+	admitted := len(g.admittedKeys())
+	for _, suffix := range []string{"", "&part=1"} {
+		p := b.get(whatIf + "?change=fault-1" + suffix)
+		if p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") != "6" || p.header.Get("Cache-Control") != "no-store" {
+			t.Errorf("a what-if%s with the address's places taken: status %d, Retry-After %q, Cache-Control %q; want 429, 6, no-store",
+				suffix, p.status, p.header.Get("Retry-After"), p.header.Get("Cache-Control"))
+		}
+		p.mustContain(t, "2 gradings from your network address are running or waiting, the most it may have at once, so this what-if cannot be replayed now: try again in 6 s.",
+			`<a href="`+whatIf+`?change=fault-1" data-what-if-retry>Try again</a>`)
+	}
+	if n := len(g.admittedKeys()) - admitted; n != 0 {
+		t.Errorf("what-ifs refused for the address's places were admitted %d times; want none", n)
+	}
+	close(g.gate)
+	for i, o := range others {
+		o.events(runs[i].EventsURL).waitFor("report")
+	}
+
+	// A what-if runs beside one other Grade: the two fill the address.
+	g.mu.Lock()
+	g.gate = make(chan struct{})
+	g.mu.Unlock()
+	jobs, admitted := len(g.graded()), len(g.admittedKeys())
+	run := others[0].startGrade("package refund // BESIDE")
+	answered := make(chan page)
+	go func() { answered <- b.get(whatIf + "?change=fault-1&part=1") }()
+	for deadline := time.Now().Add(10 * time.Second); len(g.graded()) < jobs+2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Grade and the what-if never both reached the grader")
+		}
+	}
+	refusal(t, others[1].postCode("/problems/"+gradedSlug+"/grade", "package refund // THIRD", true),
+		http.StatusTooManyRequests, 6, "2 gradings from your network address")
+	close(g.gate)
+	if p := <-answered; p.status != http.StatusOK || !strings.Contains(p.body, "data-what-if-result") {
+		t.Errorf("the what-if: status %d, %.200q; want its answer", p.status, p.body)
+	}
+	others[0].events(run.EventsURL).waitFor("report")
+	keys := g.admittedKeys()
+	if n := len(keys) - admitted; n != 2 {
+		t.Errorf("the Grade and the what-if took %d places in the pool's queue; want one each", n)
+	}
+	for i, k := range keys {
+		if k != "127.0.0.1" {
+			t.Errorf("job %d was admitted under %q; want the client's address, as every Grade", i+1, k)
+		}
+	}
+	variations := 0
+	for _, j := range g.graded()[jobs:] {
+		if j.Variation != nil {
+			variations++
+		}
+	}
+	if variations != 1 {
+		t.Errorf("%d of the Grade's and the what-if's jobs carried a variation; want the what-if's alone", variations)
+	}
+
+	// Its place is given back: a Grade from the address goes in again.
+	g.mu.Lock()
+	g.gate = nil
+	g.mu.Unlock()
+	others[1].startGrade("package refund // AFTER")
+}
