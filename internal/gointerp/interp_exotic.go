@@ -19,12 +19,12 @@ import (
 // narrow, to leave the forms candidates write every day alone (the kits'
 // reference and corpus solutions, TestExoticFormsLeaveSolutionsAlone):
 //
-//   - len(p) or cap(p) of a pointer to an array: Go gives the array's
-//     length without reading p (a nil p included, and the call making p
-//     still runs); the interpreter reads through p and fails.
-//   - a type declared in a function with the name of another type of the
-//     file: the interpreter takes one for the other (a type assertion
-//     to one matched a value of the other).
+//   - len(f()) or cap(<-c) of a pointer to an array: Go runs the call or
+//     the receive and gives the array's length without reading the
+//     pointer; the interpreter reads through it and fails on nil.
+//   - a type declared in a function with the name and the underlying type
+//     of a package-level type: the interpreter takes one for the other (a
+//     type assertion to one matched a value of the other).
 //   - a, b = f() or a, ok = m[k] whose target calls a function (m[g()]):
 //     Go evaluates the target's operands first, the interpreter after the
 //     value.
@@ -37,9 +37,8 @@ import (
 //     several results.
 //   - *p += func() int { p = q; ... }(): an operator assignment whose value
 //     changes a variable its target goes through.
-//   - a package variable whose initialiser runs code that uses a package
-//     variable declared below it (initOrder): the interpreter orders them
-//     otherwise than Go.
+//   - package variables the interpreter initialises in another order than
+//     Go, where the order shows (initOrder).
 //   - x - 0 for a float x: the interpreter gives +0 for x = -0.
 //   - _ = *p: the interpreter does not dereference, so a nil p does not
 //     panic.
@@ -53,6 +52,9 @@ import (
 //     where recover can stop it; the interpreter's panic escapes.
 //   - a type switch case naming a type parameter: matched wrongly when the
 //     parameter is an interface.
+//   - x.f where f is promoted from embedded fields at two depths, the
+//     deeper through a field declared first: Go takes the shallowest, the
+//     interpreter took the deeper one.
 //
 // Two are rewritten instead (constantForms): an untyped constant of 2^63
 // or more given an unsigned type by its context (z = 1<<63, return 1e19)
@@ -93,6 +95,12 @@ func (rw *rewriter) exoticForms() {
 			}
 		case *ast.SelectStmt:
 			rw.selectOrder(n, info)
+		case *ast.SelectorExpr:
+			if t := rw.typeOf(n.X); t != nil && !isInterface(t) {
+				if found, shallow, deep := deeperFirst(t, n.Sel.Name); found && shallow > 0 {
+					rw.refuse(n.Sel.Pos(), fmt.Sprintf("%s is promoted from embedded fields at depths %d and %d, and the interpreter picks the deeper one, declared first, where Go picks the shallowest: name the field you mean (x.Field.%s)", n.Sel.Name, shallow, deep, n.Sel.Name))
+				}
+			}
 		case *ast.SwitchStmt:
 			if n.Tag == nil {
 				break
@@ -166,7 +174,11 @@ func (rw *rewriter) exoticBuiltin(call *ast.CallExpr, info *types.Info) {
 	}
 	switch name {
 	case "len", "cap":
-		if p, ok := underlying(rw.typeOf(call.Args[0])).(*types.Pointer); ok {
+		// Only where the pointer comes from a call or a receive, which
+		// Go runs and the interpreter then reads through (a nil one
+		// fails); a variable's len is right unless it is nil, which no
+		// check before running can tell.
+		if p, ok := underlying(rw.typeOf(call.Args[0])).(*types.Pointer); ok && (firstCall(info, call.Args[0]) != nil || hasReceive(call.Args[0])) {
 			if a, ok := underlying(p.Elem()).(*types.Array); ok {
 				rw.refuse(call.Pos(), fmt.Sprintf("%s of a pointer to an array is not run faithfully by the interpreter: it reads through the pointer (and fails on nil), where Go gives the array's length, %d, without reading it. Write the length, or %s of the array itself", name, a.Len(), name))
 			}
@@ -424,27 +436,40 @@ func (rw *rewriter) shadowedLocalTypes(info *types.Info) {
 			continue
 		}
 		sort.Slice(tns, func(a, b int) bool { return tns[a].Pos() < tns[b].Pos() })
-		for k, tn := range tns {
-			if tn.Parent() == rw.classes.pkg.Scope() {
-				continue
+		for _, tn := range tns {
+			if tn.Parent() == rw.classes.pkg.Scope() || isInterface(tn.Type()) {
+				continue // interfaces are told apart by their methods
 			}
-			other := tns[0]
-			if k == 0 {
-				other = tns[1]
+			var other *types.TypeName
+			for _, o := range tns {
+				if o.Parent() == rw.classes.pkg.Scope() && types.Identical(o.Type().Underlying(), tn.Type().Underlying()) {
+					other = o
+					break
+				}
+			}
+			if other == nil {
+				continue
 			}
 			rw.refuse(tn.Pos(), fmt.Sprintf("the interpreter takes the type %s declared here for the type %s declared at line %d: give this one a name of its own", name, name, rw.fset.Position(other.Pos()).Line))
 		}
 	}
 }
 
-// initOrder refuses a package variable's initialiser that runs code (a
-// call) which reads or writes, itself or through the file's functions it
-// calls, a package variable declared below it. Go initialises that
-// variable first where the initialiser depends on it, and never zeroes a
-// variable after code set it; the interpreter did both otherwise: with
-// var c = newClient(); var timeout = 5, newClient saw timeout 0, and with
-// var n = count(); var calls int, calls was 0 again after count set it.
+// initOrder refuses package variables the interpreter initialises in
+// another order than Go, where that shows: an initialiser that runs code
+// (a call) using a package variable, itself or through the file's
+// functions, that the interpreter sets (or zeroes, for one with no
+// initialiser) only after it; or two initialisers that run code in
+// another order than Go's. Go orders them by every dependency, function
+// bodies included (types.Info.InitOrder); the interpreter, as measured,
+// by the variables an initialiser names outside function literals alone,
+// in levels (those naming none first, in the file's order, then those
+// naming only those, ...), and zeroes a variable with no initialiser at
+// its place in the file. So with var c = newClient(); var timeout = 5,
+// newClient saw timeout 0, and with var n = count(); var calls int,
+// calls was 0 again after count set it.
 func (rw *rewriter) initOrder(info *types.Info) {
+	scope := rw.classes.pkg.Scope()
 	decls := map[*types.Func]*ast.FuncDecl{}
 	for _, d := range rw.file.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
@@ -453,49 +478,113 @@ func (rw *rewriter) initOrder(info *types.Info) {
 			}
 		}
 	}
-	scope := rw.classes.pkg.Scope()
+	type unit struct {
+		spec        *ast.ValueSpec
+		runs        bool
+		direct      []*types.Var // package variables named outside function literals
+		uses        []*types.Var // and inside them, and in the file's functions called
+		level, goAt int
+	}
+	var units []*unit
+	of := map[*types.Var]*unit{}
 	for _, d := range rw.file.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.VAR {
 			continue
 		}
 		for _, spec := range gd.Specs {
-			vs := spec.(*ast.ValueSpec)
-			for _, v := range vs.Values {
-				if firstCall(info, v) == nil {
-					continue
+			u := &unit{spec: spec.(*ast.ValueSpec), level: -1, goAt: -1}
+			units = append(units, u)
+			for _, n := range u.spec.Names {
+				if v, ok := info.Defs[n].(*types.Var); ok {
+					of[v] = u
 				}
-				seen := map[ast.Node]bool{}
-				var below *types.Var
-				var walk func(n ast.Node)
-				walk = func(n ast.Node) {
-					if seen[n] || below != nil {
-						return
+			}
+		}
+	}
+	pkgVar := func(id *ast.Ident) *types.Var {
+		v, ok := info.Uses[id].(*types.Var)
+		if ok && v.Parent() == scope {
+			return v
+		}
+		return nil
+	}
+	for _, u := range units {
+		seen := map[ast.Node]bool{}
+		var walk func(n ast.Node, inFunc bool)
+		walk = func(n ast.Node, inFunc bool) {
+			if seen[n] {
+				return
+			}
+			seen[n] = true
+			ast.Inspect(n, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.FuncLit:
+					if !inFunc {
+						walk(x.Body, true)
+						return false
 					}
-					seen[n] = true
-					ast.Inspect(n, func(n ast.Node) bool {
-						id, ok := n.(*ast.Ident)
-						if !ok || below != nil {
-							return below == nil
+				case *ast.CallExpr:
+					u.runs = u.runs || !inFunc && !info.Types[x.Fun].IsType() && builtinName(info, x) == ""
+				case *ast.Ident:
+					if v := pkgVar(x); v != nil {
+						u.uses = append(u.uses, v)
+						if !inFunc {
+							u.direct = append(u.direct, v)
 						}
-						switch obj := info.Uses[id].(type) {
-						case *types.Var:
-							if obj.Parent() == scope && obj.Pos() > vs.Pos() && obj.Name() != "_" {
-								below = obj
-							}
-						case *types.Func:
-							if fd := decls[obj]; fd != nil {
-								walk(fd.Body)
-							}
-						}
-						return true
-					})
+					} else if fn, ok := info.Uses[x].(*types.Func); ok && decls[fn] != nil {
+						walk(decls[fn].Body, true)
+					}
 				}
-				walk(v)
-				if below != nil {
-					rw.refuse(vs.Pos(), fmt.Sprintf("this package variable's initialiser runs code that uses %s, declared below it at line %d: the interpreter does not order package variables as Go does (it may run this code before %s is set, or reset %s after). Declare %s above this one, or set the variables in func init()", below.Name(), rw.fset.Position(below.Pos()).Line, below.Name(), below.Name(), below.Name()))
-					break
-				}
+				return true
+			})
+		}
+		for _, v := range u.spec.Values {
+			walk(v, false)
+		}
+	}
+	var level func(u *unit, depth int) int
+	level = func(u *unit, depth int) int {
+		if u.level >= 0 || depth > len(units) {
+			return max(u.level, 0)
+		}
+		l := 0
+		for _, v := range u.direct {
+			if w := of[v]; w != nil && w != u {
+				l = max(l, level(w, depth+1)+1)
+			}
+		}
+		u.level = l
+		return l
+	}
+	for _, u := range units {
+		level(u, 0)
+	}
+	for k, init := range info.InitOrder {
+		if len(init.Lhs) > 0 && of[init.Lhs[0]] != nil && of[init.Lhs[0]].goAt < 0 {
+			of[init.Lhs[0]].goAt = k
+		}
+	}
+	model := append([]*unit(nil), units...)
+	sort.SliceStable(model, func(a, b int) bool { return model[a].level < model[b].level })
+	at := map[*unit]int{}
+	for k, u := range model {
+		at[u] = k
+	}
+	for _, u := range units {
+		if !u.runs {
+			continue
+		}
+		for _, v := range u.uses {
+			if w := of[v]; w != nil && w != u && at[w] > at[u] {
+				rw.refuse(u.spec.Pos(), fmt.Sprintf("this package variable's initialiser runs code that uses %s (line %d), which the interpreter sets only after it, where Go sets it first: declare %s above this one, or set the variables in func init()", v.Name(), rw.fset.Position(v.Pos()).Line, v.Name()))
+				return
+			}
+		}
+		for _, w := range units {
+			if w != u && w.runs && u.goAt < w.goAt && at[u] > at[w] {
+				rw.refuse(w.spec.Pos(), fmt.Sprintf("Go runs this package variable's initialiser after the one at line %d, and the interpreter before it: declare them in the order Go initialises them, or set them in func init()", rw.fset.Position(u.spec.Pos()).Line))
+				return
 			}
 		}
 	}
@@ -571,4 +660,72 @@ func (rw *rewriter) constantForms(info *types.Info) {
 		}
 		return true
 	})
+}
+
+// deeperFirst reports whether t (a struct, or a pointer to one) has a
+// field or method name promoted at two depths of embedding, the deeper
+// one through an embedded field declared before the one the shallowest
+// comes through: the interpreter, looking field by field and down each,
+// took the deeper one, where Go takes the shallowest. depths are the two.
+func deeperFirst(t types.Type, name string) (found bool, shallow, deep int) {
+	type item struct {
+		t    types.Type
+		root int // the index of t's field embedded in t at depth 1
+	}
+	level := []item{{t, -1}}
+	first, firstRoot := -1, 0
+	for depth := 0; depth < 8 && len(level) > 0; depth++ {
+		var next []item
+		for _, it := range level {
+			t := it.t
+			if p, ok := t.(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			has := false
+			if named, ok := t.(*types.Named); ok {
+				for k := 0; k < named.NumMethods(); k++ {
+					has = has || named.Method(k).Name() == name
+				}
+			}
+			switch u := t.Underlying().(type) {
+			case *types.Struct:
+				for k := 0; k < u.NumFields(); k++ {
+					f := u.Field(k)
+					has = has || f.Name() == name
+					if f.Embedded() {
+						root := it.root
+						if depth == 0 {
+							root = k
+						}
+						next = append(next, item{f.Type(), root})
+					}
+				}
+			case *types.Interface:
+				for k := 0; k < u.NumMethods(); k++ {
+					has = has || u.Method(k).Name() == name
+				}
+			}
+			if !has {
+				continue
+			}
+			switch {
+			case first < 0:
+				first, firstRoot = depth, it.root
+			case depth > first && it.root < firstRoot:
+				return true, first, depth
+			}
+		}
+		level = next
+	}
+	return false, 0, 0
+}
+
+func hasReceive(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		u, ok := n.(*ast.UnaryExpr)
+		found = found || ok && u.Op == token.ARROW
+		return !found
+	})
+	return found
 }

@@ -36,6 +36,7 @@ var reflectPanics = []struct{ prefix, msg string }{
 	{"reflect.MakeSlice: len > cap", "makeslice: cap out of range"},
 	{"reflect.MakeSlice: negative len", "makeslice: len out of range"},
 	{"reflect.MakeSlice: negative cap", "makeslice: cap out of range"},
+	{"reflect.Value.Grow: slice overflow", "growslice: len out of range"},
 }
 
 // asRuntimeError is v, or the runtime error Go would have panicked with
