@@ -166,7 +166,7 @@ func (rw *rewriter) exoticBuiltin(call *ast.CallExpr, info *types.Info) {
 	if name == "" || len(call.Args) == 0 {
 		return
 	}
-	if len(call.Args) == 1 {
+	if len(call.Args) == 1 && name != "print" && name != "println" { // printBuiltins rewrites those
 		if _, ok := rw.typeOf(call.Args[0]).(*types.Tuple); ok {
 			rw.refuse(call.Pos(), fmt.Sprintf("the interpreter cannot pass a call's several results to %s: assign them to variables first (a, b := %s; %s(a, b))", name, rw.src(call.Args[0]), name))
 			return
@@ -460,12 +460,14 @@ func (rw *rewriter) shadowedLocalTypes(info *types.Info) {
 // (a call) using a package variable, itself or through the file's
 // functions, that the interpreter sets (or zeroes, for one with no
 // initialiser) only after it; or two initialisers that run code in
-// another order than Go's. Go orders them by every dependency, function
+// another order than Go's, one of them of a blank variable (var _ = f()):
+// the interpreter ordered named variables that read each other as Go
+// does (go/test/fixedbugs/issue43444.go), not blank ones. Go orders them by every dependency, function
 // bodies included (types.Info.InitOrder); the interpreter, as measured,
-// by the variables an initialiser names outside function literals alone,
-// in levels (those naming none first, in the file's order, then those
-// naming only those, ...), and zeroes a variable with no initialiser at
-// its place in the file. So with var c = newClient(); var timeout = 5,
+// by the variables an initialiser reads, outside the file's functions
+// alone, in levels (those reading none first, in the file's order, then
+// those reading only those, ...), and zeroes a variable with no
+// initialiser at its place in the file. So with var c = newClient(); var timeout = 5,
 // newClient saw timeout 0, and with var n = count(); var calls int,
 // calls was 0 again after count set it.
 func (rw *rewriter) initOrder(info *types.Info) {
@@ -481,8 +483,8 @@ func (rw *rewriter) initOrder(info *types.Info) {
 	type unit struct {
 		spec        *ast.ValueSpec
 		runs        bool
-		direct      []*types.Var // package variables named outside function literals
-		uses        []*types.Var // and inside them, and in the file's functions called
+		direct      []*types.Var // package variables read outside the file's functions
+		uses        []*types.Var // used anywhere, in the file's functions called too
 		level, goAt int
 	}
 	var units []*unit
@@ -509,38 +511,61 @@ func (rw *rewriter) initOrder(info *types.Info) {
 		}
 		return nil
 	}
+	// written are the identifiers code assigns to (or takes the address
+	// of): a variable with no initialiser matters only if code sets it.
+	written := map[*ast.Ident]bool{}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range x.Lhs {
+				if id, ok := unparen(l).(*ast.Ident); ok {
+					written[id] = true
+				}
+			}
+		case *ast.IncDecStmt:
+			if id, ok := unparen(x.X).(*ast.Ident); ok {
+				written[id] = true
+			}
+		case *ast.UnaryExpr:
+			if id, ok := unparen(x.X).(*ast.Ident); ok && x.Op == token.AND {
+				written[id] = true
+			}
+		}
+		return true
+	})
 	for _, u := range units {
 		seen := map[ast.Node]bool{}
-		var walk func(n ast.Node, inFunc bool)
-		walk = func(n ast.Node, inFunc bool) {
+		// walk notes the package variables n uses; direct is false in
+		// the bodies of the file's functions, which the interpreter's
+		// order does not look into (it does into function literals
+		// of the initialiser, for the variables they read).
+		var walk func(n ast.Node, direct bool)
+		walk = func(n ast.Node, direct bool) {
 			if seen[n] {
 				return
 			}
 			seen[n] = true
 			ast.Inspect(n, func(n ast.Node) bool {
 				switch x := n.(type) {
-				case *ast.FuncLit:
-					if !inFunc {
-						walk(x.Body, true)
-						return false
-					}
 				case *ast.CallExpr:
-					u.runs = u.runs || !inFunc && !info.Types[x.Fun].IsType() && builtinName(info, x) == ""
+					u.runs = u.runs || !info.Types[x.Fun].IsType() && builtinName(info, x) == ""
 				case *ast.Ident:
 					if v := pkgVar(x); v != nil {
-						u.uses = append(u.uses, v)
-						if !inFunc {
+						if of[v] != nil && (of[v].spec.Values != nil || written[x]) {
+							u.uses = append(u.uses, v)
+						}
+						if direct && !written[x] {
 							u.direct = append(u.direct, v)
 						}
 					} else if fn, ok := info.Uses[x].(*types.Func); ok && decls[fn] != nil {
-						walk(decls[fn].Body, true)
+						walk(decls[fn].Body, false)
 					}
 				}
 				return true
 			})
 		}
 		for _, v := range u.spec.Values {
-			walk(v, false)
+			walk(v, true)
 		}
 	}
 	var level func(u *unit, depth int) int
@@ -582,7 +607,7 @@ func (rw *rewriter) initOrder(info *types.Info) {
 			}
 		}
 		for _, w := range units {
-			if w != u && w.runs && u.goAt < w.goAt && at[u] > at[w] {
+			if w != u && w.runs && u.goAt < w.goAt && at[u] > at[w] && (blankSpec(u.spec) || blankSpec(w.spec)) {
 				rw.refuse(w.spec.Pos(), fmt.Sprintf("Go runs this package variable's initialiser after the one at line %d, and the interpreter before it: declare them in the order Go initialises them, or set them in func init()", rw.fset.Position(u.spec.Pos()).Line))
 				return
 			}
@@ -728,4 +753,13 @@ func hasReceive(e ast.Expr) bool {
 		return !found
 	})
 	return found
+}
+
+func blankSpec(vs *ast.ValueSpec) bool {
+	for _, n := range vs.Names {
+		if n.Name == "_" {
+			return true
+		}
+	}
+	return false
 }
