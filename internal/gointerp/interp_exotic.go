@@ -56,6 +56,9 @@ import (
 //     deeper through a field declared first: Go takes the shallowest, the
 //     interpreter took the deeper one.
 //
+// m[k] = *p is rewritten to m[k] = (T)(*p): the interpreter stored a
+// zero value for a nil p, where Go panics, and panics for the conversion.
+//
 // Two are rewritten instead (constantForms): an untyped constant of 2^63
 // or more given an unsigned type by its context (z = 1<<63, return 1e19)
 // failed to load ("constant 9223372036854775808 overflows int64"); it is
@@ -262,6 +265,15 @@ func (rw *rewriter) exoticAssign(a *ast.AssignStmt, info *types.Info) {
 			if call := firstCall(info, l); call != nil {
 				rw.refuse(call.Pos(), fmt.Sprintf("the interpreter calls %s after the value on the right, where Go evaluates the targets first: call it before this assignment and use a variable", rw.src(call)))
 				return
+			}
+		}
+	case a.Tok == token.ASSIGN && len(a.Lhs) == 1 && len(a.Rhs) == 1 && isMapIndex(info, a.Lhs[0]):
+		// m[k] = *p stored a zero value for a nil p where Go panics;
+		// a conversion to the value's own type, m[k] = T(*p), panics.
+		if star, ok := unparen(a.Rhs[0]).(*ast.StarExpr); ok {
+			if name, ok := rw.typeSource(rw.typeOf(star)); ok {
+				rw.add(rw.off(star.Pos()), rw.off(star.Pos()), "("+name+")(")
+				rw.add(rw.off(star.End()), rw.off(star.End()), ")")
 			}
 		}
 	case a.Tok == token.ASSIGN && len(a.Lhs) == 1 && len(a.Rhs) == 1 && isBlank(a.Lhs[0]):
@@ -762,4 +774,13 @@ func blankSpec(vs *ast.ValueSpec) bool {
 		}
 	}
 	return false
+}
+
+func isMapIndex(info *types.Info, e ast.Expr) bool {
+	ix, ok := unparen(e).(*ast.IndexExpr)
+	if !ok {
+		return false
+	}
+	_, isMap := underlying(info.Types[ix.X].Type).(*types.Map)
+	return isMap
 }

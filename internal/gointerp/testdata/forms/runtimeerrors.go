@@ -47,6 +47,9 @@ func Main() {
 	fmt.Println(catch(func() { _ = make([]int, n, c) }))
 	n = -1
 	fmt.Println(catch(func() { _ = make([]int, n) }))
+	var ip *int
+	vals := map[string]int{}
+	fmt.Println(catch(func() { vals["a"] = *ip }), len(vals))
 	fmt.Println(catch(func() { panic("a string") }))
 	fmt.Println(catch(func() {}))
 }
