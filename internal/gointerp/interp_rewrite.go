@@ -547,6 +547,12 @@ func (rw *rewriter) methodValues() {
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
 				called[sel] = true
 			}
+		case *ast.RangeStmt:
+			// for v := range x.All, rewritten to the call x.All(func...)
+			// (rangeOverFunc), which reads x when Go would copy it.
+			if sel, ok := n.X.(*ast.SelectorExpr); ok && rw.classes.done[n] {
+				called[sel] = true
+			}
 		}
 		return true
 	})
