@@ -112,6 +112,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.recovers()
 	rw.typedRewrites() // interp_typed.go
 	rw.chainMethods()  // interp_refuse.go
+	rw.loadCrashes()   // interp_refuse.go
 	rw.exoticForms()   // interp_exotic.go
 	if rw.refused != nil {
 		return "", nil, rw.refusals()
