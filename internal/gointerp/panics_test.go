@@ -14,6 +14,7 @@ func TestIsInterpreterPanic(t *testing.T) {
 		{"reflect: reflect.Value.Set using unaddressable value", true},
 		{"reflect.Value.Convert: value of type int cannot be converted to type interp.valueInterface", true},
 		{"reflect.MakeChan: unidirectional channel type", true},
+		{"reflect: cannot use *struct { Xcode int } as type error in Call", true},
 		// The code's own panics, and yaegi's stand-ins for Go's runtime
 		// errors, are the code's.
 		{"boom", false},
