@@ -39,11 +39,11 @@ func crashCause(src *Source) *gradewire.Diagnostic {
 			switch s := spec.(type) {
 			case *ast.TypeSpec:
 				if s.Name.Obj != nil && refersTo(s.Type, s.Name.Obj) {
-					msg = "the interpreter failed on this code, and " + selfTypeAdvice([]string{s.Name.Name}, s.Name.Name, types.ExprString(s.Type))
+					msg = selfTypeAdvice([]string{s.Name.Name}, s.Name.Name, types.ExprString(s.Type))
 				}
 			case *ast.ValueSpec:
 				if gd.Tok == token.VAR && len(s.Names) == 2 && len(s.Values) == 1 && commaOK(s.Values[0]) {
-					msg = "the interpreter failed on this code, and " + commaOKVarAdvice
+					msg = commaOKVarAdvice
 				}
 			}
 			if msg != "" {
@@ -133,6 +133,33 @@ func (rw *rewriter) loadCrashes() {
 		walk(tn.Type().Underlying())
 		reaches[tn] = seen
 	}
+	// used are the file's types its code uses: named outside every type
+	// declaration, or in the declaration of another used type (a type
+	// named only in unused types' declarations loads).
+	type use struct{ owner, obj *types.TypeName }
+	var uses []use
+	for id, obj := range info.Uses {
+		o, ok := obj.(*types.TypeName)
+		if !ok || specs[o] == nil {
+			continue
+		}
+		var owner *types.TypeName
+		for tn, s := range specs {
+			if s.Pos() <= id.Pos() && id.Pos() < s.End() && (owner == nil || s.Pos() > specs[owner].Pos()) {
+				owner = tn
+			}
+		}
+		uses = append(uses, use{owner, o})
+	}
+	used := map[*types.TypeName]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, u := range uses {
+			if !used[u.obj] && (u.owner == nil || u.owner != u.obj && used[u.owner]) {
+				used[u.obj], changed = true, true
+			}
+		}
+	}
 	done := map[*types.TypeName]bool{}
 	for tn := range specs {
 		if !reaches[tn][tn] || done[tn] {
@@ -147,22 +174,7 @@ func (rw *rewriter) loadCrashes() {
 			}
 		}
 		sort.Slice(cycle, func(a, b int) bool { return specs[cycle[a]].Pos() < specs[cycle[b]].Pos() })
-		inCycle := func(p token.Pos) bool {
-			for _, o := range cycle {
-				if specs[o].Pos() <= p && p < specs[o].End() {
-					return true
-				}
-			}
-			return false
-		}
-		used := false
-		for id, obj := range info.Uses {
-			if o, ok := obj.(*types.TypeName); ok && slices.Contains(cycle, o) && !inCycle(id.Pos()) {
-				used = true
-				break
-			}
-		}
-		if !used {
+		if !slices.ContainsFunc(cycle, func(o *types.TypeName) bool { return used[o] }) {
 			continue
 		}
 		names := make([]string, len(cycle))
@@ -173,7 +185,6 @@ func (rw *rewriter) loadCrashes() {
 		rw.refuse(first.Pos(), selfTypeAdvice(names, first.Name.Name, rw.src(first.Type)))
 	}
 }
-
 
 // refersTo reports whether the type expression e names obj other than
 // inside a struct or an interface type.

@@ -67,8 +67,36 @@ type F func() F
 
 type L []L
 
+type G func(F) // named only in types the code does not use
+
+type S struct{ f F }
+
 func Main() {}
 `,
+		},
+		{
+			name: "a self-referring type used through another type",
+			src: `package p
+
+type F func() F
+
+type S struct{ f F }
+
+func Main() { var s S; _ = s }
+`,
+			want: []string{"3: the type F refers to itself"},
+		},
+		{
+			name: "a self-referring type declared in a function",
+			src: `package p
+
+func Main() {
+	type F func() F
+	var f F
+	_ = f
+}
+`,
+			want: []string{"4: the type F refers to itself"},
 		},
 		{
 			name: "recursion through a struct or an interface loads",
