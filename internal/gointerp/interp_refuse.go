@@ -20,8 +20,10 @@ import (
 //   - a type that refers to itself other than through a struct or an
 //     interface: type F func(string) F, type P *P, type L []L, or two
 //     types through each other (type A func() B; type B func() A). One
-//     only declared loads; any use of it crashed the compiler (var f F,
-//     a function returning F), so it is refused where the file uses it;
+//     only declared loads, or named only in the declarations of types the
+//     code never uses; any other use crashed the compiler (var f F, a
+//     function taking or returning F, a used struct with a field of F),
+//     so it is refused at its declaration where the file uses it;
 //   - a package-level var of two names given by one comma-ok value:
 //     var v, ok = m["k"] (or x.(T), <-ch), which crashed it even unused.
 //
