@@ -3,8 +3,10 @@
 # $(go env GOROOT)/test and yaegi's _test programs that import only the
 # allowed packages, run natively, through internal/gointerp (with its
 # rewrites, as the grading child runs code) and through plain yaegi, with
-# agreement on accepted programs, silent divergences, refusals and false
-# refusals (see bench/gotests/main.go for what each figure means).
+# agreement on accepted programs, programs stopped at the grading child's
+# limits or failed in the interpreter (both graded by the native referee in
+# the product), silent divergences, refusals and false refusals (see
+# bench/gotests/main.go for what each figure means).
 #
 # With a commit as argument, that commit's internal/gointerp is measured
 # too, in the same run, and the figures are printed side by side (this

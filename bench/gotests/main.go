@@ -17,9 +17,11 @@
 // non-zero, only what came before its "panic:" or "fatal error:" line is
 // compared, with the exit status. A program the interpreter refuses (the
 // rewrites refuse it, or it does not compile) is a refusal; one it accepts
-// and runs to a different output, a different status or a timeout is a
-// silent divergence. A refusal of a program plain yaegi runs right is a
-// false refusal.
+// and runs to a different output or status is a silent divergence, unless
+// the grading child would have said it could not run it: stopped at one of
+// the child's limits or by a crash, or failed with a panic of the
+// interpreter's own, for which the native referee grades the code (see
+// tally). A refusal of a program plain yaegi runs right is a false refusal.
 //
 // With -base BIN, BIN (this command built against another version of
 // internal/gointerp, as bench/gotests.sh does for main) runs each program
@@ -58,6 +60,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/traefik/yaegi/interp"
@@ -69,7 +72,20 @@ import (
 // Exit statuses of a child run (besides the program's own 0 and 2).
 const (
 	exitRefused = 3   // our interpreter or yaegi refused the program
-	exitTimeout = 124 // killed by the parent after -timeout
+	exitTimeout = 124 // killed by the parent after its wall-clock limit
+	exitCPU     = 125 // killed by the kernel at its CPU-time limit
+)
+
+// The grading child's own limits (internal/sandbox's DefaultWallTime and
+// DefaultCPUTime; this command may not import the sandbox). A run of our
+// interpreter is given these, not -timeout: a program that runs past them
+// interpreted is stopped in the product too, and a stopped grade (a Check
+// as well as a Grade) is graded by the native referee
+// (internal/grading.Service.GradeKit), so it is a limit hit, not a silent
+// divergence, only where it would be one for a user.
+const (
+	productWallTime = 20 * time.Second
+	productCPUTime  = 10 // seconds
 )
 
 func main() {
@@ -339,22 +355,28 @@ func (r *runner) native(p *program) result {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return result{Skip: "does not build natively: " + firstLine(string(out))}
 	}
-	res := r.exec(filepath.Join(dir, "prog"), nil, dir)
+	res := r.exec(filepath.Join(dir, "prog"), nil, dir, r.timeout)
 	if res.Exit == exitTimeout {
 		return result{Skip: "runs longer than the timeout natively"}
 	}
 	return res
 }
 
-// childRun runs p through bin -child mode.
+// childRun runs p through bin -child mode. Our interpreter runs under the
+// grading child's limits (productWallTime, productCPUTime: the child sets
+// the CPU one on itself), plain yaegi under -timeout.
 func (r *runner) childRun(bin, mode string, p *program) result {
-	return r.exec(bin, []string{"-child", mode, p.file}, filepath.Dir(p.file))
+	limit := r.timeout
+	if mode == "ours" {
+		limit = max(limit, productWallTime)
+	}
+	return r.exec(bin, []string{"-child", mode, p.file}, filepath.Dir(p.file), limit)
 }
 
 // exec runs a command with stdout and stderr together, and the child's
-// refusal message on fd 3.
-func (r *runner) exec(bin string, args []string, dir string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+// refusal message on fd 3, killed after limit.
+func (r *runner) exec(bin string, args []string, dir string, limit time.Duration) result {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
@@ -379,6 +401,8 @@ func (r *runner) exec(bin string, args []string, dir string) result {
 	switch {
 	case ctx.Err() != nil:
 		res.Exit = exitTimeout
+	case errors.As(err, &ee) && killed(ee):
+		res.Exit = exitCPU // nothing else here sends SIGKILL
 	case errors.As(err, &ee):
 		res.Exit = ee.ExitCode()
 	case err != nil:
@@ -395,6 +419,13 @@ func (r *runner) exec(bin string, args []string, dir string) result {
 		res.Out, res.Panic = beforePanic(res.Out)
 	}
 	return res
+}
+
+// killed reports whether the process was killed by SIGKILL: the kernel's
+// answer to a run past its hard CPU-time limit.
+func killed(ee *exec.ExitError) bool {
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 var panicLine = regexp.MustCompile(`(?m)^(panic: |fatal error: |\[signal )`)
@@ -432,6 +463,12 @@ func runChild(mode, file string) {
 	out := os.Stdout
 	switch mode {
 	case "ours":
+		// The grading child's CPU limit (prlimit --cpu sets both soft and
+		// hard; at the hard limit the kernel sends SIGKILL).
+		lim := syscall.Rlimit{Cur: productCPUTime, Max: productCPUTime}
+		if err := syscall.Setrlimit(syscall.RLIMIT_CPU, &lim); err != nil {
+			fatalf("set the CPU limit: %v", err)
+		}
 		src, diags := gointerp.ParseSource(filepath.Base(file), string(b), nil)
 		if diags != nil {
 			refuse(diags[0].String())
@@ -483,9 +520,28 @@ func agrees(nat, got result) bool {
 }
 
 // tally is the figures for one interpreter.
+//
+// A run that differs from the native one is put in one of three lists:
+//   - stopped: it ran past the grading child's wall-clock or CPU limit,
+//     or died of a fatal error (a stack overflow of deep recursion)
+//     where the native run did not. A grading child stopped so gives no
+//     verdict, and the native referee grades the code, for a Check as
+//     for a Grade (internal/grading.Service.GradeKit);
+//   - interpreter failed: it ended in a panic of yaegi's own machinery
+//     (gointerp.IsInterpreterPanic), which the grading child reports as
+//     the interpreter's failure, not the code's (blameInterpreter in
+//     internal/faultsim/interpreted), and the referee grades the code;
+//   - silent: anything else, a wrong answer no one is told of.
+//
+// The first two are what happens to a user whose code the interpreter
+// cannot run: they are not silent, but they are not agreement either, so
+// both figures are printed: agreement on every accepted program, and on
+// the accepted programs the interpreter answered (those not stopped and
+// not failed), where the target applies. The lists are the same for
+// every column, plain yaegi's included, though plain yaegi has no referee.
 type tally struct {
-	run, accepted, agree, refused, rawRefused, timeouts int
-	silent, falseRefusals                               []string
+	run, accepted, agree, refused, rawRefused int
+	silent, stopped, failed, falseRefusals    []string
 }
 
 func count(progs []*program, pick func(*program) result) tally {
@@ -511,12 +567,22 @@ func count(progs []*program, pick func(*program) result) tally {
 			t.agree++
 			continue
 		}
-		if got.Exit == exitTimeout {
-			t.timeouts++
+		switch {
+		case stopped(got):
+			t.stopped = append(t.stopped, p.Path+": "+describe(p.Nat, got))
+		case got.Exit == 2 && gointerp.IsInterpreterPanic(strings.TrimPrefix(got.Panic, "panic: ")):
+			t.failed = append(t.failed, p.Path+": "+describe(p.Nat, got))
+		default:
+			t.silent = append(t.silent, p.Path+": "+describe(p.Nat, got))
 		}
-		t.silent = append(t.silent, p.Path+": "+describe(p.Nat, got))
 	}
 	return t
+}
+
+// stopped reports a run stopped at a limit of the grading child's, or
+// ended by a fatal error (which ends a grading child as it ends a program).
+func stopped(got result) bool {
+	return got.Exit == exitTimeout || got.Exit == exitCPU || strings.HasPrefix(got.Panic, "fatal error: ")
 }
 
 // describe says how a run differs from the native one.
@@ -524,6 +590,8 @@ func describe(nat, got result) string {
 	switch {
 	case got.Exit == exitTimeout:
 		return "timeout"
+	case got.Exit == exitCPU:
+		return "CPU time limit"
 	case got.Exit != nat.Exit && got.Panic != "":
 		return fmt.Sprintf("exit %d, native %d: %s; %s", got.Exit, nat.Exit, clip(got.Panic), firstDiff(nat.Out, got.Out))
 	case got.Exit != nat.Exit:
@@ -593,19 +661,33 @@ func report(progs []*program, withBase bool, list bool, took time.Duration) {
 	row("programs run", func(t tally) string { return strconv.Itoa(t.run) })
 	row("agree with native", func(t tally) string { return strconv.Itoa(t.agree) })
 	row("accepted", func(t tally) string { return strconv.Itoa(t.accepted) })
-	row("agreement on accepted (target >= 99%)", func(t tally) string {
-		if t.accepted == 0 {
+	percent := func(a, b int) string {
+		if b == 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.1f%%", 100*float64(t.agree)/float64(t.accepted))
+		return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+	}
+	row("agreement on accepted", func(t tally) string { return percent(t.agree, t.accepted) })
+	row("  stopped: limit hit or crash (referee)", func(t tally) string { return strconv.Itoa(len(t.stopped)) })
+	row("  interpreter failed, said so (referee)", func(t tally) string { return strconv.Itoa(len(t.failed)) })
+	row("answered (accepted, not stopped or failed)", func(t tally) string { return strconv.Itoa(t.accepted - len(t.stopped) - len(t.failed)) })
+	row("agreement on answered (target >= 99%)", func(t tally) string {
+		return percent(t.agree, t.accepted-len(t.stopped)-len(t.failed))
 	})
 	row("silent divergences", func(t tally) string { return strconv.Itoa(len(t.silent)) })
-	row("  of which timeouts (too slow interpreted)", func(t tally) string { return strconv.Itoa(t.timeouts) })
 	row("refusals", func(t tally) string { return strconv.Itoa(t.refused) })
 	row("  of which with no line (raw crash)", func(t tally) string { return strconv.Itoa(t.rawRefused) })
 	row("false refusals (plain yaegi runs it right)", func(t tally) string { return strconv.Itoa(len(t.falseRefusals)) })
 	fmt.Printf("\nsilent divergences (this tree):\n")
 	for _, s := range ours.silent {
+		fmt.Printf("  %s\n", s)
+	}
+	fmt.Printf("\nstopped at a limit or by a crash, graded by the native referee in the product (this tree):\n")
+	for _, s := range ours.stopped {
+		fmt.Printf("  %s\n", s)
+	}
+	fmt.Printf("\ninterpreter failed and said so, graded by the native referee in the product (this tree):\n")
+	for _, s := range ours.failed {
 		fmt.Printf("  %s\n", s)
 	}
 	fmt.Printf("\nfalse refusals (this tree):\n")

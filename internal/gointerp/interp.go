@@ -23,6 +23,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -307,9 +308,15 @@ func ParseSource(filename, text string, extra []string) (*Source, []gradewire.Di
 	allowedList := strings.Join(append(append([]string(nil), AllowedStdlib...), extra...), ", ")
 	src := &Source{Text: text, Fset: fset, File: f, Package: f.Name.Name, Imports: map[string]string{}}
 	var diags []gradewire.Diagnostic
+	every := map[string]string{} // the imports refused too, for the rewrites' refusals
 	for _, imp := range f.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		pos := fset.Position(imp.Pos())
+		if imp.Name != nil {
+			every[imp.Name.Name] = path
+		} else {
+			every[path[strings.LastIndex(path, "/")+1:]] = path
+		}
 		switch {
 		case strings.HasPrefix(path, ".") || strings.HasPrefix(path, "/"):
 			diags = append(diags, gradewire.Diagnostic{Line: pos.Line, Column: pos.Column,
@@ -327,6 +334,11 @@ func ParseSource(filename, text string, extra []string) (*Source, []gradewire.Di
 		src.Imports[name] = path
 	}
 	if diags != nil {
+		// With the forms the interpreter refuses, so that the user sees
+		// everything to change at once, in line order.
+		_, _, refused := rewriteForInterpreter(fset, f, text, every)
+		diags = append(diags, refused...)
+		sort.SliceStable(diags, func(a, b int) bool { return diags[a].Line < diags[b].Line })
 		return nil, diags
 	}
 	rewritten, edits, d := rewriteForInterpreter(fset, f, text, src.Imports)

@@ -690,7 +690,16 @@ func (rw *rewriter) rangeOverFunc(s *ast.RangeStmt, yield *types.Signature, labe
 		}
 		fmt.Fprintf(&head, "var %s bool; ", res.done)
 	}
-	fmt.Fprintf(&head, "var %s int; _ = %s; (%s)(func(%s) bool { %s", branch, branch, rw.src(s.X), strings.Join(params, ", "), strings.Join(assigns, " "))
+	// A primary expression is called as it is: yaegi's call of a
+	// parenthesised function of the file, (seq)(f), panicked "call of
+	// reflect.Value.Call on ptr Value".
+	seq := rw.src(s.X)
+	switch s.X.(type) {
+	case *ast.Ident, *ast.SelectorExpr, *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.ParenExpr:
+	default:
+		seq = "(" + seq + ")"
+	}
+	fmt.Fprintf(&head, "var %s int; _ = %s; %s(func(%s) bool { %s", branch, branch, seq, strings.Join(params, ", "), strings.Join(assigns, " "))
 	start := rw.off(s.For)
 	if label != nil {
 		// The label goes: every branch to it is now a return.

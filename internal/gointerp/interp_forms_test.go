@@ -86,6 +86,11 @@ func TestRefusedForms(t *testing.T) {
 			if diags[0].Line != line || !strings.Contains(diags[0].Message, want) {
 				t.Fatalf("refused with %s; want line %d containing %q", diags[0], line, want)
 			}
+			for _, d := range diags {
+				if d.Line < 1 {
+					t.Errorf("a refusal names no line: %s", d)
+				}
+			}
 		})
 	}
 }

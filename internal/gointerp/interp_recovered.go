@@ -33,6 +33,10 @@ var reflectPanics = []struct{ prefix, msg string }{
 	{"reflect.Value.Slice3: slice index out of bounds", "slice bounds out of range"},
 	{"reflect: call of reflect.Value.Elem on zero Value", "invalid memory address or nil pointer dereference"},
 	{"reflect: call of reflect.Value.Field on zero Value", "invalid memory address or nil pointer dereference"},
+	{"reflect.MakeSlice: len > cap", "makeslice: cap out of range"},
+	{"reflect.MakeSlice: negative len", "makeslice: len out of range"},
+	{"reflect.MakeSlice: negative cap", "makeslice: cap out of range"},
+	{"reflect.Value.Grow: slice overflow", "growslice: len out of range"},
 }
 
 // asRuntimeError is v, or the runtime error Go would have panicked with

@@ -5,22 +5,31 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
-// Forms that may crash yaegi's compiler with a message naming no line
-// ("reflect.Type is nil", "nil type"). Not every use of them crashes it
-// (a type F func(string) F that is only declared loads), so they are not
-// refused before loading; where the compiler crashed, the crash is put
-// on the first of them, with what to write instead (crashCause, called by
-// compilerPanic):
+// Forms that crash yaegi's compiler with a message naming no line
+// ("reflect.Type is nil", "nil type"), refused at their line before
+// loading (loadCrashes), each with what to write instead, among the
+// file's other refusals:
 //
 //   - a type that refers to itself other than through a struct or an
-//     interface: type F func(string) F, type P *P, type L []L;
+//     interface: type F func(string) F, type P *P, type L []L, or two
+//     types through each other (type A func() B; type B func() A). One
+//     only declared loads, or named only in the declarations of types the
+//     code never uses; any other use crashed the compiler (var f F, a
+//     function taking or returning F, a used struct with a field of F),
+//     so it is refused at its declaration where the file uses it;
 //   - a package-level var of two names given by one comma-ok value:
-//     var v, ok = m["k"] (or x.(T), <-ch).
+//     var v, ok = m["k"] (or x.(T), <-ch), which crashed it even unused.
+//
+// Where the compiler crashed all the same (the type check that finds the
+// cycles could not type the file), the crash is put on the first of them
+// (crashCause, called by compilerPanic).
 func crashCause(src *Source) *gradewire.Diagnostic {
 	for _, d := range src.File.Decls {
 		gd, ok := d.(*ast.GenDecl)
@@ -32,11 +41,11 @@ func crashCause(src *Source) *gradewire.Diagnostic {
 			switch s := spec.(type) {
 			case *ast.TypeSpec:
 				if s.Name.Obj != nil && refersTo(s.Type, s.Name.Obj) {
-					msg = fmt.Sprintf("the interpreter failed on this code, and the type %s refers to itself other than through a struct, which it cannot always load: wrap it in a struct (type %s struct{ f func(...) *%s }) or use an interface", s.Name.Name, s.Name.Name, s.Name.Name)
+					msg = selfTypeAdvice([]string{s.Name.Name}, s.Name.Name, types.ExprString(s.Type))
 				}
 			case *ast.ValueSpec:
 				if gd.Tok == token.VAR && len(s.Names) == 2 && len(s.Values) == 1 && commaOK(s.Values[0]) {
-					msg = "the interpreter failed on this code, and cannot load a package-level var given two values by one comma-ok expression (var v, ok = m[k]): declare the two variables and assign them in func init()"
+					msg = commaOKVarAdvice
 				}
 			}
 			if msg != "" {
@@ -46,6 +55,137 @@ func crashCause(src *Source) *gradewire.Diagnostic {
 		}
 	}
 	return nil
+}
+
+// commaOKVarAdvice ends the refusal of var v, ok = m[k] at package level.
+const commaOKVarAdvice = "the interpreter cannot load a package-level var given two values by one comma-ok expression (var v, ok = m[k]): declare the two variables (var v int; var ok bool) and assign them in func init() { v, ok = m[k] }"
+
+// selfTypeAdvice says what to write instead of the types names (one, or
+// the members of a cycle), first the one declared as "type first under".
+func selfTypeAdvice(names []string, first, under string) string {
+	what := "the type " + first + " refers to itself"
+	if len(names) > 1 {
+		what = "the types " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " refer to each other"
+	}
+	return fmt.Sprintf("%s other than through a struct, and the interpreter cannot load a use of such a type: wrap it in a struct (type %s struct{ f %s }, calling x.f(...)) or use an interface", what, first, under)
+}
+
+// loadCrashes refuses the forms above that crash the compiler, at their
+// line: a type of the file in a cycle not through a struct or an
+// interface, where the file uses one of the cycle's types outside their
+// declarations (at the first of them), and a package-level var v, ok =
+// m[k].
+func (rw *rewriter) loadCrashes() {
+	for _, d := range rw.file.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+			for _, spec := range gd.Specs {
+				if s := spec.(*ast.ValueSpec); len(s.Names) == 2 && len(s.Values) == 1 && commaOK(s.Values[0]) {
+					rw.refuse(s.Pos(), commaOKVarAdvice)
+				}
+			}
+		}
+	}
+	info := rw.typesInfo()
+	specs := map[*types.TypeName]*ast.TypeSpec{}
+	ast.Inspect(rw.file, func(n ast.Node) bool {
+		if s, ok := n.(*ast.TypeSpec); ok && !s.Assign.IsValid() {
+			if tn, ok := info.Defs[s.Name].(*types.TypeName); ok {
+				specs[tn] = s
+			}
+		}
+		return true
+	})
+	if len(specs) == 0 {
+		return
+	}
+	// reaches is the file's types each one reaches other than through a
+	// struct or an interface, itself included where it is in a cycle.
+	reaches := map[*types.TypeName]map[*types.TypeName]bool{}
+	for tn := range specs {
+		seen := map[*types.TypeName]bool{}
+		var walk func(t types.Type)
+		walk = func(t types.Type) {
+			switch t := types.Unalias(t).(type) {
+			case *types.Named:
+				o := t.Origin().Obj()
+				if specs[o] == nil || seen[o] {
+					return
+				}
+				seen[o] = true
+				walk(t.Origin().Underlying())
+			case *types.Pointer:
+				walk(t.Elem())
+			case *types.Slice:
+				walk(t.Elem())
+			case *types.Array:
+				walk(t.Elem())
+			case *types.Map:
+				walk(t.Key())
+				walk(t.Elem())
+			case *types.Chan:
+				walk(t.Elem())
+			case *types.Signature:
+				for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+					for k := 0; k < tup.Len(); k++ {
+						walk(tup.At(k).Type())
+					}
+				}
+			}
+		}
+		walk(tn.Type().Underlying())
+		reaches[tn] = seen
+	}
+	// used are the file's types its code uses: named outside every type
+	// declaration, or in the declaration of another used type (a type
+	// named only in unused types' declarations loads).
+	type use struct{ owner, obj *types.TypeName }
+	var uses []use
+	for id, obj := range info.Uses {
+		o, ok := obj.(*types.TypeName)
+		if !ok || specs[o] == nil {
+			continue
+		}
+		var owner *types.TypeName
+		for tn, s := range specs {
+			if s.Pos() <= id.Pos() && id.Pos() < s.End() && (owner == nil || s.Pos() > specs[owner].Pos()) {
+				owner = tn
+			}
+		}
+		uses = append(uses, use{owner, o})
+	}
+	used := map[*types.TypeName]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, u := range uses {
+			if !used[u.obj] && (u.owner == nil || u.owner != u.obj && used[u.owner]) {
+				used[u.obj], changed = true, true
+			}
+		}
+	}
+	done := map[*types.TypeName]bool{}
+	for tn := range specs {
+		if !reaches[tn][tn] || done[tn] {
+			continue
+		}
+		// The cycle: the types tn reaches that reach it, in the file's order.
+		var cycle []*types.TypeName
+		for o := range reaches[tn] {
+			if reaches[o][tn] {
+				cycle = append(cycle, o)
+				done[o] = true
+			}
+		}
+		sort.Slice(cycle, func(a, b int) bool { return specs[cycle[a]].Pos() < specs[cycle[b]].Pos() })
+		if !slices.ContainsFunc(cycle, func(o *types.TypeName) bool { return used[o] }) {
+			continue
+		}
+		names := make([]string, len(cycle))
+		for k, o := range cycle {
+			names[k] = o.Name()
+		}
+		first := specs[cycle[0]]
+		rw.refuse(first.Pos(), selfTypeAdvice(names, first.Name.Name, rw.src(first.Type)))
+	}
 }
 
 // refersTo reports whether the type expression e names obj other than

@@ -112,6 +112,8 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	rw.recovers()
 	rw.typedRewrites() // interp_typed.go
 	rw.chainMethods()  // interp_refuse.go
+	rw.loadCrashes()   // interp_refuse.go
+	rw.exoticForms()   // interp_exotic.go
 	if rw.refused != nil {
 		return "", nil, rw.refusals()
 	}
@@ -544,6 +546,12 @@ func (rw *rewriter) methodValues() {
 			}
 		case *ast.CallExpr:
 			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				called[sel] = true
+			}
+		case *ast.RangeStmt:
+			// for v := range x.All, rewritten to the call x.All(func...)
+			// (rangeOverFunc), which reads x when Go would copy it.
+			if sel, ok := n.X.(*ast.SelectorExpr); ok && rw.classes.done[n] {
 				called[sel] = true
 			}
 		}

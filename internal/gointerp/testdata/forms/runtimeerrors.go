@@ -21,7 +21,7 @@ func catch(f func()) (out string) {
 			return
 		}
 		msg := err.Error()
-		for _, known := range []string{"index out of range", "slice bounds out of range", "nil pointer dereference", "nil map"} {
+		for _, known := range []string{"index out of range", "slice bounds out of range", "nil pointer dereference", "nil map", "makeslice: len out of range", "makeslice: cap out of range"} {
 			if strings.Contains(msg, known) {
 				msg = known
 			}
@@ -43,6 +43,13 @@ func Main() {
 	fmt.Println(catch(func() { p.x = 2 }))
 	var m map[string]int
 	fmt.Println(catch(func() { m["a"] = 1 }))
+	n, c := 4, 2
+	fmt.Println(catch(func() { _ = make([]int, n, c) }))
+	n = -1
+	fmt.Println(catch(func() { _ = make([]int, n) }))
+	var ip *int
+	vals := map[string]int{}
+	fmt.Println(catch(func() { vals["a"] = *ip }), len(vals))
 	fmt.Println(catch(func() { panic("a string") }))
 	fmt.Println(catch(func() {}))
 }
