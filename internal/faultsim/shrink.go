@@ -2,6 +2,7 @@ package faultsim
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -380,9 +381,28 @@ func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
 	}
 	broke := inv.Title
 	if len(ev) > 0 {
-		broke += ": " + strings.TrimSuffix(ev[0], ".")
+		broke += ": " + strings.TrimSuffix(firstSentence(ev[0]), ".")
 	}
 	return append(out, "So this breaks "+lowerFirst(broke)+".")
+}
+
+// sentenceEnd is a full stop that ends one sentence where another
+// begins.
+var sentenceEnd = regexp.MustCompile(`[a-z0-9)"”]\. +[A-Z]`)
+
+// firstSentence is the first sentence of evidence that may say more, a
+// step being one sentence; the citation that ends the evidence ("(the
+// page: ...; rules P1, P2).") comes along.
+func firstSentence(ev string) string {
+	loc := sentenceEnd.FindStringIndex(ev)
+	if loc == nil {
+		return ev
+	}
+	first := ev[:loc[0]+1] // up to the full stop
+	if i := strings.LastIndex(ev, " (the page: "); i > loc[0] && strings.HasSuffix(strings.TrimSuffix(ev, "."), ")") {
+		first += strings.TrimSuffix(ev[i:], ".")
+	}
+	return first + "."
 }
 
 func lowerFirst(s string) string {
