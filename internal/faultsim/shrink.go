@@ -28,9 +28,9 @@ import (
 // grade within about twice its cost without shrinking: BenchmarkStarterShrink
 // in both kits measures it, side by side (about 1.2x of the CPU for both
 // starters). Counting only the runs that did not repeat a twin's would be
-// tighter, but leaves a race such as the refund kit's
-// finished-while-claiming short of runs. shrinkWallLimit is a safety net
-// only, for a submission whose runs are each slow.
+// tighter, but leaves the search for a race's one needed pick short of
+// runs. shrinkWallLimit is a safety net only, for a submission whose runs
+// are each slow.
 
 const (
 	minShrinkRuns   = 8
