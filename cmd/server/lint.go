@@ -55,9 +55,21 @@ func lintCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if len(diags) > 0 {
-		printDiagnostics(stdout, dir, diags)
-		fmt.Fprintf(stderr, "lint: %d error%s in %s\n", len(diags), pluralS(len(diags)), dir)
+	var errs, warns []problems.Diagnostic
+	for _, d := range diags {
+		if d.Warning {
+			warns = append(warns, d)
+		} else {
+			errs = append(errs, d)
+		}
+	}
+	if len(warns) > 0 {
+		printDiagnostics(stdout, dir, warns)
+		fmt.Fprintf(stderr, "lint: %d warning%s in %s\n", len(warns), pluralS(len(warns)), dir)
+	}
+	if len(errs) > 0 {
+		printDiagnostics(stdout, dir, errs)
+		fmt.Fprintf(stderr, "lint: %d error%s in %s\n", len(errs), pluralS(len(errs)), dir)
 		return 1
 	}
 	fmt.Fprintf(stdout, "ok: %d problem%s, %d set%s, %d screen%s\n",

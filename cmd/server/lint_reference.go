@@ -24,8 +24,10 @@ const lintReferenceSeeds = grading.DefaultSeeds
 // referenceDiagnostics grades each kit problem's reference against its
 // scenarios, in a sandboxed child as any grade, and returns a diagnostic at
 // the line of every scenario the reference fails: no correct solution can
-// pass a scenario the reference fails, so the scenario is wrong. Content
-// that does not load is not looked at (its diagnostics come first).
+// pass a scenario the reference fails, so the scenario is wrong. A
+// scenario whose scripted faults do not all fire against the reference
+// gets a warning (see faultWarnings). Content that does not load is not
+// looked at (its diagnostics come first).
 func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.Writer) ([]problems.Diagnostic, error) {
 	var svc *grading.Service
 	var out []problems.Diagnostic
@@ -55,20 +57,51 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 			continue
 		}
 		failed := rep.Failed()
+		out = append(out, faultWarnings(p.Code.ScenariosPath, path.Base(p.Code.ReferencePath), scenarios, rep)...)
 		for _, sc := range scenarios {
 			name := sc.Plan().Name
 			ids := failed[name]
 			if len(ids) == 0 {
 				continue
 			}
-			line := 0
-			if l, ok := sc.(interface{ Line() int }); ok {
-				line = l.Line()
-			}
+			line := scenarioLine(sc)
 			out = append(out, problems.Diagnostic{File: p.Code.ScenariosPath, Line: line, Message: fmt.Sprintf(
 				"scenario %q: the reference %s fails it (%s): no correct solution could pass it as written",
 				name, path.Base(p.Code.ReferencePath), strings.Join(ids, ", "))})
 		}
 	}
 	return out, nil
+}
+
+func scenarioLine(sc faultsim.Scenario) int {
+	if l, ok := sc.(interface{ Line() int }); ok {
+		return l.Line()
+	}
+	return 0
+}
+
+// faultWarnings warns, at its line, of each scenario the reference passes
+// although some fault it scripts fired in none of its runs: the scenario
+// does not test what its script says (a fault on a request the code never
+// sends, a call it never makes). A correct solution may have no reason to
+// meet a fault (one there to catch a wrong retry), so it is a warning, not
+// an error.
+func faultWarnings(file, reference string, scenarios []faultsim.Scenario, rep *gradewire.Report) []problems.Diagnostic {
+	var out []problems.Diagnostic
+	for _, sc := range scenarios {
+		name := sc.Plan().Name
+		i := slices.IndexFunc(rep.Scenarios, func(s gradewire.ScenarioReport) bool { return s.Name == name })
+		if i < 0 || rep.Scenarios[i].Status != gradewire.StatusPass || len(rep.Scenarios[i].FaultsUnfired) == 0 {
+			continue
+		}
+		unfired := rep.Scenarios[i].FaultsUnfired
+		what := "a fault it scripts never fires"
+		if len(unfired) > 1 {
+			what = fmt.Sprintf("%d faults it scripts never fire", len(unfired))
+		}
+		out = append(out, problems.Diagnostic{File: file, Line: scenarioLine(sc), Warning: true, Message: fmt.Sprintf(
+			"scenario %q: %s against the reference %s, in any of its runs (%s): a pass of it does not show the code copes with that fault",
+			name, what, reference, strings.Join(unfired, "; "))})
+	}
+	return out
 }

@@ -148,6 +148,8 @@ func TestScenarioPartsLoadWhenOpened(t *testing.T) {
 			d.querySelector("summary").focus(); return d.id })()`)
 		pressKey(t, ctx, kb.Enter)
 		sel := "#" + id
+		waitFor(t, ctx, sel+" .grade-minimal-steps li")
+		openFullRun(t, ctx, sel)
 		waitFor(t, ctx, sel+" figure.grade-sequence svg.seq")
 		waitUntil(t, ctx, "the part's violations", `document.querySelector(`+jsString(sel+" .grade-violations li a[data-opens-details]")+`)`)
 		if !evalJS[bool](t, ctx, `document.activeElement === document.querySelector(`+jsString(sel+" > summary")+`)`) {
@@ -163,6 +165,7 @@ func TestScenarioPartsLoadWhenOpened(t *testing.T) {
 		target := evalJS[string](t, ctx, `(() => { const a = [...document.querySelectorAll("#grade-report .grade-broken-in a[data-opens-details]")]
 			.find(a => { const d = document.getElementById(a.getAttribute("href").slice(1)); return d && d.hasAttribute("data-scenario-src") });
 			a.closest("details").open = true; a.click(); return a.getAttribute("href") })()`)
+		openFullRun(t, ctx, target)
 		waitFor(t, ctx, target+" figure.grade-sequence svg.seq")
 
 		// A passed scenario's run, not kept in the report (issue 25), is
@@ -180,6 +183,7 @@ func TestScenarioPartsLoadWhenOpened(t *testing.T) {
 		href := evalJS[string](t, ctx, `document.querySelector("#grade-report [data-scenario-src] [data-scenario-link] a").getAttribute("href")`)
 		visitOK(t, ctx, href)
 		waitFor(t, ctx, "main h1")
+		openFullRun(t, ctx, ".grade-scenario-alone")
 		waitFor(t, ctx, ".grade-scenario-alone figure.grade-sequence svg.seq")
 		if !exists(t, ctx, `main a[href*="/runs/"][href*="#scenario-"]`) {
 			t.Error("a scenario's own page does not link back to the whole report")
@@ -198,6 +202,7 @@ func TestSequenceDiagramReadable(t *testing.T) {
 		openCode(t, ctx, phone)
 		gradeAndWait(t, ctx)
 		evalJS[bool](t, ctx, `(document.querySelector("#grade-report .grade-strip a").click(), true)`)
+		openFullRun(t, ctx, "#grade-report .grade-scenario.grade-fail[open]")
 		waitFor(t, ctx, "#grade-report .grade-scenario.grade-fail[open] .seq-scroll svg.seq")
 		fig := "#grade-report .grade-scenario.grade-fail[open] figure.grade-sequence"
 

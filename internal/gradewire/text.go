@@ -72,6 +72,16 @@ func (r *Report) WriteText(w io.Writer) {
 				p("         %s\n", line)
 			}
 		}
+		if m := s.Minimal; m != nil {
+			if m.Same {
+				p("       why it fails (nothing can be taken from this run):\n")
+			} else {
+				p("       why it fails (the run without %s):\n", strings.Join(m.Removed, "; "))
+			}
+			for i, step := range m.Steps {
+				p("         %d. %s\n", i+1, step)
+			}
+		}
 		p("       trace:\n")
 		for _, e := range s.Trace {
 			if e.Rule != "" {
@@ -88,6 +98,12 @@ func (r *Report) WriteText(w io.Writer) {
 			for _, line := range strings.Split(strings.TrimRight(s.Output, "\n"), "\n") {
 				p("         | %s\n", line)
 			}
+		}
+	}
+	if c := r.Coverage; c != nil {
+		p("\nFaults that fired in the scenarios that passed: %s\n", strings.Join(c.Fired, ", "))
+		if len(c.Unfired) > 0 {
+			p("Scripted there but never fired: %s\n", strings.Join(c.Unfired, ", "))
 		}
 	}
 	if ds := r.Summary.DefectsOfKind(DefectKindOriginal); len(ds) > 0 {

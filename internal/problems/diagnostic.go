@@ -14,15 +14,23 @@ type Diagnostic struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Message string `json:"message"`
+	// Warning: the content works, but something in it is likely not what
+	// its author meant (a scripted fault that never fires); lint prints
+	// it and still passes.
+	Warning bool `json:"warning,omitempty"`
 }
 
 // String formats the diagnostic as "file:line: message", the form editors and
 // terminals recognise as a location.
 func (d Diagnostic) String() string {
-	if d.Line <= 0 {
-		return d.File + ": " + d.Message
+	msg := d.Message
+	if d.Warning {
+		msg = "warning: " + msg
 	}
-	return fmt.Sprintf("%s:%d: %s", d.File, d.Line, d.Message)
+	if d.Line <= 0 {
+		return d.File + ": " + msg
+	}
+	return fmt.Sprintf("%s:%d: %s", d.File, d.Line, msg)
 }
 
 // ContentError is the error Load returns when content is invalid. It holds
