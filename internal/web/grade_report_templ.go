@@ -1564,7 +1564,7 @@ func scenarioBody(v reportView, f failedScenario) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if f.S.Minimal != nil {
-			templ_7745c5c3_Err = minimalView(f).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = minimalView(f, v.Alone).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
