@@ -26,7 +26,7 @@ func TestSequenceDiagramGolden(t *testing.T) {
 				if len(s.Trace) == 0 {
 					continue
 				}
-				f := newFailedScenario(s, rep.Kit, "")
+				f := newFailedScenario(s, rep.Story, "")
 				if f.Diagram == nil {
 					t.Fatalf("%s: no diagram", s.Name)
 				}
