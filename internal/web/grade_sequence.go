@@ -74,6 +74,7 @@ type seqRow struct {
 	Count  int    // an effect's number in the run, for its coin mark
 	Text   string // the whole event, in words, for the text alternative
 	Actor  string
+	Rule   string // the page's rule that decided the event, cited beside its words
 }
 
 // eventWords is an event's text with its blanks named.
@@ -160,7 +161,7 @@ func newSequenceDiagram(id string, story *gradewire.Story, trace []gradewire.Tra
 		}
 		label = strings.ReplaceAll(eventWords(label), " -> ", " → ")
 		d.Rows = append(d.Rows, seqRow{Y: y, At: e.At, ShowAt: e.At != lastAt, Shape: shape, X1: x1, X2: x2,
-			Label: label, Text: text, Actor: e.Actor})
+			Label: label, Text: text, Actor: e.Actor, Rule: e.Rule})
 		if w := textX + 8 + labelWidth(label); w > d.Width {
 			d.Width = w
 		}

@@ -5,13 +5,19 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // sequenceGoldens are the drawn runs kept as golden files: every scenario
 // of a golden report that has a trace, each drawn as the report draws it.
-var sequenceGoldens = []struct{ report, golden string }{
-	{starterGolden, "testdata/refund-starter-sequence.html"},
-	{referenceGolden, "testdata/refund-reference-sequence.html"},
+var sequenceGoldens = []struct {
+	report func(*testing.T) *gradewire.Report
+	golden string
+}{
+	{func(t *testing.T) *gradewire.Report { return goldenReport(t, starterGolden) }, "testdata/refund-starter-sequence.html"},
+	{func(t *testing.T) *gradewire.Report { return goldenReport(t, referenceGolden) }, "testdata/refund-reference-sequence.html"},
+	{kitStarterReport, "testdata/createclient-starter-sequence.html"},
 }
 
 // TestSequenceDiagramGolden: the diagrams of a report are drawn the same
@@ -20,7 +26,7 @@ var sequenceGoldens = []struct{ report, golden string }{
 func TestSequenceDiagramGolden(t *testing.T) {
 	for _, g := range sequenceGoldens {
 		t.Run(g.golden, func(t *testing.T) {
-			rep := goldenReport(t, g.report)
+			rep := g.report(t)
 			var buf bytes.Buffer
 			for _, s := range rep.Scenarios {
 				if len(s.Trace) == 0 {
