@@ -180,6 +180,10 @@ type Story struct {
 	// provider applied 2 refunds".
 	EffectBy string `json:"effect_by"`
 	Effect   string `json:"effect"`
+	// CiteRules says the run's events listed in words each cite the
+	// page's rule that decided them (their Rule). A kit whose events'
+	// words already name the rules that matter leaves it false.
+	CiteRules bool `json:"cite_rules,omitempty"`
 }
 
 // Timings are real (wall-clock) durations in milliseconds: where the time

@@ -74,7 +74,7 @@ type seqRow struct {
 	Count  int    // an effect's number in the run, for its coin mark
 	Text   string // the whole event, in words, for the text alternative
 	Actor  string
-	Rule   string // the page's rule that decided the event, cited beside its words
+	Rule   string // the page's rule that decided the event, cited beside its words when the kit asks (Story.CiteRules)
 }
 
 // eventWords is an event's text with its blanks named.
@@ -156,12 +156,16 @@ func newSequenceDiagram(id string, story *gradewire.Story, trace []gradewire.Tra
 	lastAt := ""
 	add := func(e gradewire.TraceEvent, shape string, x1, x2 int, label string) {
 		text := eventWords(e.Text)
+		rule := ""
+		if story.CiteRules {
+			rule = e.Rule
+		}
 		if label == "" {
 			label = text
 		}
 		label = strings.ReplaceAll(eventWords(label), " -> ", " → ")
 		d.Rows = append(d.Rows, seqRow{Y: y, At: e.At, ShowAt: e.At != lastAt, Shape: shape, X1: x1, X2: x2,
-			Label: label, Text: text, Actor: e.Actor, Rule: e.Rule})
+			Label: label, Text: text, Actor: e.Actor, Rule: rule})
 		if w := textX + 8 + labelWidth(label); w > d.Width {
 			d.Width = w
 		}

@@ -180,3 +180,30 @@ func TestSequenceLabelsWhole(t *testing.T) {
 		t.Errorf("width %d (a short run's %d) does not hold the label's %d units from x=%d", d.Width, short.Width, labelWidth("store: "+long), d.textX())
 	}
 }
+
+// TestSequenceListCitesRulesWhenAsked: the run's events in words cite each
+// event's rule when the kit's story asks for it, and only then: a kit
+// whose events' words name their rules is not cited twice.
+func TestSequenceListCitesRulesWhenAsked(t *testing.T) {
+	trace := []gradewire.TraceEvent{
+		{At: "+0s", Actor: "worker-1", Kind: "call", Text: "Claim(r1) -> taken", Rule: "S1", Peer: "store", Outcome: "ok", Message: "Claim(r1)"},
+		{At: "+0s", Actor: "worker-1", Kind: "log", Text: "starts"},
+	}
+	for _, tc := range []struct {
+		cite bool
+		want []string
+	}{
+		{false, []string{"", ""}},
+		{true, []string{"S1", ""}},
+	} {
+		story := &gradewire.Story{Before: []string{"store"}, CiteRules: tc.cite}
+		d := newSequenceDiagram("s", story, trace, false)
+		var got []string
+		for _, r := range d.listed() {
+			got = append(got, r.Rule)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("CiteRules %v: the list cites %q; want %q", tc.cite, got, tc.want)
+		}
+	}
+}

@@ -41,9 +41,10 @@ func (Kit) Name() string { return Name }
 
 // Story implements faultsim.Storyteller: the store's lane left of the
 // workers', the vendor's right of them, and a coin for each payment the
-// vendor created.
+// vendor created; its events listed in words cite their rules, as its
+// trace's words do not.
 func (Kit) Story() gradewire.Story {
-	return gradewire.Story{Before: []string{laneStore}, After: []string{laneVendor}, EffectBy: "The vendor created", Effect: "payment"}
+	return gradewire.Story{Before: []string{laneStore}, After: []string{laneVendor}, EffectBy: "The vendor created", Effect: "payment", CiteRules: true}
 }
 
 // The lanes of the world's fakes in a run's sequence diagram.

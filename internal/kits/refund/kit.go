@@ -68,7 +68,8 @@ func (Kit) Name() string { return Name }
 
 // Story implements faultsim.Storyteller: the store's lane left of the
 // workers', the provider's right of them, and a coin for each refund the
-// provider applied.
+// provider applied. Its events' words cite the rules that matter (a
+// saved answer's P2) themselves, so their list cites no more.
 func (Kit) Story() gradewire.Story {
 	return gradewire.Story{Before: []string{world.LaneStore}, After: []string{world.LaneProvider},
 		EffectBy: "The provider applied", Effect: "refund"}
