@@ -50,7 +50,13 @@ func eachSizeAndTheme(t *testing.T, f func(t *testing.T, ctx context.Context, ph
 // reload shows the problem's last tab).
 func openCode(t *testing.T, ctx context.Context, phone bool) {
 	t.Helper()
-	visitOK(t, ctx, codeProblem)
+	openCodeOf(t, ctx, codeProblem, phone)
+}
+
+// openCodeOf is openCode for the code problem at path.
+func openCodeOf(t *testing.T, ctx context.Context, path string, phone bool) {
+	t.Helper()
+	visitOK(t, ctx, path)
 	waitUntil(t, ctx, "the workspace script to hand out the editor",
 		`document.getElementById("code-editor-textarea").faultlineEditor`)
 	if phone {
@@ -198,8 +204,22 @@ func TestScenarioPartsLoadWhenOpened(t *testing.T) {
 // page.
 func TestSequenceDiagramReadable(t *testing.T) {
 	t.Parallel()
+	sequenceDiagramReadable(t, codeProblem)
+}
+
+// TestKitSequenceDiagramReadable: a create-client starter's failing grade
+// draws its first failure in the kit's own lanes, as readable as the
+// refund problem's, in both themes and at both sizes, axe-clean.
+func TestKitSequenceDiagramReadable(t *testing.T) {
+	t.Parallel()
+	sequenceDiagramReadable(t, kitProblem)
+}
+
+// sequenceDiagramReadable grades the starter of the code problem at path
+// and reads its first failure's diagram.
+func sequenceDiagramReadable(t *testing.T, path string) {
 	eachSizeAndTheme(t, func(t *testing.T, ctx context.Context, phone bool) {
-		openCode(t, ctx, phone)
+		openCodeOf(t, ctx, path, phone)
 		gradeAndWait(t, ctx)
 		evalJS[bool](t, ctx, `(document.querySelector("#grade-report .grade-strip a").click(), true)`)
 		openFullRun(t, ctx, "#grade-report .grade-scenario.grade-fail[open]")
@@ -246,7 +266,13 @@ func TestSequenceDiagramReadable(t *testing.T) {
 			}
 			waitUntil(t, ctx, "the diagram to scroll sideways", `document.querySelector(`+jsString(box)+`).scrollLeft > 0`)
 		}
-		checkAxe(t, ctx, codeProblem+" with a sequence diagram open")
+		lanes := evalJS[[]string](t, ctx, `[...document.querySelectorAll(`+jsString(fig+" svg.seq .seq-lane-name")+`)].map(l => l.textContent)`)
+		rows := count(t, ctx, fig+" svg.seq .seq-row")
+		t.Logf("lanes %q, %d rows", lanes, rows)
+		if len(lanes) < 3 || rows < 3 {
+			t.Errorf("the diagram has lanes %q and %d rows; want the kit's lanes around a worker's, and the run's steps", lanes, rows)
+		}
+		checkAxe(t, ctx, path+" with a sequence diagram open")
 		if strings.Contains(text(t, ctx, fig+" figcaption"), "…") {
 			t.Error("the diagram's caption is cut")
 		}

@@ -93,6 +93,10 @@ func Grade(ctx context.Context, k Kit, scenarios []Scenario, prog Program, b Bub
 	opt = opt.WithDefaults()
 	opt.lanes = newLanes(opt.Lanes)
 	rep := &Report{Kit: k.Name(), Status: StatusPass, Scenarios: []ScenarioResult{}}
+	if st, ok := k.(Storyteller); ok {
+		story := st.Story()
+		rep.Story = &story
+	}
 	results := make([]ScenarioResult, len(scenarios))
 	errs := make([]error, len(scenarios))
 	// Scenarios run side by side (see lanes); the report and the progress

@@ -23,6 +23,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // Kit is what a problem family provides to the engine.
@@ -48,6 +50,14 @@ type Kit interface {
 	// trace and calls under its own seed and crash point: what a kit keeps
 	// of a judged run it keeps per Run, never per World.
 	NewWorld(sc Scenario, r *Run) (World, error)
+}
+
+// A Storyteller is a kit whose runs are drawn as sequence diagrams: its
+// fakes' lanes, and what its effect marks count. Its events say what each
+// is in the picture (Trace.AddStep). A kit that is no Storyteller has its
+// runs listed, event by event.
+type Storyteller interface {
+	Story() gradewire.Story
 }
 
 // Harness is the host package a submission imports: its import path and

@@ -21,6 +21,9 @@ type Report struct {
 	// Defects is the summary of a kit with a table of defects (see
 	// DefectTable), nil for one without.
 	Defects []DefectStatus `json:"defects,omitempty"`
+	// Story is how the kit draws its runs (Storyteller), nil when it
+	// does not.
+	Story *gradewire.Story `json:"story,omitempty"`
 }
 
 // DefectStatus is one defect of a kit's table that the grade examined.

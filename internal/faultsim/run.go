@@ -291,7 +291,7 @@ func (r *Run) supervise(k Kit, prog Program, iv *Invocation) {
 	if !r.sched.Pass("engine") {
 		return
 	}
-	r.Trace.Add("engine", KindState, "%s restarts and calls %s(%s) again", c.Worker, k.Entry().Name, c.Subject)
+	r.Trace.AddStep("", "engine", KindState, Step{Outcome: OutcomePhase}, "%s restarts and calls %s(%s) again", c.Worker, k.Entry().Name, c.Subject)
 	r.start(k, prog, r.newInvocation(c, true), CrashPoint{})
 }
 
@@ -347,11 +347,11 @@ func (r *Run) invoke(k Kit, prog Program, iv *Invocation, seed int64) {
 	w.Step()
 	if panicked {
 		iv.Ended, iv.Panic = EndPanicked, panicMsg
-		r.Trace.Add(w.ID, KindReply, "%s(%s) panics: %s", name, iv.Call.Subject, panicMsg)
+		r.Trace.AddStep("", w.ID, KindReply, Step{Outcome: OutcomePanic}, "%s(%s) panics: %s", name, iv.Call.Subject, panicMsg)
 		return
 	}
 	iv.Ended, iv.Result = EndReturned, result
-	r.Trace.Add(w.ID, KindReply, "%s(%s) returns %s", name, iv.Call.Subject, result)
+	r.Trace.AddStep("", w.ID, KindReply, Step{Outcome: OutcomeReturned}, "%s(%s) returns %s", name, iv.Call.Subject, result)
 }
 
 // callerContext is the context the call's caller passes: one that ends

@@ -17,7 +17,56 @@ type Event struct {
 	// (a fake's answer cites the rule of the page it followed),
 	// empty for events no rule decides.
 	Rule string `json:"rule,omitempty"`
+
+	// The event in its run's sequence diagram (see Step): empty for
+	// an event the kit did not describe, which is a plain mark on its
+	// actor's lane.
+	Peer    string `json:"peer,omitempty"`
+	Back    bool   `json:"back,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Message string `json:"message,omitempty"`
+	Answer  string `json:"answer,omitempty"`
 }
+
+// Step says what an event is in a run's sequence diagram, where each
+// actor has a lane: an arrow between the actor's lane and a peer's, or a
+// mark on the actor's own lane. The event's text stays what the trace
+// lists; a step is its picture. A kit names its lanes (Storyteller).
+type Step struct {
+	// Peer is the lane at the other end of an arrow: a fake, or another
+	// actor. Empty, the event is a mark on the actor's lane.
+	Peer string
+	// Back says the arrow runs from Peer to the actor (an answer, or a
+	// message of the actor's lost before it arrived); otherwise it runs
+	// from the actor to Peer.
+	Back bool
+	// Outcome is how the step ended (the Outcome constants); it decides
+	// the arrow's or the mark's shape.
+	Outcome string
+	// Message is the short label drawn beside the step, a format over
+	// Args; empty, the label is the event's text (a mark's, after its
+	// actor's name).
+	Message string
+	Args    []any
+	// Answer is what came back in the same step, a format over
+	// AnswerArgs: an arrow from Peer back to the actor follows the call.
+	Answer     string
+	AnswerArgs []any
+}
+
+// Outcomes of a step.
+const (
+	OutcomeOK       = "ok"
+	OutcomeError    = "error"    // the answer was an error
+	OutcomeLost     = "lost"     // the message never arrived: a broken arrow
+	OutcomeUnsent   = "unsent"   // the actor could not send it: a broken arrow too, but nothing was lost
+	OutcomeTimeout  = "timeout"  // the actor gave up waiting
+	OutcomeCrash    = "crash"    // the actor's process died: its lane ends
+	OutcomePanic    = "panic"    // a call panicked; the process lives on
+	OutcomeEffect   = "effect"   // the change the scenario counts happened (see Story)
+	OutcomeReturned = "returned" // the entry point returned
+	OutcomePhase    = "phase"    // a phase of the scenario begins: a rule across every lane
+)
 
 // Event kinds the engine writes; kits add their own.
 const (
@@ -43,6 +92,15 @@ type Trace struct {
 type pendingText struct {
 	format string
 	args   []any
+	// The step's message and answer, when they are still to be made too.
+	message, answer *pendingText
+}
+
+func (p *pendingText) make() string {
+	if p == nil || p.format == "" {
+		return ""
+	}
+	return fmt.Sprintf(p.format, p.args...)
 }
 
 // NewTrace starts a trace whose times count from start.
@@ -64,16 +122,25 @@ func (t *Trace) Add(actor, kind, format string, args ...any) {
 // AddRule is Add for an event a rule of the page decided: the event cites
 // rule, the rule's id in the kit's table of rules.
 func (t *Trace) AddRule(rule, actor, kind, format string, args ...any) {
-	e := Event{At: time.Since(t.start), Actor: actor, Kind: kind, Rule: rule}
+	t.AddStep(rule, actor, kind, Step{}, format, args...)
+}
+
+// AddStep is AddRule for an event with its step in the run's sequence
+// diagram. Its message and answer are made when its text is.
+func (t *Trace) AddStep(rule, actor, kind string, s Step, format string, args ...any) {
+	e := Event{At: time.Since(t.start), Actor: actor, Kind: kind, Rule: rule, Peer: s.Peer, Back: s.Back, Outcome: s.Outcome}
 	var later pendingText
 	if plain(args) {
-		later = pendingText{format, args}
+		later = pendingText{format: format, args: args}
 	} else {
 		e.Text = fmt.Sprintf(format, args...)
 	}
+	later.message = part(&e.Message, s.Message, s.Args)
+	later.answer = part(&e.Answer, s.Answer, s.AnswerArgs)
+	pending := later.format != "" || later.message != nil || later.answer != nil
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if later.format != "" && t.unformatted == nil {
+	if pending && t.unformatted == nil {
 		t.unformatted = make([]pendingText, len(t.events), cap(t.events))
 	}
 	t.events = append(t.events, e)
@@ -111,11 +178,33 @@ func plain(args []any) bool {
 	return true
 }
 
+// part sets *to to a step's message or answer now when it has no
+// arguments or printing them could change (see plain), and otherwise
+// returns it to be made later.
+func part(to *string, format string, args []any) *pendingText {
+	switch {
+	case format == "":
+	case len(args) == 0:
+		*to = format
+	case plain(args):
+		return &pendingText{format: format, args: args}
+	default:
+		*to = fmt.Sprintf(format, args...)
+	}
+	return nil
+}
+
 // format makes the text of every event still waiting for it. Hold mu.
 func (t *Trace) format() {
 	for i, p := range t.unformatted {
 		if p.format != "" {
-			t.events[i].Text = fmt.Sprintf(p.format, p.args...)
+			t.events[i].Text = p.make()
+		}
+		if p.message != nil {
+			t.events[i].Message = p.message.make()
+		}
+		if p.answer != nil {
+			t.events[i].Answer = p.answer.make()
 		}
 	}
 	t.unformatted = nil

@@ -18,7 +18,7 @@ import (
 func (r *Report) Wire(seed int64) *gradewire.Report {
 	out := &gradewire.Report{Version: gradewire.ReportVersion, Kit: r.Kit, Status: r.Status, Message: r.Message, Seed: seed,
 		Diagnostics: append([]gradewire.Diagnostic{}, r.Diagnostics...), Scenarios: []gradewire.ScenarioReport{},
-		Summary: gradewire.Summary{Defects: []gradewire.DefectStatus{}}}
+		Summary: gradewire.Summary{Defects: []gradewire.DefectStatus{}}, Story: r.Story}
 	for _, d := range r.Defects {
 		out.Summary.Defects = append(out.Summary.Defects, gradewire.DefectStatus(d))
 	}
@@ -91,7 +91,8 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 		sr.Output, sr.OutputTruncated = sr.Output[:OutputLimit], true
 	}
 	for _, e := range s.Trace {
-		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule})
+		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule,
+			Peer: e.Peer, Back: e.Back, Outcome: e.Outcome, Message: e.Message, Answer: e.Answer})
 	}
 	return sr
 }

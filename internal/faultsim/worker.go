@@ -119,7 +119,8 @@ func (w *Worker) die(where string) {
 	w.Died = fmt.Sprintf("%s (call %d)", where, w.calls)
 	w.DiedAt, w.DiedSeq = w.trace.Since(), w.trace.Len()
 	w.dead.Store(true)
-	w.trace.Add(w.ID, KindCrash, "the process of %s dies %s: nothing it does from here on takes effect, in any of its goroutines", w.ID, where)
+	w.trace.AddStep("", w.ID, KindCrash, Step{Outcome: OutcomeCrash, Message: "%s dies %s", Args: []any{w.ID, where}},
+		"the process of %s dies %s: nothing it does from here on takes effect, in any of its goroutines", w.ID, where)
 	close(w.crashed)
 	runtime.Goexit()
 }

@@ -57,6 +57,10 @@ type Report struct {
 	// Coverage is which fault classes fired in the scenarios that passed;
 	// nil in reports stored before it, and where no scenario passed.
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Story says how to draw the runs of the kit that graded; nil for a
+	// kit that does not draw them, and in reports stored before kits
+	// said.
+	Story *Story `json:"story,omitempty"`
 }
 
 // Summary says how many scenarios passed and which seed defects are fixed.
@@ -164,6 +168,37 @@ type TraceEvent struct {
 	// Rule is the id of the page's rule that decided this event (a fake's
 	// answer), empty where no rule did.
 	Rule string `json:"rule,omitempty"`
+	// The event in the run's sequence diagram (faultsim.Step): an arrow
+	// between the actor's lane and Peer's (from Peer when Back), or, with
+	// no peer, a mark on the actor's lane; Outcome decides the shape,
+	// Message is the label (the text when empty), Answer what came back
+	// in the same step. A report stored before kits told their story has
+	// none of these, and no Story.
+	Peer    string `json:"peer,omitempty"`
+	Back    bool   `json:"back,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Message string `json:"message,omitempty"`
+	Answer  string `json:"answer,omitempty"`
+}
+
+// Story is how a kit's runs are drawn as sequence diagrams: the lanes it
+// has besides its actors', in order, and what its effect marks count.
+type Story struct {
+	// Before and After are the lanes of the kit's fakes, left and right
+	// of the lanes of the other actors (the workers), which come in the
+	// order of their names. They are drawn even when a run leaves them
+	// idle.
+	Before []string `json:"before,omitempty"`
+	After  []string `json:"after,omitempty"`
+	// EffectBy and Effect say what the effect marks count, in the
+	// caption's words: "The provider applied" and "refund" make "The
+	// provider applied 2 refunds".
+	EffectBy string `json:"effect_by"`
+	Effect   string `json:"effect"`
+	// CiteRules says the run's events listed in words each cite the
+	// page's rule that decided them (their Rule). A kit whose events'
+	// words already name the rules that matter leaves it false.
+	CiteRules bool `json:"cite_rules,omitempty"`
 }
 
 // Timings are real (wall-clock) durations in milliseconds: where the time

@@ -25,9 +25,10 @@ const (
 )
 
 // checkScenarios names the scenarios a Check of problem runs: the short
-// list its grader declares (a kit's scenarios file says it in check; the
-// refund grader's are its first few single-worker, single-run scenarios,
-// which need no schedule exploration). None means every scenario.
+// list its grader declares (a kit's scenarios file says it in check;
+// another grader may name its first few single-worker, single-run
+// scenarios, which need no schedule exploration). None means every
+// scenario.
 func (s *Server) checkScenarios(problem string) []string {
 	plan, _ := s.grading.grader.Plan(problem)
 	return plan.Check

@@ -51,7 +51,7 @@ func TestFailedScenarioLeadsWithMinimalRun(t *testing.T) {
 					continue
 				}
 				kids := elementChildren(sections[0])
-				if len(kids) < 3 || kids[0].Data != "h4" || !hasClass(kids[1], "grade-minimal-steps") || !hasClass(kids[2], "grade-full-run") {
+				if len(kids) < 3 || kids[0].Data != "h5" || !hasClass(kids[1], "grade-minimal-steps") || !hasClass(kids[2], "grade-full-run") {
 					t.Errorf("%s: the section does not lead with a heading, the steps, then the full run: %v", s.Name, tags(kids))
 					continue
 				}

@@ -84,9 +84,9 @@ type failedScenario struct {
 	S           gradewire.ScenarioReport
 	Violated    []gradewire.InvariantResult
 	Invocations []string
-	// Diagram draws the refund grader's trace, whose actors and calls it
-	// knows (a store, a provider, refunds); nil without a trace, and for
-	// a kit's report, whose trace is listed as it is (Trace) instead.
+	// Diagram draws the run as its kit tells (the report's Story); nil
+	// without a trace, and for a report whose kit does not tell (one
+	// stored before kits did), whose trace is listed as it is (Trace).
 	Diagram *sequenceDiagram
 	Trace   []gradewire.TraceEvent
 	// Later says the report sends only the scenario's title: its body
@@ -191,7 +191,7 @@ func newReportView(r *gradewire.Report, sourceHash, idPrefix string) reportView 
 			if v.FirstFailure == nil {
 				v.FirstFailure = s
 			}
-			v.Failed = append(v.Failed, newFailedScenario(*s, r.Kit, idPrefix))
+			v.Failed = append(v.Failed, newFailedScenario(*s, r.Story, idPrefix))
 		}
 		for _, inv := range s.Invariants {
 			switch inv.Status {
@@ -233,14 +233,9 @@ func newReportView(r *gradewire.Report, sourceHash, idPrefix string) reportView 
 	return v
 }
 
-// sequenceKit is the kit whose traces the sequence diagram reads: the
-// refund family's actors (workers, the provider, the store) and its event
-// kinds, which it had as the refund grader (kit "").
-const sequenceKit = "refund"
-
-// newFailedScenario arranges s, a scenario of a report by kit ("" for the
-// refund grader).
-func newFailedScenario(s gradewire.ScenarioReport, kit, idPrefix string) failedScenario {
+// newFailedScenario arranges s, a scenario of a report whose kit draws
+// its runs as story says (nil: its runs are listed).
+func newFailedScenario(s gradewire.ScenarioReport, story *gradewire.Story, idPrefix string) failedScenario {
 	f := failedScenario{S: s}
 	for _, inv := range s.Invariants {
 		if inv.Status == gradewire.InvariantViolated {
@@ -252,8 +247,8 @@ func newFailedScenario(s gradewire.ScenarioReport, kit, idPrefix string) failedS
 	}
 	switch {
 	case len(s.Trace) == 0:
-	case kit == "" || kit == sequenceKit:
-		f.Diagram = newSequenceDiagram(idPrefix+"seq-"+s.Name, s.Trace, s.TraceTruncated)
+	case drawable(story, s.Trace):
+		f.Diagram = newSequenceDiagram(idPrefix+"seq-"+s.Name, story, s.Trace, s.TraceTruncated)
 	default:
 		f.Trace = s.Trace
 	}
@@ -378,10 +373,10 @@ func verdictLine(r *gradewire.Report) string {
 	return strings.TrimSpace(r.Message)
 }
 
-// failedHint says what opening a failed scenario shows: the refund
-// grader's run drawn, a kit's listed event by event.
+// failedHint says what opening a failed scenario shows: its run drawn,
+// when its kit tells how, or listed event by event.
 func failedHint(r *gradewire.Report) string {
-	if r.Kit == "" || r.Kit == sequenceKit {
+	if r.Story != nil {
 		return "open one to see its failing run drawn as a sequence diagram"
 	}
 	return "open one to see its failing run, event by event, and how it ended"

@@ -64,9 +64,9 @@ func TestKitReportGolden(t *testing.T) {
 // TestKitReportReadsWithoutTheRefundView: what a reader of a kit's report
 // needs is there without anything refund-specific: each broken invariant
 // with why it matters and the defect it points to, in words; for each
-// failed scenario how things stood at the end and the run's events in
-// order, each with its time and actor; no refund sequence diagram (its
-// lanes are the refund world's).
+// failed scenario how things stood at the end, its run drawn in the
+// kit's own lanes, and the run's events in words, in order, each with
+// its time, actor and rule.
 func TestKitReportReadsWithoutTheRefundView(t *testing.T) {
 	rep := kitStarterReport(t)
 	out := renderReport(t, rep)
@@ -115,7 +115,19 @@ func TestKitReportReadsWithoutTheRefundView(t *testing.T) {
 		if len(s.EndState) == 0 || len(ends) != 1 || len(find(ends[0], tagged("li"))) != len(s.EndState) {
 			t.Errorf("%s: the end state (%d lines) is not listed", s.Name, len(s.EndState))
 		}
-		traces := find(box, func(n *nethtml.Node) bool { return hasClass(n, "grade-trace-events") })
+		svgs := find(box, tagged("svg"))
+		if len(svgs) != 1 {
+			t.Errorf("%s: %d diagrams; want 1", s.Name, len(svgs))
+			continue
+		}
+		var lanes []string
+		for _, n := range find(svgs[0], func(n *nethtml.Node) bool { return hasClass(n, "seq-lane-name") }) {
+			lanes = append(lanes, textOf(n))
+		}
+		if len(lanes) < 3 || lanes[0] != "store" || lanes[len(lanes)-1] != "vendor" {
+			t.Errorf("%s: lanes %v; want the store's first and the vendor's last, the workers' between", s.Name, lanes)
+		}
+		traces := find(box, func(n *nethtml.Node) bool { return hasClass(n, "seq-events") })
 		if len(traces) != 1 {
 			t.Errorf("%s: %d event lists; want 1", s.Name, len(traces))
 			continue
@@ -127,8 +139,9 @@ func TestKitReportReadsWithoutTheRefundView(t *testing.T) {
 		}
 		for i, li := range items {
 			e := s.Trace[i]
-			if got := textOf(li); !strings.Contains(got, e.At) || !strings.Contains(got, e.Actor) || !strings.Contains(got, e.Text) {
-				t.Errorf("%s: event %d reads %q; want its time, actor and text (%+v)", s.Name, i, got, e)
+			if got := textOf(li); !strings.Contains(got, e.At) || !strings.Contains(got, e.Actor) || !strings.Contains(got, eventWords(e.Text)) ||
+				!strings.Contains(got, ruleCitation(e.Rule)) {
+				t.Errorf("%s: event %d reads %q; want its time, actor, text and rule (%+v)", s.Name, i, got, e)
 				break
 			}
 		}
@@ -143,10 +156,45 @@ func TestKitReportReadsWithoutTheRefundView(t *testing.T) {
 			t.Errorf("the held invariant %q does not say why it matters", textOf(h))
 		}
 	}
-	if n := len(find(doc.root, tagged("svg"))); n != 0 {
-		t.Errorf("a kit's report draws %d refund sequence diagrams", n)
-	}
 	if strings.Contains(out, "Defects of the original code") {
 		t.Error("a kit's report shows the refund problem's defect table")
+	}
+}
+
+// TestReportWithoutStoryListsItsRuns: a report stored before kits told
+// their story (no Story, no steps in its events) still renders: each
+// failed run is listed event by event, and nothing is drawn.
+func TestReportWithoutStoryListsItsRuns(t *testing.T) {
+	for name, rep := range map[string]*gradewire.Report{
+		"refund":       goldenReport(t, starterGolden),
+		"createclient": kitStarterReport(t),
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep.Story = nil
+			for i := range rep.Scenarios {
+				for j := range rep.Scenarios[i].Trace {
+					e := &rep.Scenarios[i].Trace[j]
+					e.Peer, e.Back, e.Outcome, e.Message, e.Answer = "", false, "", "", ""
+				}
+			}
+			out := renderReport(t, rep)
+			doc := parseFragment(t, out)
+			if n := len(find(doc.root, tagged("svg"))); n != 0 {
+				t.Errorf("a report without a story draws %d diagrams", n)
+			}
+			lists := find(doc.root, func(n *nethtml.Node) bool { return hasClass(n, "grade-trace-events") })
+			failed := 0
+			for _, s := range rep.Scenarios {
+				if s.Status != gradewire.StatusPass && len(s.Trace) > 0 {
+					failed++
+				}
+			}
+			if failed == 0 || len(lists) != failed {
+				t.Errorf("%d runs listed; %d scenarios failed", len(lists), failed)
+			}
+			if !strings.Contains(out, "event by event") {
+				t.Error("the failed list's hint promises a drawing the report does not have")
+			}
+		})
 	}
 }

@@ -1,19 +1,23 @@
 package web
 
 import (
-	"github.com/faultline-dev/faultline/internal/gradewire"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // A sequence diagram of one run, drawn on the server as SVG: a lane per
-// worker, one for the store and one for the provider, a row per event of
-// the trace in virtual-clock order, and beside each row what happened in
-// words. It is built from the trace the grader records (actor, kind, text)
-// so a reader sees two refunds land on the provider's lane, a reply that
-// never arrives, a process that dies.
+// actor (the kit's fakes' lanes, which it names in the report's Story,
+// around the workers'), a row per event of the trace in virtual-clock
+// order, and beside each row what happened in words. It is drawn from the
+// structure the kit gives each event (gradewire.TraceEvent: its peer,
+// outcome and message), never from the words of its text, so a reader of
+// any kit's report sees a call that reached a fake, an answer that never
+// came back, a process that dies, the effect the scenario counts.
 
 // Sizes in SVG user units. The picture fills its box but shrinks no
 // narrower than 45rem (grade-report.css): a narrower box, a phone's,
@@ -26,13 +30,6 @@ const (
 	seqRowH   = 22
 	seqCharW  = 7.4 // a generous width of one character of a label at 12 px
 	seqTextPd = 16  // room after the longest label
-)
-
-// Lane names that are not workers.
-const (
-	laneStore    = "store"
-	laneProvider = "provider"
-	laneClock    = "clock"
 )
 
 // sequenceDiagram is what the SVG template draws.
@@ -58,7 +55,7 @@ const (
 	shapeCall    = "call"    // arrow from caller to callee
 	shapeReply   = "reply"   // arrow back
 	shapeLost    = "lost"    // a dashed arrow that breaks off with a cross
-	shapeMoney   = "money"   // the provider moved money
+	shapeMoney   = "money"   // the effect the scenario counts: a coin with its number
 	shapeCrash   = "crash"   // a process died or a call panicked
 	shapeTimeout = "timeout" // the caller gave up waiting
 	shapeNote    = "note"    // a step on one lane: a start, a state change, a sleep, a log line
@@ -74,41 +71,10 @@ type seqRow struct {
 	Shape  string
 	X1, X2 int // the lane of the event (X1), and the other end of an arrow (X2)
 	Label  string
-	Count  int    // a refund's number in the run, for the provider's coin mark
+	Count  int    // an effect's number in the run, for its coin mark
 	Text   string // the whole event, in words, for the text alternative
 	Actor  string
-}
-
-var (
-	reqNumber    = regexp.MustCompile(`request #(\d+)`)
-	applied      = regexp.MustCompile(`^request (#\d+): refund (\S+) of (\d+) applied`)
-	executing    = regexp.MustCompile(`^request (#\d+): starts executing under key (.*)$`)
-	lostReply    = regexp.MustCompile(`^the reply to request (#\d+) .*is lost$`)
-	dies         = regexp.MustCompile(`^the process of (\S+) dies ([^:]*)`)
-	createNumber = regexp.MustCompile(`^CreateRefund #(\d+)`)
-	emptyReturn  = regexp.MustCompile(`returns "",?`)
-)
-
-// storeCalls are the harness's store methods; any other worker call that
-// is not the provider's is drawn as a step on the worker's own lane.
-var storeCalls = []string{"GetRecord", "Claim", "MarkDone", "MarkFailed", "MarkNeedsCheck", "MarkProcessing",
-	"Release", "SaveKey", "SetKey", "Update", "Save", "Renew", "Extend"}
-
-func callName(text string) string {
-	if i := strings.IndexAny(text, "( "); i > 0 {
-		return text[:i]
-	}
-	return text
-}
-
-func isStoreCall(text string) bool {
-	name := callName(text)
-	return slices.Contains(storeCalls, name) || strings.HasPrefix(name, "Mark")
-}
-
-func isProviderCall(text string) bool {
-	name := callName(text)
-	return name == "CreateRefund" || name == "ListRefunds" || name == "GetRefund"
+	Rule   string // the page's rule that decided the event, cited beside its words when the kit asks (Story.CiteRules)
 }
 
 // eventWords is an event's text with its blanks named.
@@ -121,6 +87,8 @@ func eventWords(text string) string {
 	})
 }
 
+var emptyReturn = regexp.MustCompile(`returns "",?`)
+
 // labelWidth is room enough for label at 12 px in the fonts the site
 // names (system-ui and its fallbacks average under 6.5 px a character):
 // the picture is as wide as its longest label needs, never cut.
@@ -128,18 +96,52 @@ func labelWidth(label string) int {
 	return int(float64(len([]rune(label)))*seqCharW+0.5) + seqTextPd
 }
 
-// newSequenceDiagram lays out a trace.
-func newSequenceDiagram(id string, trace []gradewire.TraceEvent, truncated bool) *sequenceDiagram {
-	d := &sequenceDiagram{ID: id, Truncated: truncated}
-	var workers []string
+// Outcomes of a step (faultsim's) that decide its shape.
+const (
+	outcomeLost     = "lost"
+	outcomeUnsent   = "unsent"
+	outcomeTimeout  = "timeout"
+	outcomeCrash    = "crash"
+	outcomePanic    = "panic"
+	outcomeEffect   = "effect"
+	outcomeReturned = "returned"
+	outcomePhase    = "phase"
+)
+
+// drawable says whether a run can be drawn: its kit told how (story), and
+// its events carry their steps. A report stored before kits told their
+// story has neither, and is listed event by event instead.
+func drawable(story *gradewire.Story, trace []gradewire.TraceEvent) bool {
+	if story == nil || len(trace) == 0 {
+		return false
+	}
 	for _, e := range trace {
-		if e.Actor != laneStore && e.Actor != laneProvider && e.Actor != laneClock && !slices.Contains(workers, e.Actor) {
-			workers = append(workers, e.Actor)
+		if e.Peer != "" || e.Outcome != "" || e.Message != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// newSequenceDiagram lays out a trace whose kit tells its story.
+func newSequenceDiagram(id string, story *gradewire.Story, trace []gradewire.TraceEvent, truncated bool) *sequenceDiagram {
+	d := &sequenceDiagram{ID: id, Truncated: truncated}
+	fixed := append(slices.Clip(story.Before), story.After...)
+	var workers []string
+	addActor := func(a string) {
+		if a != "" && !slices.Contains(fixed, a) && !slices.Contains(workers, a) {
+			workers = append(workers, a)
+		}
+	}
+	for _, e := range trace {
+		if e.Outcome != outcomePhase {
+			addActor(e.Actor)
+			addActor(e.Peer)
 		}
 	}
 	slices.SortStableFunc(workers, func(a, b string) int { return naturalCompare(a, b) })
-	names := append([]string{laneStore}, workers...)
-	names = append(names, laneProvider)
+	names := append(slices.Clip(story.Before), workers...)
+	names = append(names, story.After...)
 	x := map[string]int{}
 	for i, n := range names {
 		x[n] = seqTimeW + seqLaneW/2 + i*seqLaneW
@@ -148,19 +150,22 @@ func newSequenceDiagram(id string, trace []gradewire.TraceEvent, truncated bool)
 	textX := seqTimeW + len(names)*seqLaneW
 	d.Width = textX + seqTextW
 
-	requester := map[string]string{} // provider request number -> the worker that sent it
 	crashedAt := map[string]int{}
-	refunds, lost, crashes := 0, 0, 0
+	effects, lost, crashes := 0, 0, 0
 	y := seqHeadH + seqRowH/2
 	lastAt := ""
 	add := func(e gradewire.TraceEvent, shape string, x1, x2 int, label string) {
 		text := eventWords(e.Text)
+		rule := ""
+		if story.CiteRules {
+			rule = e.Rule
+		}
 		if label == "" {
 			label = text
 		}
 		label = strings.ReplaceAll(eventWords(label), " -> ", " → ")
 		d.Rows = append(d.Rows, seqRow{Y: y, At: e.At, ShowAt: e.At != lastAt, Shape: shape, X1: x1, X2: x2,
-			Label: label, Text: text, Actor: e.Actor})
+			Label: label, Text: text, Actor: e.Actor, Rule: rule})
 		if w := textX + 8 + labelWidth(label); w > d.Width {
 			d.Width = w
 		}
@@ -168,92 +173,50 @@ func newSequenceDiagram(id string, trace []gradewire.TraceEvent, truncated bool)
 		y += seqRowH
 	}
 	for _, e := range trace {
-		switch e.Actor {
-		case laneClock:
-			add(e, shapeRule, x[names[0]], x[laneProvider], "")
-		case laneStore:
-			add(e, shapeNote, x[laneStore], 0, "store: "+e.Text)
-		case laneProvider:
-			to := x[requester[firstMatch(reqNumber, e.Text)]]
-			switch {
-			case e.Kind == "drop" && strings.HasPrefix(e.Text, "request #"):
-				// A request lost on the way: it breaks off before the provider.
+		at, peer := x[e.Actor], x[e.Peer]
+		from, to := at, peer
+		if e.Back {
+			from, to = peer, at
+		}
+		label := e.Message
+		if label == "" && e.Peer == "" && e.Outcome != outcomePhase {
+			label = e.Actor + ": " + e.Text // a mark says whose it is
+		}
+		switch {
+		case e.Outcome == outcomePhase:
+			add(e, shapeRule, x[names[0]], x[names[len(names)-1]], label)
+		case e.Peer != "" && (e.Outcome == outcomeLost || e.Outcome == outcomeUnsent):
+			if e.Outcome == outcomeLost {
 				lost++
-				from := to
-				if from == 0 {
-					from = x[laneProvider]
-				}
-				add(e, shapeLost, from, x[laneProvider], "")
-			case e.Kind == "drop":
-				lost++
-				if to == 0 {
-					to = x[workers[0]]
-				}
-				label := ""
-				if m := lostReply.FindStringSubmatch(e.Text); m != nil {
-					label = "the reply to " + m[1] + " is lost"
-				}
-				add(e, shapeLost, x[laneProvider], to, label)
-			case strings.Contains(e.Text, " applied to "):
-				refunds++
-				label := "money out: " + afterColon(e.Text)
-				if m := applied.FindStringSubmatch(e.Text); m != nil {
-					label = "money out: refund " + m[2] + " of " + m[3] + " (" + m[1] + ")"
-				}
-				add(e, shapeMoney, x[laneProvider], 0, label)
-				d.Rows[len(d.Rows)-1].Count = refunds
-			case executing.MatchString(e.Text):
-				m := executing.FindStringSubmatch(e.Text)
-				add(e, shapeNote, x[laneProvider], 0, "provider runs "+m[1]+", key "+m[2])
-			default:
-				add(e, shapeNote, x[laneProvider], 0, "provider: "+afterColon(e.Text))
 			}
-		default: // a worker
-			w := x[e.Actor]
-			switch {
-			case e.Kind == "crash":
-				crashes++
-				if _, ok := crashedAt[e.Actor]; !ok && strings.Contains(e.Text, "dies") {
-					crashedAt[e.Actor] = y
-				}
-				label := e.Actor + ": " + e.Text
-				if m := dies.FindStringSubmatch(e.Text); m != nil {
-					label = m[1] + " dies " + m[2]
-				}
-				add(e, shapeCrash, w, 0, label)
-			case e.Kind == "call" && isProviderCall(e.Text):
-				if n := firstMatch(createNumber, e.Text); n != "" {
-					requester[n] = e.Actor
-				}
-				add(e, shapeCall, w, x[laneProvider], providerCallLabel(e.Text))
-			case e.Kind == "call" && isStoreCall(e.Text):
-				call, result, ok := strings.Cut(e.Text, " -> ")
-				add(e, shapeCall, w, x[laneStore], call)
-				if ok {
-					add(gradewire.TraceEvent{At: e.At, Actor: e.Actor, Kind: "reply", Text: e.Text}, shapeReply, x[laneStore], w, "→ "+result)
-					d.Rows[len(d.Rows)-1].Text = "" // the call's row says it all
-				}
-			case e.Kind == "reply" && strings.HasPrefix(e.Text, "RefundMoney("):
-				shape := shapeEnd
-				if strings.Contains(e.Text, " panics") {
-					shape = shapeCrash
-					crashes++
-				}
-				add(e, shape, w, 0, e.Actor+": "+e.Text)
-			case e.Kind == "reply" && strings.Contains(e.Text, "TimeoutError"):
-				label := ""
-				if n := firstMatch(createNumber, e.Text); n != "" {
-					_, why, _ := strings.Cut(e.Text, "TimeoutError: ")
-					label = "#" + n + " timed out: " + why
-				}
-				add(e, shapeTimeout, w, 0, label)
-			case e.Kind == "reply" && strings.Contains(e.Text, "(never sent)"):
-				add(e, shapeLost, w, x[laneProvider], "")
-			case e.Kind == "reply" && isProviderCall(e.Text):
-				add(e, shapeReply, x[laneProvider], w, "")
-			default:
-				add(e, shapeNote, w, 0, e.Actor+": "+e.Text)
+			add(e, shapeLost, from, to, label)
+		case e.Peer != "" && e.Back:
+			add(e, shapeReply, from, to, label)
+		case e.Peer != "":
+			add(e, shapeCall, from, to, label)
+			if e.Answer != "" {
+				add(gradewire.TraceEvent{At: e.At, Actor: e.Actor}, shapeReply, to, from, "→ "+e.Answer)
+				d.Rows[len(d.Rows)-1].Text = "" // the call's row says it all
 			}
+		case e.Outcome == outcomeCrash:
+			crashes++
+			if _, ok := crashedAt[e.Actor]; !ok {
+				crashedAt[e.Actor] = y
+			}
+			add(e, shapeCrash, at, 0, label)
+		case e.Outcome == outcomePanic:
+			crashes++
+			add(e, shapeCrash, at, 0, label)
+		case e.Outcome == outcomeEffect:
+			effects++
+			add(e, shapeMoney, at, 0, label)
+			d.Rows[len(d.Rows)-1].Count = effects
+		case e.Outcome == outcomeTimeout:
+			add(e, shapeTimeout, at, 0, label)
+		case e.Outcome == outcomeReturned:
+			add(e, shapeEnd, at, 0, label)
+		default:
+			add(e, shapeNote, at, 0, label)
 		}
 	}
 	d.Height = y - seqRowH/2 + 8
@@ -264,62 +227,43 @@ func newSequenceDiagram(id string, trace []gradewire.TraceEvent, truncated bool)
 			d.Lanes[i].EndY = cy
 		}
 	}
-	d.Caption = seqCaption(workers, trace, refunds, lost, crashes)
+	d.Caption = seqCaption(story, workers, fixed, trace, effects, lost, crashes)
 	return d
 }
 
-// providerCallLabel keeps what tells two refund requests apart, the
-// number and the key, and drops the rest, which the text alternative keeps.
-func providerCallLabel(text string) string {
-	n := firstMatch(createNumber, text)
-	if n == "" {
-		return text
-	}
-	key := "no key"
-	if i := strings.Index(text, "key "); i >= 0 && !strings.Contains(text, "no key") {
-		k := text[i+len("key "):]
-		if j := strings.IndexAny(k, ",)"); j >= 0 {
-			k = k[:j]
-		}
-		key = "key " + k
-	}
-	return "CreateRefund #" + n + ", " + key
-}
-
-func firstMatch(re *regexp.Regexp, s string) string {
-	if m := re.FindStringSubmatch(s); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-// afterColon shortens a provider event's "request #N: " prefix to "#N ",
-// the number its arrow carries.
-func afterColon(s string) string {
-	if rest, ok := strings.CutPrefix(s, "request "); ok {
-		if num, tail, ok := strings.Cut(rest, ": "); ok {
-			return num + " " + tail
-		}
-	}
-	return s
-}
-
-func seqCaption(workers []string, trace []gradewire.TraceEvent, refunds, lost, crashes int) string {
+// seqCaption says what the picture shows in a sentence or two: its lanes,
+// how long the run took, how many effects, losses and crashes it holds.
+func seqCaption(story *gradewire.Story, workers, fixed []string, trace []gradewire.TraceEvent, effects, lost, crashes int) string {
 	var b strings.Builder
 	b.WriteString(joinWords(workers))
-	b.WriteString(", the store and the provider, over ")
+	if len(fixed) > 0 {
+		the := make([]string, len(fixed))
+		for i, f := range fixed {
+			the[i] = "the " + f
+		}
+		b.WriteString(", " + joinWords(the))
+	}
+	b.WriteString(", over ")
 	b.WriteString(strings.TrimPrefix(trace[len(trace)-1].At, "+"))
-	b.WriteString(" of virtual time. The provider applied ")
-	b.WriteString(plural(refunds, "refund"))
+	b.WriteString(" of virtual time.")
+	var more []string
+	if story.EffectBy != "" && story.Effect != "" {
+		more = append(more, story.EffectBy+" "+plural(effects, story.Effect))
+	}
 	if lost > 0 {
-		b.WriteString("; " + plural(lost, "message") + " lost")
+		more = append(more, plural(lost, "message")+" lost")
 	}
 	if crashes == 1 {
-		b.WriteString("; a process died or a call panicked")
+		more = append(more, "a process died or a call panicked")
 	} else if crashes > 1 {
-		b.WriteString("; processes died or calls panicked " + strconv.Itoa(crashes) + " times")
+		more = append(more, "processes died or calls panicked "+strconv.Itoa(crashes)+" times")
 	}
-	b.WriteString(".")
+	if len(more) > 0 {
+		first := []rune(more[0])
+		first[0] = unicode.ToUpper(first[0])
+		more[0] = string(first)
+		b.WriteString(" " + strings.Join(more, "; ") + ".")
+	}
 	return b.String()
 }
 

@@ -91,7 +91,7 @@ func TestSequenceDiagramOfTheStarter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.scenario, func(t *testing.T) {
 			s := scenarioOf(t, rep, tc.scenario)
-			d := newSequenceDiagram("seq-"+s.Name, s.Trace, s.TraceTruncated)
+			d := newSequenceDiagram("seq-"+s.Name, rep.Story, s.Trace, s.TraceTruncated)
 			var lanes []string
 			for _, l := range d.Lanes {
 				lanes = append(lanes, l.Name)
@@ -129,18 +129,15 @@ func TestSequenceDiagramOfTheStarter(t *testing.T) {
 }
 
 // TestSequenceDiagramPlacesEveryCall reads every run of both golden
-// reports: each call a worker makes must go to the store's or the
-// provider's lane. A call the diagram does not know (a renamed harness
-// function, a reworded trace) fails here rather than turning into a dot.
+// reports: each call a worker makes to the store or the provider must be
+// an arrow to that lane. A call the kit does not describe (a new harness
+// function without its step) fails here rather than turning into a dot.
 func TestSequenceDiagramPlacesEveryCall(t *testing.T) {
 	for _, golden := range []string{starterGolden, referenceGolden} {
 		rep := goldenReport(t, golden)
 		for _, s := range rep.Scenarios {
-			if len(s.Trace) == 0 {
-				continue
-			}
 			for _, e := range s.Trace {
-				if e.Kind == "call" && !strings.HasPrefix(e.Text, "RefundMoney(") && !isStoreCall(e.Text) && !isProviderCall(e.Text) {
+				if e.Kind == "call" && !strings.HasPrefix(e.Text, "RefundMoney(") && e.Peer != "store" && e.Peer != "provider" {
 					t.Errorf("%s %s: the call %q goes to no lane", golden, s.Name, e.Text)
 				}
 			}
@@ -164,8 +161,9 @@ func TestEventWordsNameBlanks(t *testing.T) {
 // widens to hold it rather than cutting it.
 func TestSequenceLabelsWhole(t *testing.T) {
 	long := "request #1: refund re_1 of 5000 applied under key " + strings.Repeat("k", 60) + " for the charge ch_1"
-	short := newSequenceDiagram("s", []gradewire.TraceEvent{{At: "+0s", Actor: "worker-1", Kind: "call", Text: "GetRecord(r1)"}}, false)
-	d := newSequenceDiagram("l", []gradewire.TraceEvent{
+	story := &gradewire.Story{Before: []string{"store"}, After: []string{"provider"}}
+	short := newSequenceDiagram("s", story, []gradewire.TraceEvent{{At: "+0s", Actor: "worker-1", Kind: "call", Text: "GetRecord(r1)"}}, false)
+	d := newSequenceDiagram("l", story, []gradewire.TraceEvent{
 		{At: "+0s", Actor: "worker-1", Kind: "call", Text: "GetRecord(r1)"},
 		{At: "+0s", Actor: "store", Kind: "note", Text: long},
 	}, false)
@@ -180,5 +178,32 @@ func TestSequenceLabelsWhole(t *testing.T) {
 	}
 	if d.Width < d.textX()+labelWidth("store: "+long) || d.Width <= short.Width {
 		t.Errorf("width %d (a short run's %d) does not hold the label's %d units from x=%d", d.Width, short.Width, labelWidth("store: "+long), d.textX())
+	}
+}
+
+// TestSequenceListCitesRulesWhenAsked: the run's events in words cite each
+// event's rule when the kit's story asks for it, and only then: a kit
+// whose events' words name their rules is not cited twice.
+func TestSequenceListCitesRulesWhenAsked(t *testing.T) {
+	trace := []gradewire.TraceEvent{
+		{At: "+0s", Actor: "worker-1", Kind: "call", Text: "Claim(r1) -> taken", Rule: "S1", Peer: "store", Outcome: "ok", Message: "Claim(r1)"},
+		{At: "+0s", Actor: "worker-1", Kind: "log", Text: "starts"},
+	}
+	for _, tc := range []struct {
+		cite bool
+		want []string
+	}{
+		{false, []string{"", ""}},
+		{true, []string{"S1", ""}},
+	} {
+		story := &gradewire.Story{Before: []string{"store"}, CiteRules: tc.cite}
+		d := newSequenceDiagram("s", story, trace, false)
+		var got []string
+		for _, r := range d.listed() {
+			got = append(got, r.Rule)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("CiteRules %v: the list cites %q; want %q", tc.cite, got, tc.want)
+		}
 	}
 }

@@ -64,7 +64,7 @@ func (s *Server) gradeRunScenario(c echo.Context) error {
 	}
 	v := newReportView(report, sourceHash(run.Source), "")
 	v.RunURL = gradeRunURL(p.Slug, run.ID)
-	f := newFailedScenario(*sc, report.Kit, "")
+	f := newFailedScenario(*sc, report.Story, "")
 	// A stored report never changes: the browser may keep the part, but
 	// only for the cookie that owns the run (another identity in the same
 	// browser gets its own answer, a 404).

@@ -207,8 +207,8 @@ type whatIfResult struct {
 // newWhatIfResult compares the stored scenario with its replay, by
 // invariant, in the stored order (an invariant only one of them judged
 // counts as not checked in the other).
-func newWhatIfResult(c whatIfChoice, before, after gradewire.ScenarioReport, kit string) whatIfResult {
-	r := whatIfResult{Choice: c, Status: after.Status, Replay: newFailedScenario(after, kit, "what-if-")}
+func newWhatIfResult(c whatIfChoice, before, after gradewire.ScenarioReport, story *gradewire.Story) whatIfResult {
+	r := whatIfResult{Choice: c, Status: after.Status, Replay: newFailedScenario(after, story, "what-if-")}
 	afterByID := map[string]gradewire.InvariantResult{}
 	for _, inv := range after.Invariants {
 		afterByID[inv.ID] = inv
@@ -354,7 +354,11 @@ func (s *Server) gradeRunWhatIf(c echo.Context) error {
 		return s.renderWhatIf(c, http.StatusInternalServerError, page, &replayRefused{status: http.StatusInternalServerError,
 			message: "The replay with this change gave no verdict, so there is nothing to compare. That is a fault of the grader (it is logged), not of your code: the grade stands as it was."})
 	}
-	res := newWhatIfResult(choice, *sc, *after, report.Kit)
+	story := rep.Story
+	if story == nil {
+		story = report.Story
+	}
+	res := newWhatIfResult(choice, *sc, *after, story)
 	page.Result = &res
 	return s.renderWhatIf(c, http.StatusOK, page, nil)
 }

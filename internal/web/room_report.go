@@ -91,7 +91,7 @@ func (s *Server) roomRunScenario(c echo.Context) error {
 	if sc == nil {
 		return s.roomError(c, notFound("Run "+strconv.FormatInt(run, 10)+" keeps no run of a scenario "+strconv.Quote(name)+"."))
 	}
-	f := newFailedScenario(*sc, v.R.Kit, v.P)
+	f := newFailedScenario(*sc, v.R.Story, v.P)
 	roomReportCaching(c)
 	if c.QueryParam("part") != "" {
 		return render(c, http.StatusOK, scenarioBody(v, f))

@@ -99,7 +99,7 @@ func rubricGroups(it rooms.Item) []rubricGroup {
 
 // citeChoices is what a score may cite as its evidence: a scenario of the
 // latest finished run, then one of the invariants its reports judge. Two
-// lists, not one of every pair: the pairs of a run of the refund starter
+// lists, not one of every pair: the pairs of one run of a 52-scenario starter
 // made 778 options, repeated for each rubric point, 1.6 MB of the
 // interviewer's page, which is swapped on every event of the room.
 type citeChoices struct {

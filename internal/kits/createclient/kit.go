@@ -14,6 +14,7 @@ import (
 	"reflect"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/createclient/createapi"
 )
 
@@ -37,6 +38,20 @@ type Kit struct{}
 
 // Name implements faultsim.Kit.
 func (Kit) Name() string { return Name }
+
+// Story implements faultsim.Storyteller: the store's lane left of the
+// workers', the vendor's right of them, and a coin for each payment the
+// vendor created; its events listed in words cite their rules, as its
+// trace's words do not.
+func (Kit) Story() gradewire.Story {
+	return gradewire.Story{Before: []string{laneStore}, After: []string{laneVendor}, EffectBy: "The vendor created", Effect: "payment", CiteRules: true}
+}
+
+// The lanes of the world's fakes in a run's sequence diagram.
+const (
+	laneStore  = "store"
+	laneVendor = "vendor"
+)
 
 // Harness implements faultsim.Kit.
 func (Kit) Harness() faultsim.Harness { return faultsim.Harness{Path: HarnessPath, Symbols: Symbols} }

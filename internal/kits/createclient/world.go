@@ -236,7 +236,9 @@ func (w *world) fault(n int) *FaultSpec {
 func (w *world) When(c faultsim.Call, fire func() bool) {
 	w.redeliver[c.When] = func(from string) {
 		if fire() {
-			w.run.Trace.AddRule("Q1", "queue", faultsim.KindState, "%s's call of %s returned an error: the queue hands %s to %s %s from now",
+			// The queue is no lane: its hand-over is a rule across them all.
+			w.run.Trace.AddStep("Q1", "queue", faultsim.KindState, faultsim.Step{Outcome: faultsim.OutcomePhase},
+				"%s's call of %s returned an error: the queue hands %s to %s %s from now",
 				from, c.Subject, c.Subject, c.Worker, c.At)
 		}
 	}
@@ -322,9 +324,11 @@ func (w *world) failing(wk *faultsim.Worker, name string) error {
 		if f.fails(name, w.calls[name], w.since()) {
 			w.run.Fire(id)
 			if name == "Search" {
-				wk.Trace().AddRule("V3", wk.ID, "reply", "Search fails: the search index timed out (nothing was looked up)")
+				wk.Trace().AddStep("V3", wk.ID, "reply", faultsim.Step{Peer: laneVendor, Outcome: faultsim.OutcomeError, Message: "Search", Answer: "timed out"},
+					"Search fails: the search index timed out (nothing was looked up)")
 			} else {
-				wk.Trace().AddRule("S5", wk.ID, "store", "%s fails: the database timed out (nothing was read or written)", name)
+				wk.Trace().AddStep("S5", wk.ID, "store", faultsim.Step{Peer: laneStore, Outcome: faultsim.OutcomeError, Message: "%s", Args: []any{name}, Answer: "timed out"},
+					"%s fails: the database timed out (nothing was read or written)", name)
 			}
 			return fmt.Errorf("%s: timed out", strings.ToLower(name))
 		}
@@ -385,7 +389,8 @@ func (s *storeHandle) Get(ctx context.Context, id string) (createapi.Operation, 
 	if op.Plan != nil {
 		plan = "plan " + s.w.names.request(op.Plan.Request)
 	}
-	s.wk.Trace().AddRule("S1", s.wk.ID, "store", "reads %s: %s, %s", id, op.Status, plan)
+	s.wk.Trace().AddStep("S1", s.wk.ID, "store", faultsim.Step{Peer: laneStore, Outcome: faultsim.OutcomeOK, Message: "reads %s", Args: []any{id}, Answer: "%s, %s", AnswerArgs: []any{op.Status, plan}},
+		"reads %s: %s, %s", id, op.Status, plan)
 	return copyOp(op), nil
 }
 
@@ -404,11 +409,13 @@ func (s *storeHandle) Claim(ctx context.Context, id string, lease time.Duration)
 	s.w.leases = append(s.w.leases, leaseAsked{op: id, worker: s.wk.ID, lease: lease, at: s.w.since()})
 	if held && c.worker != s.wk.ID && now.Before(c.until) {
 		s.call.refused = true
-		s.wk.Trace().AddRule("S2", s.wk.ID, "store", "claims %s: refused, %s holds it until t+%s", id, c.worker, c.until.Sub(s.w.start))
+		held := c.until.Sub(s.w.start)
+		s.wk.Trace().AddStep("S2", s.wk.ID, "store", faultsim.Step{Peer: laneStore, Outcome: faultsim.OutcomeError, Message: "claims %s", Args: []any{id},
+			Answer: "refused, %s holds it until t+%s", AnswerArgs: []any{c.worker, held}}, "claims %s: refused, %s holds it until t+%s", id, c.worker, held)
 		return false, nil
 	}
 	s.w.claims[id] = claim{worker: s.wk.ID, until: now.Add(lease)}
-	s.wk.Trace().AddRule("S2", s.wk.ID, "store", "claims %s for %s", id, lease)
+	s.wk.Trace().AddStep("S2", s.wk.ID, "store", toStore(faultsim.OutcomeOK), "claims %s for %s", id, lease)
 	return true, nil
 }
 
@@ -424,11 +431,14 @@ func (s *storeHandle) SavePlan(ctx context.Context, id string, req createapi.Req
 		return createapi.Plan{}, err
 	}
 	if op.Plan != nil {
-		s.wk.Trace().AddRule("S3", s.wk.ID, "store", "saves plan %s for %s: kept the plan already saved, %s", s.w.names.request(req), id, s.w.names.request(op.Plan.Request))
+		asked, kept := s.w.names.request(req), s.w.names.request(op.Plan.Request)
+		s.wk.Trace().AddStep("S3", s.wk.ID, "store", faultsim.Step{Peer: laneStore, Outcome: faultsim.OutcomeOK, Message: "saves a plan for %s", Args: []any{id},
+			Answer: "kept the plan already saved"}, "saves plan %s for %s: kept the plan already saved, %s", asked, id, kept)
 		return *op.Plan, nil
 	}
 	op.Plan = &createapi.Plan{Request: req, SavedAt: time.Now()}
-	s.wk.Trace().AddRule("S3", s.wk.ID, "store", "saves plan %s for %s", s.w.names.request(req), id)
+	s.wk.Trace().AddStep("S3", s.wk.ID, "store", faultsim.Step{Peer: laneStore, Outcome: faultsim.OutcomeOK, Message: "saves a plan for %s", Args: []any{id}},
+		"saves plan %s for %s", s.w.names.request(req), id)
 	return *op.Plan, nil
 }
 
@@ -444,7 +454,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 		return err
 	}
 	if !slices.Contains(statuses, string(status)) {
-		s.wk.Trace().AddRule("S4", s.wk.ID, "store", "refuses to record %s as %q: not a status", id, status)
+		s.wk.Trace().AddStep("S4", s.wk.ID, "store", toStore(faultsim.OutcomeError), "refuses to record %s as %q: not a status", id, status)
 		return fmt.Errorf("store: %q is not a status", status)
 	}
 	s.call.recorded, s.call.storeFailed = true, ""
@@ -458,7 +468,7 @@ func (s *storeHandle) Finish(ctx context.Context, id string, status createapi.St
 	if note != "" {
 		format, args = format+": %q", append(args, note)
 	}
-	s.wk.Trace().AddRule("S4", s.wk.ID, "store", format, args...)
+	s.wk.Trace().AddStep("S4", s.wk.ID, "store", toStore(faultsim.OutcomeOK), format, args...)
 	return nil
 }
 
@@ -489,12 +499,13 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 		rq.plan = &c
 	}
 	w.requests = append(w.requests, rq)
-	wk.Trace().Add(wk.ID, "send", "sends create request %d for %s: %s", rq.n, v.op, w.names.request(req))
+	wk.Trace().AddStep("", wk.ID, "send", faultsim.Step{Peer: laneVendor, Message: "create request %d for %s", Args: []any{rq.n, v.op}},
+		"sends create request %d for %s: %s", rq.n, v.op, w.names.request(req))
 	if rq.fault != nil && rq.fault.Kind == FaultConnect {
 		time.Sleep(w.v.Latency)
 		wk.Step()
 		rq.outcome = "connect"
-		wk.Trace().AddRule("V2", wk.ID, "reply", "request %d: the connection fails; nothing was sent", rq.n)
+		wk.Trace().AddStep("V2", wk.ID, "reply", faultsim.Step{Peer: laneVendor, Outcome: faultsim.OutcomeUnsent}, "request %d: the connection fails; nothing was sent", rq.n)
 		return createapi.Payment{}, &createapi.ConnectError{Reason: "connection refused"}
 	}
 	rq.outcome, rq.ambiguous = "lost", true
@@ -518,7 +529,7 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 		rq.outcome = "answered"
 		if a.err == nil {
 			rq.status, rq.ambiguous = 201, false
-			wk.Trace().AddRule(reply.rule, wk.ID, "reply", "request %d: 201, %s", rq.n, a.pay.ID)
+			wk.Trace().AddStep(reply.rule, wk.ID, "reply", fromVendor(faultsim.OutcomeOK), "request %d: 201, %s", rq.n, a.pay.ID)
 			return a.pay.Payment, nil
 		}
 		e := *a.err
@@ -527,15 +538,15 @@ func (v *vendorHandle) Create(ctx context.Context, req createapi.Request) (creat
 		// did, and leaves the doubt to the request whose answer it
 		// repeats.
 		rq.ambiguous = e.Status >= 500 && !e.Replayed
-		wk.Trace().AddRule(reply.rule, wk.ID, "reply", "request %d: %s", rq.n, e.Error())
+		wk.Trace().AddStep(reply.rule, wk.ID, "reply", fromVendor(faultsim.OutcomeError), "request %d: %s", rq.n, e.Error())
 		return createapi.Payment{}, &e
 	default:
 	}
 	if err := ctx.Err(); err != nil {
-		wk.Trace().Add(wk.ID, "reply", "request %d: the caller stopped waiting (%v)", rq.n, err)
+		wk.Trace().AddStep("", wk.ID, "reply", faultsim.Step{Outcome: faultsim.OutcomeTimeout}, "request %d: the caller stopped waiting (%v)", rq.n, err)
 		return createapi.Payment{}, err
 	}
-	wk.Trace().AddRule("V2", wk.ID, "reply", "request %d: no answer within %s", rq.n, w.v.Timeout)
+	wk.Trace().AddStep("V2", wk.ID, "reply", faultsim.Step{Outcome: faultsim.OutcomeTimeout}, "request %d: no answer within %s", rq.n, w.v.Timeout)
 	return createapi.Payment{}, &createapi.TimeoutError{After: w.v.Timeout}
 }
 
@@ -561,7 +572,7 @@ func (w *world) serve(rq *request, reply *delivery) {
 	}
 	respond := func(a answer, rule string) {
 		if f != nil && f.Kind == FaultTimeout {
-			tr.AddRule("V2", "vendor", "vendor", "the answer to request %d is lost on the way back", rq.n)
+			tr.AddStep("V2", laneVendor, "vendor", faultsim.Step{Peer: rq.worker, Outcome: faultsim.OutcomeLost}, "the answer to request %d is lost on the way back", rq.n)
 			return
 		}
 		time.Sleep(w.v.Latency)
@@ -589,7 +600,11 @@ func (w *world) serve(rq *request, reply *delivery) {
 		return
 	}
 	r := decide(outcome, x)
-	tr.AddRule(r, "vendor", "vendor", x.words, x.args...)
+	var ran faultsim.Step
+	if x.a.pay != nil {
+		ran.Outcome = faultsim.OutcomeEffect // a payment created: the money the scenario counts
+	}
+	tr.AddStep(r, laneVendor, "vendor", ran, x.words, x.args...)
 	if x.k != nil {
 		decide(keep, x)
 	}
@@ -607,7 +622,7 @@ func (v *vendorHandle) Search(ctx context.Context, reference string) ([]createap
 	wk.Enter("Search")
 	defer wk.Leave()
 	if !w.v.References {
-		wk.Trace().AddRule("V3", wk.ID, "send", "searches by reference: this vendor keeps none")
+		wk.Trace().AddStep("V3", wk.ID, "send", faultsim.Step{Outcome: faultsim.OutcomeError}, "searches by reference: this vendor keeps none")
 		return nil, createapi.ErrNoSearch
 	}
 	time.Sleep(2 * w.v.Latency)
@@ -631,7 +646,9 @@ func (v *vendorHandle) Search(ctx context.Context, reference string) ([]createap
 	if len(ids) > 0 {
 		what = strings.Join(ids, ", ")
 	}
-	wk.Trace().AddRule("V3", wk.ID, "reply", "searches for %s: finds %s", w.names.ref(reference), what)
+	ref := w.names.ref(reference)
+	wk.Trace().AddStep("V3", wk.ID, "reply", faultsim.Step{Peer: laneVendor, Outcome: faultsim.OutcomeOK, Message: "searches for %s", Args: []any{ref}, Answer: "finds %s", AnswerArgs: []any{what}},
+		"searches for %s: finds %s", ref, what)
 	return found, nil
 }
 
@@ -682,6 +699,16 @@ func (n *namer) request(r createapi.Request) string {
 	b := n.body(bodyOf(r))
 	k := n.key(r.IdempotencyKey)
 	return b + ", " + k + ", " + n.ref(r.Reference)
+}
+
+// toStore is the step of a store call whose answer the text says.
+func toStore(outcome string) faultsim.Step {
+	return faultsim.Step{Peer: laneStore, Outcome: outcome}
+}
+
+// fromVendor is the step of the vendor's answer to a request.
+func fromVendor(outcome string) faultsim.Step {
+	return faultsim.Step{Peer: laneVendor, Back: true, Outcome: outcome}
 }
 
 // vendorActor names the vendor's actor serving request n, as

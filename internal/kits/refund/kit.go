@@ -66,6 +66,15 @@ type Kit struct{}
 // Name implements faultsim.Kit.
 func (Kit) Name() string { return Name }
 
+// Story implements faultsim.Storyteller: the store's lane left of the
+// workers', the provider's right of them, and a coin for each refund the
+// provider applied. Its events' words cite the rules that matter (a
+// saved answer's P2) themselves, so their list cites no more.
+func (Kit) Story() gradewire.Story {
+	return gradewire.Story{Before: []string{world.LaneStore}, After: []string{world.LaneProvider},
+		EffectBy: "The provider applied", Effect: "refund"}
+}
+
 // Entry implements faultsim.Kit.
 func (Kit) Entry() faultsim.EntrySpec {
 	return faultsim.EntrySpec{Name: EntryName, Params: []string{"context.Context", "string"},
@@ -250,17 +259,21 @@ func (w *runWorld) worker(p *faultsim.Worker) *world.Worker {
 	return ww
 }
 
+// phase is the step of the clock's events: a rule across every lane of
+// the run's sequence diagram.
+var phase = faultsim.Step{Outcome: faultsim.OutcomePhase}
+
 // PhaseStarts implements faultsim.PhaseHook: a phase may replace the
 // provider's fault script.
 func (w *runWorld) PhaseStarts(i int, p faultsim.Phase) {
 	ph := w.sc.Phases[i]
 	if len(w.sc.Phases) > 1 {
-		w.env.Record("clock", world.KindState, "%s begins", ph.Name)
+		w.env.RecordStep("", world.LaneClock, world.KindState, phase, "%s begins", ph.Name)
 	}
 	if ph.ResetFaults || len(ph.Faults) > 0 {
 		faults := w.sc.scripted(fmt.Sprintf("phases[%d].faults", i), ph.Faults)
 		w.env.Provider().ScriptFaults(faults)
-		w.env.Record("clock", world.KindState, "from now on the provider has %s", faultScriptWords(faults))
+		w.env.RecordStep("", world.LaneClock, world.KindState, phase, "from now on the provider has %s", faultScriptWords(faults))
 	}
 }
 
@@ -271,7 +284,7 @@ func (w *runWorld) When(c faultsim.Call, fire func() bool) {
 	f := func() {
 		if fire() {
 			format, args := triggerWords(inv)
-			w.env.Record("clock", world.KindState, format, args...)
+			w.env.RecordStep("", world.LaneClock, world.KindState, phase, format, args...)
 		}
 	}
 	if inv.When.Status != "" {

@@ -33,6 +33,14 @@ const (
 	KindState = "state"
 )
 
+// The lanes of the world's fakes in a run's sequence diagram, and of the
+// phases, which are no lane: a rule across them all.
+const (
+	LaneStore    = "store"
+	LaneProvider = "provider"
+	LaneClock    = "clock"
+)
+
 // NetworkConfig is the provider's network model.
 type NetworkConfig struct {
 	Latency       time.Duration // one way, client to provider or back
@@ -213,6 +221,24 @@ func (e *Env) RecordRule(rule, actor, kind, format string, args ...any) {
 	e.trace.AddRule(rule, actor, kind, format, args...)
 }
 
+// RecordStep is RecordRule for an event with its step in the run's
+// sequence diagram (see Story).
+func (e *Env) RecordStep(rule, actor, kind string, step faultsim.Step, format string, args ...any) {
+	if strings.HasPrefix(actor, "provider/") {
+		actor = "provider"
+	}
+	e.trace.AddStep(rule, actor, kind, step, format, args...)
+}
+
+// recordStoreCall records a worker's call of the store that got its answer
+// in the same step: "call -> answer" in the trace, an arrow to the store
+// and one back in the diagram.
+func (e *Env) recordStoreCall(rule, actor, outcome, call string, callArgs []any, answer string, answerArgs ...any) {
+	args := append(append(make([]any, 0, len(callArgs)+len(answerArgs)), callArgs...), answerArgs...)
+	e.RecordStep(rule, actor, KindCall, faultsim.Step{Peer: LaneStore, Outcome: outcome, Message: call, Args: callArgs, Answer: answer, AnswerArgs: answerArgs},
+		call+" -> "+answer, args...)
+}
+
 // NewWorker adds a worker (one invocation, one process) to the run, on a
 // process of its own.
 func (e *Env) NewWorker(id string, crash CrashPoint) *Worker {
@@ -269,10 +295,10 @@ func (w *Worker) enter(name string) error {
 		if r.Call == name && r.Nth == w.env.calls[name] {
 			w.env.fired(r.Ref)
 			if r.Error {
-				w.env.Record(w.ID, KindReply, "%s fails: %s (nothing read or written)", name, r.Message)
+				w.env.RecordStep("", w.ID, KindReply, faultsim.Step{Outcome: faultsim.OutcomeError}, "%s fails: %s (nothing read or written)", name, r.Message)
 				return &StoreError{Call: name, Message: r.Message}
 			}
-			w.env.Record(w.ID, KindCrash, "%s panics: %s", name, r.Message)
+			w.env.RecordStep("", w.ID, KindCrash, faultsim.Step{Outcome: faultsim.OutcomePanic}, "%s panics: %s", name, r.Message)
 			panic(r.Message)
 		}
 	}

@@ -3,6 +3,7 @@ package world
 import (
 	"context"
 	"fmt"
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"strconv"
 	"strings"
@@ -429,20 +430,23 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 	if f.Kind != faultNone {
 		req.Fault = f.Describe()
 	}
-	keyText := "key " + req.Key
+	keyText, keyLabel := "key "+req.Key, "key "+req.Key
 	if req.KeyGenerated {
-		keyText = "no key (the client made " + req.Key + ")"
+		keyText, keyLabel = "no key (the client made "+req.Key+")", "no key"
 	}
 	ref := ""
 	if params.Reference != "" {
 		ref = ", reference " + params.Reference
 	}
-	e.Record(w.ID, KindCall, "CreateRefund #%d(charge %s, amount %d, %s%s)", req.N, params.Charge, params.Amount, keyText, ref)
+	// The arrow keeps what tells two requests apart, the number and the
+	// key; the text keeps the rest.
+	e.RecordStep("", w.ID, KindCall, faultsim.Step{Peer: LaneProvider, Message: "CreateRefund #%d, %s", Args: []any{req.N, keyLabel}},
+		"CreateRefund #%d(charge %s, amount %d, %s%s)", req.N, params.Charge, params.Amount, keyText, ref)
 	req.Seq = e.TraceLen()
 
 	if err := ctx.Err(); err != nil {
 		req.Result, req.AnsweredAt, req.Rule = "connection", req.SentAt, "N3"
-		e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %v (never sent)", req.N, err)
+		e.RecordStep(req.Rule, w.ID, KindReply, neverSent, "CreateRefund #%d -> ConnectionError: %v (never sent)", req.N, err)
 		return nil, &refundkit.ConnectionError{Cause: err.Error()}
 	}
 	e.fired(f.Ref)
@@ -458,10 +462,11 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 	switch f.Kind {
 	case FaultConnection:
 		req.Result, req.AnsweredAt, req.Rule = "connection", req.SentAt, "N1"
-		e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %s (never sent)", req.N, defaultConnFailure)
+		e.RecordStep(req.Rule, w.ID, KindReply, neverSent, "CreateRefund #%d -> ConnectionError: %s (never sent)", req.N, defaultConnFailure)
 		return nil, &refundkit.ConnectionError{Cause: defaultConnFailure}
 	case FaultLostRequest:
-		e.RecordRule("N2", "provider", KindDrop, "request #%d is lost on the way: the provider never sees it", req.N)
+		e.RecordStep("N2", LaneProvider, KindDrop, faultsim.Step{Peer: req.Worker, Back: true, Outcome: faultsim.OutcomeLost},
+			"request #%d is lost on the way: the provider never sees it", req.N)
 	default:
 		replies := make(chan reply, 1)
 		e.gate.Go(providerActor(req.N), func() { p.serve(req, w, f, sent, deadline, replies) })
@@ -472,7 +477,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 			w.pass("CreateRefund reply")
 			req.AnsweredAt = time.Since(e.start)
 			req.Rule = r.rule
-			e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> %s", req.N, req.Answer)
+			e.RecordStep(req.Rule, w.ID, KindReply, fromProvider(r.err == nil), "CreateRefund #%d -> %s", req.N, req.Answer)
 			e.answered(w.ID)
 			if r.err != nil {
 				req.Result, req.APIErr = "api", r.err
@@ -503,7 +508,9 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 	}
 	w.pass("CreateRefund reply")
 	req.Result, req.AnsweredAt, req.Rule = "timeout", time.Since(e.start), "N2"
-	e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> TimeoutError: no reply after %s", req.N, wait.Round(time.Millisecond))
+	e.RecordStep(req.Rule, w.ID, KindReply,
+		faultsim.Step{Outcome: faultsim.OutcomeTimeout, Message: "#%d timed out: no reply after %s", Args: []any{req.N, wait.Round(time.Millisecond)}},
+		"CreateRefund #%d -> TimeoutError: no reply after %s", req.N, wait.Round(time.Millisecond))
 	e.answered(w.ID)
 	return nil, &refundkit.TimeoutError{After: wait, Cause: cause}
 }
@@ -517,7 +524,10 @@ func (p *Provider) abandoned(ctx context.Context, w *Worker, req *Request, sent 
 	w.pass("CreateRefund reply")
 	req.Result, req.AnsweredAt, req.Rule = "timeout", time.Since(e.start), "N2"
 	waited := time.Since(sent).Round(time.Millisecond)
-	e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> TimeoutError: the caller's context ended after %s (%v); the request may still land", req.N, FormatDuration(waited), ctx.Err())
+	e.RecordStep(req.Rule, w.ID, KindReply,
+		faultsim.Step{Outcome: faultsim.OutcomeTimeout, Message: "#%d timed out: the caller's context ended after %s (%v); the request may still land",
+			Args: []any{req.N, FormatDuration(waited), ctx.Err()}},
+		"CreateRefund #%d -> TimeoutError: the caller's context ended after %s (%v); the request may still land", req.N, FormatDuration(waited), ctx.Err())
 	return nil, &refundkit.TimeoutError{After: waited, Cause: ctx.Err().Error()}
 }
 
@@ -551,11 +561,14 @@ func (p *Provider) serve(req *Request, w *Worker, f Fault, params refundkit.Refu
 	}
 	switch {
 	case f.Kind == FaultLostReply:
-		e.RecordRule("N2", "provider", KindDrop, "the reply to request #%d (%s) is lost", req.N, text)
+		e.RecordStep("N2", LaneProvider, KindDrop, faultsim.Step{Peer: req.Worker, Outcome: faultsim.OutcomeLost, Message: "the reply to #%d is lost", Args: []any{req.N}},
+			"the reply to request #%d (%s) is lost", req.N, text)
 	case w.Died != "":
-		e.Record("provider", KindDrop, "the reply to request #%d (%s) comes back to a dead process: %s crashed", req.N, text, req.Worker)
+		e.RecordStep("", LaneProvider, KindDrop, faultsim.Step{Peer: req.Worker, Outcome: faultsim.OutcomeLost},
+			"the reply to request #%d (%s) comes back to a dead process: %s crashed", req.N, text, req.Worker)
 	case !time.Now().Before(deadline):
-		e.RecordRule("N2", "provider", KindDrop, "the reply to request #%d (%s) arrives after %s stopped waiting", req.N, text, req.Worker)
+		e.RecordStep("N2", LaneProvider, KindDrop, faultsim.Step{Peer: req.Worker, Outcome: faultsim.OutcomeLost},
+			"the reply to request #%d (%s) arrives after %s stopped waiting", req.N, text, req.Worker)
 	default:
 		req.Delivered = true
 		replies <- ans
@@ -604,19 +617,19 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 			f = lf
 		}
 	}
-	e.Record(w.ID, KindCall, "ListRefunds(%s)", chargeID)
+	e.RecordStep("", w.ID, KindCall, faultsim.Step{Peer: LaneProvider}, "ListRefunds(%s)", chargeID)
 	sent := time.Now()
 	failed := func(err error) ([]refundkit.ProviderRefund, error) {
 		p.lookups = append(p.lookups, Lookup{Worker: w.ID, SentAt: sent.Sub(e.start), At: time.Since(e.start), Charge: chargeID, Failed: true})
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		e.RecordRule("N3", w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %v (never sent)", chargeID, err)
+		e.RecordStep("N3", w.ID, KindReply, neverSent, "ListRefunds(%s) -> ConnectionError: %v (never sent)", chargeID, err)
 		return failed(&refundkit.ConnectionError{Cause: err.Error()})
 	}
 	e.fired(f.Ref)
 	if f.Kind == FaultConnection {
-		e.RecordRule("N1", w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
+		e.RecordStep("N1", w.ID, KindReply, neverSent, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
 		return failed(&refundkit.ConnectionError{Cause: defaultConnFailure})
 	}
 	took := 2 * e.net.Latency
@@ -634,26 +647,26 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 		timer.Stop()
 		if ctx.Err() == context.Canceled {
 			w.pass("ListRefunds reply")
-			e.RecordRule("N2", w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: the caller's context ended (%v)", chargeID, ctx.Err())
+			e.recordTimeout("N2", w.ID, "ListRefunds(%s) -> TimeoutError: the caller's context ended (%v)", chargeID, ctx.Err())
 			return failed(&refundkit.TimeoutError{After: time.Since(sent), Cause: ctx.Err().Error()})
 		}
 		// A deadline, which wait already counts: its instant is now.
 	}
 	if took > wait {
 		w.pass("ListRefunds reply")
-		e.RecordRule("N2", w.ID, KindReply, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, wait.Round(time.Millisecond))
+		e.recordTimeout("N2", w.ID, "ListRefunds(%s) -> TimeoutError: no reply after %s", chargeID, wait.Round(time.Millisecond))
 		return failed(&refundkit.TimeoutError{After: wait, Cause: cause})
 	}
 	w.pass("ListRefunds reply")
 	if f.Kind == FaultHTTPError {
 		err := &refundkit.APIError{Status: f.Status, Type: orDefault(f.Type, "api_error"), Code: f.Code, Message: orDefault(f.Message, "the provider failed")}
-		e.RecordRule("P15", w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
+		e.RecordStep("P15", w.ID, KindReply, fromProvider(false), "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
 		return failed(err)
 	}
 	ch := p.charges[chargeID]
 	if ch == nil {
 		err := &refundkit.APIError{Status: 404, Type: "invalid_request_error", Code: "resource_missing", Param: "charge", Message: "no such charge: " + chargeID}
-		e.RecordRule("P12", w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
+		e.RecordStep("P12", w.ID, KindReply, fromProvider(false), "ListRefunds(%s) -> %s", chargeID, describeAPIError(err))
 		return failed(err)
 	}
 	out := append([]refundkit.ProviderRefund(nil), ch.refunds...)
@@ -666,9 +679,9 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 	}
 	p.lookups = append(p.lookups, l)
 	if len(parts) == 0 {
-		e.RecordRule("P15", w.ID, KindReply, "ListRefunds(%s) -> no refunds", chargeID)
+		e.RecordStep("P15", w.ID, KindReply, fromProvider(true), "ListRefunds(%s) -> no refunds", chargeID)
 	} else {
-		e.RecordRule("P15", w.ID, KindReply, "ListRefunds(%s) -> %s", chargeID, strings.Join(parts, "; "))
+		e.RecordStep("P15", w.ID, KindReply, fromProvider(true), "ListRefunds(%s) -> %s", chargeID, strings.Join(parts, "; "))
 	}
 	return out, nil
 }
@@ -692,4 +705,25 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// Steps of the provider's answers in a run's sequence diagram.
+var (
+	// neverSent is a request the client could not send: its arrow breaks
+	// off on the way to the provider.
+	neverSent = faultsim.Step{Peer: LaneProvider, Outcome: faultsim.OutcomeUnsent}
+)
+
+// recordTimeout records a call whose caller stopped waiting: a clock on
+// the worker's lane, labelled with the whole line.
+func (e *Env) recordTimeout(rule, actor, format string, args ...any) {
+	e.RecordStep(rule, actor, KindReply, faultsim.Step{Outcome: faultsim.OutcomeTimeout, Message: format, Args: args}, format, args...)
+}
+
+// fromProvider is the step of an answer that came back from the provider.
+func fromProvider(ok bool) faultsim.Step {
+	if ok {
+		return faultsim.Step{Peer: LaneProvider, Back: true, Outcome: faultsim.OutcomeOK}
+	}
+	return faultsim.Step{Peer: LaneProvider, Back: true, Outcome: faultsim.OutcomeError}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
 
@@ -206,7 +207,7 @@ func (d *decision) run(table []step) (reply, verdict) {
 		if d.req.N == 0 {
 			who = "the request sent before the run"
 		}
-		d.p.env.RecordRule(s.rule, "provider", KindState, "%s: %s", who, text)
+		d.p.env.RecordStep(s.rule, LaneProvider, KindState, d.step(r, v, text), "%s: %s", who, text)
 		if v == next {
 			continue
 		}
@@ -238,4 +239,23 @@ func replay(d *decision) (reply, verdict, string) {
 
 func apiAnswer(status int, typ, code, param, msg string) reply {
 	return reply{err: &refundkit.APIError{Status: status, Type: typ, Code: code, Param: param, Message: msg}}
+}
+
+// step is how the provider's decision is drawn in a run's sequence
+// diagram: a refund applied is the money going out; a request starting
+// to execute names its key; any other decision is a note on the
+// provider's lane.
+func (d *decision) step(r reply, v verdict, text string) faultsim.Step {
+	n := d.req.N
+	switch {
+	case v == saved && r.refund != nil && n > 0:
+		return faultsim.Step{Outcome: faultsim.OutcomeEffect, Message: "money out: refund %s of %d (#%d)", Args: []any{r.refund.ID, r.refund.Amount, n}}
+	case v == saved && r.refund != nil:
+		return faultsim.Step{Outcome: faultsim.OutcomeEffect, Message: "money out: the request sent before the run: %s", Args: []any{text}}
+	case n == 0:
+		return faultsim.Step{}
+	case v == executing:
+		return faultsim.Step{Message: "provider runs #%d, key %s", Args: []any{n, d.req.Key}}
+	}
+	return faultsim.Step{Message: "provider: #%d %s", Args: []any{n, text}}
 }

@@ -1,8 +1,10 @@
 package world
 
 import (
-	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/grader/refundkit"
 )
 
 // Store is the fake database of refund records. Claim is atomic because the
@@ -72,10 +74,10 @@ func (s *Store) Reads() []Read { return append([]Read(nil), s.reads...) }
 func (s *Store) get(w *Worker, id string) (*refundkit.Record, error) {
 	r, ok := s.records[id]
 	if !ok {
-		s.env.Record(w.ID, KindCall, "GetRecord(%s) -> not found", id)
+		s.env.recordStoreCall("", w.ID, faultsim.OutcomeError, "GetRecord(%s)", []any{id}, "not found")
 		return nil, refundkit.ErrNotFound
 	}
-	s.env.recordWithRecord(w.ID, KindCall, "GetRecord(%s) -> ", []any{id}, r)
+	s.env.recordWithRecord(w.ID, "GetRecord(%s)", []any{id}, "", r)
 	s.read(w, r)
 	c := *r
 	return &c, nil
@@ -87,39 +89,40 @@ func (s *Store) read(w *Worker, r *refundkit.Record) {
 		Status: r.Status, Owner: r.Owner, LeaseUntil: r.LeaseUntil})
 }
 
-// recordWithRecord records a line that ends with record r's state, as
-// "processing by w1, lease until 10:00:30". The state goes in as plain
-// values (the lease's clock as three numbers, as Format("15:04:05") would
-// print it), so the line is made only if the trace is read.
-func (e *Env) recordWithRecord(actor, kind, format string, args []any, r *refundkit.Record) {
-	e.recordRuleWithRecord("", actor, kind, format, args, r)
+// recordWithRecord records a store call (see recordStoreCall) whose
+// answer, after the words answer, is record r's state, as "processing by
+// w1, lease until 10:00:30". The state goes in as plain values (the
+// lease's clock as three numbers, as Format("15:04:05") would print it),
+// so the line is made only if the trace is read.
+func (e *Env) recordWithRecord(actor, call string, callArgs []any, answer string, r *refundkit.Record) {
+	e.recordRuleWithRecord("", actor, faultsim.OutcomeOK, call, callArgs, answer, r)
 }
 
 // recordRuleWithRecord is recordWithRecord for a line rule decided.
-func (e *Env) recordRuleWithRecord(rule, actor, kind, format string, args []any, r *refundkit.Record) {
+func (e *Env) recordRuleWithRecord(rule, actor, outcome, call string, callArgs []any, answer string, r *refundkit.Record) {
 	if r.Status != refundkit.StatusProcessing {
-		e.RecordRule(rule, actor, kind, format+"%s", append(args, r.Status)...)
+		e.recordStoreCall(rule, actor, outcome, call, callArgs, answer+"%s", r.Status)
 		return
 	}
 	if r.LeaseUntil.IsZero() {
-		e.RecordRule(rule, actor, kind, format+"%s by %s, no lease", append(args, r.Status, r.Owner)...)
+		e.recordStoreCall(rule, actor, outcome, call, callArgs, answer+"%s by %s, no lease", r.Status, r.Owner)
 		return
 	}
 	h, m, sec := r.LeaseUntil.Clock()
-	e.RecordRule(rule, actor, kind, format+"%s by %s, lease until %02d:%02d:%02d", append(args, r.Status, r.Owner, h, m, sec)...)
+	e.recordStoreCall(rule, actor, outcome, call, callArgs, answer+"%s by %s, lease until %02d:%02d:%02d", r.Status, r.Owner, h, m, sec)
 }
 
 func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 	r, ok := s.records[id]
 	if !ok {
-		s.env.Record(w.ID, KindCall, "Claim(%s, lease %s) -> not found", id, lease.Round(time.Millisecond))
+		s.env.recordStoreCall("", w.ID, faultsim.OutcomeError, "Claim(%s, lease %s)", []any{id, lease.Round(time.Millisecond)}, "not found")
 		return false, refundkit.ErrNotFound
 	}
 	now := time.Now()
 	free := r.Status == refundkit.StatusPending || r.Status == refundkit.StatusFailed || r.Status == refundkit.StatusNeedsCheck
 	expired := r.Status == refundkit.StatusProcessing && !r.LeaseUntil.IsZero() && !now.Before(r.LeaseUntil)
 	if !free && !expired {
-		s.env.recordRuleWithRecord("S1", w.ID, KindCall, "Claim(%s, lease %s) -> not taken: ", []any{id, lease.Round(time.Millisecond)}, r)
+		s.env.recordRuleWithRecord("S1", w.ID, faultsim.OutcomeError, "Claim(%s, lease %s)", []any{id, lease.Round(time.Millisecond)}, "not taken: ", r)
 		s.read(w, r)
 		return false, nil
 	}
@@ -127,7 +130,7 @@ func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 	if lease > 0 {
 		until = now.Add(lease)
 	}
-	s.env.RecordRule("S1", w.ID, KindCall, "Claim(%s, lease %s) -> taken", id, lease.Round(time.Millisecond))
+	s.env.recordStoreCall("S1", w.ID, faultsim.OutcomeOK, "Claim(%s, lease %s)", []any{id, lease.Round(time.Millisecond)}, "taken")
 	s.write(w, "Claim", r, refundkit.StatusProcessing, w.ID, until, "")
 	return true, nil
 }
@@ -135,13 +138,13 @@ func (s *Store) claim(w *Worker, id string, lease time.Duration) (bool, error) {
 func (s *Store) mark(w *Worker, call, id string, st refundkit.Status, reason string) error {
 	r, ok := s.records[id]
 	if !ok {
-		s.env.Record(w.ID, KindCall, "%s(%s) -> not found", call, id)
+		s.env.recordStoreCall("", w.ID, faultsim.OutcomeError, "%s(%s)", []any{call, id}, "not found")
 		return refundkit.ErrNotFound
 	}
 	if reason != "" {
-		s.env.RecordRule("S2", w.ID, KindCall, "%s(%s, %q)", call, id, reason)
+		s.env.RecordStep("S2", w.ID, KindCall, faultsim.Step{Peer: LaneStore, Outcome: faultsim.OutcomeOK}, "%s(%s, %q)", call, id, reason)
 	} else {
-		s.env.RecordRule("S2", w.ID, KindCall, "%s(%s)", call, id)
+		s.env.RecordStep("S2", w.ID, KindCall, faultsim.Step{Peer: LaneStore, Outcome: faultsim.OutcomeOK}, "%s(%s)", call, id)
 	}
 	owner := ""
 	if st == refundkit.StatusProcessing {
@@ -161,11 +164,11 @@ func (s *Store) write(w *Worker, call string, r *refundkit.Record, st refundkit.
 	// Plain values, so the line is made only if the trace is read.
 	switch {
 	case st != refundkit.StatusProcessing:
-		s.env.Record("store", KindState, "%s: %s -> %s", r.RequestID, old, st)
+		s.env.Record(LaneStore, KindState, "%s: %s -> %s", r.RequestID, old, st)
 	case lease.IsZero():
-		s.env.Record("store", KindState, "%s: %s -> %s (owner %s, no lease)", r.RequestID, old, st, owner)
+		s.env.Record(LaneStore, KindState, "%s: %s -> %s (owner %s, no lease)", r.RequestID, old, st, owner)
 	default:
-		s.env.Record("store", KindState, "%s: %s -> %s (owner %s, lease %s)", r.RequestID, old, st, owner, lease.Sub(now).Round(time.Millisecond))
+		s.env.Record(LaneStore, KindState, "%s: %s -> %s (owner %s, lease %s)", r.RequestID, old, st, owner, lease.Sub(now).Round(time.Millisecond))
 	}
 	s.changes[len(s.changes)-1].Seq = s.env.TraceLen()
 	s.env.statusWritten(r.RequestID, st)
