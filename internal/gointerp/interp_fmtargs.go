@@ -142,7 +142,7 @@ func (rw *rewriter) methodOf(t types.Type) string {
 // exported field, and the interpreter's struct had none (the struct goes
 // through a helper of its own, see structHelper).
 func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
-	if rw.shownInterface(arg, t, verb) {
+	if rw.shownInterface(arg, t, verb) || rw.keptArg(arg, t) {
 		return
 	}
 	if m := rw.methodOf(t); m != "" {
