@@ -65,6 +65,8 @@ func (rw *rewriter) typedRewrites() {
 		return rw.typeOf(e)
 	}
 	rw.newOfValues(typeOf, rw.typeInfo) // interp_new.go
+	rw.typedConstants()                 // interp_constants.go
+	rw.capturedLiteralWrites()          // interp_closurewrites.go
 	// The names of the file's methods: the rewrites of fmt's arguments
 	// and of conversions to interfaces concern the file's types with
 	// methods, and a file with none starts no type check for them.
