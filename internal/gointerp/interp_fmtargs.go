@@ -150,8 +150,16 @@ func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 			return // yaegi's wrapper holds the value itself
 		}
 	}
-	if b, ok := t.Underlying().(interface{ Elem() types.Type }); ok {
-		if e, ok := b.Elem().Underlying().(*types.Basic); ok && e.Kind() == types.Uint8 && verb != 'v' && verb != 'd' {
+	var elem types.Type
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	}
+	if elem != nil {
+		// Not a map's values: fmt prints each with its method.
+		if e, ok := elem.Underlying().(*types.Basic); ok && e.Kind() == types.Uint8 && verb != 'v' && verb != 'd' {
 			return // fmt prints a slice of bytes as a string under %s, %q, %x
 		}
 	}
