@@ -91,6 +91,9 @@ type rewriter struct {
 	ntmp    int
 	refused *gradewire.Diagnostic
 	classes classState // interp_classes.go
+	// selectLabels are the labels selectBranch added, by the statement
+	// (labelled, for a break; the loop, for a continue) they stand for.
+	selectLabels map[ast.Stmt]string
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
@@ -439,13 +442,14 @@ func isFuncLit(e ast.Expr) bool {
 
 // breakFromSelect refuses break L and continue L inside a select's cases
 // where L labels an enclosing loop: the interpreter never leaves the loop.
+// Those selectBranch can turn into a goto it runs right are rewritten.
 func (rw *rewriter) breakFromSelect(s *ast.SelectStmt) {
 	ast.Inspect(s.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.BranchStmt:
-			if n.Label != nil && (n.Tok == token.BREAK || n.Tok == token.CONTINUE) {
+			if n.Label != nil && (n.Tok == token.BREAK || n.Tok == token.CONTINUE) && !rw.selectBranch(n) { // interp_selectbreak.go
 				rw.refuse(n.Pos(), fmt.Sprintf("%s %s inside a select is not supported by the interpreter: it does not leave the select's loop. Set a variable and test it in the loop's condition, or return", n.Tok, n.Label.Name))
 			}
 		}
