@@ -94,6 +94,9 @@ type rewriter struct {
 	// selectLabels are the labels selectBranch added, by the statement
 	// (labelled, for a break; the loop, for a continue) they stand for.
 	selectLabels map[ast.Stmt]string
+	// funcLits are the offsets of the function literals' bodies
+	// (inFuncLit).
+	funcLits [][2]int
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
@@ -361,6 +364,15 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		fnVar = true
 	}
 	var pre []string
+	late, recv := rw.deferredLater(d) // interp_deferlater.go
+	if late {
+		fnVar = true
+		if recv != "" {
+			r := rw.tmp()
+			pre = append(pre, r+" := "+recv)
+			call = &ast.CallExpr{Fun: &ast.Ident{Name: r + "." + call.Fun.(*ast.SelectorExpr).Sel.Name}, Lparen: call.Lparen, Args: call.Args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}
+		}
+	}
 	args := make([]string, len(call.Args))
 	for k, a := range call.Args {
 		if rw.direct(a) {
@@ -378,12 +390,12 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		rw.refuse(d.Pos(), "the interpreter cannot run this defer faithfully: write the deferred call on one line")
 		return
 	}
-	fn := rw.src(call.Fun)
+	fn := rw.exprText(call.Fun)
 	if name := printBuiltin(call.Fun); name != "" {
 		fn = runtimeName + "." + name
 		rw.importRuntime()
 	}
-	if fnVar {
+	if fnVar && !late {
 		t := rw.tmp()
 		pre = append([]string{t + " := " + fn}, pre...)
 		fn = t
