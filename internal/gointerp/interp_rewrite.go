@@ -49,6 +49,10 @@ package gointerp
 //     or an any: refused (interfaceAssertion), as type switch cases
 //     naming interfaces are. From a v of an interface type the file
 //     declares, they are answered right and left alone.
+//   - break L and continue L in a select's case become gotos
+//     (interp_selectbreak.go); a deferred call, in a function literal, of
+//     the file's function or method is made from a literal of its own
+//     (deferredLater, interp_deferlater.go).
 //
 // One rewrite is for speed alone: method calls on variables whose type the
 // syntax tells become plain function calls (directMethodCalls,
