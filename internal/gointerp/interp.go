@@ -116,6 +116,8 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		exports[k] = v
 	}
 	rt := runtimeFor(stdout) // interp_print.go
+	boxes := &boxMethods{}
+	boxSymbols(rt, boxes) // interp_boxes.go
 	exports[SymbolKey(RuntimePath)] = rt
 	exports[SymbolKey(wrapperPath)] = wrapperSymbols
 	if e, ok := exports["errors/errors"]; ok {
@@ -140,7 +142,7 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		f["Print"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprint(stdout, a...) })
 		f["Printf"] = reflect.ValueOf(func(format string, a ...any) (int, error) { return fmt.Fprintf(stdout, format, a...) })
 		f["Println"] = reflect.ValueOf(func(a ...any) (int, error) { return fmt.Fprintln(stdout, a...) })
-		unboxingFmt(f) // interp_fmt.go
+		unboxingFmt(f, boxes) // interp_fmt.go
 		// yaegi wraps a value of an interpreted type passed to a host
 		// function's interface parameter in one interface, the first of
 		// those the function's entry in its "." table (stdlib.MapTypes,
@@ -163,10 +165,6 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		delete(exports, "fmt/fmt")
 		exports["fmt/./fmt"] = f
 	}
-	// Shows hands fmt a value of an empty interface type with its String
-	// or Error method (interp_shows.go): yaegi wraps its argument as it
-	// wraps fmt's.
-	mapTypes[rt["Shows"]] = fmtInterfaces
 	// The "." entry maps functions taking interface{} to the interfaces they
 	// look for (fmt.Println and Stringer), so interpreted types get wrapped.
 	exports["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(mapTypes)}

@@ -5,7 +5,8 @@ package gointerp
 //
 //   - min, max and clear are not builtins of the interpreter ("undefined:
 //     min"). Each call gets a function of the file, appended after its last
-//     line, for the call's type: min(a, b) => faultlineTmpMin1(a, b).
+//     line, for the call's type: min(a, b) => faultlineTmpMin1(a, b). A
+//     constant call becomes its value (a fraction, its nearest float).
 //   - for i := range n, with n an integer that is not a literal, crashes
 //     the interpreter's compiler ("nil type"). Rewritten to a three-clause
 //     loop over a copy of n, with the variable assigned afresh at the top
@@ -25,10 +26,12 @@ package gointerp
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/traefik/yaegi/interp"
@@ -304,13 +307,20 @@ func (rw *rewriter) builtinCalls() {
 			if tv.Value != nil {
 				// A constant: its value, typed as Go types it.
 				v := tv.Value.ExactString()
+				if strings.Contains(v, "/") {
+					// A fraction (max(2.5, 1) is 5/2): its nearest float64,
+					// the value Go gives it.
+					f, _ := constant.Float64Val(tv.Value)
+					v = strconv.FormatFloat(f, 'g', -1, 64)
+					if b, ok := tv.Type.Underlying().(*types.Basic); ok && b.Kind() == types.Float32 {
+						f32, _ := constant.Float32Val(tv.Value)
+						v = strconv.FormatFloat(float64(f32), 'g', -1, 32)
+					}
+				}
 				if t, ok := rw.typeSource(tv.Type); ok && !isUntyped(tv.Type) {
 					v = t + "(" + v + ")"
 				} else if isUntyped(tv.Type) && tv.Type.(*types.Basic).Info()&types.IsFloat != 0 && !strings.ContainsAny(v, ".e/") {
 					v += ".0"
-				}
-				if strings.Contains(v, "/") {
-					return true // a fraction: leave it to the interpreter
 				}
 				rw.add(rw.off(call.Pos()), rw.off(call.End()), v)
 				return false

@@ -5,47 +5,52 @@ import (
 	"go/token"
 )
 
-// a, b := f(), []int{1} (or var a, b = f(), T{...}): the interpreter
-// lost the call's value where a composite literal (not its address) is
-// defined beside it, so a was the zero value ([] for a slice, 0 for an
-// int), silently; the form is common in tests (got, want := f(),
-// []string{"a"}). An assignment with = is right. Each such literal is
-// made a function's result, func() T { return T{...} }(), which the
-// interpreter defines beside a call faithfully.
+// a, b := x, []int{1} (or var a, b = f(), T{...}, or n, v := 0, <-ch): the
+// interpreter lost every value defined beside a composite literal (not
+// its address) or a receive, so a was the zero value ([] for a slice, 0
+// for an int, nil for an any), silently; the form is common (got, want :=
+// f(), []string{"a"}; best, path := start, []string{start}). yaegi writes
+// a literal or a received value straight into its variable and then skips
+// the statement's assignment, which carried the other values
+// (interp/cfg.go, "attempt to optimize"). An assignment with = is right
+// (tupleInPlace). Each such literal or receive is parenthesised, which
+// the interpreter does not write straight through: (T{...}), (<-ch).
 
-// definedLiterals rewrites the literals of values, defined beside a call.
+// definedLiterals rewrites the literals and receives of values defined
+// beside other values.
 func (rw *rewriter) definedLiterals(values []ast.Expr) {
 	if len(values) < 2 {
 		return
 	}
-	calls := false
-	for _, v := range values {
-		if _, ok := unparen(v).(*ast.CallExpr); ok {
-			calls = true
+	direct := func(v ast.Expr) bool {
+		switch v := v.(type) {
+		case *ast.CompositeLit:
+			return true
+		case *ast.UnaryExpr:
+			return v.Op == token.ARROW
 		}
+		return false
 	}
-	if !calls {
-		return
+	others := false
+	for _, v := range values {
+		others = others || !direct(v)
+	}
+	if !others {
+		return // every value is written straight through: all are kept
 	}
 	for _, v := range values {
-		lit, ok := v.(*ast.CompositeLit)
-		if !ok || lit.Type == nil {
+		if !direct(v) {
 			continue
 		}
-		t := rw.typeOf(lit)
-		if t == nil {
+		at, end := rw.off(v.Pos()), rw.off(v.End())
+		if rw.straddles(at) || rw.straddles(end) {
 			continue
 		}
-		ts, ok := rw.typeSource(t)
-		if !ok {
-			continue
-		}
-		at, end := rw.off(lit.Pos()), rw.off(lit.End())
-		if rw.replaced(at, end) || rw.straddles(at) || rw.straddles(end) {
-			continue
-		}
-		rw.add(at, at, "func() "+ts+" { return ")
-		rw.edits = append(rw.edits, edit{at: end, end: end, with: " }()", seq: 1 << 30})
+		// Outermost: before any other insertion at the value's start, after
+		// any at its end (wrapArg's and interfaceValues' closing insertions
+		// have seq 1 << 30).
+		rw.edits = append(rw.edits, edit{at: at, end: at, with: "(", seq: -1<<30 - 1})
+		rw.edits = append(rw.edits, edit{at: end, end: end, with: ")", seq: 1<<30 + 1})
 	}
 }
 

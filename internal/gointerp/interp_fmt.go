@@ -165,26 +165,30 @@ func withErrorsAs(syms map[string]reflect.Value) map[string]reflect.Value {
 // any variable) reached fmt in that box, which printed as
 // "{0xc000123 {0x4d5e60 0xc000456 409}}". Out of the box it prints as its
 // value does (without its String or Error method, which the box hides).
-func unboxingFmt(f map[string]reflect.Value) {
+func unboxingFmt(f map[string]reflect.Value, boxes *boxMethods) {
 	print := func(name string) {
 		g := f[name].Interface().(func(...any) (int, error))
-		f[name] = reflect.ValueOf(func(a ...any) (int, error) { return g(unboxArgs(a)...) })
+		f[name] = reflect.ValueOf(func(a ...any) (int, error) { return g(boxes.showArgs(a)...) })
 	}
 	printf := func(name string) {
 		g := f[name].Interface().(func(string, ...any) (int, error))
-		f[name] = reflect.ValueOf(func(format string, a ...any) (int, error) { return g(format, formatArgs(format, a)...) })
+		f[name] = reflect.ValueOf(func(format string, a ...any) (int, error) { return g(format, formatArgs(format, boxes.showArgs(a))...) })
 	}
 	print("Print")
 	print("Println")
 	printf("Printf")
-	f["Sprint"] = reflect.ValueOf(func(a ...any) string { return fmt.Sprint(unboxArgs(a)...) })
-	f["Sprintln"] = reflect.ValueOf(func(a ...any) string { return fmt.Sprintln(unboxArgs(a)...) })
-	f["Sprintf"] = reflect.ValueOf(func(format string, a ...any) string { return fmt.Sprintf(format, formatArgs(format, a)...) })
-	f["Errorf"] = reflect.ValueOf(func(format string, a ...any) error { return fmt.Errorf(format, formatArgs(format, a)...) })
-	f["Fprint"] = reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprint(w, unboxArgs(a)...) })
-	f["Fprintln"] = reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprintln(w, unboxArgs(a)...) })
+	f["Sprint"] = reflect.ValueOf(func(a ...any) string { return fmt.Sprint(boxes.showArgs(a)...) })
+	f["Sprintln"] = reflect.ValueOf(func(a ...any) string { return fmt.Sprintln(boxes.showArgs(a)...) })
+	f["Sprintf"] = reflect.ValueOf(func(format string, a ...any) string {
+		return fmt.Sprintf(format, formatArgs(format, boxes.showArgs(a))...)
+	})
+	f["Errorf"] = reflect.ValueOf(func(format string, a ...any) error {
+		return fmt.Errorf(format, formatArgs(format, boxes.showArgs(a))...)
+	})
+	f["Fprint"] = reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprint(w, boxes.showArgs(a)...) })
+	f["Fprintln"] = reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fmt.Fprintln(w, boxes.showArgs(a)...) })
 	f["Fprintf"] = reflect.ValueOf(func(w io.Writer, format string, a ...any) (int, error) {
-		return fmt.Fprintf(w, format, formatArgs(format, a)...)
+		return fmt.Fprintf(w, format, formatArgs(format, boxes.showArgs(a))...)
 	})
 }
 

@@ -1,11 +1,13 @@
 package gointerp
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -25,6 +27,9 @@ import (
 //     fmt without it, so fmt.Println([]celsius{1}) printed "[1]" where Go
 //     prints "[1°C]". The argument becomes a []any (map[K]any) of the
 //     elements, each Shown; a nil slice or map is handed over as it is.
+//     The keys of a map too (map[level]int printed map[0:1], Go prints
+//     map[debug:1]): such a map goes to the runtime's Map, which prints
+//     it as fmt does (keyedMapLit).
 //   - a struct the file declares (or a pointer to one, printed &{...})
 //     whose exported fields, or their elements, have such methods: fmt
 //     calls the method of an exported field (never of an unexported
@@ -142,7 +147,7 @@ func (rw *rewriter) methodOf(t types.Type) string {
 // exported field, and the interpreter's struct had none (the struct goes
 // through a helper of its own, see structHelper).
 func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
-	if rw.shownInterface(arg, t, verb) {
+	if rw.shownInterface(arg, t, verb) || rw.keptArg(arg, t) {
 		return
 	}
 	if m := rw.methodOf(t); m != "" {
@@ -150,8 +155,16 @@ func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 			return // yaegi's wrapper holds the value itself
 		}
 	}
-	if b, ok := t.Underlying().(interface{ Elem() types.Type }); ok {
-		if e, ok := b.Elem().Underlying().(*types.Basic); ok && e.Kind() == types.Uint8 && verb != 'v' && verb != 'd' {
+	var elem types.Type
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	}
+	if elem != nil {
+		// Not a map's values: fmt prints each with its method.
+		if e, ok := elem.Underlying().(*types.Basic); ok && e.Kind() == types.Uint8 && verb != 'v' && verb != 'd' {
 			return // fmt prints a slice of bytes as a string under %s, %q, %x
 		}
 	}
@@ -207,7 +220,7 @@ func (rw *rewriter) containerLit(t types.Type) (string, bool) {
 		elem = u.Elem()
 	case *types.Map:
 		if rw.methodOf(u.Key()) != "" || rw.structHelper(u.Key()) != "" {
-			return "", false
+			return rw.keyedMapLit(t, u)
 		}
 		elem, isMap = u.Elem(), true
 	default:
@@ -242,6 +255,44 @@ func (rw *rewriter) containerLit(t types.Type) (string, bool) {
 		body = fmt.Sprintf("%s%s := make([]any, len(%s)); for %s := range %s { %s := %s[%s]; %s[%s] = %s }; return %s",
 			nilCheck, r, s, k, s, v, s, k, r, k, e, r)
 	}
+	return "func(" + s + " " + ts + ") any { " + body + " }", true
+}
+
+// keyedMapLit is containerLit for a map whose keys have a String or
+// Error method (map[level]int): a map[any]any of shown keys would not do
+// (a Shown value is no map key, and fmt sorts keys by their values), so
+// the function gives the runtime's Map of the keys, the keys as elemExpr
+// gives them and the values likewise (or as they are), which prints them
+// in the order fmt sorts the keys.
+func (rw *rewriter) keyedMapLit(t types.Type, m *types.Map) (string, bool) {
+	if rw.methodOf(t) != "" {
+		return "", false
+	}
+	ts, ok := rw.typeSource(t)
+	if !ok {
+		return "", false
+	}
+	s, raw, ks, vs, k, v := rw.tmp(), rw.tmp(), rw.tmp(), rw.tmp(), rw.tmp(), rw.tmp()
+	ke, ok := rw.elemExpr(k, m.Key())
+	if !ok {
+		return "", false
+	}
+	ve, ok := rw.elemExpr(v, m.Elem())
+	if !ok {
+		ve = v
+		if lit, ok := rw.containerLit(m.Elem()); ok {
+			ve = lit + "(" + v + ")"
+		}
+	}
+	kt, ok := rw.typeSource(m.Key())
+	if !ok {
+		return "", false
+	}
+	rw.importRuntime()
+	// The raw keys go in a []K: appended to a []any, each was the
+	// loop's one variable, all with the last key.
+	body := fmt.Sprintf("if %s == nil { return %s }; %s, %s, %s := make([]%s, 0, len(%s)), make([]any, 0, len(%s)), make([]any, 0, len(%s)); for %s := range %s { %s := %s[%s]; %s = append(%s, %s); %s = append(%s, %s); %s = append(%s, %s) }; return %s.Map(%s, %s, %s)",
+		s, s, raw, ks, vs, kt, s, s, s, k, s, v, s, k, raw, raw, k, ks, ks, ke, vs, vs, ve, runtimeName, raw, ks, vs)
 	return "func(" + s + " " + ts + ") any { " + body + " }", true
 }
 
@@ -375,7 +426,91 @@ func (r shownRef) Format(f fmt.State, verb rune) {
 	fmt.Fprintf(f, fmt.FormatString(f, verb), r.v)
 }
 
+// shownMap is what Map gives: a map printed as fmt prints one, map[k:v
+// ...], in the order fmt sorts its keys (by the keys' values, raw), each
+// key and value formatted as fmt formats an element.
+type shownMap struct {
+	keys, vals []any
+}
+
+func newShownMap(raw any, keys, vals []any) shownMap {
+	rv := reflect.ValueOf(raw) // a slice of the keys, of the map's key type
+	order := make([]int, len(keys))
+	for k := range order {
+		order[k] = k
+	}
+	if rv.Kind() == reflect.Slice && rv.Len() == len(keys) {
+		sort.SliceStable(order, func(a, b int) bool { return compareKeys(rv.Index(order[a]), rv.Index(order[b])) < 0 })
+	}
+	m := shownMap{make([]any, len(keys)), make([]any, len(keys))}
+	for k, o := range order {
+		m.keys[k], m.vals[k] = keys[o], vals[o]
+	}
+	m.keys, m.vals = unboxArgs(m.keys), unboxArgs(m.vals)
+	return m
+}
+
+func (m shownMap) Format(f fmt.State, verb rune) {
+	format := fmt.FormatString(f, verb)
+	// An element of a slice is formatted as one of a map is (a pointer as
+	// its address, not &{...}): each is printed alone in a slice, and the
+	// slice's brackets dropped.
+	elem := func(x any) string {
+		s := fmt.Sprintf(format, []any{x})
+		return s[1 : len(s)-1]
+	}
+	fmt.Fprint(f, "map[")
+	for k := range m.keys {
+		if k > 0 {
+			fmt.Fprint(f, " ")
+		}
+		fmt.Fprint(f, elem(m.keys[k])+":"+elem(m.vals[k]))
+	}
+	fmt.Fprint(f, "]")
+}
+
+// compareKeys orders two map keys as fmt does (internal/fmtsort): numbers,
+// strings and booleans by value, structs and arrays element by element;
+// keys of other kinds keep their order.
+func compareKeys(a, b reflect.Value) int {
+	if !a.IsValid() || !b.IsValid() || a.Type() != b.Type() {
+		return 0
+	}
+	switch a.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return cmp.Compare(a.Int(), b.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return cmp.Compare(a.Uint(), b.Uint())
+	case reflect.String:
+		return cmp.Compare(a.String(), b.String())
+	case reflect.Float32, reflect.Float64:
+		return cmp.Compare(a.Float(), b.Float())
+	case reflect.Bool:
+		switch {
+		case a.Bool() == b.Bool():
+			return 0
+		case a.Bool():
+			return 1
+		}
+		return -1
+	case reflect.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			if c := compareKeys(a.Field(i), b.Field(i)); c != 0 {
+				return c
+			}
+		}
+	case reflect.Array:
+		for i := 0; i < a.Len(); i++ {
+			if c := compareKeys(a.Index(i), b.Index(i)); c != 0 {
+				return c
+			}
+		}
+	}
+	return 0
+}
+
 func init() {
+	runtimeSymbols["Map"] = reflect.ValueOf(func(raw any, keys, vals []any) any { return newShownMap(raw, keys, vals) })
 	runtimeSymbols["Ref"] = reflect.ValueOf(func(v any) any { return shownRef{v} })
 	runtimeSymbols["Fields"] = reflect.ValueOf(func(names []string, vals []any) any { return shownFields{names, unboxArgs(vals)} })
 	runtimeSymbols["Shown"] = reflect.ValueOf(func(v any, method func() string) any { return shownValue{v, method} })

@@ -49,6 +49,10 @@ package gointerp
 //     or an any: refused (interfaceAssertion), as type switch cases
 //     naming interfaces are. From a v of an interface type the file
 //     declares, they are answered right and left alone.
+//   - break L and continue L in a select's case become gotos
+//     (interp_selectbreak.go); a deferred call, in a function literal, of
+//     the file's function or method is made from a literal of its own
+//     (deferredLater, interp_deferlater.go).
 //
 // One rewrite is for speed alone: method calls on variables whose type the
 // syntax tells become plain function calls (directMethodCalls,
@@ -91,6 +95,12 @@ type rewriter struct {
 	ntmp    int
 	refused *gradewire.Diagnostic
 	classes classState // interp_classes.go
+	// selectLabels are the labels selectBranch added, by the statement
+	// (labelled, for a break; the loop, for a continue) they stand for.
+	selectLabels map[ast.Stmt]string
+	// funcLits are the offsets of the function literals' bodies
+	// (inFuncLit).
+	funcLits [][2]int
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
@@ -360,6 +370,15 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		fnVar = true
 	}
 	var pre []string
+	late, recv := rw.deferredLater(d) // interp_deferlater.go
+	if late {
+		fnVar = true
+		if recv != "" {
+			r := rw.tmp()
+			pre = append(pre, r+" := "+recv)
+			call = &ast.CallExpr{Fun: &ast.Ident{Name: r + "." + call.Fun.(*ast.SelectorExpr).Sel.Name}, Lparen: call.Lparen, Args: call.Args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}
+		}
+	}
 	args := make([]string, len(call.Args))
 	for k, a := range call.Args {
 		if rw.direct(a) {
@@ -377,12 +396,12 @@ func (rw *rewriter) deferArgs(d *ast.DeferStmt) {
 		rw.refuse(d.Pos(), "the interpreter cannot run this defer faithfully: write the deferred call on one line")
 		return
 	}
-	fn := rw.src(call.Fun)
+	fn := rw.exprText(call.Fun)
 	if name := printBuiltin(call.Fun); name != "" {
 		fn = runtimeName + "." + name
 		rw.importRuntime()
 	}
-	if fnVar {
+	if fnVar && !late {
 		t := rw.tmp()
 		pre = append([]string{t + " := " + fn}, pre...)
 		fn = t
@@ -441,13 +460,14 @@ func isFuncLit(e ast.Expr) bool {
 
 // breakFromSelect refuses break L and continue L inside a select's cases
 // where L labels an enclosing loop: the interpreter never leaves the loop.
+// Those selectBranch can turn into a goto it runs right are rewritten.
 func (rw *rewriter) breakFromSelect(s *ast.SelectStmt) {
 	ast.Inspect(s.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.BranchStmt:
-			if n.Label != nil && (n.Tok == token.BREAK || n.Tok == token.CONTINUE) {
+			if n.Label != nil && (n.Tok == token.BREAK || n.Tok == token.CONTINUE) && !rw.selectBranch(n) { // interp_selectbreak.go
 				rw.refuse(n.Pos(), fmt.Sprintf("%s %s inside a select is not supported by the interpreter: it does not leave the select's loop. Set a variable and test it in the loop's condition, or return", n.Tok, n.Label.Name))
 			}
 		}

@@ -20,11 +20,11 @@ import (
 //     element of such a type is handed over as an argument of that type
 //     is (elemExpr: Shown with its method), and any other element as
 //     shownArg gives it; an element of an empty interface type (a
-//     variable of type any) goes through the runtime's Shows, which the
-//     interpreter hands its argument as it hands fmt's: wrapped with its
-//     String or Error method (NewInterpreter maps Shows to
-//     fmtInterfaces). A slice of any held in a variable is not
-//     rewritten: its elements still print without their method.
+//     variable of type any) goes through the runtime's Shows, the same
+//     as Keep: it hands over the interpreter's box, which fmt's functions
+//     print with the method registered for its type (interp_boxes.go). A
+//     slice of any held in a variable needs no rewrite: fmt's functions
+//     look inside it for boxes.
 //
 // Only printing changes: the value the program holds is left as it is.
 

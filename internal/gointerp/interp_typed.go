@@ -65,6 +65,8 @@ func (rw *rewriter) typedRewrites() {
 		return rw.typeOf(e)
 	}
 	rw.newOfValues(typeOf, rw.typeInfo) // interp_new.go
+	rw.typedConstants()                 // interp_constants.go
+	rw.capturedLiteralWrites()          // interp_closurewrites.go
 	// The names of the file's methods: the rewrites of fmt's arguments
 	// and of conversions to interfaces concern the file's types with
 	// methods, and a file with none starts no type check for them.
@@ -77,6 +79,9 @@ func (rw *rewriter) typedRewrites() {
 	if len(methods) > 0 {
 		rw.capturedAnyValues() // interp_captured.go
 		rw.anyResults()        // interp_anyresults.go
+	}
+	if methods["String"] || methods["Error"] {
+		rw.boxMethodsInit() // interp_boxes.go
 	}
 	commaOKs := map[*ast.TypeAssertExpr]bool{}
 	ast.Inspect(rw.file, func(n ast.Node) bool {
@@ -106,6 +111,7 @@ func (rw *rewriter) typedRewrites() {
 			rw.errorsIsTarget(n, typeOf) // interp_refuse.go
 			if methods["String"] || methods["Error"] {
 				rw.fmtArgs(n, typeOf) // interp_fmtargs.go
+				rw.anyBoxes(n)        // interp_boxes.go
 			}
 			if len(methods) > 0 && len(n.Args) == 1 && !isNilIdent(n.Args[0]) && maybeType(n.Fun) {
 				rw.interfaceConversion(n, rw.typeInfo())
@@ -141,6 +147,7 @@ func (rw *rewriter) typedRewrites() {
 			rw.definedLiterals(definesValues(n)) // interp_defines.go
 			if len(methods) > 0 && n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) && anyStructValue(n.Rhs) {
 				rw.interfaceAssignValues(n, rw.typeInfo())
+				rw.literalsToAny(n.Rhs, func(k int) types.Type { return typeOf(n.Lhs[k]) }) // interp_boxes.go
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 && len(n.Values) == 1 {
@@ -149,6 +156,9 @@ func (rw *rewriter) typedRewrites() {
 			rw.definedLiterals(definesValues(n)) // interp_defines.go
 			if len(methods) > 0 && n.Type != nil && len(n.Values) > 0 {
 				rw.interfaceVarValues(n, rw.typeInfo())
+				if len(n.Values) == len(n.Names) {
+					rw.literalsToAny(n.Values, func(int) types.Type { return typeOf(n.Type) }) // interp_boxes.go
+				}
 			}
 		case *ast.FuncDecl:
 			if n.Body != nil {

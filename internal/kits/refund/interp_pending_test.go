@@ -30,8 +30,11 @@ func TestInterpreterPendingCorpus(t *testing.T) {
 		t.Skip("no go tool to build the native side")
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "interp-pending", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no files in testdata/interp-pending: %v", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Skip("no file waits for an interpreter fix in testdata/interp-pending")
 	}
 	var subs []nativebuild.Submission
 	for _, f := range files {

@@ -10,6 +10,8 @@ import (
 
 type level int
 
+type ratio float64
+
 func backoff(attempt int) time.Duration {
 	return min(time.Second<<attempt, 30*time.Second)
 }
@@ -27,6 +29,9 @@ func Main() {
 	fmt.Println(min(nan, 1.0), max(1.0, nan))
 	const c = max(3, 8)
 	fmt.Println(c, min(int64(7), 3))
+	// Constant fractions: 5/2 and 1/3 exactly, which Go rounds to float.
+	var third float32 = min(1.0/3, 2)
+	fmt.Println(max(2.5, 1), min(1.0/3, 1), third, max(ratio(1)/3, 0.25))
 	m := map[string]int{"a": 1, "b": 2}
 	clear(m)
 	fmt.Println(len(m))

@@ -18,6 +18,12 @@ func (c celsius) String() string { return fmt.Sprintf("%d°C", int(c)) }
 
 type pt struct{ x, y int }
 
+// level is a byte: fmt prints a slice of levels under %s as a string, but
+// a map's values each with its method.
+type level uint8
+
+func (l level) String() string { return [...]string{"debug", "info", "warn"}[l%3] }
+
 func (p pt) String() string { return fmt.Sprintf("P(%d,%d)", p.x, p.y) }
 
 type node struct{ id int }
@@ -49,6 +55,11 @@ func Main() {
 	fmt.Println(temps, [2]celsius{1, 2}, map[string]celsius{"b": 3, "a": 4})
 	fmt.Println([]pt{{1, 2}, {3, 4}}, []*node{{7}, nil}, map[int]pt{2: {5, 6}})
 	fmt.Printf("%v|%d|%s|%5v\n", temps, temps, temps, []celsius{5})
+	fmt.Printf("%s|%v|%s|%x|%v\n", map[string]level{"k": 1}, map[string]level{"k": 2}, []level{104, 105}, []level{1}, []level{1})
+	// Keys with a method, printed with it in the order of their values.
+	byLevel := map[level]int{2: 1, 0: 5, 1: 7}
+	fmt.Println(byLevel, map[pt]celsius{{2, 1}: 3, {1, 9}: 4}, map[level][]celsius{1: {2}})
+	fmt.Printf("%d|%3v|%v\n", byLevel, byLevel, map[level]int(nil))
 	var none []celsius
 	fmt.Println(none, len(fmt.Sprint(none)), map[string]pt(nil))
 	fmt.Printf("%d %v %s %+v\n", pt{1, 2}, pt{1, 2}, pt{3, 4}, pt{5, 6})
