@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"os/exec"
 	"sync"
 	"syscall"
 )
@@ -99,4 +100,30 @@ func bindPriority(ctx context.Context, c *child) (unbind func()) {
 		return func() {}
 	}
 	return j.bind(c.cmd.Process.Pid, c.limits.Nice) // Setpgid: the group's id is the child's pid
+}
+
+// StartNiced starts cmd at nice (1 to 19) from its first instruction, as
+// the pool starts its children: for other heavy work done for a job, such
+// as the native referee's build. Where the priority cannot be set, cmd
+// starts at this process's own, as the children then do.
+func StartNiced(cmd *exec.Cmd, nice int) error {
+	_, err := lowPriority.start(cmd, nice)
+	return err
+}
+
+// Key is the key the ticket was admitted for ("" for a nil ticket).
+func (t *Ticket) Key() string {
+	if t == nil {
+		return ""
+	}
+	return t.key
+}
+
+// Marked reports whether a job of key ran long or hit its CPU or
+// wall-clock limit lately: such a key's jobs run at LowNice and come
+// after others' (see Pool).
+func (p *Pool) Marked(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.markedLocked(p.keys[key], p.now())
 }
