@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -199,9 +200,13 @@ func TestPoolNewcomerPlace(t *testing.T) {
 		}
 		h.pool.mu.Lock()
 		wait := h.pool.expectedWaitLocked("another", h.clock.Now())
+		spinnerWait := h.pool.expectedWaitLocked("spinner-0", h.clock.Now())
 		h.pool.mu.Unlock()
-		if wait < 10*time.Second {
-			t.Errorf("with the newcomer's place taken, another newcomer expects to wait %s; want a spinner's job", wait)
+		if wait > time.Second {
+			t.Errorf("with the newcomer's place taken, another newcomer expects to wait %s; want the newcomer's job (300 ms), not a spinner's", wait)
+		}
+		if spinnerWait < 10*time.Second {
+			t.Errorf("a spinner expects to wait %s; want a spinner's job", spinnerWait)
 		}
 	})
 
@@ -394,5 +399,75 @@ func TestJobPriorityLowersEveryThread(t *testing.T) {
 	ticket.prio.lower(LowNice + 1)
 	if calls != 0 {
 		t.Errorf("a job that ended was reniced %d times; its group id may belong to another process now", calls)
+	}
+}
+
+// TestPoolExpectedWaitWithNewcomerPlace checks the wait a job is told to
+// expect (its Retry-After when refused) with the newcomer's place kept:
+// the newcomer's job moves into the first place that frees, so a key that
+// may not have the newcomer's place waits for that job too, and a key that
+// may have it waits only for the newcomer's job and the jobs ahead of it
+// that may have it too. (The estimate without the place, the first place
+// to free, told a spinner 2 s for a wait of 12 s, and a newcomer 20 s for
+// a wait of less than one.)
+func TestPoolExpectedWaitWithNewcomerPlace(t *testing.T) {
+	tests := []struct {
+		name     string
+		newcomer bool // the newcomer's place kept
+		setup    func(h *poolHarness)
+		key      string
+		want     time.Duration
+	}{
+		{"without the newcomer's place: the first place to free", false, func(h *poolHarness) {
+			h.markLong("a")
+			h.submit("a", "a/1")
+			h.clock.Advance(10 * time.Second)
+		}, "c", 10 * time.Second},
+		{"a newcomer waits for the newcomer's job, not for the places", true, func(h *poolHarness) {
+			h.markLong("a")
+			h.submit("a", "a/1")
+			h.clock.Advance(10 * time.Second)
+			h.submit("b", "b/1") // the newcomer's place, 300 ms expected
+		}, "c", 300 * time.Millisecond},
+		{"a spinner waits for the newcomer's job that moves into the freed place", true, func(h *poolHarness) {
+			h.submit("b", "b/1")
+			h.submit("c", "c/1") // the newcomer's place
+			h.clock.Advance(10 * time.Second)
+			h.endAndWait("b/1") // c/1 moves into b/1's place: 10 s left of 20 s
+			h.submit("a", "a/1")
+			h.clock.Advance(8 * time.Second) // c/1 has 2 s left, a/1 12 s
+			h.markLong("m")
+		}, "m", 12 * time.Second},
+		{"a newcomer waits for the newcomer's job and those ahead that may have it", true, func(h *poolHarness) {
+			h.markLong("a")
+			h.submit("a", "a/1")
+			h.submit("b", "b/1") // the newcomer's place, 300 ms
+			h.submit("c", "c/1") // next in the newcomer's place, 300 ms
+		}, "d", 600 * time.Millisecond},
+		{"a spinner waits for a place, whoever has the newcomer's", true, func(h *poolHarness) {
+			h.markLong("a", "m")
+			h.submit("a", "a/1")
+			h.submit("b", "b/1")
+			h.submit("c", "c/1")
+		}, "m", 20 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newPoolHarness(t, 1, tt.newcomer)
+			tt.setup(h)
+			h.pool.mu.Lock()
+			got := h.pool.expectedWaitLocked(tt.key, h.clock.Now())
+			h.pool.mu.Unlock()
+			if got > tt.want || got < tt.want-10*time.Millisecond { // the fake clock ticks on every reading
+				t.Errorf("%s expects to wait %s, want %s", tt.key, got, tt.want)
+			}
+			// Past the pool's bound the same wait is the busy answer's retry time.
+			h.pool.SetMaxWait(got - time.Millisecond)
+			_, err := h.pool.Admit(tt.key)
+			var busy *BusyError
+			if got > 0 && (!errors.As(err, &busy) || busy.RetryAfter != roundUp(got)) {
+				t.Errorf("Admit(%q) past the bound: %v, want busy, retry after %s", tt.key, err, roundUp(got))
+			}
+		})
 	}
 }

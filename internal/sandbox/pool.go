@@ -633,43 +633,76 @@ func (p *Pool) remainingLocked(t *Ticket, now time.Time) time.Duration {
 // expectedWaitLocked is how long a job of key admitted now should wait for
 // a place: the places free as the running jobs end, and each goes to the
 // waiting jobs ahead of it in the fair order (see beforeLocked), each
-// holding it for its expected time.
+// holding it for its expected time. With the newcomer's place kept (see
+// SetNewcomerPlace) its job moves into the first place that frees, and the
+// newcomer's place itself goes only to a job whose key may have it, this
+// one's included, so its wait is played out event by event.
 func (p *Pool) expectedWaitLocked(key string, now time.Time) time.Duration {
 	if p.newcomerOpenLocked(key, now) {
 		return 0
 	}
-	frees := make([]time.Duration, 0, p.size)
+	// When each place frees, and when the newcomer's does while held.
+	places := make([]time.Duration, 0, p.size)
+	kept, keptFrees := false, time.Duration(0)
 	for _, t := range p.running {
-		if !t.newcomer { // its end frees the newcomer's place, not one of these
-			frees = append(frees, p.remainingLocked(t, now))
+		if t.newcomer {
+			kept, keptFrees = true, p.remainingLocked(t, now)
+		} else {
+			places = append(places, p.remainingLocked(t, now))
 		}
 	}
-	for len(frees) < p.size {
-		frees = append(frees, 0)
+	for len(places) < p.size {
+		places = append(places, 0)
 	}
 	newcomer := &Ticket{key: key, admitted: now.Add(time.Nanosecond)}
 	// Once admitted the newcomer waits too, and counts in its key's turn.
 	ks := p.keyLocked(key)
 	ks.waiting++
 	defer func() { ks.waiting-- }()
-	for _, w := range p.waiting {
-		if !p.beforeLocked(w, newcomer, now) {
-			continue
+	queue := slices.DeleteFunc(slices.Clone(p.waiting), func(w *Ticket) bool { return !p.beforeLocked(w, newcomer, now) })
+	slices.SortStableFunc(queue, func(a, b *Ticket) int {
+		switch {
+		case p.beforeLocked(a, b, now):
+			return -1
+		case p.beforeLocked(b, a, now):
+			return 1
 		}
-		i := minIndex(frees)
-		frees[i] += p.expectedLocked(w.key, now)
-	}
-	return frees[minIndex(frees)]
-}
-
-func minIndex(ds []time.Duration) int {
-	m := 0
-	for i, d := range ds {
-		if d < ds[m] {
-			m = i
+		return 0
+	})
+	queue = append(queue, newcomer)
+	mayTake := func(t *Ticket) bool { return p.mayTakeNewcomerPlaceLocked(t.key, now) }
+	for at := time.Duration(0); ; {
+		if kept && keptFrees <= at {
+			kept = false
 		}
+		for i := range places {
+			for places[i] <= at {
+				if kept { // the newcomer's job moves into the freed place
+					places[i], kept = keptFrees, false
+					continue
+				}
+				if queue[0] == newcomer {
+					return at
+				}
+				places[i] = at + p.expectedLocked(queue[0].key, now)
+				queue = queue[1:]
+			}
+		}
+		if p.newcomerPlace && !kept {
+			if i := slices.IndexFunc(queue, mayTake); i >= 0 {
+				if queue[i] == newcomer {
+					return at
+				}
+				kept, keptFrees = true, at+p.expectedLocked(queue[i].key, now)
+				queue = slices.Delete(queue, i, i+1)
+			}
+		}
+		next := slices.Min(places)
+		if kept && keptFrees < next {
+			next = keptFrees
+		}
+		at = next
 	}
-	return m
 }
 
 // roundUp turns an estimate into a retry time: whole seconds, at least one.
