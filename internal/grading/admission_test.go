@@ -3,9 +3,14 @@ package grading
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // TestRefereeGateOrder checks the order the referee's places go in, step
@@ -156,5 +161,38 @@ func TestRefereeGateGivesUp(t *testing.T) {
 	defer g.mu.Unlock()
 	if g.taken != 0 || len(g.waiting) != 0 {
 		t.Errorf("%d places taken, %d waiting; want none", g.taken, len(g.waiting))
+	}
+}
+
+// TestCombinedOutputNiced checks the nice value the native referee's build
+// starts at: the children's own for a check that is not low (0 asks for
+// it), and sandbox.LowNice for a low one. nice(1) prints its own.
+func TestCombinedOutputNiced(t *testing.T) {
+	if _, err := exec.LookPath("nice"); err != nil {
+		t.Skip("no nice(1) on PATH")
+	}
+	own, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0) // Linux: 20 - nice
+	if err != nil {
+		t.Skip(err)
+	}
+	tests := []struct {
+		nice, want int
+	}{
+		{0, sandbox.DefaultNice},
+		{sandbox.DefaultNice, sandbox.DefaultNice},
+		{sandbox.LowNice, sandbox.LowNice},
+	}
+	for _, tt := range tests {
+		if 20-own > tt.want {
+			t.Logf("this process runs at nice %d: a child cannot start at %d", 20-own, tt.want)
+			continue
+		}
+		out, err := combinedOutputNiced(exec.Command("nice"), tt.nice)
+		if err != nil {
+			t.Fatalf("nice %d: %v\n%s", tt.nice, err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != strconv.Itoa(tt.want) {
+			t.Errorf("started for nice %d, the build runs at %s; want %d", tt.nice, got, tt.want)
+		}
 	}
 }
