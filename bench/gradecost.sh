@@ -8,9 +8,10 @@
 # grade, `server grade` at most 0.2x the go build route.
 #
 # With a commit as second argument, that commit's server binary is
-# measured too, in the same rounds, as "before".
+# measured too, in the same rounds, as "before"; or give a server binary
+# built elsewhere (another checkout's `go build -o /tmp/x ./cmd/server`).
 #
-# usage: bench/gradecost.sh [ROUNDS] [BEFORE_COMMIT]   (default 5 rounds)
+# usage: bench/gradecost.sh [ROUNDS] [BEFORE_COMMIT|BEFORE_BINARY]   (default 5 rounds)
 #   GRADES=8 sets the grades per round through the web and in-process.
 # Needs Go and prlimit; about 10 s a round.
 set -euo pipefail
@@ -28,7 +29,9 @@ trap cleanup EXIT
 go build -o "$work/server" ./cmd/server
 go build -o "$work/gradecost" ./bench/gradecost
 args=(-bin "$work/server" -rounds "$rounds" -grades "${GRADES:-8}")
-if [ -n "$before" ]; then
+if [ -n "$before" ] && [ -f "$before" ] && [ -x "$before" ]; then
+	args+=(-before "$before")
+elif [ -n "$before" ]; then
 	wt="$work/before-src"
 	git worktree add --detach "$wt" "$before" >/dev/null 2>&1
 	(cd "$wt" && go build -o "$work/server-before" ./cmd/server)

@@ -9,8 +9,10 @@
 //     back on fd 3;
 //   - web: -bin serving, graded through HTTP by one user, one Grade at a
 //     time to the end of its event stream; CPU per grade is the server's
-//     user+sys and its reaped children's (/proc/PID/stat), so every child
-//     a grade used is counted whole, its warm start included;
+//     user+sys and its children's, reaped or living (/proc/PID/stat): all
+//     the CPU its children used while the grades ran, a spare's start
+//     included (a child kept for the same person's next grade is counted
+//     as it works, so its start is shared by the grades it serves);
 //   - server grade: `BIN grade -referee=false FILE`, the whole process
 //     with its child, wall and CPU;
 //   - go build: the compile-and-run route, whole processes too: `go build`
@@ -315,22 +317,55 @@ func (s *server) stop() {
 	}
 }
 
-// cpu is the server's own CPU and its reaped children's (/proc/PID/stat's
-// utime+stime, cutime+cstime), in clock ticks.
+// cpu is the server's own CPU and its children's (/proc/PID/stat's
+// utime+stime; the reaped children's cutime+cstime and the living ones'
+// utime+stime), in clock ticks. The living ones count since a server may
+// keep a grading child for the same person's next grade: the difference
+// of two readings is all the CPU its children used in between.
 func (s *server) cpu() (own, children int64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	v, err := statTimes(s.cmd.Process.Pid)
 	if err != nil {
 		return 0, 0, err
 	}
-	// The fields after the command's closing parenthesis, from state (3).
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	var v [4]int64
-	for i, field := range []int{14, 15, 16, 17} {
-		if v[i], err = strconv.ParseInt(f[field-3], 10, 64); err != nil {
-			return 0, 0, err
+	own, children = v[0]+v[1], v[2]+v[3]
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == s.cmd.Process.Pid {
+			continue
+		}
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // ended meanwhile: reaped, or soon counted as such
+		}
+		f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+		if ppid, _ := strconv.Atoi(f[4-3]); ppid != s.cmd.Process.Pid {
+			continue
+		}
+		if cv, err := statTimes(pid); err == nil {
+			children += cv[0] + cv[1] + cv[2] + cv[3]
 		}
 	}
-	return v[0] + v[1], v[2] + v[3], nil
+	return own, children, nil
+}
+
+// statTimes is utime, stime, cutime and cstime of process pid.
+func statTimes(pid int) (v [4]int64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return v, err
+	}
+	// The fields after the command's closing parenthesis, from state (3).
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	for i, field := range []int{14, 15, 16, 17} {
+		if v[i], err = strconv.ParseInt(f[field-3], 10, 64); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
 }
 
 // clockTicks is USER_HZ, what /proc/PID/stat counts in.

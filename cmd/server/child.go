@@ -35,6 +35,11 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 			gradewire.ChildCommand, sandbox.ResultFD)
 		return 2
 	}
+	if sandbox.FramedChild() {
+		// A reusable child: one job after another until stdin ends.
+		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits())
+		return 0
+	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, maxChildJobBytes+1))
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: read the job: %v\n", gradewire.ChildCommand, err)

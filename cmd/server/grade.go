@@ -119,6 +119,17 @@ const defaultGradeProblem = "async-refund"
 // non-zero when grading cannot start: the content is invalid, or has no
 // such problem.
 func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, exit int) {
+	if dir == "" {
+		// The built-in content is checked whole before it ships (and by
+		// every serve): reading the one problem is enough, and skips the
+		// parsing and rendering of all the rest, most of what this
+		// process does besides waiting for its child. Anything else,
+		// even a folder of good content, is checked whole first.
+		p, found, err := problems.LoadProblem(content.FS, contentOptions(), slug)
+		if found && err == nil && p.Code != nil && p.Code.ScenariosPath != "" {
+			return p.Code, 0
+		}
+	}
 	cat, root, err := loadContent(dir, content.FS)
 	if diags, isContent := contentDiagnostics(err); isContent {
 		printDiagnostics(stderr, root, diags)

@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/faultline-dev/faultline/content"
 )
 
 // TestGradeCommand runs the real binary, built once here, so grading goes
@@ -325,5 +328,30 @@ func TestContentGuideExampleGrades(t *testing.T) {
 		if code != want {
 			t.Errorf("grade %s: exit %d, want %d\n%s%s", file, code, want, firstLines(out, 20), errOut)
 		}
+	}
+}
+
+// TestGradeReadsAShippedProblemAsTheCatalogHasIt checks that the one
+// problem `server grade` reads from the built-in content is the problem
+// the whole catalog has, for every gradable problem.
+func TestGradeReadsAShippedProblemAsTheCatalogHasIt(t *testing.T) {
+	cat, _, err := loadContent("", content.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range cat.Problems {
+		if p.Code == nil || p.Code.ScenariosPath == "" {
+			continue
+		}
+		n++
+		var stderr bytes.Buffer
+		code, exit := kitProblem("", p.Slug, &stderr)
+		if exit != 0 || !reflect.DeepEqual(code, p.Code) {
+			t.Errorf("%s: exit %d, its code differs from the catalog's (%s)", p.Slug, exit, stderr.String())
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d gradable problems shipped, want both kits'", n)
 	}
 }

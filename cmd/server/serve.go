@@ -288,6 +288,10 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		// between client addresses.
 		pool := sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, gradeQueuePerPlace*cfg.Graders)
 		pool.SetMaxWait(gradeMaxWait)
+		// A child that graded an address's job cleanly waits a while for
+		// that address's next one, so a second Grade skips a fresh
+		// process and heap; it never serves another address.
+		pool.Reuse(sandbox.Reuse{})
 		pool.SetNewcomerPlace(true)
 		pool.KeepWarm()
 		defer pool.Close()

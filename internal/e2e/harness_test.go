@@ -233,8 +233,10 @@ func startApp(t *testing.T, opts ...appOption) *app {
 	cmd := exec.Command(serverBinary, append([]string{"serve", "-addr", "127.0.0.1:0", "-db", a.DB, "-content", contentDir, "-referee=false"}, setup.args...)...)
 	cmd.Stdout = a.log
 	cmd.Stderr = a.log
-	// Its own process group, so the cleanup also ends grading children.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so the cleanup also ends grading children;
+	// and it dies with the test binary, so a run killed midway (a timeout,
+	// ^C) leaves no server behind (its grading children die with it).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("e2e: start the server: %v", err)
 	}

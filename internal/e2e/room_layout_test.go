@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,26 @@ func TestRoomInterviewerLayout(t *testing.T) {
 	t.Logf("after a run: %.0f px tall", after)
 	if after > 1200 {
 		t.Errorf("after a run the page is %.0f px tall at 1366x900; want the panes to scroll, not the page", after)
+	}
+
+	// A second run: the first report, already on the page, stays as it
+	// is; opened afresh, the page brings only the newest report's body,
+	// and an older one loads when it is opened and stays loaded when the
+	// room's next event swaps the pane.
+	evalJS[bool](t, iv, `(document.querySelector('form[action$="/run"] button').click(), true)`)
+	waitUntil(t, iv, "the second report", `document.querySelectorAll("#room-iv-reports details[data-report-run]").length === 2 && !!document.querySelector("#room-iv-reports details[data-report-run][open] .grade-report")`, 90*time.Second)
+	visitOK(t, iv, evalJS[string](t, iv, `location.pathname`))
+	waitUntil(t, iv, "the room again, the older report folded", `!!document.querySelector("#room[data-tabs-ready] .cm-editor") && document.querySelectorAll("#room-iv-reports details[data-report-src]").length === 1`)
+	setViewport(t, iv, 1366, 900)
+	evalJS[bool](t, iv, `(document.querySelector("#room-iv-reports details[data-report-src] summary").click(), true)`)
+	const older = `document.querySelectorAll("#room-iv-reports details[data-report-run]")[1]`
+	waitUntil(t, iv, "the first report loaded in place", `(() => { const d = `+older+`; return d.open && !d.hasAttribute("data-report-src") && !!d.querySelector(".grade-report .grade-scenario") })()`, 30*time.Second)
+	evalJS[bool](t, iv, `(`+older+`.querySelector(".grade-report").dataset.e2eMark = "kept", true)`)
+	hints := evalJS[int](t, iv, `document.querySelectorAll("#room-iv-step li").length`)
+	evalJS[bool](t, iv, `(document.querySelector('form[action$="/hints"] button').click(), true)`)
+	waitUntil(t, iv, "the hint's event swapped the panel", `document.querySelectorAll("#room-iv-step li").length > `+strconv.Itoa(hints), 30*time.Second)
+	if !evalJS[bool](t, iv, `(() => { const d = `+older+`; return d.open && !!d.querySelector('.grade-report[data-e2e-mark="kept"]') })()`) {
+		t.Error("the report loaded when opened was lost (or closed) when the room's next event swapped the pane")
 	}
 
 	// The tabs from the keyboard: arrows move between them.

@@ -62,17 +62,21 @@ func JobKit(kits []Kit, job Job) (Kit, error) {
 }
 
 // JobScenarios are the scenarios job runs: its file's, or those it names
-// (Only), in the order named.
+// (Only, else its Variation's), in the order named.
 func JobScenarios(k Kit, job Job) ([]Scenario, error) {
 	scenarios, err := k.ParseScenarios(job.ScenariosFile, job.Scenarios)
 	if err != nil {
 		return nil, err
 	}
-	if len(job.Only) == 0 {
+	only := job.Only
+	if len(only) == 0 && job.Variation != nil {
+		only = []string{job.Variation.Scenario}
+	}
+	if len(only) == 0 {
 		return scenarios, nil
 	}
 	var picked []Scenario
-	for _, name := range job.Only {
+	for _, name := range only {
 		j := slices.IndexFunc(scenarios, func(s Scenario) bool { return s.Plan().Name == name })
 		if j < 0 {
 			return nil, fmt.Errorf("faultsim: %s has no scenario %q", job.ScenariosFile, name)
@@ -103,4 +107,9 @@ func (l *LineWriter) Write(m ChildMessage) {
 	l.w.Write(line)
 	l.w.WriteByte('\n')
 	l.w.Flush() // a failed write means the parent is gone: no one to tell
+}
+
+// JobOptions are the options job grades with (progress may be nil).
+func JobOptions(job Job, progress func(ScenarioResult)) Options {
+	return Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: job.Lanes, Progress: progress, Variation: job.Variation, NoShrink: job.NoShrink}
 }

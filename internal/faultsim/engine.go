@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -27,6 +26,13 @@ type Options struct {
 	// EveryRun makes every run, even one that would repeat a twin's run
 	// (see twins), whose report is the same: for tests that show it is.
 	EveryRun bool
+	// Variation, when set, makes of the scenario it names one run, the
+	// one it describes, in place of the scenario's exploration; the other
+	// scenarios are graded as usual (see Varied).
+	Variation *Variation
+	// NoShrink leaves failing runs as they are: no minimal run is looked
+	// for (see shrink.go).
+	NoShrink bool
 	lanes    lanes
 }
 
@@ -188,44 +194,57 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 	if err != nil {
 		return ScenarioResult{}, err
 	}
-	tw := newTwins(prog, opt)
-	first := &Run{Seed: opt.FirstSeed, Plan: plan, Scenario: sc}
-	opt.lanes.execute(b, k, prog, first, tw)
-	if first.internal != nil {
-		return ScenarioResult{}, first.internal
-	}
-	var rest []*Run
-	seeds := opt.Seeds
-	if plan.Schedules > 0 {
-		seeds = plan.Schedules
-	}
-	switch {
-	case plan.EveryCrashPoint:
-		rest = crashRuns(first, -1)
-	// A first run stopped by the step limits is a loop that never lets
-	// time pass: every other schedule would spin to the same limit.
-	case first.Stopped != StopSpin && first.Stopped != StopSteps:
-		for i := 1; i < seeds; i++ {
-			rest = append(rest, &Run{Seed: opt.FirstSeed + int64(i), Plan: plan, Scenario: sc})
-		}
-		rest = append(rest, crashRuns(first, opt.MaxCrashRuns)...)
-	}
-	// A scenario that judges leaks makes no run after its first leaking
-	// one: that run fails it already, and each further leak is memory the
-	// child never gets back, which would end the grade out of memory at a
-	// point that depends on the collector's timing.
-	var cut func(*Run) bool
-	for i, inv := range invs {
-		if checked[i] && inv.JudgesLeaks {
-			cut = (*Run).Leaked
-			break
-		}
-	}
+	var runs, rest []*Run
 	made := 1
-	if cut == nil || !first.Leaked() {
-		made += runLanes(b, k, prog, rest, opt.lanes, tw, cut)
+	if opt.Variation != nil && opt.Variation.Scenario == plan.Name {
+		// One run, as the variation describes it: no exploration.
+		r, err := Varied(k, sc, *opt.Variation)
+		if err != nil {
+			return ScenarioResult{}, err
+		}
+		opt.lanes.execute(b, k, prog, r, nil)
+		if r.internal != nil {
+			return ScenarioResult{}, r.internal
+		}
+		runs = []*Run{r}
+	} else {
+		tw := newTwins(prog, opt)
+		first := &Run{Seed: opt.FirstSeed, Plan: plan, Scenario: sc}
+		opt.lanes.execute(b, k, prog, first, tw)
+		if first.internal != nil {
+			return ScenarioResult{}, first.internal
+		}
+		seeds := opt.Seeds
+		if plan.Schedules > 0 {
+			seeds = plan.Schedules
+		}
+		switch {
+		case plan.EveryCrashPoint:
+			rest = crashRuns(first, -1)
+		// A first run stopped by the step limits is a loop that never lets
+		// time pass: every other schedule would spin to the same limit.
+		case first.Stopped != StopSpin && first.Stopped != StopSteps:
+			for i := 1; i < seeds; i++ {
+				rest = append(rest, &Run{Seed: opt.FirstSeed + int64(i), Plan: plan, Scenario: sc})
+			}
+			rest = append(rest, crashRuns(first, opt.MaxCrashRuns)...)
+		}
+		// A scenario that judges leaks makes no run after its first leaking
+		// one: that run fails it already, and each further leak is memory the
+		// child never gets back, which would end the grade out of memory at a
+		// point that depends on the collector's timing.
+		var cut func(*Run) bool
+		for i, inv := range invs {
+			if checked[i] && inv.JudgesLeaks {
+				cut = (*Run).Leaked
+				break
+			}
+		}
+		if cut == nil || !first.Leaked() {
+			made += runLanes(b, k, prog, rest, opt.lanes, tw, cut)
+		}
+		runs = append([]*Run{first}, rest[:made-1]...)
 	}
-	runs := append([]*Run{first}, rest[:made-1]...)
 	for _, r := range runs {
 		if r.internal != nil {
 			return ScenarioResult{}, r.internal
@@ -243,9 +262,10 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 	// Each invariant's first violation, in run order; the run shown is
 	// the first that broke any.
 	type violation struct {
-		ev     []string
-		defect string
-		run    int
+		ev       []string
+		defect   string
+		run      int
+		together bool // found by CheckRuns, of the runs together
 	}
 	found := make([]*violation, len(invs))
 	failing := -1
@@ -255,11 +275,12 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 				continue
 			}
 			ev, defect := inv.judge(r)
+			together := false
 			if len(ev) == 0 && ri == len(runs)-1 && inv.CheckRuns != nil {
-				ev = inv.CheckRuns(runs)
+				ev, together = inv.CheckRuns(runs), true
 			}
 			if len(ev) > 0 {
-				found[i] = &violation{ev, defect, ri}
+				found[i] = &violation{ev, defect, ri, together}
 				if failing < 0 {
 					failing = ri
 				}
@@ -287,7 +308,7 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 		}
 		sr.Invariants = append(sr.Invariants, res)
 	}
-	shown := first
+	shown := runs[0]
 	if failing >= 0 {
 		shown = runs[failing]
 		seed := shown.Seed
@@ -347,12 +368,23 @@ func gradeScenario(k Kit, sc Scenario, prog Program, b Bubble, opt Options) (Sce
 	if shown.World != nil {
 		sr.EndState = shown.World.EndState()
 	}
-	events := shown.Trace.Events()
-	sort.SliceStable(events, func(i, j int) bool { return events[i].At < events[j].At })
+	events, order := sortedEvents(shown.Trace)
 	if len(events) > maxTraceEvents {
 		events, sr.TraceTruncated = events[:maxTraceEvents], true
 	}
 	sr.Trace = events
+	sr.Choices = choicesOf(k, sc, shown, order)
+	sr.FaultsFired, sr.FaultsUnfired = coverageOf(k, sc, runs)
+	if failing >= 0 && !opt.NoShrink && opt.Variation == nil {
+		// The minimal run breaks the first invariant the shown run broke
+		// on its own (not one judged of the runs together).
+		for i, v := range found {
+			if v != nil && v.run == failing && !v.together {
+				sr.Minimal = shrink(k, sc, prog, b, opt, invs[i], shown, made)
+				break
+			}
+		}
+	}
 	return sr, nil
 }
 

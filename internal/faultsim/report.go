@@ -58,6 +58,15 @@ type ScenarioResult struct {
 	// have repeated a twin's (see twins), for benchmarks: the report is
 	// the same either way.
 	Repeated int `json:"-"`
+	// Choices are the shown run's choices (see variation.go); Minimal the
+	// smallest variation of a failing run that still fails (shrink.go).
+	Choices *gradewire.RunChoices `json:"choices,omitempty"`
+	Minimal *gradewire.MinimalRun `json:"minimal,omitempty"`
+	// FaultsFired are the classes of the faults that fired in any of the
+	// scenario's runs, in gradewire's order; FaultsUnfired says which of
+	// its scripted faults fired in none (FaultRef.Text).
+	FaultsFired   []string `json:"faults_fired,omitempty"`
+	FaultsUnfired []string `json:"faults_unfired,omitempty"`
 	// The defects the checked invariants point to, and those of the
 	// ones that failed (see DefectTable).
 	examined, violated []string

@@ -43,7 +43,10 @@ type Run struct {
 	// Twin is the run this one repeats, nil if it was made: its seed's
 	// schedule came out the same, pick for pick, so it was not made again
 	// (see twins).
-	Twin     *Run
+	Twin *Run
+	// Vary, when set, is the Variation this run is made under (Varied).
+	Vary     *Variation
+	fired    []Firing
 	internal error
 	sched    *Scheduler
 	mu       sync.Mutex // Calls, which a triggered call joins from another actor's step
@@ -154,6 +157,10 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 	b(func() {
 		r.sched = NewScheduler(r.Seed)
 		r.Trace = NewTrace(time.Now())
+		r.sched.trace = r.Trace
+		if r.Vary != nil {
+			r.sched.vary = newSchedVariation(r, r.Vary)
+		}
 		w, err := k.NewWorld(r.Scenario, r)
 		if err != nil {
 			r.internal = err

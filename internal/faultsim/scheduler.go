@@ -59,15 +59,33 @@ type Scheduler struct {
 	// a new entry and channel. (Per scheduler: a bubble's channels may not
 	// be used from another bubble.)
 	spare []*parked
+	// trace, when set, is the run's: a choice records where in it it was
+	// made.
+	trace *Trace
 	// choices are the picks the seeded source made, in order: where more
 	// than one actor was parked, how many and which (see twins).
 	choices []choice
 	// refused counts the passes refused once the run was over: actors
 	// that were still at work when a limit stopped it.
 	refused int
+	// vary, when set, changes the picks (a Variation; see variation.go).
+	vary *schedVariation
 }
 
-type choice struct{ among, picked int }
+// choice is one pick among more than one parked actor: how many, which
+// (in the sorted order), and, for the run's record (Run.Choices), when,
+// where in the trace, and who.
+type choice struct {
+	among, picked int
+	at            time.Time
+	seq           int
+	ready         []string // nil past maxPicksNamed
+	actor         string
+	nth           int // among the parked entries of actor, by arrival
+}
+
+// maxPicksNamed bounds the picks whose ready actors a run keeps by name.
+const maxPicksNamed = 256
 
 type parked struct {
 	actor   string
@@ -212,10 +230,42 @@ func (s *Scheduler) Run(budget time.Duration) string {
 			return StopSteps
 		}
 		if n := len(s.parked); n > 0 {
+			if v := s.vary; v != nil && v.holding(s) {
+				// Every actor parked is held: wait for another to come,
+				// or for the hold to give way.
+				s.mu.Unlock()
+				select {
+				case <-s.wake:
+				case <-timer.C:
+					s.stop()
+					return StopTime
+				case <-time.After(holdPatience):
+					s.mu.Lock()
+					v.giveWay(s)
+					s.mu.Unlock()
+				}
+				continue
+			}
 			i := 0
 			if n > 1 {
 				i = s.rng.IntN(n)
-				s.choices = append(s.choices, choice{n, i})
+				if s.vary != nil {
+					i = s.vary.pick(s, i)
+				}
+				c := choice{among: n, picked: i, at: time.Now(), actor: s.parked[i].actor}
+				for k := i - 1; k >= 0 && s.parked[k].actor == c.actor; k-- {
+					c.nth++
+				}
+				if s.trace != nil {
+					c.seq = s.trace.Len()
+				}
+				if len(s.choices) < maxPicksNamed {
+					c.ready = make([]string, n)
+					for k, q := range s.parked {
+						c.ready[k] = q.actor
+					}
+				}
+				s.choices = append(s.choices, c)
 			}
 			p := s.parked[i]
 			s.parked = slices.Delete(s.parked, i, i+1)

@@ -123,4 +123,6 @@ func (r *Run) repeat(twin *Run) {
 	r.Trace, r.World, r.Calls = twin.Trace, twin.World, twin.Calls
 	r.Stopped, r.Deadlock, r.Leftover, r.EndedAt = twin.Stopped, twin.Deadlock, twin.Leftover, twin.EndedAt
 	r.Twin = twin
+	// Its choices are the twin's: the same picks, the same faults fired.
+	r.sched, r.fired = twin.sched, twin.fired
 }

@@ -32,6 +32,7 @@ func (r *Report) Wire(seed int64) *gradewire.Report {
 			failed = append(failed, s.Name)
 		}
 	}
+	out.Coverage = coverage(r.Scenarios)
 	if out.Message == "" {
 		switch out.Status {
 		case StatusPass:
@@ -50,7 +51,8 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 	sr := gradewire.ScenarioReport{Name: s.Name, Title: s.Title, Description: s.Description, Status: s.Status, Message: s.Message,
 		SchedulesExplored: s.Runs, FailingSeed: s.FailingSeed,
 		Invariants: []gradewire.InvariantResult{}, Invocations: []gradewire.InvocationResult{}, Trace: []gradewire.TraceEvent{},
-		EndState: s.EndState, TraceTruncated: s.TraceTruncated, OutputTruncated: s.OutputTruncated}
+		EndState: s.EndState, TraceTruncated: s.TraceTruncated, OutputTruncated: s.OutputTruncated,
+		Choices: s.Choices, Minimal: s.Minimal, FaultsFired: s.FaultsFired, FaultsUnfired: s.FaultsUnfired}
 	if s.FailingSeed != nil {
 		sr.FailingRun = s.Run
 	}
@@ -92,4 +94,39 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule})
 	}
 	return sr
+}
+
+// coverage is which fault classes fired in the scenarios that passed, and
+// which classes they script that fired in none; nil when none passed.
+func coverage(scenarios []ScenarioResult) *gradewire.Coverage {
+	fired, scripted := map[string]bool{}, map[string]bool{}
+	passed := false
+	for _, s := range scenarios {
+		if s.Status != StatusPass {
+			continue
+		}
+		passed = true
+		for _, c := range s.FaultsFired {
+			fired[c] = true
+		}
+		if s.Choices != nil {
+			for _, f := range s.Choices.Faults {
+				scripted[f.Class] = true
+			}
+		}
+	}
+	if !passed {
+		return nil
+	}
+	c := &gradewire.Coverage{Fired: ClassesInOrder(fired)}
+	if c.Fired == nil {
+		c.Fired = []string{}
+	}
+	for class := range scripted {
+		if fired[class] {
+			delete(scripted, class)
+		}
+	}
+	c.Unfired = ClassesInOrder(scripted)
+	return c
 }

@@ -38,6 +38,14 @@ type Job struct {
 	// and end state too (Job.Keeps), which a report otherwise drops
 	// (Kept): a passed scenario's run replayed on demand (issue 27).
 	KeepPassed bool `json:"keep_passed,omitempty"`
+	// Variation, when set, makes of the scenario it names the one run it
+	// describes (a seed's run with faults switched off, its crash point
+	// removed, picks forced) instead of exploring it: a what-if replay.
+	// Only should name that scenario alone; FirstSeed stays the grade's
+	// (a kit that learns from the code learns from that seed's run).
+	Variation *Variation `json:"variation,omitempty"`
+	// NoShrink asks for no minimal runs (ScenarioReport.Minimal).
+	NoShrink bool `json:"no_shrink,omitempty"`
 }
 
 // ChildMessage is one NDJSON line a grading child writes on its result

@@ -11,7 +11,7 @@ package gradewire
 // passed scenario. The calls stay (the referee reads how each one ended).
 func (s ScenarioReport) Kept() ScenarioReport {
 	if s.Status == StatusPass {
-		s.Trace, s.TraceTruncated, s.EndState = []TraceEvent{}, false, nil
+		s.Trace, s.TraceTruncated, s.EndState, s.Choices = []TraceEvent{}, false, nil, nil
 	}
 	return s
 }

@@ -54,6 +54,9 @@ type Report struct {
 	// none was asked (a Check the interpreter graded, a report stored
 	// before the referee).
 	Referee *Referee `json:"referee,omitempty"`
+	// Coverage is which fault classes fired in the scenarios that passed;
+	// nil in reports stored before it, and where no scenario passed.
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Summary says how many scenarios passed and which seed defects are fixed.
@@ -112,6 +115,18 @@ type ScenarioReport struct {
 	// per thing a kit keeps (an operation, a payment); empty when the kit
 	// says nothing of it.
 	EndState []string `json:"end_state,omitempty"`
+	// Choices are the shown run's choices, numbered as a Variation names
+	// them; nil in reports stored before them.
+	Choices *RunChoices `json:"choices,omitempty"`
+	// Minimal is, for a failing scenario, the smallest variation of the
+	// shown run found that still breaks the same invariant (see
+	// variation.go); nil when none was looked for or found.
+	Minimal *MinimalRun `json:"minimal,omitempty"`
+	// FaultsFired are the classes of the faults that fired in any of the
+	// scenario's runs; FaultsUnfired says which scripted faults fired in
+	// none.
+	FaultsFired   []string `json:"faults_fired,omitempty"`
+	FaultsUnfired []string `json:"faults_unfired,omitempty"`
 }
 
 // InvariantResult is one invariant in one scenario.

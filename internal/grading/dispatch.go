@@ -29,6 +29,11 @@ type Request struct {
 	// KeepPassed keeps passed scenarios' runs in the report (a child
 	// drops them otherwise): a pass replayed to show its run.
 	KeepPassed bool
+	// Variation, when set, makes of its scenario the one run it describes
+	// (gradewire.Job.Variation): a what-if replay. Only should name that
+	// scenario, and KeepPassed be set if its run should show when it
+	// passes.
+	Variation *gradewire.Variation
 }
 
 // Plan is a problem's scenarios as the parent knows them.
@@ -83,7 +88,7 @@ func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, 
 		return nil, fmt.Errorf("grading: no grader for problem %q", req.Problem)
 	}
 	job := KitJob(code, req.Source, req.Seed, req.Only)
-	job.Problem, job.KeepPassed = req.Problem, req.KeepPassed
+	job.Problem, job.KeepPassed, job.Variation = req.Problem, req.KeepPassed, req.Variation
 	rep, err := d.Service.GradeKit(ctx, ticket, job, code.ScenarioNames, progress)
 	if rep != nil {
 		rep.Problem = req.Problem

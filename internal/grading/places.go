@@ -9,6 +9,11 @@ import (
 // maximum going.
 var ErrAddressBusy = errors.New("grading: this address has its maximum of gradings going")
 
+// ErrReplayGoing refuses a replay (a what-if, a passed scenario's run) to
+// an identity that has one going: each is a grading of its own, and one at
+// a time keeps an identity from filling its address's places alone.
+var ErrReplayGoing = errors.New("grading: this identity has a replay going")
+
 // ErrStopped refuses a grading once the server is shutting down.
 var ErrStopped = errors.New("grading: grading has stopped: the server is shutting down")
 
@@ -21,7 +26,10 @@ type Places[R any] struct {
 	mu     sync.Mutex
 	byUser map[string]*Place[R]
 	byAddr map[string]int // places held per client address (clientaddr.Key)
-	closed bool
+	// replays are the identities with a replay going (HoldReplay), apart
+	// from their places: a replay may run beside the identity's Grade.
+	replays map[string]bool
+	closed  bool
 }
 
 // Place is an identity's place, held from Claim until Release.
@@ -32,7 +40,7 @@ type Place[R any] struct {
 
 // NewPlaces makes an instance's empty places.
 func NewPlaces[R any]() *Places[R] {
-	return &Places[R]{byUser: map[string]*Place[R]{}, byAddr: map[string]int{}}
+	return &Places[R]{byUser: map[string]*Place[R]{}, byAddr: map[string]int{}, replays: map[string]bool{}}
 }
 
 // Claim takes user's one place and one of addr's, which may have
@@ -99,6 +107,34 @@ func (p *Places[R]) HoldAddress(addr string, perAddress int) (release func(), er
 		once.Do(func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
+			p.releaseAddrLocked(addr)
+		})
+	}, nil
+}
+
+// HoldReplay takes user's one replay place and one of addr's places
+// (ErrReplayGoing when user has a replay going, ErrAddressBusy when addr
+// has perAddress gradings going); release gives both back (once; later
+// calls do nothing).
+func (p *Places[R]) HoldReplay(user, addr string, perAddress int) (release func(), err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.closed:
+		return nil, ErrStopped
+	case p.replays[user]:
+		return nil, ErrReplayGoing
+	case p.byAddr[addr] >= perAddress:
+		return nil, ErrAddressBusy
+	}
+	p.replays[user] = true
+	p.byAddr[addr]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			delete(p.replays, user)
 			p.releaseAddrLocked(addr)
 		})
 	}, nil

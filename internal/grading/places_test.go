@@ -46,3 +46,41 @@ func TestPlaces(t *testing.T) {
 		t.Errorf("a claim after Close: %v; want ErrStopped", err)
 	}
 }
+
+// HoldReplay: one replay per identity, beside its Grade, counted in its
+// address's places with everything else; given back once.
+func TestPlacesHoldReplay(t *testing.T) {
+	p := NewPlaces[string]()
+	if _, _, err := p.Claim("u1", "addr", 3, "grade"); err != nil {
+		t.Fatal(err)
+	}
+	release, err := p.HoldReplay("u1", "addr", 3)
+	if err != nil {
+		t.Fatalf("a replay beside the identity's grade: %v", err)
+	}
+	if _, err := p.HoldReplay("u1", "other", 3); !errors.Is(err, ErrReplayGoing) {
+		t.Fatalf("a second replay of the identity: %v; want ErrReplayGoing", err)
+	}
+	second, err := p.HoldReplay("u2", "addr", 3)
+	if err != nil {
+		t.Fatalf("another identity's replay: %v", err)
+	}
+	if _, err := p.HoldReplay("u3", "addr", 3); !errors.Is(err, ErrAddressBusy) {
+		t.Fatalf("a fourth grading from the address: %v; want ErrAddressBusy", err)
+	}
+	if _, _, err := p.Claim("u3", "addr", 3, "grade"); !errors.Is(err, ErrAddressBusy) {
+		t.Fatalf("a grade past the address's places: %v; want ErrAddressBusy", err)
+	}
+	release()
+	release() // once only
+	again, err := p.HoldReplay("u1", "addr", 3)
+	if err != nil {
+		t.Fatalf("a replay once the first was given back: %v", err)
+	}
+	again()
+	second()
+	p.Close()
+	if _, err := p.HoldReplay("u1", "addr", 3); !errors.Is(err, ErrStopped) {
+		t.Errorf("a replay after Close: %v; want ErrStopped", err)
+	}
+}

@@ -194,6 +194,18 @@ func TestRefereeConfirms(t *testing.T) {
 	if check.Status != gradewire.StatusPass || check.Referee != nil {
 		t.Errorf("Check of the reference: status %s, referee %+v; want a pass the referee was not asked about", check.Status, check.Referee)
 	}
+	// A what-if names one scenario as a Check does, but its verdicts are
+	// read against the Grade's refereed ones: it is refereed too.
+	name := f.code.ScenarioNames[0]
+	whatIf := refereeJob(f, f.code.Starter, []string{name})
+	whatIf.Variation = &gradewire.Variation{Scenario: name, Run: gradewire.RunRef{Seed: 1}, NoCrash: true}
+	rep, err := svc.GradeKit(context.Background(), nil, whatIf, f.code.ScenarioNames, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Referee == nil || rep.Referee.Outcome != gradewire.RefereeConfirmed {
+		t.Errorf("what-if of the starter: status %s (%s), referee %+v; want it refereed and confirmed", rep.Status, rep.Message, rep.Referee)
+	}
 }
 
 // TestRefereeWithoutToolchain: with no go tool on PATH the verdict is

@@ -119,7 +119,9 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 	// interpreter gave no verdict (refused the code, crashed on it, or
 	// stopped at a limit). A Grade's verdict is always checked: a pass is
 	// what a candidate keeps, and the interpreter can be wrong silently.
-	if check := len(job.Only) > 0; check && rep.Status != gradewire.StatusError {
+	// So is a what-if's: it is read against the stored Grade's refereed
+	// verdicts, and a change there must be the code's, not the route's.
+	if check := len(job.Only) > 0 && job.Variation == nil; check && rep.Status != gradewire.StatusError {
 		return rep, nil
 	}
 	native := stream.nativeProgram()
@@ -181,7 +183,7 @@ func (s *Service) interpret(ctx context.Context, g grade, out *sandbox.Outcome, 
 		slog.String("kit", g.kit), slog.Int64("seed", g.seed),
 		slog.String("ending", out.Describe()), slog.Duration("wall", out.Wall),
 		slog.Duration("cpu", out.CPU), slog.Int64("max_rss", out.MaxRSS),
-		slog.Bool("namespaces", out.Namespaces), slog.Bool("warm", out.Warm))
+		slog.Bool("namespaces", out.Namespaces), slog.Bool("warm", out.Warm), slog.Int("reused", out.Reused))
 
 	switch {
 	case broken != nil:

@@ -3,6 +3,7 @@ package practice
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode"
@@ -50,6 +51,9 @@ type Answers struct {
 	// queue, if what it answers has key points: they are what the
 	// candidate ticks to rate it. nil: nothing is queued.
 	KeyPoints KeyPointsOf
+	// Log receives a queue write that failed after its answer was stored
+	// (nil: slog.Default()).
+	Log *slog.Logger
 }
 
 // NewAnswers returns the use cases over store, reading the time from now
@@ -113,13 +117,28 @@ func (a *Answers) expire(ctx context.Context, t storage.TimedSession, now time.T
 	if err != nil {
 		return ans, err
 	}
-	return ans, a.enqueue(ctx, t.AttemptID, ans, nil)
+	a.enqueue(ctx, t.AttemptID, ans, nil)
+	return ans, nil
 }
 
 // enqueue puts a just-stored answer in the review queue if its problem or
 // question has key points, with the candidate's guess of how many it covers
-// (nil: none).
-func (a *Answers) enqueue(ctx context.Context, attemptID int64, ans storage.TimedAnswer, guess *int) error {
+// (nil: none). The answer is stored already, so a queue write that fails is
+// logged, never the caller's error: the candidate keeps their answer, and
+// the item enters the queue when they tick its key points (rating an item
+// creates it).
+func (a *Answers) enqueue(ctx context.Context, attemptID int64, ans storage.TimedAnswer, guess *int) {
+	if err := a.queue(ctx, attemptID, ans, guess); err != nil {
+		log := a.Log
+		if log == nil {
+			log = slog.Default()
+		}
+		log.ErrorContext(ctx, "practice: an answer was stored but not put in the review queue",
+			slog.Int64("attempt", attemptID), slog.String("scope", ans.Scope), slog.Int64("answer", ans.ID), slog.String("error", err.Error()))
+	}
+}
+
+func (a *Answers) queue(ctx context.Context, attemptID int64, ans storage.TimedAnswer, guess *int) error {
 	if a.KeyPoints == nil {
 		return nil
 	}
@@ -281,7 +300,8 @@ func (a *Answers) Submit(ctx context.Context, sub Submission) (storage.TimedAnsw
 		if err != nil {
 			return ans, err
 		}
-		return ans, a.enqueue(ctx, sub.AttemptID, ans, sub.Predicted)
+		a.enqueue(ctx, sub.AttemptID, ans, sub.Predicted)
+		return ans, nil
 	}
 	// Read now, not taken from the caller: the on-time draft must be the
 	// newest one stored.
@@ -308,7 +328,8 @@ func (a *Answers) Submit(ctx context.Context, sub Submission) (storage.TimedAnsw
 	if err != nil {
 		return ans, err
 	}
-	return ans, a.enqueue(ctx, sub.AttemptID, ans, sub.Predicted)
+	a.enqueue(ctx, sub.AttemptID, ans, sub.Predicted)
+	return ans, nil
 }
 
 // KeepAfterClose handles text submitted to a session that is closed

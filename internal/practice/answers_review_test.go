@@ -1,9 +1,15 @@
 package practice
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline-dev/faultline/internal/review"
 
 	"github.com/faultline-dev/faultline/internal/storage"
 	"github.com/faultline-dev/faultline/internal/timer"
@@ -106,4 +112,40 @@ func mustClosed(t *testing.T, ans *Answers, id int64) storage.TimedSession {
 		t.Fatalf("session %d: %+v, %v; want it closed", id, s, err)
 	}
 	return s
+}
+
+// failingQueue is a store whose review queue cannot be written.
+type failingQueue struct{ AnswerStore }
+
+func (failingQueue) AddReviewItem(context.Context, int64, string, storage.ReviewSchedule) error {
+	return errors.New("disk full")
+}
+
+// TestQueueWriteFailureKeepsTheAnswer: the answer is stored before it is
+// queued, so a failing queue write is logged and the candidate still gets
+// their answer back (no error page for an answer that was saved); ticking
+// its key points later puts it in the queue.
+func TestQueueWriteFailureKeepsTheAnswer(t *testing.T) {
+	ctx := context.Background()
+	ans, st, clock, attempt := newAnswers(t)
+	var logged bytes.Buffer
+	broken := NewAnswers(failingQueue{st}, clock.Now)
+	broken.KeyPoints = func(context.Context, storage.Kind, string, string) int { return 4 }
+	broken.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	got, err := broken.Submit(ctx, Submission{AttemptID: attempt, Scope: scope, Text: "an answer"})
+	if err != nil {
+		t.Fatalf("submit with a failing queue: %v; want the stored answer", err)
+	}
+	if stored, err := ans.store.TimedAnswer(ctx, got.ID); err != nil || stored.Body != "an answer" {
+		t.Fatalf("stored answer = %+v, %v", stored, err)
+	}
+	if !strings.Contains(logged.String(), "not put in the review queue") || !strings.Contains(logged.String(), "disk full") {
+		t.Errorf("log = %q; want the failed queue write", logged.String())
+	}
+	if _, err := review.Assessed(ctx, st, attempt, scope, got.ID, 3, 4, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if items, err := st.ReviewItems(ctx, "user-1"); err != nil || len(items) != 1 {
+		t.Fatalf("queue after the ticks = %+v, %v; want the item", items, err)
+	}
 }

@@ -110,10 +110,13 @@ func TestQueueAcrossInstances(t *testing.T) {
 		// Calibrated, then over-confident, answers of the same quality: the
 		// second pass would be 6 days by SM-2; predicting 4 and ticking 2
 		// halves it.
+		at = at.Add(Day)
 		id = answer(c, at, 2)
-		if calibrated := assess(c, id, 2, at); calibrated.Interval != 1 {
+		calibrated := assess(c, id, 2, at)
+		if calibrated.Interval != 1 {
 			t.Fatalf("first pass after a lapse: %d days; want 1", calibrated.Interval)
 		}
+		at = calibrated.Due
 		id = answer(c, at, 4)
 		if over := assess(c, id, 2, at); over.Interval != 3 {
 			t.Fatalf("over-confident second pass: %d days; want 3", over.Interval)

@@ -15,7 +15,13 @@
 //     text keeps EF on a failure; we let it fall, so an item often missed
 //     grows its intervals more slowly); a new item starts at 2.5;
 //   - the interval is capped at MaxInterval days (the published rules have
-//     no cap).
+//     no cap);
+//   - a pass that comes before the item is due (the candidate answered it
+//     again before the queue asked) leaves the schedule as it was: SM-2
+//     grows an interval from a review at its end, and a pass minutes after
+//     the last one says nothing of remembering for longer, so answering
+//     the same question four times in a sitting must not push it months
+//     away. A failure counts whenever it comes.
 //
 // What is ours: the grade comes from the candidate's own self-assessment
 // (the share of the rubric's key points they ticked, Quality), and a
@@ -129,6 +135,9 @@ func Next(s State, r Rating, at time.Time) State {
 		s.Ease = StartEase // a zero State is a new item
 	}
 	q := Quality(r.Covered, r.Of)
+	if q >= PassQuality && !s.Reviewed.IsZero() && at.Before(s.Due) {
+		return earlyPass(s, r, at)
+	}
 	if q >= PassQuality {
 		switch s.Reps {
 		case 0:
@@ -155,6 +164,21 @@ func Next(s State, r Rating, at time.Time) State {
 	s.Interval = min(s.Interval, MaxInterval)
 	s.Reviewed = at
 	s.Due = at.Add(time.Duration(s.Interval) * Day)
+	return s
+}
+
+// earlyPass is Next for a pass before the item is due: the schedule
+// stands (reps, ease, interval, due), except that an over-confident review
+// may bring the due date nearer, as it would shorten a due review's
+// interval.
+func earlyPass(s State, r Rating, at time.Time) State {
+	if g := r.Overconfidence(); g > 0 {
+		iv := max(1, int(math.Round(float64(s.Interval)*(1-g))))
+		if due := at.Add(time.Duration(iv) * Day); due.Before(s.Due) {
+			s.Interval, s.Due = iv, due
+		}
+	}
+	s.Reviewed = at
 	return s
 }
 

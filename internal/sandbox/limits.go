@@ -2,8 +2,10 @@
 // current binary re-executed in a child mode, with resource limits applied
 // before the child's Go runtime starts, in new user and network namespaces
 // where the host allows them, killed as a whole process group when its
-// wall-clock budget runs out. A Pool bounds how many children run at once
-// and can keep spare children started ahead of their job (KeepWarm).
+// wall-clock budget runs out. A Pool bounds how many children run at once,
+// can keep spare children started ahead of their job (KeepWarm), and can
+// keep a child that ended a job clean for the next job of the same key
+// (Reuse), each job under its own limits.
 //
 // The package knows nothing about grading: a job goes in on the child's
 // stdin as bytes, results come back as newline-delimited JSON on an extra

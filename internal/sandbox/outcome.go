@@ -52,6 +52,8 @@ type Outcome struct {
 	// Warm reports whether the child was a spare, started and initialised
 	// before the job came.
 	Warm bool
+	// Reused is how many jobs the child ran before this one (Pool.Reuse).
+	Reused int
 	// Wall is the real time from the job's hand-over to exit; CPU the user+system time
 	// the child used; MaxRSS its peak resident memory (bytes).
 	Wall   time.Duration

@@ -68,8 +68,9 @@ const (
 // After KeepWarm the pool also keeps up to one spare child per place,
 // started and initialised, blocked reading its job: a job given to a spare
 // skips the child's start-up (exec, limits, namespaces, the runtime and
-// the binary's package init). A spare still runs exactly one job. Close
-// kills the spares.
+// the binary's package init). A spare runs one job, or with Reuse the
+// jobs of the one key it first served (reuse_pool.go). Close kills the
+// spares.
 type Pool struct {
 	runner  *Runner
 	size    int
@@ -94,6 +95,7 @@ type Pool struct {
 	idle       []*child // spares waiting for a job, oldest first
 	starting   int      // spares being started now
 	starters   sync.WaitGroup
+	reuse      reuser // children kept for their key's next job (reuse_pool.go)
 
 	// The newcomer's place (SetNewcomerPlace, newcomer.go).
 	newcomerPlace bool
@@ -237,7 +239,7 @@ func (t *Ticket) Run(ctx context.Context, input []byte, onResult ResultHandler) 
 		return nil, fmt.Errorf("sandbox: gave up waiting for a free place: %w", ctx.Err())
 	}
 	stopWatch := p.afterFunc(t.longAfter, func() { t.prio.lower(LowNice) })
-	out, err := p.exec(withPriority(ctx, t.prio), input, onResult)
+	out, err := p.exec(withKey(withPriority(ctx, t.prio), t.key), input, onResult)
 	stopWatch()
 	p.finish(t, p.now().Sub(t.started), err == nil, hitLimit(out))
 	return out, err
@@ -400,8 +402,11 @@ func (p *Pool) pruneKeysLocked() {
 // started now, and has the spare replaced in the background.
 func (p *Pool) run(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
 	p.mu.Lock()
-	prestarted := p.prestarted
+	prestarted, reusing := p.prestarted, p.reuse.on
 	p.mu.Unlock()
+	if reusing {
+		return p.runReusing(ctx, input, onResult)
+	}
 	if prestarted != nil {
 		select {
 		case <-prestarted:
@@ -472,6 +477,7 @@ func (p *Pool) Close() error {
 	for _, c := range idle {
 		c.discard()
 	}
+	p.closeReuse()
 	p.starters.Wait()
 	return nil
 }
@@ -520,7 +526,7 @@ func (p *Pool) refill() {
 // job starts cold, reports the failure itself, and calls refill again.
 func (p *Pool) startSpare() {
 	defer p.starters.Done()
-	c, err := p.runner.start()
+	c, err := p.startSpareChild()
 	p.mu.Lock()
 	p.starting--
 	keep := err == nil && (p.warm || p.once)

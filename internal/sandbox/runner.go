@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -91,9 +92,10 @@ const pipeAtomic = 4096
 var errSpareGone = errors.New("sandbox: the spare child died while idle")
 
 // child is a started child process that may not have its job yet: it
-// blocks reading stdin until runJob writes the job. Every child gets
-// exactly one job; a fresh process per job is what keeps one candidate's
-// code from seeing another's.
+// blocks reading stdin until runJob writes the job. A child gets exactly
+// one job, or (reusable, reuse.go) the jobs of one key only: a process
+// never serves two keys, which is what keeps one candidate's code from
+// seeing another's.
 type child struct {
 	cmd        *exec.Cmd
 	limits     Limits
@@ -107,12 +109,17 @@ type child struct {
 	started    time.Time
 	exited     chan struct{} // closed once Wait returned
 	waitErr    error         // what Wait returned; read after exited
+	framed     *framedState  // set for a reusable child (reuse.go)
 }
 
 // start starts a child under the Runner's limits, ready for a job. The
 // child has done its runtime and package initialisation by the time it
 // blocks on stdin, so handing a job to it later skips all that.
-func (r *Runner) start() (*child, error) {
+func (r *Runner) start() (*child, error) { return r.startChild(nil) }
+
+// startChild starts a one-job child, or with reuse a reusable one (see
+// reuse.go).
+func (r *Runner) startChild(reuse *Reuse) (*child, error) {
 	limits := r.Limits.withDefaults()
 	exe, prlimit, err := r.paths()
 	if err != nil {
@@ -142,12 +149,16 @@ func (r *Runner) start() (*child, error) {
 		kill:      kill,
 		exited:    make(chan struct{}),
 	}
+	var lifeCPU int64
+	if reuse != nil {
+		lifeCPU = limits.lifeCPUSeconds(reuse.MaxJobs)
+	}
 	c.namespaces = r.namespacesWanted()
-	c.cmd = r.command(life, exe, prlimit, limits, stdinR, c.stdout, c.stderr, resultW, c.namespaces)
+	c.cmd = r.command(life, exe, prlimit, limits, lifeCPU, stdinR, c.stdout, c.stderr, resultW, c.namespaces)
 	err = r.startNiced(c.cmd, limits.Nice)
 	if err != nil && c.namespaces && r.namespaceStartFailed(err) {
 		c.namespaces = false
-		c.cmd = r.command(life, exe, prlimit, limits, stdinR, c.stdout, c.stderr, resultW, false)
+		c.cmd = r.command(life, exe, prlimit, limits, lifeCPU, stdinR, c.stdout, c.stderr, resultW, false)
 		err = r.startNiced(c.cmd, limits.Nice)
 	}
 	// The child holds its own copy; EOF on results comes when it exits.
@@ -160,6 +171,11 @@ func (r *Runner) start() (*child, error) {
 		return nil, fmt.Errorf("sandbox: start %s: %w", exe, err)
 	}
 	c.started = time.Now()
+	if reuse != nil {
+		id, _ := statExe(exe)
+		c.framed = &framedState{exe: exe, exeID: id, reader: bufio.NewReaderSize(resultR, 64<<10),
+			pid: c.cmd.Process.Pid, limitJobs: reuse.MaxJobs}
+	}
 	go func() {
 		c.waitErr = c.cmd.Wait()
 		close(c.exited)
@@ -368,13 +384,25 @@ func (r *Runner) runJob(ctx context.Context, c *child, input []byte, onResult Re
 
 // command builds the exec.Cmd: prlimit applies the limits and then execs
 // the binary itself, so the limits hold before the Go runtime starts.
-func (r *Runner) command(ctx context.Context, exe, prlimit string, l Limits, stdin *os.File,
+// lifeCPU, when not zero, is the RLIMIT_CPU of a reusable child's whole
+// life, in seconds.
+func (r *Runner) command(ctx context.Context, exe, prlimit string, l Limits, lifeCPU int64, stdin *os.File,
 	stdout, stderr io.Writer, results *os.File, namespaces bool) *exec.Cmd {
-	args := append(l.prlimitArgs(), "--", exe)
+	limitArgs := l.prlimitArgs()
+	env := childEnv(l, r.Env)
+	if lifeCPU > 0 {
+		for i, a := range limitArgs {
+			if strings.HasPrefix(a, "--cpu=") {
+				limitArgs[i] = fmt.Sprintf("--cpu=%d:%d", lifeCPU, lifeCPU)
+			}
+		}
+		env = append(env, framedEnvName+"=1")
+	}
+	args := append(limitArgs, "--", exe)
 	args = append(args, r.Args...)
 	cmd := exec.CommandContext(ctx, prlimit, args...)
 	cmd.Dir = "/"
-	cmd.Env = childEnv(l, r.Env)
+	cmd.Env = env
 	cmd.Stdin = stdin
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr

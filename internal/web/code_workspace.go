@@ -307,6 +307,7 @@ func (s *Server) codeRoutes() {
 	e.GET("/problems/:slug/runs/:id", s.gradeRunShow)
 	e.GET("/problems/:slug/runs/:id/events", s.gradeRunEvents)
 	e.GET("/problems/:slug/runs/:id/scenarios/:name", s.gradeRunScenario)
+	e.GET("/problems/:slug/runs/:id/scenarios/:name/what-if", s.gradeRunWhatIf)
 }
 
 // seedValue is the seed the Grade form offers: the latest run's, so a

@@ -35,6 +35,16 @@ type reportView struct {
 	// Alone marks a scenario's part shown on a page of its own, whose
 	// links into the rest of the report go to the run's page.
 	Alone bool
+	// NoReplay: a passed scenario's run cannot be asked for (a room's run:
+	// the room's grader replays nothing), so a pass links no part.
+	NoReplay bool
+	// WholeURL is the page of the whole report when it is not RunURL (a
+	// room's run: RunURL/report).
+	WholeURL string
+	// Of is the id of a heading outside the report that names whose it
+	// is, added to its sections' names: a room's page shows several
+	// reports, whose sections would otherwise be named alike.
+	Of string
 
 	Original       []gradewire.DefectStatus
 	OriginalFixed  int
@@ -94,7 +104,11 @@ type failedScenario struct {
 // passed scenario's run (a first run, which passed) is never sent: it can
 // be opened from its entry.
 func newRunReportView(r *gradewire.Report, sourceHash, runURL string) reportView {
-	v := newReportView(r, sourceHash, "")
+	return deferRuns(newReportView(r, sourceHash, ""), runURL)
+}
+
+// deferRuns leaves out of v what newRunReportView loads when opened.
+func deferRuns(v reportView, runURL string) reportView {
 	v.RunURL = runURL
 	if runURL == "" {
 		return v
@@ -124,6 +138,9 @@ func (v reportView) scenarioURL(name string) string {
 // anchorURL links to the element of the report with id (without the
 // prefix): on the same page, or on the run's page from a part alone.
 func (v reportView) anchorURL(id string) string {
+	if v.Alone && v.WholeURL != "" {
+		return v.WholeURL + "#" + v.P + id
+	}
 	if v.Alone {
 		return v.RunURL + "#" + v.P + id
 	}
@@ -146,6 +163,15 @@ func (s *Server) withGradeReport(m pageMeta) pageMeta {
 
 // newReportView arranges r; sourceHash is that of the code graded ("" when
 // unknown: nothing is marked stale then); idPrefix starts every id.
+// labelled is the aria-labelledby of the section headed by the heading
+// whose id (without the prefix) is id.
+func (v reportView) labelled(id string) string {
+	if v.Of == "" {
+		return v.P + id
+	}
+	return v.P + id + " " + v.Of
+}
+
 func newReportView(r *gradewire.Report, sourceHash, idPrefix string) reportView {
 	v := reportView{R: r, SourceHash: sourceHash, P: idPrefix,
 		Original: r.Summary.DefectsOfKind(gradewire.DefectKindOriginal),

@@ -5,6 +5,7 @@ import (
 	"html"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,11 @@ func TestRunReportLoadsRunsWhenOpened(t *testing.T) {
 			t.Fatalf("%s: status %d, %.80q; want the scenario's part alone", src, part.status, part.body)
 		}
 		part.mustContain(t, `<figure class="grade-sequence"`, `id="seq-`+name)
+		// The part is the owner's alone: a browser keeps it only for the
+		// cookie it was sent with.
+		if cc, vary := part.header.Get("Cache-Control"), part.header.Values("Vary"); !strings.HasPrefix(cc, "private") || !slices.Contains(vary, "Cookie") {
+			t.Errorf("%s: Cache-Control %q, Vary %q; want private and Vary: Cookie", src, cc, vary)
+		}
 		if status != "pass" {
 			part.mustContain(t, `<ul class="grade-violations">`, `href="#invariant-`)
 		}

@@ -59,34 +59,10 @@ func (s *Server) replayScenario(ctx context.Context, p *problems.Problem, run st
 		return nil, &replayRefused{status: http.StatusServiceUnavailable,
 			message: "This scenario passed. Its run is not kept, and grading is off on this server, so it cannot be replayed."}
 	}
-	addr := clientOf(ctx).key
-	release, err := s.grading.holdAddress(addr)
-	switch {
-	case errors.Is(err, errGradingStopped):
-		return nil, &replayRefused{status: http.StatusServiceUnavailable, retry: time.Minute,
-			message: "The server is restarting, so this passed scenario's run cannot be replayed now: try again in a minute."}
-	case errors.Is(err, errAddressBusy):
-		wait := max(s.grading.grader.RetryAfter(addr), time.Second)
-		return nil, &replayRefused{status: http.StatusTooManyRequests, retry: wait, message: fmt.Sprintf(
-			"%d gradings from your network address are running or waiting, the most it may have at once, so this passed scenario's run cannot be replayed now: try again in %d s.",
-			s.grading.perAddress, retrySeconds(wait))}
-	case err != nil:
-		return nil, err
-	}
-	defer release()
 	req := grading.Request{Problem: p.Slug, Source: run.Source, Seed: replaySeed(report, run),
 		Only: []string{stored.Name}, KeepPassed: true}
-	rep, err := s.runCheck(ctx, addr, req)
-	var busy *grading.BusyError
-	switch {
-	case errors.As(err, &busy):
-		wait := max(busy.RetryAfter, time.Second)
-		return nil, &replayRefused{status: http.StatusServiceUnavailable, retry: wait, message: fmt.Sprintf(
-			"The grader is busy, so this passed scenario's run cannot be replayed now: try again in %d s.", retrySeconds(wait))}
-	case errors.Is(err, grading.ErrBusy):
-		return nil, &replayRefused{status: http.StatusServiceUnavailable, retry: 5 * time.Second,
-			message: "The grader is busy, so this passed scenario's run cannot be replayed now: try again in a few seconds."}
-	case err != nil:
+	rep, err := s.gradeReplay(ctx, req, "this passed scenario's run")
+	if err != nil {
 		return nil, err
 	}
 	for i := range rep.Scenarios {
@@ -100,6 +76,46 @@ func (s *Server) replayScenario(ctx context.Context, p *problems.Problem, run st
 		"scenario", stored.Name, "replay", rep.Status, "message", rep.Message)
 	return nil, &replayRefused{status: http.StatusInternalServerError, message: "This scenario passed in the grade, but its replay " +
 		"did not give the same run, so there is none to show. That is a fault of the grader (it is logged), not of your code: the grade's verdict stands."}
+}
+
+// gradeReplay grades req, a replay of a stored run's scenario (what names
+// it for the user), through the same grader, queue and places as a Grade:
+// one replay at a time per identity, and one of its address's places. A
+// *replayRefused is an answer for the user (the grader busy, the address's
+// places taken, a replay of the identity's going); any other error is the
+// system's.
+func (s *Server) gradeReplay(ctx context.Context, req grading.Request, what string) (*gradewire.Report, error) {
+	addr := clientOf(ctx).key
+	user, _ := UserID(ctx)
+	release, err := s.grading.places.HoldReplay(user, addr, s.grading.perAddress)
+	switch {
+	case errors.Is(err, errGradingStopped):
+		return nil, &replayRefused{status: http.StatusServiceUnavailable, retry: time.Minute,
+			message: "The server is restarting, so " + what + " cannot be replayed now: try again in a minute."}
+	case errors.Is(err, grading.ErrReplayGoing):
+		return nil, &replayRefused{status: http.StatusTooManyRequests, retry: 2 * time.Second, message: "Another replay of yours is running, one at a time, so " +
+			what + " cannot be replayed now: try again in a few seconds."}
+	case errors.Is(err, errAddressBusy):
+		wait := max(s.grading.grader.RetryAfter(addr), time.Second)
+		return nil, &replayRefused{status: http.StatusTooManyRequests, retry: wait, message: fmt.Sprintf(
+			"%d gradings from your network address are running or waiting, the most it may have at once, so %s cannot be replayed now: try again in %d s.",
+			s.grading.perAddress, what, retrySeconds(wait))}
+	case err != nil:
+		return nil, err
+	}
+	defer release()
+	rep, err := s.runCheck(ctx, addr, req)
+	var busy *grading.BusyError
+	switch {
+	case errors.As(err, &busy):
+		wait := max(busy.RetryAfter, time.Second)
+		return nil, &replayRefused{status: http.StatusServiceUnavailable, retry: wait, message: fmt.Sprintf(
+			"The grader is busy, so %s cannot be replayed now: try again in %d s.", what, retrySeconds(wait))}
+	case errors.Is(err, grading.ErrBusy):
+		return nil, &replayRefused{status: http.StatusServiceUnavailable, retry: 5 * time.Second,
+			message: "The grader is busy, so " + what + " cannot be replayed now: try again in a few seconds."}
+	}
+	return rep, err
 }
 
 // renderReplayRefused answers a replay that did not happen with its

@@ -65,8 +65,11 @@ func (s *Server) gradeRunScenario(c echo.Context) error {
 	v := newReportView(report, sourceHash(run.Source), "")
 	v.RunURL = gradeRunURL(p.Slug, run.ID)
 	f := newFailedScenario(*sc, report.Kit, "")
-	// A stored report never changes: the browser may keep the part.
+	// A stored report never changes: the browser may keep the part, but
+	// only for the cookie that owns the run (another identity in the same
+	// browser gets its own answer, a 404).
 	c.Response().Header().Set("Cache-Control", "private, max-age=3600")
+	c.Response().Header().Add("Vary", "Cookie")
 	if c.QueryParam("part") != "" {
 		// It goes into the report on the page, where its links point.
 		return render(c, http.StatusOK, scenarioBody(v, f))

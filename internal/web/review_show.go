@@ -24,9 +24,11 @@ type reviewLine struct {
 	Rated    bool
 }
 
-// reviewPage is /review: what is due now, then what comes later.
+// reviewPage is /review: what is due now, then what comes later, then
+// what was answered from content no longer served (never due: there is no
+// answer box to open).
 type reviewPage struct {
-	Due, Later []reviewLine
+	Due, Later, Gone []reviewLine
 }
 
 // reviewSummary is what the catalogue and My practice say of the queue.
@@ -85,6 +87,23 @@ func (s *Server) reviewLines(ctx context.Context, items []storage.ReviewItem) []
 	return out
 }
 
+// servedOnly leaves out of q the items whose problem, set or question is
+// no longer served: nothing can be answered again for them, so they are
+// never due and count in no total.
+func (s *Server) servedOnly(ctx context.Context, q review.Queue) review.Queue {
+	lines := func(items []storage.ReviewItem) []storage.ReviewItem {
+		named := s.reviewLines(ctx, items)
+		out := items[:0:0]
+		for i, it := range items {
+			if named[i].URL != "" {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	return review.Queue{Due: lines(q.Due), Later: lines(q.Later)}
+}
+
 // reviewQueue reads the user's queue; a visitor with no identity yet has
 // an empty one.
 func (s *Server) reviewQueue(ctx context.Context) (review.Queue, error) {
@@ -101,6 +120,7 @@ func (s *Server) reviewSummaryOf(ctx context.Context) (reviewSummary, error) {
 	if err != nil {
 		return reviewSummary{}, err
 	}
+	q = s.servedOnly(ctx, q)
 	sum := reviewSummary{Due: len(q.Due), Total: len(q.Due) + len(q.Later), DueBy: map[string]int{}}
 	for _, it := range q.Due {
 		switch it.Kind {
@@ -124,7 +144,21 @@ func (s *Server) reviewShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page := reviewPage{Due: s.reviewLines(ctx, q.Due), Later: s.reviewLines(ctx, q.Later)}
+	var page reviewPage
+	for _, l := range s.reviewLines(ctx, q.Due) {
+		if l.URL == "" {
+			page.Gone = append(page.Gone, l)
+		} else {
+			page.Due = append(page.Due, l)
+		}
+	}
+	for _, l := range s.reviewLines(ctx, q.Later) {
+		if l.URL == "" {
+			page.Gone = append(page.Gone, l)
+		} else {
+			page.Later = append(page.Later, l)
+		}
+	}
 	return render(c, http.StatusOK, reviewView(s.reviewMeta("Review"), page))
 }
 

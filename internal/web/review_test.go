@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -257,5 +258,41 @@ func visibleOutsideDetails(body, marker string) bool {
 			return true
 		}
 		i += len(marker)
+	}
+}
+
+// TestReviewItemWhoseContentIsGone: an answered question whose set leaves
+// the content is never due again (nothing can be answered for it) and is
+// counted in no total; /review lists it apart, without a link, so the
+// history is not lost.
+func TestReviewItemWhoseContentIsGone(t *testing.T) {
+	cat := testCatalog()
+	cat.Sets[0].Questions[0].KeyPoints = items("KP-A", "KP-B")
+	content := NewContent(cat)
+	app, _ := newTestApp(t, Config{Content: content})
+	clock := &testClock{now: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+	app.clock = clock.Now
+	srv := httptest.NewServer(app)
+	t.Cleanup(srv.Close)
+	b := (&testServer{Server: srv, app: app}).newBrowser(t)
+	if status, got := b.postJSON(questionBase+"/answer", url.Values{"answer": {"my answer"}}); status != http.StatusOK {
+		t.Fatalf("submit: %d %v", status, got)
+	}
+	clock.Advance(48 * time.Hour)
+	b.get("/").mustContain(t, "1 review due now")
+
+	gone := testCatalog()
+	gone.Sets = nil
+	gone.Screens = nil
+	content.Replace(gone)
+	page := b.get("/review")
+	page.mustContain(t, "Nothing is due", "No longer in the catalogue", "data-review-gone", "rapid: what-is-rag")
+	if strings.Contains(page.body, "data-review-due") {
+		t.Error("an item with no content is listed as due")
+	}
+	for _, path := range []string{"/", "/practice"} {
+		if p := b.get(path); strings.Contains(p.body, "review due now") || strings.Contains(p.body, "data-review-notice") {
+			t.Errorf("GET %s still counts the item whose content is gone", path)
+		}
 	}
 }

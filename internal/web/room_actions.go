@@ -97,7 +97,9 @@ func (s *Server) roomNotes(c echo.Context, a rooms.Access, f formValues) (storag
 	return s.rooms.SaveNotes(c.Request().Context(), a, f.get("notes"))
 }
 
-// roomScore scores a rubric point; cite, if given, is "run:scenario:invariant".
+// roomScore scores a rubric point. Its evidence, if any, is a scenario
+// ("run:scenario", cite_scenario) and an invariant (cite_invariant), or
+// both at once as cite ("run:scenario:invariant").
 func (s *Server) roomScore(c echo.Context, a rooms.Access, f formValues) (storage.RoomEvent, error) {
 	part, err := f.int("part")
 	if err != nil {
@@ -112,7 +114,17 @@ func (s *Server) roomScore(c echo.Context, a rooms.Access, f formValues) (storag
 		return storage.RoomEvent{}, err
 	}
 	var cite *rooms.Cite
-	if raw := strings.TrimSpace(f.get("cite")); raw != "" {
+	raw := strings.TrimSpace(f.get("cite"))
+	sc, inv := strings.TrimSpace(f.get("cite_scenario")), strings.TrimSpace(f.get("cite_invariant"))
+	switch {
+	case raw != "":
+	case sc == "" && inv == "":
+	case sc == "" || inv == "":
+		return storage.RoomEvent{}, &rooms.InputError{Message: "the evidence needs both a scenario and an invariant (or neither)"}
+	default:
+		raw = sc + ":" + inv
+	}
+	if raw != "" {
 		parts := strings.SplitN(raw, ":", 3)
 		run, err := strconv.ParseInt(parts[0], 10, 64)
 		if len(parts) != 3 || err != nil {
@@ -251,6 +263,8 @@ func (s *Server) roomRoutes() {
 	room(http.MethodGet, "", s.roomShow)
 	room(http.MethodGet, "/panel", s.roomPanel)
 	room(http.MethodGet, "/links", s.roomLinks)
+	room(http.MethodGet, "/runs/:run/report", s.roomRunReport)
+	room(http.MethodGet, "/runs/:run/scenarios/:name", s.roomRunScenario)
 	room(http.MethodGet, "/events", s.roomEvents)
 	room(http.MethodGet, "/code/:item/pull", s.roomCodePull)
 	room(http.MethodPost, "/code/:item/push", s.roomCodePush)

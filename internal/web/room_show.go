@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -31,16 +30,23 @@ type roomPage struct {
 	Expires     time.Time
 	Now         time.Time
 	Grading     bool
+	Cites       *citeChoices // what a score may cite (the interviewer's page, once a run has finished)
 }
 
 // roomReport is a run as a page shows it.
 type roomReport struct {
-	Run     int64
+	Run     int64 // the number the page shows (the candidate counts shared reports)
+	ID      int64 // the room's run, as the report's own address names it
 	Title   string
 	Status  string // "running", "done", "busy", "system-error"
 	Summary string
 	Shared  bool
-	Body    templ.Component // nil when there is no report
+	Body    templ.Component // nil when there is no report, or it is loaded when opened
+	// Src is the report's own address when its body is loaded when opened
+	// (every report but the newest: a room page is swapped on each of the
+	// room's events, and sixty reports sent whole made the interviewer's
+	// panel take a third of a second); without JavaScript it is a link.
+	Src string
 }
 
 func (s *Server) roomShow(c echo.Context) error {
@@ -59,7 +65,8 @@ func (s *Server) roomShow(c echo.Context) error {
 		m.CSS = append(m.CSS, s.assets.url("code-workspace.css"))
 		m.Scripts = append(m.Scripts, s.assets.url("editor.js"), s.assets.url("editor-collab.js"), s.assets.url("editor-tools.js"))
 	}
-	m.Scripts = append(m.Scripts, s.assets.url("room.js"))
+	// The report's script loads a scenario's run when it is opened.
+	m.Scripts = append(m.Scripts, s.assets.url("grade-report.js"), s.assets.url("room.js"))
 	if page.Interviewer != nil {
 		return render(c, http.StatusOK, roomInterviewerView(m, page))
 	}
@@ -99,9 +106,10 @@ func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 			return roomPage{}, err
 		}
 		page.View, page.Interviewer, page.LastSeq = iv.Candidate, &iv, iv.LastSeq
+		page.Cites = newCiteChoices(iv.Runs)
 		for i := len(iv.Runs) - 1; i >= 0; i-- {
 			r := iv.Runs[i]
-			rep, err := reportOf(ctx, r.Run, r.Status, r.Summary, r.Report)
+			rep, err := reportOf(page.Base, r.Run, r.Status, r.Summary, r.Report, len(page.Reports) > 0)
 			if err != nil {
 				return roomPage{}, err
 			}
@@ -122,7 +130,7 @@ func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 		page.View, page.LastSeq = cv, cv.LastSeq
 		for i := len(cv.Shared) - 1; i >= 0; i-- {
 			r := cv.Shared[i]
-			rep, err := reportOf(ctx, r.Run, "done", r.Summary, r.Report)
+			rep, err := reportOf(page.Base, r.Run, "done", r.Summary, r.Report, len(page.Reports) > 0)
 			if err != nil {
 				return roomPage{}, err
 			}
@@ -143,20 +151,50 @@ func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 	return page, nil
 }
 
-func reportOf(ctx context.Context, run int64, status, summary string, data json.RawMessage) (roomReport, error) {
-	rep := roomReport{Run: run, Title: "Run " + strconv.FormatInt(run, 10), Status: status, Summary: summary}
+// reportOf is run's entry on a room's page, whose address is base: its
+// report whole, or with later set, only where to load it from.
+func reportOf(base string, run int64, status, summary string, data json.RawMessage, later bool) (roomReport, error) {
+	rep := roomReport{Run: run, ID: run, Title: "Run " + strconv.FormatInt(run, 10), Status: status, Summary: summary}
 	if len(data) == 0 {
 		return rep, nil
 	}
+	if later {
+		rep.Src = roomRunURL(base, run) + "/report"
+		return rep, nil
+	}
+	v, err := roomReportView(base, run, data)
+	if err != nil {
+		return roomReport{}, err
+	}
+	rep.Body = reportBody(v)
+	return rep, nil
+}
+
+// roomRunURL is the address of a room's run, under which its report and
+// its scenarios' parts are served.
+func roomRunURL(base string, run int64) string {
+	return base + "/runs/" + strconv.FormatInt(run, 10)
+}
+
+// roomRunHeading is the id of the heading of run's entry on a room's page.
+func roomRunHeading(run int64) string { return "room-run-" + strconv.FormatInt(run, 10) + "-h" }
+
+// roomReportView arranges a room run's stored report: the first failure
+// whole, the other scenarios' runs loaded when opened, as a solo run's
+// page does; ids carry the run, since a page shows several reports.
+func roomReportView(base string, run int64, data json.RawMessage) (reportView, error) {
 	var r gradewire.Report
 	if err := json.Unmarshal(data, &r); err != nil {
-		return roomReport{}, fmt.Errorf("web: decode the report of room run %d: %w", run, err)
+		return reportView{}, fmt.Errorf("web: decode the report of room run %d: %w", run, err)
 	}
 	if r.Diagnostics == nil {
 		r.Diagnostics = []gradewire.Diagnostic{}
 	}
-	rep.Body = gradeReport(&r, "")
-	return rep, nil
+	v := deferRuns(newReportView(&r, "", "r"+strconv.FormatInt(run, 10)+"-"), roomRunURL(base, run))
+	v.NoReplay = true
+	v.WholeURL = roomRunURL(base, run) + "/report"
+	v.Of = roomRunHeading(run)
+	return v, nil
 }
 
 // clockText is a clock for people: "12:30 left", "paused, 3:05 left",

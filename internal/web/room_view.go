@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -96,12 +97,22 @@ func rubricGroups(it rooms.Item) []rubricGroup {
 	return out
 }
 
-// citeChoice is an invariant of the latest finished run, offered as a
-// score's evidence.
+// citeChoices is what a score may cite as its evidence: a scenario of the
+// latest finished run, then one of the invariants its reports judge. Two
+// lists, not one of every pair: the pairs of a run of the refund starter
+// made 778 options, repeated for each rubric point, 1.6 MB of the
+// interviewer's page, which is swapped on every event of the room.
+type citeChoices struct {
+	Scenarios  []citeChoice // value "run:scenario"
+	Invariants []citeChoice // value the invariant's id
+}
+
+// citeChoice is one option.
 type citeChoice struct{ Value, Label string }
 
-func citeChoices(page roomPage) []citeChoice {
-	runs := page.Interviewer.Runs
+// newCiteChoices reads the latest finished run of the interviewer's view;
+// nil when there is none.
+func newCiteChoices(runs []rooms.Run) *citeChoices {
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
 		if !r.Finished || len(r.Report) == 0 {
@@ -111,28 +122,66 @@ func citeChoices(page roomPage) []citeChoice {
 		if err != nil {
 			return nil
 		}
-		var out []citeChoice
+		var out citeChoices
+		seen := map[string]bool{}
 		for _, sc := range rep.Scenarios {
+			broken := 0
 			for _, inv := range sc.Invariants {
 				if inv.Status == gradewire.InvariantNotChecked {
 					continue
 				}
-				out = append(out, citeChoice{
-					Value: fmt.Sprintf("%d:%s:%s", r.Run, sc.Name, inv.ID),
-					Label: fmt.Sprintf("Run %d, %s: %s %s", r.Run, sc.Title, inv.Title, inv.Status),
-				})
+				if inv.Status == gradewire.InvariantViolated {
+					broken++
+				}
+				if !seen[inv.ID] {
+					seen[inv.ID] = true
+					out.Invariants = append(out.Invariants, citeChoice{Value: inv.ID, Label: inv.Title})
+				}
 			}
+			label := fmt.Sprintf("Run %d, %s: %s", r.Run, sc.Title, scenarioStatusWord(sc.Status))
+			if broken > 0 {
+				label += fmt.Sprintf(" (%s broken)", plural(broken, "invariant"))
+			}
+			out.Scenarios = append(out.Scenarios, citeChoice{Value: fmt.Sprintf("%d:%s", r.Run, sc.Name), Label: label})
 		}
-		return out
+		return &out
 	}
 	return nil
 }
 
-func citeValue(c *rooms.Cite) string {
+// scenarioChoices is the scenarios to cite, with a saved cite of an
+// earlier run kept as the first choice, so saving again keeps it.
+func (cc *citeChoices) scenarioChoices(saved *rooms.Cite) []citeChoice {
+	if saved == nil || slices.ContainsFunc(cc.Scenarios, func(ch citeChoice) bool { return ch.Value == citeScenario(saved) }) {
+		return cc.Scenarios
+	}
+	kept := citeChoice{Value: citeScenario(saved), Label: fmt.Sprintf("Run %d, %s (saved)", saved.Run, saved.Scenario)}
+	return append([]citeChoice{kept}, cc.Scenarios...)
+}
+
+// invariantChoices is the invariants to cite, with a saved one the latest
+// run does not judge kept first.
+func (cc *citeChoices) invariantChoices(saved *rooms.Cite) []citeChoice {
+	if saved == nil || slices.ContainsFunc(cc.Invariants, func(ch citeChoice) bool { return ch.Value == saved.Invariant }) {
+		return cc.Invariants
+	}
+	return append([]citeChoice{{Value: saved.Invariant, Label: saved.Invariant + " (saved)"}}, cc.Invariants...)
+}
+
+// citeScenario is a cite's value in the scenario list; "" for none.
+func citeScenario(c *rooms.Cite) string {
 	if c == nil {
 		return ""
 	}
-	return fmt.Sprintf("%d:%s:%s", c.Run, c.Scenario, c.Invariant)
+	return fmt.Sprintf("%d:%s", c.Run, c.Scenario)
+}
+
+// citeInvariant is a cite's value in the invariant list; "" for none.
+func citeInvariant(c *rooms.Cite) string {
+	if c == nil {
+		return ""
+	}
+	return c.Invariant
 }
 
 func citeText(c *rooms.Cite) string {

@@ -130,6 +130,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.practice = practice.New(ps, s.now)
 	s.practice.Answers.KeyPoints = s.keyPointsOf
+	s.practice.Answers.Log = s.log
 	if s.rooms != nil && s.broker == nil {
 		return nil, errors.New("web: rooms need a broker for their streams")
 	}

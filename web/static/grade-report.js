@@ -100,6 +100,49 @@
   // A report already open when this runs (a link to a scenario's anchor).
   Array.prototype.forEach.call(document.querySelectorAll("details[open][data-scenario-src]"), loadScenario);
 
+  // ---- What-if replays: a failing scenario's link to them brings their
+  // part in place, with the script and stylesheet it names (what-if.js
+  // sends its form). A failed fetch follows the link as a page.
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("[data-what-if-link] a");
+    if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    var p = a.parentNode;
+    if (p.getAttribute("aria-busy")) return;
+    p.setAttribute("aria-busy", "true");
+    fetch(a.getAttribute("href") + "?part=1", { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (resp) {
+        return resp.text();
+      })
+      .then(function (html) {
+        var box = document.createElement("div");
+        box.innerHTML = html;
+        var part = box.querySelector("[data-what-if]");
+        if (!part) throw new Error("no what-if part");
+        var css = part.getAttribute("data-what-if-css");
+        if (css && !document.querySelector('link[href="' + css + '"]')) {
+          var l = document.createElement("link");
+          l.rel = "stylesheet";
+          l.href = css;
+          document.head.appendChild(l);
+        }
+        var js = part.getAttribute("data-what-if-script");
+        if (js && !window.FaultlineWhatIf && !document.querySelector('script[src="' + js + '"]')) {
+          var s = document.createElement("script");
+          s.src = js;
+          var nonced = document.querySelector("script[nonce]");
+          if (nonced && nonced.nonce) s.nonce = nonced.nonce;
+          document.head.appendChild(s);
+        }
+        p.replaceWith(part);
+        part.querySelector("[tabindex]").focus();
+      })
+      .catch(function (err) {
+        console.warn("grade report:", err);
+        location.href = a.href;
+      });
+  });
+
   // ---- Stale reports. The report carries a fingerprint of the code it
   // graded (FNV-1a, 32 bits, of the UTF-8 text: sourceHash in
   // internal/web/grade_report.go computes the same).

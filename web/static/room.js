@@ -73,11 +73,58 @@
       fresh.querySelectorAll("details[data-keep]").forEach(function (d) {
         if (d.dataset.keep in open) d.open = open[d.dataset.keep];
       });
+      // A finished run's report never changes: the one on the page, with
+      // whatever was loaded into it, stays rather than load again.
+      mine.querySelectorAll("details[data-report-run]:not([data-report-src])").forEach(function (d) {
+        var f = fresh.querySelector('details[data-report-run="' + d.dataset.reportRun + '"]');
+        var had = d.querySelector(".room-report-body");
+        var body = f && f.querySelector(".room-report-body");
+        if (!had || !body) return;
+        body.replaceWith(had);
+        f.removeAttribute("data-report-src");
+      });
       var node = document.adoptNode(fresh);
       mine.replaceWith(node);
+      node.querySelectorAll("details[open][data-report-src]").forEach(loadReport);
       noteValues(node);
     });
   }
+  // Every report but the newest comes without its body, which is loaded
+  // the first time it is opened (data-report-src); without JavaScript
+  // its entry links to the report's own page.
+  function loadReport(d) {
+    var src = d.getAttribute("data-report-src");
+    var body = d.querySelector(".room-report-body");
+    if (!src || !body || d.hasAttribute("data-loading")) return;
+    d.setAttribute("data-loading", "");
+    d.setAttribute("aria-busy", "true");
+    fetch(src, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (r) {
+        if (!r.ok) throw new Error("The report could not be read (" + r.status + "); its link still opens it.");
+        return r.text();
+      })
+      .then(function (html) {
+        var box = document.createElement("div");
+        box.innerHTML = html;
+        var part = box.querySelector(".room-report-body");
+        if (!part) throw new Error("The report could not be read; its link still opens it.");
+        var hadFocus = body.contains(document.activeElement);
+        body.replaceWith(part);
+        d.removeAttribute("data-report-src");
+        if (hadFocus) d.querySelector("summary").focus();
+      })
+      .catch(function (e) { say(e.message); })
+      .then(function () {
+        d.removeAttribute("data-loading");
+        d.removeAttribute("aria-busy");
+      });
+  }
+  document.addEventListener("toggle", function (e) {
+    var d = e.target;
+    if (d.tagName === "DETAILS" && d.open && d.hasAttribute("data-report-src")) loadReport(d);
+  }, true);
+  document.querySelectorAll("details[open][data-report-src]").forEach(loadReport);
+
   // ended: the room is over; nothing more is read or sent.
   var ended = false;
   var endingHere = false; // this page asked for the end: it goes on to the scorecard

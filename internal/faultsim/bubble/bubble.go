@@ -25,6 +25,16 @@ func InProcess(body func(b faultsim.Bubble)) {
 	testing.Main(func(string, string) (bool, error) { return true, nil }, tests, nil, nil)
 }
 
+// Serving calls body like InProcess, for a child that grades one job
+// after another: failed reports whether a bubble failed the test (it
+// ended with goroutines of the run still blocked), after which the
+// process is not clean and body should return.
+func Serving(body func(b faultsim.Bubble, failed func() bool)) {
+	os.Args = os.Args[:1]
+	tests := []testing.InternalTest{{Name: "Grade", F: func(t *testing.T) { body(forT(t), t.Failed) }}}
+	testing.Main(func(string, string) (bool, error) { return true, nil }, tests, nil, nil)
+}
+
 // forT is a Bubble lent by t.
 func forT(t *testing.T) faultsim.Bubble {
 	return func(f func()) {

@@ -20,7 +20,7 @@ func RunJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faults
 	if err != nil {
 		return nil, err
 	}
-	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, faultsim.Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: job.Lanes, Progress: progress})
+	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, faultsim.JobOptions(job, progress))
 }
 
 // ReferenceFailures grades a problem's reference and returns, per scenario

@@ -41,7 +41,11 @@ func ServeNative(in io.Reader, out io.Writer, k faultsim.Kit, copies func() []Na
 	bubble.InProcess(func(b faultsim.Bubble) {
 		cs := copies()
 		prog := &NativeCopies{Kit: k, Copies: cs, Shared: len(cs) == 1 && cs[0].Reset == nil}
-		rep, err := faultsim.Grade(context.Background(), k, scenarios, prog, b, faultsim.Options{Seeds: job.Seeds, FirstSeed: job.FirstSeed, Lanes: 1})
+		// The referee compares verdicts alone (gradewire.SameVerdict):
+		// minimal runs would only add to its time.
+		opt := faultsim.JobOptions(job, nil)
+		opt.Lanes, opt.NoShrink = 1, true
+		rep, err := faultsim.Grade(context.Background(), k, scenarios, prog, b, opt)
 		switch {
 		case err != nil:
 			w.Write(faultsim.ChildMessage{Error: err.Error()})

@@ -46,6 +46,8 @@ type Scenario struct {
 	// Checks are the invariants judged (default: all).
 	Checks []string `yaml:"checks"`
 	line   int
+	// dropped are the ids of faults switched off (Kit.Without).
+	dropped map[string]bool
 }
 
 // Line is the scenario's line in its file.

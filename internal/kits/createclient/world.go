@@ -219,7 +219,12 @@ func (w *world) since() time.Duration { return w.run.Trace.Since() }
 func (w *world) fault(n int) *FaultSpec {
 	for k := range w.sc.Faults {
 		f := &w.sc.Faults[k]
+		id := fmt.Sprintf("faults[%d]", k)
+		if w.sc.dropped[id] {
+			continue
+		}
 		if f.Request == n || f.Until > 0 && n > f.Request && w.since() < f.Until {
+			w.run.Fire(id)
 			return f
 		}
 	}
@@ -309,8 +314,13 @@ func (w *world) EndState() []string {
 // writing the failure to the trace. Call it holding the gate.
 func (w *world) failing(wk *faultsim.Worker, name string) error {
 	w.calls[name]++
-	for _, f := range w.sc.CallFaults {
+	for k, f := range w.sc.CallFaults {
+		id := fmt.Sprintf("call_faults[%d]", k)
+		if w.sc.dropped[id] {
+			continue
+		}
 		if f.fails(name, w.calls[name], w.since()) {
+			w.run.Fire(id)
 			if name == "Search" {
 				wk.Trace().AddRule("V3", wk.ID, "reply", "Search fails: the search index timed out (nothing was looked up)")
 			} else {

@@ -197,3 +197,15 @@ func TestPaddedSolutionPasses(t *testing.T) {
 		t.Fatalf("the padded reference fails: %s", rep.Message)
 	}
 }
+
+// gradeVariation grades source interpreted with the grade's seed, making
+// of v's scenario the one run v describes.
+func gradeVariation(t *testing.T, source string, seed int64, v gradewire.Variation) *gradewire.Report {
+	t.Helper()
+	rep, err := refund.GradeSource(context.Background(), "refund.go", source, scenariosNamed(t, v.Scenario), faultsimtest.Bubble(t),
+		faultsim.Options{FirstSeed: seed, Variation: &v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}

@@ -147,6 +147,7 @@ func (Kit) NewWorld(s faultsim.Scenario, r *faultsim.Run) (faultsim.World, error
 		return nil, fmt.Errorf("refund: scenario %T is not this kit's", s)
 	}
 	env := world.NewEnvOn(r.Gate(), r.Trace, world.DefaultNetwork)
+	env.OnFault(r.Fire)
 	if err := seedWorld(env, sc, sc.learned); err != nil {
 		return nil, err
 	}
@@ -257,8 +258,9 @@ func (w *runWorld) PhaseStarts(i int, p faultsim.Phase) {
 		w.env.Record("clock", world.KindState, "%s begins", ph.Name)
 	}
 	if ph.ResetFaults || len(ph.Faults) > 0 {
-		w.env.Provider().ScriptFaults(ph.Faults)
-		w.env.Record("clock", world.KindState, "from now on the provider has %s", faultScriptWords(ph.Faults))
+		faults := w.sc.scripted(fmt.Sprintf("phases[%d].faults", i), ph.Faults)
+		w.env.Provider().ScriptFaults(faults)
+		w.env.Record("clock", world.KindState, "from now on the provider has %s", faultScriptWords(faults))
 	}
 }
 

@@ -180,13 +180,13 @@ func seedWorld(env *world.Env, sc *Scenario, learned map[string]sentParams) erro
 				rf.Amount, ch.ID, world.FormatDuration(rf.Age), keyWords, ref, by)
 		}
 	}
-	for _, f := range sc.Faults {
+	for _, f := range sc.scripted("faults", sc.Faults) {
 		env.Provider().AddFault(f)
 	}
-	for _, f := range sc.LookupFaults {
+	for _, f := range sc.scripted("lookup_faults", sc.LookupFaults) {
 		env.Provider().AddLookupFault(f)
 	}
-	for _, p := range sc.Panics {
+	for _, p := range sc.scriptedPanics() {
 		env.AddPanic(p)
 	}
 	return nil

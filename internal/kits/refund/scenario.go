@@ -43,6 +43,8 @@ type Scenario struct {
 	// quiet world: the key and reference of history it made itself (see
 	// Kit.Learn).
 	learned map[string]sentParams
+	// dropped are the ids of faults switched off (Kit.Without).
+	dropped map[string]bool
 }
 
 // Line is the scenario's line in its scenarios file (0 when it was not

@@ -59,6 +59,8 @@ type PanicRule struct {
 	// Error: the store call fails with a *StoreError saying Message and
 	// changes nothing, instead of panicking (a database that times out).
 	Error bool `yaml:"error,omitempty" json:"error,omitempty"`
+	// Ref names the rule in its scenario for the engine (Env.OnFault).
+	Ref string `yaml:"-" json:"-"`
 }
 
 // StoreError is a store call that failed: nothing was read or written.
@@ -95,6 +97,7 @@ type Env struct {
 	start    time.Time
 	net      NetworkConfig
 	panics   []PanicRule
+	onFault  func(ref string)
 	calls    map[string]int // per call name, for panic rules
 	trace    *faultsim.Trace
 	store    *Store
@@ -170,6 +173,16 @@ func (e *Env) Provider() *Provider { return e.provider }
 
 // Gate is the run's scheduler.
 func (e *Env) Gate() Gate { return e.gate }
+
+// OnFault tells f, holding the gate, each time a scripted fault or panic
+// rule with a Ref takes effect (faultsim.Run.Fire).
+func (e *Env) OnFault(f func(ref string)) { e.onFault = f }
+
+func (e *Env) fired(ref string) {
+	if ref != "" && e.onFault != nil {
+		e.onFault(ref)
+	}
+}
 
 // AddPanic scripts a panic in a harness call.
 func (e *Env) AddPanic(r PanicRule) { e.panics = append(e.panics, r) }
@@ -254,6 +267,7 @@ func (w *Worker) enter(name string) error {
 	w.env.calls[name]++
 	for _, r := range w.env.panics {
 		if r.Call == name && r.Nth == w.env.calls[name] {
+			w.env.fired(r.Ref)
 			if r.Error {
 				w.env.Record(w.ID, KindReply, "%s fails: %s (nothing read or written)", name, r.Message)
 				return &StoreError{Call: name, Message: r.Message}

@@ -42,6 +42,9 @@ type Fault struct {
 	// else behind it). The field is kept so a file that sets it gets that
 	// reason rather than "unknown field".
 	BeforeKeys bool `yaml:"before_keys,omitempty" json:"before_keys,omitempty"`
+	// Ref names the fault in its scenario for the engine (Env.OnFault),
+	// where the kit scripts it; "" for none.
+	Ref string `yaml:"-" json:"-"`
 }
 
 // Describe says in plain words what the fault does.
@@ -442,6 +445,7 @@ func (p *Provider) createRefund(ctx context.Context, w *Worker, params refundkit
 		e.RecordRule(req.Rule, w.ID, KindReply, "CreateRefund #%d -> ConnectionError: %v (never sent)", req.N, err)
 		return nil, &refundkit.ConnectionError{Cause: err.Error()}
 	}
+	e.fired(f.Ref)
 	wait := e.net.ClientTimeout
 	cause := "read timeout"
 	if dl, ok := ctx.Deadline(); ok && dl.Sub(now) < wait {
@@ -610,6 +614,7 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 		e.RecordRule("N3", w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %v (never sent)", chargeID, err)
 		return failed(&refundkit.ConnectionError{Cause: err.Error()})
 	}
+	e.fired(f.Ref)
 	if f.Kind == FaultConnection {
 		e.RecordRule("N1", w.ID, KindReply, "ListRefunds(%s) -> ConnectionError: %s (never sent)", chargeID, defaultConnFailure)
 		return failed(&refundkit.ConnectionError{Cause: defaultConnFailure})

@@ -1,0 +1,397 @@
+package faultsim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/gradewire"
+)
+
+// A failing run carries more than its failure needs: faults that changed
+// nothing that mattered, a crash point beside the point, the seed's
+// interleavings of workers that could as well have gone in turn. shrink
+// looks for a smallest variation of it (see variation.go) that still
+// breaks the same invariant, by delta debugging (Zeller and Hildebrandt,
+// "Simplifying and Isolating Failure-Inducing Input", 2002) over its
+// choices: each fault that fired, the crash point, each call of the entry
+// point (where there are several), and each pick that did not take the
+// first actor ready. A choice left out is a fault switched off, no crash,
+// a call not made, or a pick that takes the first actor ready (by name). The
+// search is deterministic: the same run gives the same minimal run.
+//
+// Its budget is in runs, so that it stays deterministic: a scenario's
+// search makes at most as many runs as the scenario's exploration made
+// (minShrinkRuns at least, maxShrinkRuns at most), which keeps a failing
+// grade within about twice its cost without shrinking. shrinkWallLimit is
+// a safety net only, for a submission whose runs are each slow.
+
+const (
+	minShrinkRuns   = 8
+	maxShrinkRuns   = 48
+	shrinkWallLimit = 10 * time.Second
+)
+
+// element is one choice of the failing run the search may leave out.
+type element struct {
+	fault string // a fault's id, or
+	crash bool   // the crash point, or
+	call  *Call  // a call of the entry point, or
+	pick  Choice // a pick (N > 0)
+}
+
+// shrinkSearch is one scenario's search.
+type shrinkSearch struct {
+	k        Kit
+	sc       Scenario
+	prog     Program
+	b        Bubble
+	l        lanes
+	inv      Invariant
+	shown    *Run
+	unfired  []string // faults that did not fire in the shown run: always off
+	unmade   []string // calls that did not start in the shown run: always skipped
+	runs     int
+	budget   int
+	deadline time.Time
+	out      bool            // the budget ran out
+	held     map[string]bool // variations tried that held, by fmt.Sprint
+}
+
+// shrink is the minimal run of shown, which broke inv; made is how many
+// runs the scenario's exploration made. Nil when no variation of it could
+// be made to fail (a run its variations do not reproduce).
+func shrink(k Kit, sc Scenario, prog Program, b Bubble, opt Options, inv Invariant, shown *Run, made int) *gradewire.MinimalRun {
+	s := &shrinkSearch{k: k, sc: sc, prog: prog, b: b, l: opt.lanes, inv: inv, shown: shown,
+		budget: min(max(made, minShrinkRuns), maxShrinkRuns), deadline: time.Now().Add(shrinkWallLimit)}
+	var all []element
+	if fs, ok := k.(FaultScript); ok {
+		fired := map[string]bool{}
+		for _, f := range shown.Fired() {
+			fired[f.Fault] = true
+		}
+		for _, ref := range fs.Faults(sc) {
+			if fired[ref.ID] {
+				all = append(all, element{fault: ref.ID})
+			} else {
+				s.unfired = append(s.unfired, ref.ID)
+			}
+		}
+	}
+	if shown.CrashWorker != "" {
+		all = append(all, element{crash: true})
+	}
+	if len(shown.Plan.Calls) > 1 {
+		for i, c := range shown.Plan.Calls {
+			if slices.ContainsFunc(shown.Calls, func(iv *Invocation) bool { return iv.Call.Worker == c.Worker }) {
+				all = append(all, element{call: &shown.Plan.Calls[i]})
+			} else {
+				s.unmade = append(s.unmade, c.Worker) // never started: always skipped
+			}
+		}
+	}
+	for _, c := range shown.Choices() {
+		if c.Ready == nil {
+			break // picks past those named cannot be forced by name
+		}
+		if c.Ready[0] != c.Picked || c.Nth != 0 {
+			all = append(all, element{pick: c})
+		}
+	}
+	// The shown run is the run that keeps every element, and fails: the
+	// search starts from it. (Its variation that keeps them all is the
+	// same run, pick for pick; faults that never fired in it stay off.)
+	if len(all) == 0 {
+		return s.minimal(all, all, s.variation(all), nil)
+	}
+	if r, v := s.try(nil); r != nil {
+		return s.minimal(all, nil, v, r)
+	}
+	if len(all) == 1 {
+		return s.minimal(all, all, s.variation(all), nil)
+	}
+	// The seed's picks are often many and seldom needed: first without
+	// them all, at the cost of one run.
+	start, v, r := all, Variation{}, (*Run)(nil)
+	if i := slices.IndexFunc(all, func(e element) bool { return e.pick.N > 0 }); i > 0 {
+		if pr, pv := s.try(all[:i]); pr != nil {
+			start, v, r = all[:i], pv, pr
+		}
+	}
+	kept, dv, dr := s.ddmin(start)
+	if dr != nil {
+		v, r = dv, dr
+	}
+	if r == nil {
+		v = s.variation(all)
+	}
+	return s.minimal(all, kept, v, r)
+}
+
+// variation is the variation that keeps the elements of kept.
+func (s *shrinkSearch) variation(kept []element) Variation {
+	v := Variation{Scenario: s.shown.Plan.Name, Run: s.shown.Ref(), Rest: gradewire.RestFirst, NoCrash: true}
+	v.Drop = append(v.Drop, s.unfired...)
+	v.Skip = append(v.Skip, s.unmade...)
+	keptFault, keptCall := map[string]bool{}, map[string]bool{}
+	for _, e := range kept {
+		switch {
+		case e.fault != "":
+			keptFault[e.fault] = true
+		case e.call != nil:
+			keptCall[e.call.Worker] = true
+		case e.crash:
+			v.NoCrash = false
+		default:
+			v.Picks = append(v.Picks, gradewire.Pick{N: e.pick.N, Actor: e.pick.Picked, Nth: e.pick.Nth})
+		}
+	}
+	if s.shown.CrashWorker == "" {
+		v.NoCrash = false
+	}
+	if len(s.shown.Plan.Calls) > 1 {
+		for _, c := range s.shown.Plan.Calls {
+			if !keptCall[c.Worker] && !slices.Contains(s.unmade, c.Worker) {
+				v.Skip = append(v.Skip, c.Worker)
+			}
+		}
+	}
+	if fs, ok := s.k.(FaultScript); ok {
+		for _, ref := range fs.Faults(s.sc) {
+			if !keptFault[ref.ID] && !slices.Contains(v.Drop, ref.ID) {
+				v.Drop = append(v.Drop, ref.ID)
+			}
+		}
+	}
+	return v
+}
+
+// try makes the run that keeps kept and returns it (and its variation)
+// when it breaks the invariant; nil when it does not, or the budget is
+// spent.
+func (s *shrinkSearch) try(kept []element) (*Run, Variation) {
+	v := s.variation(kept)
+	key := fmt.Sprint(v)
+	if s.held[key] {
+		return nil, v
+	}
+	if s.runs >= s.budget || time.Now().After(s.deadline) {
+		s.out = true
+		return nil, v
+	}
+	s.runs++
+	r, err := Varied(s.k, s.sc, v)
+	if err != nil {
+		return nil, v
+	}
+	s.l.execute(s.b, s.k, s.prog, r, nil)
+	if r.internal != nil {
+		return nil, v
+	}
+	if ev, _ := s.inv.judge(r); len(ev) == 0 {
+		if s.held == nil {
+			s.held = map[string]bool{}
+		}
+		s.held[key] = true
+		return nil, v
+	}
+	return r, v
+}
+
+// ddmin is delta debugging's minimising loop over c, which fails (the
+// shown run): it returns a subset that fails, from which no chunk of the
+// last granularity can be left out, with its run and variation; the run is
+// nil when no subset smaller than c was found failing. Where the chunks
+// are single elements, leaving one out is tried before keeping one alone:
+// a failure usually needs more than one of a run's choices.
+func (s *shrinkSearch) ddmin(c []element) ([]element, Variation, *Run) {
+	var (
+		v   Variation
+		run *Run
+	)
+	n := 2
+	for len(c) >= 2 && !s.out {
+		chunks := split(c, n)
+		reduced := false
+		tryChunks := func() {
+			for _, ch := range chunks {
+				if r, cv := s.try(ch); r != nil {
+					c, v, run, n, reduced = ch, cv, r, 2, true
+					return
+				}
+			}
+		}
+		tryComplements := func() {
+			for i := range chunks {
+				rest := complement(chunks, i)
+				if r, cv := s.try(rest); r != nil {
+					c, v, run, n, reduced = rest, cv, r, max(n-1, 2), true
+					return
+				}
+			}
+		}
+		switch {
+		case n == len(c):
+			// Each element alone kept is a subset of a complement that
+			// held already: not worth a run.
+			tryComplements()
+		case n == 2:
+			tryChunks()
+		default:
+			tryChunks()
+			if !reduced {
+				tryComplements()
+			}
+		}
+		if !reduced {
+			if n >= len(c) {
+				break
+			}
+			n = min(2*n, len(c))
+		}
+	}
+	return c, v, run
+}
+
+// split cuts c into n chunks of nearly equal length, in order.
+func split(c []element, n int) [][]element {
+	var out [][]element
+	start := 0
+	for i := range n {
+		end := start + (len(c)-start)/(n-i)
+		out = append(out, c[start:end])
+		start = end
+	}
+	return out
+}
+
+// complement is every chunk but the ith, in order.
+func complement(chunks [][]element, i int) []element {
+	var out []element
+	for j, ch := range chunks {
+		if j != i {
+			out = append(out, ch...)
+		}
+	}
+	return out
+}
+
+// minimal is the report's minimal run: run, made under v, keeping kept of
+// all; a nil run is the shown run, from which nothing could go.
+func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *gradewire.MinimalRun {
+	m := &gradewire.MinimalRun{Invariant: s.inv.ID, Variation: v, Removed: []string{}, Runs: s.runs, Exhausted: s.out}
+	if run == nil {
+		m.Same, m.Trace = true, []gradewire.TraceEvent{}
+		ev, _ := s.inv.judge(s.shown)
+		m.Message, m.Steps = strings.Join(ev, "\n"), steps(s.k, s.shown, s.inv, ev)
+		return m
+	}
+	ev, _ := s.inv.judge(run)
+	m.Message = strings.Join(ev, "\n")
+	refs := map[string]FaultRef{}
+	if fs, ok := s.k.(FaultScript); ok {
+		for _, ref := range fs.Faults(s.sc) {
+			refs[ref.ID] = ref
+		}
+	}
+	var picks []Choice
+	for _, e := range all {
+		if slices.ContainsFunc(kept, func(x element) bool {
+			return x.fault == e.fault && x.crash == e.crash && x.call == e.call && x.pick.N == e.pick.N
+		}) {
+			continue
+		}
+		switch {
+		case e.fault != "":
+			m.Removed = append(m.Removed, refs[e.fault].Text)
+		case e.crash:
+			m.Removed = append(m.Removed, fmt.Sprintf("%s's crash %s", s.shown.CrashWorker, s.shown.Crash))
+		case e.call != nil:
+			m.Removed = append(m.Removed, fmt.Sprintf("%s's call %s(%s)", e.call.Worker, s.k.Entry().Name, e.call.Subject))
+		default:
+			picks = append(picks, e.pick)
+		}
+	}
+	switch len(picks) {
+	case 0:
+	case 1:
+		p := picks[0]
+		m.Removed = append(m.Removed, fmt.Sprintf("the seed's choice at %s of %s before %s (the actors ready at once go in the order of their names)",
+			formatOffset(p.At), p.Picked, p.Ready[0]))
+	default:
+		m.Removed = append(m.Removed, fmt.Sprintf("%d of the seed's scheduling choices (the actors ready at once go in the order of their names)", len(picks)))
+	}
+	events, _ := sortedEvents(run.Trace)
+	if len(events) > maxTraceEvents {
+		events = events[:maxTraceEvents]
+	}
+	for _, e := range events {
+		m.Trace = append(m.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule})
+	}
+	if m.Trace == nil {
+		m.Trace = []gradewire.TraceEvent{}
+	}
+	m.Steps = steps(s.k, run, s.inv, ev)
+	return m
+}
+
+// maxSteps bounds the sentences that tell a minimal run: the events that
+// matter, then the invariant that breaks.
+const maxStoryEvents = 5
+
+// steps tells run in three to six sentences: the faults that fired and
+// the crash, the calls of the entry point starting and ending, as many as
+// fit in time order, and last the invariant it breaks.
+func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
+	events, pos := sortedEvents(run.Trace)
+	rank := make([]int, len(events)) // 0: not told; lower tells first
+	for _, f := range run.Fired() {
+		if i := place(pos, f.Seq); i < len(events) {
+			rank[i] = 1
+		}
+	}
+	entry := k.Entry().Name + "("
+	for i, e := range events {
+		switch {
+		case rank[i] != 0:
+		case e.Kind == KindCrash:
+			rank[i] = 1
+		case e.Kind == KindReply && strings.HasPrefix(e.Text, entry):
+			rank[i] = 2
+		case e.Kind == KindCall && strings.HasPrefix(e.Text, entry):
+			rank[i] = 3
+		}
+	}
+	var told []int
+	for r := 1; r <= 4 && len(told) < maxStoryEvents; r++ {
+		for i := range events {
+			want := rank[i] == r || (r == 4 && rank[i] == 0 && len(told) < 2)
+			if want && len(told) < maxStoryEvents {
+				told = append(told, i)
+			}
+		}
+	}
+	slices.Sort(told)
+	var out []string
+	for _, i := range told {
+		e := events[i]
+		out = append(out, fmt.Sprintf("At %s, %s: %s.", formatOffset(e.At), e.Actor, strings.TrimSuffix(e.Text, ".")))
+	}
+	broke := inv.Title
+	if len(ev) > 0 {
+		broke += ": " + strings.TrimSuffix(ev[0], ".")
+	}
+	return append(out, "So this breaks "+lowerFirst(broke)+".")
+}
+
+func lowerFirst(s string) string {
+	if s == "" || strings.HasPrefix(s, "I ") {
+		return s
+	}
+	r := []rune(s)
+	if len(r) > 1 && r[1] >= 'A' && r[1] <= 'Z' {
+		return s // an acronym
+	}
+	return strings.ToLower(string(r[:1])) + string(r[1:])
+}
