@@ -349,56 +349,71 @@ func TestJobPriorityLowersEveryThread(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	pool := NewPool(testRunner("read-sleep", Limits{WallTime: 20 * time.Second}), 1, 1)
-	var lowerNow func()
-	pool.afterFunc = func(d time.Duration, f func()) func() bool {
-		lowerNow = f
-		return func() bool { return true }
+	tests := []struct {
+		name, mode, job string
+		reuse           bool
+	}{
+		{"a one-job child", "read-sleep", "job", false},
+		{"a child kept for its key's jobs", "framed", "sleep", true},
 	}
-	ticket, err := pool.Admit("a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ticket.Run(ctx, []byte("job"), nil)
-	}()
-	var pid int
-	waitFor(t, func() bool {
-		pool.mu.Lock()
-		j := ticket.prio
-		pool.mu.Unlock()
-		if j == nil {
-			return false
-		}
-		j.mu.Lock()
-		defer j.mu.Unlock()
-		pid = j.pgid
-		return pid != 0
-	})
-	waitFor(t, func() bool { return len(niceOf(t, pid)) > 1 })
-	for _, n := range niceOf(t, pid) {
-		if n != DefaultNice {
-			t.Fatalf("a thread of the child has nice %d before it is lowered, want %d", n, DefaultNice)
-		}
-	}
-	lowerNow()
-	for _, n := range niceOf(t, pid) {
-		if n != LowNice {
-			t.Errorf("a thread of the lowered child has nice %d, want %d", n, LowNice)
-		}
-	}
-	cancel()
-	<-done
-	var calls int
-	old := renice
-	renice = func(int, int) error { calls++; return nil }
-	defer func() { renice = old }()
-	ticket.prio.lower(LowNice + 1)
-	if calls != 0 {
-		t.Errorf("a job that ended was reniced %d times; its group id may belong to another process now", calls)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pool := NewPool(testRunner(tt.mode, Limits{WallTime: 20 * time.Second}), 1, 1)
+			if tt.reuse {
+				pool.Reuse(Reuse{})
+				defer pool.Close()
+			}
+			var lowerNow func()
+			pool.afterFunc = func(d time.Duration, f func()) func() bool {
+				lowerNow = f
+				return func() bool { return true }
+			}
+			ticket, err := pool.Admit("a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				ticket.Run(ctx, []byte(tt.job), nil)
+			}()
+			var pid int
+			waitFor(t, func() bool {
+				pool.mu.Lock()
+				j := ticket.prio
+				pool.mu.Unlock()
+				if j == nil {
+					return false
+				}
+				j.mu.Lock()
+				defer j.mu.Unlock()
+				pid = j.pgid
+				return pid != 0
+			})
+			waitFor(t, func() bool { return len(niceOf(t, pid)) > 1 })
+			for _, n := range niceOf(t, pid) {
+				if n != DefaultNice {
+					t.Fatalf("a thread of the child has nice %d before it is lowered, want %d", n, DefaultNice)
+				}
+			}
+			lowerNow()
+			for _, n := range niceOf(t, pid) {
+				if n != LowNice {
+					t.Errorf("a thread of the lowered child has nice %d, want %d", n, LowNice)
+				}
+			}
+			cancel()
+			<-done
+			var calls int
+			old := renice
+			renice = func(int, int) error { calls++; return nil }
+			defer func() { renice = old }()
+			ticket.prio.lower(LowNice + 1)
+			if calls != 0 {
+				t.Errorf("a job that ended was reniced %d times; its group id may belong to another process now", calls)
+			}
+		})
 	}
 }
 
