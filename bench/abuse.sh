@@ -17,10 +17,12 @@
 # Each iteration starts a server of its own; the figures are medians.
 #
 # usage: bench/abuse.sh [REV...]   (default: the working tree)
-#   Each REV (a commit, a branch, or "." for the working tree) is measured in
-#   turn with today's benchmark files copied in, so an old and a new build
-#   are compared by the same reproduction, one after the other on the same
-#   machine: bench/abuse.sh fe3d7dd .
+#   Each REV (a commit, a branch, "." for the working tree, or the path of a
+#   server binary already built) is measured in turn with today's benchmark
+#   files copied in (a binary: by the working tree's benchmarks), so an old
+#   and a new build are compared by the same reproduction, one after the
+#   other on the same machine: bench/abuse.sh fe3d7dd .
+#   or bench/abuse.sh /tmp/faultline-main .
 # ITERATIONS (default 3) sets -benchtime; BENCH (a -bench pattern) picks
 # some of the benchmarks: BENCH=ManyAddresses bench/abuse.sh main . Needs git and Go; takes about 5
 # minutes a build (an old build's monopoly runs waits 60 s each).
@@ -36,9 +38,14 @@ revs=("$@")
 files=(internal/web/grading_bench_test.go internal/web/abuse_bench_test.go)
 
 for rev in "${revs[@]}"; do
+	server=
 	if [ "$rev" = . ]; then
 		src=$root
 		label=worktree
+	elif [ -f "$rev" ] && [ -x "$rev" ]; then
+		src=$root
+		label=$rev
+		server=$(cd "$(dirname "$rev")" && pwd)/$(basename "$rev")
 	else
 		label=$(git rev-parse --short "$rev")
 		src="$work/src-$label"
@@ -47,6 +54,6 @@ for rev in "${revs[@]}"; do
 		for f in "${files[@]}"; do cp "$root/$f" "$src/$f"; done
 	fi
 	echo "== $label"
-	(cd "$src" && go test ./internal/web -run '^$' -bench "${BENCH:-GradingMonopoly|GradingManyAddresses|PagesWhileGrading|TwentyGradesAtOnce}" \
+	(cd "$src" && FAULTLINE_BENCH_SERVER=$server go test ./internal/web -run '^$' -bench "${BENCH:-GradingMonopoly|GradingManyAddresses|PagesWhileGrading|TwentyGradesAtOnce}" \
 		-benchtime "${ITERATIONS:-3}x" -count 1 -timeout 60m) | grep -E '^(Benchmark|    abuse)'
 done

@@ -277,8 +277,10 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	}
 	if cfg.Graders > 0 {
 		// Grading children re-execute this binary (gradewire.ChildCommand),
-		// at the lowest CPU priority. A spare is kept started per place so
-		// a Grade skips the child's start-up. A Grade waits for a place
+		// at a low CPU priority, the lowest for code that runs long. A spare
+		// is kept started per place so a Grade skips the child's start-up.
+		// One more place is kept for a newcomer: an address with nothing
+		// running whose code has not run long lately. A Grade waits for a place
 		// while its expected wait is under gradeMaxWait (a class pressing
 		// Grade together all get graded: a warm grade takes about 0.15 s),
 		// up to gradeQueuePerPlace jobs a place; past either, it is told
@@ -290,6 +292,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		// that address's next one, so a second Grade skips a fresh
 		// process and heap; it never serves another address.
 		pool.Reuse(sandbox.Reuse{})
+		pool.SetNewcomerPlace(true)
 		pool.KeepWarm()
 		defer pool.Close()
 		// One pool for every problem: a kit problem's grades take the same

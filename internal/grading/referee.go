@@ -87,7 +87,7 @@ type Referee struct {
 	// library's packages.)
 	GoCache string
 
-	sem  chan struct{}
+	gate *refereeGate // admission.go
 	mu   sync.Mutex
 	tree string
 }
@@ -96,7 +96,7 @@ type Referee struct {
 // under limits, and builds or runs at most concurrent at once (the
 // grading places: a build is as heavy as a grade).
 func NewReferee(cacheDir string, limits sandbox.Limits, concurrent int) *Referee {
-	return &Referee{CacheDir: cacheDir, Limits: limits, sem: make(chan struct{}, max(1, concurrent))}
+	return &Referee{CacheDir: cacheDir, Limits: limits, gate: newRefereeGate(concurrent)}
 }
 
 // DefaultRefereeCacheDir is the referee's cache directory when the server
@@ -148,8 +148,11 @@ const (
 )
 
 // judge checks rep, the interpreter's report of job, natively, and
-// returns the report to show with the referee's word in it.
-func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native *gradewire.NativeProgram, rep *gradewire.Report) *gradewire.Report {
+// returns the report to show with the referee's word in it. low is for the
+// check of a grade that hit its CPU or wall-clock limit, or of an address
+// whose code ran long lately: it comes after the others' (refereeGate) and
+// builds and runs at sandbox.LowNice.
+func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native *gradewire.NativeProgram, rep *gradewire.Report, low bool) *gradewire.Report {
 	r := s.Referee
 	verdict := rep.Verdict()
 	word := func(outcome, message string) *gradewire.Report {
@@ -168,14 +171,17 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 	case native.Refused != "":
 		return word(gradewire.RefereeUnconfirmed, "This verdict is unconfirmed: the native referee cannot build this code: "+native.Refused+".")
 	}
-	select {
-	case r.sem <- struct{}{}:
-		defer func() { <-r.sem }()
-	case <-ctx.Done():
+	leave, err := r.gate.enter(ctx, low)
+	if err != nil {
 		return word(gradewire.RefereeUnconfirmed, "This verdict is unconfirmed: the grade was stopped before the native referee ran.")
 	}
+	defer leave()
+	nice := r.Limits.Nice // 0: the children's default
+	if low {
+		nice = sandbox.LowNice
+	}
 	t0 := time.Now()
-	bin, cleanup, buildOut, err := r.build(ctx, goTool, native)
+	bin, cleanup, buildOut, err := r.build(ctx, goTool, native, nice)
 	defer cleanup()
 	buildMS := ms(time.Since(t0))
 	var compileErr *compileError
@@ -199,7 +205,7 @@ func (s *Service) judge(ctx context.Context, g grade, job gradewire.Job, native 
 		return rep
 	}
 	t1 := time.Now()
-	nrep, err := s.runNative(ctx, g, bin, job)
+	nrep, err := s.runNative(ctx, g, bin, job, nice)
 	runMS := ms(time.Since(t1))
 	if err != nil {
 		s.log.ErrorContext(ctx, "grading: the native referee's program failed", slog.String("kit", g.kit), slog.String("error", err.Error()))
@@ -260,8 +266,10 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // runNative runs the native program bin on job under the sandbox's
 // limits, as a grading child, and reads its report.
-func (s *Service) runNative(ctx context.Context, g grade, bin string, job gradewire.Job) (*gradewire.Report, error) {
-	runner := &sandbox.Runner{Executable: bin, Args: []string{"native-referee"}, Limits: s.Referee.Limits,
+func (s *Service) runNative(ctx context.Context, g grade, bin string, job gradewire.Job, nice int) (*gradewire.Report, error) {
+	limits := s.Referee.Limits
+	limits.Nice = nice
+	runner := &sandbox.Runner{Executable: bin, Args: []string{"native-referee"}, Limits: limits,
 		NoNamespaces: s.Referee.NoNamespaces, Logger: s.log}
 	job.Native, job.Lanes = false, 1
 	input, err := json.Marshal(job)
@@ -369,7 +377,7 @@ var nativeInternalRE = lazyRegexp(`^` + regexp.QuoteMeta(modulePath) + `/interna
 
 // build writes native's copies and the driver into a directory of the
 // module tree and builds them; cleanup removes that directory.
-func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.NativeProgram) (bin string, cleanup func(), output []byte, err error) {
+func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.NativeProgram, nice int) (bin string, cleanup func(), output []byte, err error) {
 	cleanup = func() {}
 	if err := checkNative(native); err != nil {
 		return "", cleanup, nil, err
@@ -414,7 +422,7 @@ func (r *Referee) build(ctx context.Context, goTool string, native *gradewire.Na
 	cmd.Dir = dir
 	cmd.Env = r.buildEnv(goTool)
 	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
+	out, err := combinedOutputNiced(cmd, nice)
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -708,4 +716,20 @@ func (r *Referee) Warm(ctx context.Context) error {
 		return fmt.Errorf("grading: warm the native referee: go build: %v\n%s", err, lastLines(out, 20))
 	}
 	return nil
+}
+
+// combinedOutputNiced is cmd.CombinedOutput with cmd started at nice (0:
+// the grading children's default, sandbox.DefaultNice): the build is as
+// heavy as a grade and yields to the server as the children do.
+func combinedOutputNiced(cmd *exec.Cmd, nice int) ([]byte, error) {
+	if nice <= 0 {
+		nice = sandbox.DefaultNice
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := sandbox.StartNiced(cmd, nice); err != nil {
+		return out.Bytes(), err
+	}
+	err := cmd.Wait()
+	return out.Bytes(), err
 }

@@ -94,6 +94,7 @@ func (s *Service) RetryAfter(key string) time.Duration { return s.pool.RetryAfte
 // or ours), or the child broke before finishing any scenario.
 func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job gradewire.Job, scenarios []string, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
 	defer ticket.Release() // a job that never reaches the child gives up its place
+	key := ticket.Key()
 	if job.Kit == "" {
 		return nil, errors.New("grading: the job names no kit")
 	}
@@ -124,7 +125,8 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 		return rep, nil
 	}
 	native := stream.nativeProgram()
-	return s.judge(ctx, g, job, native, rep), nil
+	low := out.Ending == sandbox.EndCPUTime || out.Ending == sandbox.EndWallTime || s.pool.Marked(key)
+	return s.judge(ctx, g, job, native, rep, low), nil
 }
 
 // grade is what the parent knows of a job while the child runs it.

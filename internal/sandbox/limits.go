@@ -50,11 +50,14 @@ const (
 	// DefaultResultBytes caps the whole result stream on fd 3. A full
 	// report with traces is a few hundred KiB.
 	DefaultResultBytes = 32 << 20
-	// DefaultNice is the child's nice value, the lowest CPU priority: with
-	// every core busy grading hostile code the server still gets the CPU
-	// when it needs it (CFS weighs nice 19 at 15 against 1024 for nice 0),
-	// and an idle machine gives the children all of it.
-	DefaultNice = 19
+	// DefaultNice is the child's nice value, well below the server's: with
+	// every core busy grading the server still gets the CPU when it needs
+	// it (CFS weighs nice 10 at 110 against 1024 for nice 0), and an idle
+	// machine gives the children all of it. A Pool lowers a job whose
+	// code runs long, or whose key's code did lately, to LowNice (19,
+	// weight 15), so a newcomer's grade beside it runs at nearly full
+	// speed.
+	DefaultNice = 10
 )
 
 // Limits are the resources one child may use. The zero value of a field

@@ -96,6 +96,13 @@ type Pool struct {
 	starting   int      // spares being started now
 	starters   sync.WaitGroup
 	reuse      reuser // children kept for their key's next job (reuse_pool.go)
+
+	// The newcomer's place (SetNewcomerPlace, newcomer.go).
+	newcomerPlace bool
+	newcomer      *Ticket // the job holding it; nil when it is free
+	// afterFunc runs f after d unless stopped: time.AfterFunc, a fake in
+	// tests. It lowers a job's priority once the job runs long.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // keyState is what the pool knows of one key's jobs.
@@ -118,6 +125,7 @@ func NewPool(runner *Runner, size, queue int) *Pool {
 	p := &Pool{runner: runner, size: size, queue: queue, wall: runner.Limits.withDefaults().WallTime,
 		now: time.Now, keys: map[string]*keyState{}}
 	p.exec = p.run
+	p.afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	return p
 }
 
@@ -155,6 +163,12 @@ type Ticket struct {
 	place    chan struct{} // closed when the job has its place
 	state    ticketState
 	started  time.Time
+	// Set when the job gets its place: its child's CPU priority, how long
+	// it may run before it is taken for a long one (then the priority is
+	// lowered), and whether it holds the newcomer's place.
+	prio      *jobPriority
+	longAfter time.Duration
+	newcomer  bool
 }
 
 type ticketState int
@@ -173,7 +187,7 @@ func (p *Pool) Admit(key string) (*Ticket, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	if len(p.running) >= p.size || len(p.waiting) > 0 {
+	if (p.placesTakenLocked() >= p.size || len(p.waiting) > 0) && !p.newcomerOpenLocked(key, now) {
 		if len(p.waiting) >= p.queue {
 			return nil, &BusyError{RetryAfter: roundUp(p.expectedWaitLocked(key, now))}
 		}
@@ -220,12 +234,14 @@ func (t *Ticket) Run(ctx context.Context, input []byte, onResult ResultHandler) 
 		}
 		p.mu.Unlock()
 		if granted { // the place came as the caller gave up: pass it on
-			p.finish(t, 0, false)
+			p.finish(t, 0, false, false)
 		}
 		return nil, fmt.Errorf("sandbox: gave up waiting for a free place: %w", ctx.Err())
 	}
-	out, err := p.exec(withKey(ctx, t.key), input, onResult)
-	p.finish(t, p.now().Sub(t.started), err == nil)
+	stopWatch := p.afterFunc(t.longAfter, func() { t.prio.lower(LowNice) })
+	out, err := p.exec(withKey(withPriority(ctx, t.prio), t.key), input, onResult)
+	stopWatch()
+	p.finish(t, p.now().Sub(t.started), err == nil, hitLimit(out))
 	return out, err
 }
 
@@ -267,30 +283,51 @@ func (p *Pool) RetryAfter(key string) time.Duration {
 }
 
 // dispatchLocked gives free places to the ready waiting jobs, in the
-// fair order.
+// fair order, then the newcomer's place, if kept and free, to the first
+// of them in that order whose key may have it (see SetNewcomerPlace).
 func (p *Pool) dispatchLocked() {
 	now := p.now()
-	for len(p.running) < p.size {
-		best := -1
-		for i, t := range p.waiting {
-			if t.ready && (best < 0 || p.beforeLocked(t, p.waiting[best], now)) {
-				best = i
-			}
-		}
+	for p.placesTakenLocked() < p.size {
+		best := p.bestWaitingLocked(now, nil)
 		if best < 0 {
-			return
+			break
 		}
-		t := p.waiting[best]
-		p.waiting = slices.Delete(p.waiting, best, best+1)
-		ks := p.keyLocked(t.key)
-		ks.waiting--
-		ks.running++
-		t.state = ticketRunning
-		t.started = p.now()
-		ks.lastStart = t.started
-		p.running = append(p.running, t)
-		close(t.place)
+		p.startLocked(best, now, false)
 	}
+	p.dispatchNewcomerLocked(now)
+}
+
+// bestWaitingLocked is the index in p.waiting of the ready job that comes
+// first in the fair order among those ok accepts (nil: all), or -1.
+func (p *Pool) bestWaitingLocked(now time.Time, ok func(*Ticket) bool) int {
+	best := -1
+	for i, t := range p.waiting {
+		if t.ready && (ok == nil || ok(t)) && (best < 0 || p.beforeLocked(t, p.waiting[best], now)) {
+			best = i
+		}
+	}
+	return best
+}
+
+// startLocked gives the waiting job at index i its place, at the CPU
+// priority its key has earned (see niceLocked).
+func (p *Pool) startLocked(i int, now time.Time, newcomer bool) {
+	t := p.waiting[i]
+	p.waiting = slices.Delete(p.waiting, i, i+1)
+	ks := p.keyLocked(t.key)
+	t.prio = newJobPriority(p.niceLocked(ks, now))
+	t.longAfter = p.longAfterLocked()
+	t.newcomer = newcomer
+	if newcomer {
+		p.newcomer = t
+	}
+	ks.waiting--
+	ks.running++
+	t.state = ticketRunning
+	t.started = p.now()
+	ks.lastStart = t.started
+	p.running = append(p.running, t)
+	close(t.place)
 }
 
 // beforeLocked reports whether waiting job a gets a place before b, at
@@ -319,19 +356,20 @@ func (p *Pool) leaveQueueLocked(t *Ticket) {
 	p.dispatchLocked()
 }
 
-// finish frees t's place, learns from how long it ran when it ran to its
-// end (observe), and hands the place on.
-func (p *Pool) finish(t *Ticket, d time.Duration, observe bool) {
+// finish frees t's place, learns from how long it ran and whether it hit
+// a limit when it ran to its end (observe), and hands the place on.
+func (p *Pool) finish(t *Ticket, d time.Duration, observe, limit bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if i := slices.Index(p.running, t); i >= 0 {
 		p.running = slices.Delete(p.running, i, i+1)
+		p.freedLocked(t)
 	}
 	t.state = ticketDone
 	ks := p.keyLocked(t.key)
 	ks.running--
 	if observe {
-		p.observeLocked(ks, d)
+		p.observeLocked(ks, d, limit)
 	}
 	p.dispatchLocked()
 	p.pruneKeysLocked()
@@ -506,14 +544,15 @@ func (p *Pool) startSpare() {
 	}
 }
 
-// observeLocked learns from one finished job: a long one marks its key,
-// a quick one joins the typical durations. The first long job of a key
-// not marked is a surprise: the share of surprises among recent jobs is
-// the chance that a newcomer is long too. Later long jobs of a marked key
-// were foreseen and say nothing about anyone else.
-func (p *Pool) observeLocked(ks *keyState, d time.Duration) {
+// observeLocked learns from one finished job: a long one, or one that hit
+// its CPU or wall-clock limit, marks its key; a quick one joins the
+// typical durations. The first long job of a key not marked is a
+// surprise: the share of surprises among recent jobs is the chance that a
+// newcomer is long too. Later long jobs of a marked key were foreseen and
+// say nothing about anyone else.
+func (p *Pool) observeLocked(ks *keyState, d time.Duration, limit bool) {
 	now := p.now()
-	long := d >= p.longAfterLocked()
+	long := d >= p.longAfterLocked() || limit
 	p.surprises = appendRecent(p.surprises, long && !p.markedLocked(ks, now))
 	if long {
 		ks.longAt = now
@@ -600,38 +639,76 @@ func (p *Pool) remainingLocked(t *Ticket, now time.Time) time.Duration {
 // expectedWaitLocked is how long a job of key admitted now should wait for
 // a place: the places free as the running jobs end, and each goes to the
 // waiting jobs ahead of it in the fair order (see beforeLocked), each
-// holding it for its expected time.
+// holding it for its expected time. With the newcomer's place kept (see
+// SetNewcomerPlace) its job moves into the first place that frees, and the
+// newcomer's place itself goes only to a job whose key may have it, this
+// one's included, so its wait is played out event by event.
 func (p *Pool) expectedWaitLocked(key string, now time.Time) time.Duration {
-	frees := make([]time.Duration, 0, p.size)
-	for _, t := range p.running {
-		frees = append(frees, p.remainingLocked(t, now))
+	if p.newcomerOpenLocked(key, now) {
+		return 0
 	}
-	for len(frees) < p.size {
-		frees = append(frees, 0)
+	// When each place frees, and when the newcomer's does while held.
+	places := make([]time.Duration, 0, p.size)
+	kept, keptFrees := false, time.Duration(0)
+	for _, t := range p.running {
+		if t.newcomer {
+			kept, keptFrees = true, p.remainingLocked(t, now)
+		} else {
+			places = append(places, p.remainingLocked(t, now))
+		}
+	}
+	for len(places) < p.size {
+		places = append(places, 0)
 	}
 	newcomer := &Ticket{key: key, admitted: now.Add(time.Nanosecond)}
 	// Once admitted the newcomer waits too, and counts in its key's turn.
 	ks := p.keyLocked(key)
 	ks.waiting++
 	defer func() { ks.waiting-- }()
-	for _, w := range p.waiting {
-		if !p.beforeLocked(w, newcomer, now) {
-			continue
+	queue := slices.DeleteFunc(slices.Clone(p.waiting), func(w *Ticket) bool { return !p.beforeLocked(w, newcomer, now) })
+	slices.SortStableFunc(queue, func(a, b *Ticket) int {
+		switch {
+		case p.beforeLocked(a, b, now):
+			return -1
+		case p.beforeLocked(b, a, now):
+			return 1
 		}
-		i := minIndex(frees)
-		frees[i] += p.expectedLocked(w.key, now)
-	}
-	return frees[minIndex(frees)]
-}
-
-func minIndex(ds []time.Duration) int {
-	m := 0
-	for i, d := range ds {
-		if d < ds[m] {
-			m = i
+		return 0
+	})
+	queue = append(queue, newcomer)
+	mayTake := func(t *Ticket) bool { return p.mayTakeNewcomerPlaceLocked(t.key, now) }
+	for at := time.Duration(0); ; {
+		if kept && keptFrees <= at {
+			kept = false
 		}
+		for i := range places {
+			for places[i] <= at {
+				if kept { // the newcomer's job moves into the freed place
+					places[i], kept = keptFrees, false
+					continue
+				}
+				if queue[0] == newcomer {
+					return at
+				}
+				places[i] = at + p.expectedLocked(queue[0].key, now)
+				queue = queue[1:]
+			}
+		}
+		if p.newcomerPlace && !kept {
+			if i := slices.IndexFunc(queue, mayTake); i >= 0 {
+				if queue[i] == newcomer {
+					return at
+				}
+				kept, keptFrees = true, at+p.expectedLocked(queue[i].key, now)
+				queue = slices.Delete(queue, i, i+1)
+			}
+		}
+		next := slices.Min(places)
+		if kept && keptFrees < next {
+			next = keptFrees
+		}
+		at = next
 	}
-	return m
 }
 
 // roundUp turns an estimate into a retry time: whole seconds, at least one.

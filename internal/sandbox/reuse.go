@@ -453,6 +453,9 @@ func (r *Runner) runFramed(ctx context.Context, c *child, input []byte, onResult
 	// that dies having read none of it is seen by unreadInput.
 	first := frame[:min(len(frame), pipeAtomic)]
 	c.stdin.Write(first)
+	// The pool's priority for this job (priority.go); a kept child keeps
+	// the lowest it was given, as no child's priority is raised.
+	defer bindPriority(ctx, c)()
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)

@@ -317,6 +317,7 @@ func (r *Runner) runJob(ctx context.Context, c *child, input []byte, onResult Re
 	c.stdin.Write(first)
 	defer c.results.Close()
 	defer c.kill()
+	defer bindPriority(ctx, c)() // the pool's priority for this job (priority.go)
 
 	wallCtx, cancelWall := context.WithTimeout(ctx, c.limits.WallTime)
 	defer cancelWall()

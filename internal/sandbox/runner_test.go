@@ -405,7 +405,7 @@ func niceOf(t *testing.T, pid int) []int {
 // not, runs at the limits' nice value from the start, and that no thread
 // of the server is left at that priority.
 func TestChildRunsAtLowPriority(t *testing.T) {
-	for _, nice := range []int{0, 10} { // 0: the default, 19
+	for _, nice := range []int{0, LowNice} { // 0: the default, DefaultNice
 		t.Run(fmt.Sprint("nice ", nice), func(t *testing.T) {
 			r := testRunner("read-sleep", Limits{WallTime: 10 * time.Second, Nice: nice})
 			want := r.Limits.withDefaults().Nice

@@ -48,9 +48,17 @@ func startBenchServer(b *testing.B, flags ...string) *benchServer {
 }
 
 // buildServer builds cmd/server into the benchmark's temporary folder
-// (Go's build cache makes every build after the first a link).
+// (Go's build cache makes every build after the first a link), or returns
+// the binary FAULTLINE_BENCH_SERVER names: another build measured by these
+// benchmarks (bench/abuse.sh passes one given as a path).
 func buildServer(b *testing.B) string {
 	b.Helper()
+	if bin := os.Getenv("FAULTLINE_BENCH_SERVER"); bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			b.Fatalf("FAULTLINE_BENCH_SERVER: %v", err)
+		}
+		return bin
+	}
 	bin := filepath.Join(b.TempDir(), "faultline")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/faultline-dev/faultline/cmd/server").CombinedOutput(); err != nil {
 		b.Fatalf("go build ./cmd/server: %v\n%s", err, out)
