@@ -255,10 +255,10 @@ func (w *Worker) enter(name string) error {
 	for _, r := range w.env.panics {
 		if r.Call == name && r.Nth == w.env.calls[name] {
 			if r.Error {
-				w.env.Record(w.ID, KindReply, "%s fails: %s (nothing read or written)", name, r.Message)
+				w.env.RecordRule("S3", w.ID, KindReply, "%s fails: %s (nothing read or written)", name, r.Message)
 				return &StoreError{Call: name, Message: r.Message}
 			}
-			w.env.Record(w.ID, KindCrash, "%s panics: %s", name, r.Message)
+			w.env.RecordRule("S3", w.ID, KindCrash, "%s panics: %s", name, r.Message)
 			panic(r.Message)
 		}
 	}
