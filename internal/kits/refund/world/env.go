@@ -295,10 +295,10 @@ func (w *Worker) enter(name string) error {
 		if r.Call == name && r.Nth == w.env.calls[name] {
 			w.env.fired(r.Ref)
 			if r.Error {
-				w.env.RecordStep("", w.ID, KindReply, faultsim.Step{Outcome: faultsim.OutcomeError}, "%s fails: %s (nothing read or written)", name, r.Message)
+				w.env.RecordStep("S3", w.ID, KindReply, faultsim.Step{Outcome: faultsim.OutcomeError}, "%s fails: %s (nothing read or written)", name, r.Message)
 				return &StoreError{Call: name, Message: r.Message}
 			}
-			w.env.RecordStep("", w.ID, KindCrash, faultsim.Step{Outcome: faultsim.OutcomePanic}, "%s panics: %s", name, r.Message)
+			w.env.RecordStep("S3", w.ID, KindCrash, faultsim.Step{Outcome: faultsim.OutcomePanic}, "%s panics: %s", name, r.Message)
 			panic(r.Message)
 		}
 	}

@@ -40,6 +40,7 @@ var Rules = []Rule{
 	{"N3", "once the caller's context has ended, the client sends nothing: a *ConnectionError"},
 	{"S1", "Claim moves the record to processing, owned by the caller, if it is pending, failed or needs_check, or processing with a lease that has run out; otherwise it is refused"},
 	{"S2", "the Mark calls set the status they name, unconditionally"},
+	{"S3", "any database call can fail with an error and change nothing, more than one in a run, and any helper can panic, before the claim as well as after"},
 }
 
 // RuleWords returns the words of rule id, "" for an id no rule has.
