@@ -13,6 +13,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
+	"github.com/faultline-dev/faultline/internal/rooms"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
@@ -74,5 +75,23 @@ func TestGoldenReports(t *testing.T) {
 				t.Fatalf("the report differs from %s (run go test -run TestGoldenReports -update and review the diff)", golden)
 			}
 		})
+	}
+}
+
+// TestReportsFitARoom: a room keeps a run's report only up to
+// rooms.MaxReportBytes of JSON (a larger one keeps its summary alone, and
+// the interviewer sees no report). The starter's, the largest a room
+// meets in a screen, must fit with room to spare.
+func TestReportsFitARoom(t *testing.T) {
+	for name, path := range map[string]string{"starter": starterFile, "reference": referenceFile} {
+		rep := grade(t, readSource(t, path), faultsim.Options{FirstSeed: 1})
+		data, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("the %s's report: %d bytes of JSON; a room keeps %d", name, len(data), rooms.MaxReportBytes)
+		if len(data) > rooms.MaxReportBytes*9/10 {
+			t.Errorf("the %s's report is %d bytes of JSON, over 90%% of the %d a room keeps: a room would soon show no report for it", name, len(data), rooms.MaxReportBytes)
+		}
 	}
 }
