@@ -332,7 +332,7 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *grad
 		events = events[:maxTraceEvents]
 	}
 	for _, e := range events {
-		m.Trace = append(m.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule})
+		m.Trace = append(m.Trace, wireEvent(e))
 	}
 	if m.Trace == nil {
 		m.Trace = []gradewire.TraceEvent{}

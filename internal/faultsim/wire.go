@@ -91,10 +91,16 @@ func (s ScenarioResult) Wire() gradewire.ScenarioReport {
 		sr.Output, sr.OutputTruncated = sr.Output[:OutputLimit], true
 	}
 	for _, e := range s.Trace {
-		sr.Trace = append(sr.Trace, gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule,
-			Peer: e.Peer, Back: e.Back, Outcome: e.Outcome, Message: e.Message, Answer: e.Answer})
+		sr.Trace = append(sr.Trace, wireEvent(e))
 	}
 	return sr
+}
+
+// wireEvent is e as a report carries it, its step in the story included;
+// a shown run's events and a minimal run's are written alike.
+func wireEvent(e Event) gradewire.TraceEvent {
+	return gradewire.TraceEvent{At: formatOffset(e.At), Actor: e.Actor, Kind: e.Kind, Text: e.Text, Rule: e.Rule,
+		Peer: e.Peer, Back: e.Back, Outcome: e.Outcome, Message: e.Message, Answer: e.Answer}
 }
 
 // coverage is which fault classes fired in the scenarios that passed, and
