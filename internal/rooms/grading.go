@@ -30,7 +30,7 @@ const (
 	// finishTimeout bounds recording a run's end after its context ended.
 	finishTimeout = 10 * time.Second
 	// MaxReportBytes bounds a report kept in the log (twice once shared).
-	// The refund starter's is 513 KiB of JSON (57 scenarios, each failure
+	// The refund starter's is 513 KiB of JSON (56 scenarios, each failure
 	// with its minimal run and every run's story), its reference's 237
 	// KiB; only code that logs at length in every scenario passes
 	// this, and its run keeps its summary alone, as solo grading trims
