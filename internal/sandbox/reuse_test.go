@@ -96,7 +96,9 @@ func threadCPU() time.Duration {
 
 func reusingPool(t *testing.T, l Limits, r Reuse) *Pool {
 	t.Helper()
-	pool := NewPool(testRunner("framed", l), 2, 0)
+	// A queue, so a job admitted while a retired child's place is still
+	// being given back waits for it rather than being refused.
+	pool := NewPool(testRunner("framed", l), 2, 2)
 	pool.Reuse(r)
 	t.Cleanup(func() { pool.Close() })
 	return pool
