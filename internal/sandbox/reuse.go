@@ -228,17 +228,10 @@ func openFiles() int {
 // procCPU is the user+system CPU time process pid has used, all its
 // threads, living and ended, from /proc/PID/stat.
 func procCPU(pid int) (time.Duration, error) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	fields, err := procStat(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The command name, field 2, is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, errors.New("sandbox: unexpected /proc stat")
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
 	if len(fields) < 13 {
 		return 0, errors.New("sandbox: short /proc stat")
 	}
@@ -248,6 +241,28 @@ func procCPU(pid int) (time.Duration, error) {
 		return 0, errors.New("sandbox: unexpected /proc stat times")
 	}
 	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+// procStat is /proc/PID/stat's fields from the third on: fields[0] is
+// the state, utime and stime (fields 14 and 15) are fields[11] and [12].
+func procStat(pid int) ([]string, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return nil, errors.New("sandbox: unexpected /proc stat")
+	}
+	return strings.Fields(string(data[i+1:])), nil
+}
+
+// procDead says process pid has ended (a zombie not yet reaped, or gone),
+// which the child's exited channel says only once it has been reaped.
+func procDead(pid int) bool {
+	fields, err := procStat(pid)
+	return err != nil || len(fields) == 0 || fields[0] == "Z" || fields[0] == "X"
 }
 
 // clockTicks is USER_HZ, the unit of /proc's times: 100 on every Linux
@@ -431,7 +446,10 @@ func textTrim(b []byte) string {
 // reached it and nothing ran.
 func (r *Runner) runFramed(ctx context.Context, c *child, input []byte, onResult ResultHandler, maxHeap int64, idle bool) (out *Outcome, reusable bool, why string, err error) {
 	f := c.framed
-	if idle && !c.alive() {
+	// A child that died while idle may not be reaped yet (c.exited lags
+	// its death): its state in /proc says so at once, and the job goes
+	// to another child rather than crash in this one.
+	if idle && (!c.alive() || procDead(f.pid)) {
 		c.discard()
 		return nil, false, "", errSpareGone
 	}

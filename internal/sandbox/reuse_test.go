@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -305,12 +306,12 @@ func TestPoolReuseBounds(t *testing.T) {
 // both run and leave one child kept.
 func TestPoolReuseSurvivesItsChildren(t *testing.T) {
 	pool := reusingPool(t, Limits{}, Reuse{})
-	// Known bug, not yet fixed: a kept child killed while idle can still
-	// be handed the key's next job if the pool has not yet noticed the
-	// death, and that job crashes ("killed by signal") instead of running
-	// in a fresh child. It failed CI once in two runs; until the pool
-	// retries such a job, that case is not asserted here.
-	pidOf(t, pool, "k")
+	first := pidOf(t, pool, "k")
+	syscall.Kill(first, syscall.SIGKILL)
+	waitFor(t, func() bool { return processDead(first) })
+	if next := pidOf(t, pool, "k"); next == first {
+		t.Fatal("a dead child ran a job")
+	}
 
 	kept := pidOf(t, pool, "k")
 	ticket, err := pool.Admit("k")
