@@ -36,6 +36,9 @@ var sink [][]byte
 // runTestChild is one misbehaviour per mode, each the kind of thing
 // interpreted code can make the grading child do.
 func runTestChild(mode string) {
+	if err := ConfineSelf(); err != nil {
+		ExitConfineFailed(err)
+	}
 	results := os.NewFile(ResultFD, "results")
 	if mode == "framed" {
 		runFramedTestChild(results) // reuse_test.go
@@ -112,6 +115,8 @@ func runTestChild(mode string) {
 	case "partial":
 		fmt.Fprintf(results, "{\"complete\":1}\n{\"cut")
 		os.Exit(0)
+	default:
+		runHostileChild(mode, results) // confine_test.go
 	}
 }
 

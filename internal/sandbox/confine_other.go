@@ -1,0 +1,15 @@
+//go:build !linux
+
+package sandbox
+
+import "errors"
+
+// Confinement reports that nothing confines a child off Linux.
+func Confinement() ConfinementReport {
+	const why = "the kernel is not Linux"
+	return ConfinementReport{LandlockErr: why, SeccompErr: why, NamespacesErr: why}
+}
+
+func applyConfinement(req confineRequest) error {
+	return errors.New("confinement needs Linux")
+}

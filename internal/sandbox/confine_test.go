@@ -1,0 +1,254 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hostileJob is what the confinement tests hand a hostile child: where
+// its scratch directory is, and what of the host it will try to reach.
+type hostileJob struct {
+	Scratch string `json:"scratch"` // may be written
+	Outside string `json:"outside"` // a directory outside it, with a file "keep" in it
+	TCP     string `json:"tcp"`     // a listener's address, 127.0.0.1:PORT
+	Unix    string `json:"unix"`    // a listening UNIX socket's path
+	TmpDir  string `json:"tmpdir"`  // a directory to make in the host's temporary directory
+}
+
+// runHostileChild tries one thing a confined child must not do and writes
+// one result line "MODE: ok" or "MODE: ERROR" (each mode in the comment
+// of its case). The job (hostileJob) comes on stdin.
+func runHostileChild(mode string, results io.Writer) {
+	var job hostileJob
+	data, _ := io.ReadAll(os.Stdin)
+	json.Unmarshal(data, &job)
+	report := func(err error) {
+		if err == nil {
+			fmt.Fprintf(results, "%s: ok\n", mode)
+			return
+		}
+		fmt.Fprintf(results, "%s: %v\n", mode, err)
+	}
+	switch mode {
+	case "socket-inet": // a TCP socket of any kind
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+		if err == nil {
+			syscall.Close(fd)
+		}
+		report(err)
+	case "socket-inet6":
+		fd, err := syscall.Socket(syscall.AF_INET6, syscall.SOCK_DGRAM, 0)
+		if err == nil {
+			syscall.Close(fd)
+		}
+		report(err)
+	case "dial-local": // the server's own port on the loopback
+		c, err := net.DialTimeout("tcp", job.TCP, 2*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		report(err)
+	case "dial-unix": // a UNIX socket of the host, by its path
+		c, err := net.DialTimeout("unix", job.Unix, 2*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		report(err)
+	case "socketpair": // allowed: a pipe with two ends
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err == nil {
+			syscall.Close(fds[0])
+			syscall.Close(fds[1])
+		}
+		report(err)
+	case "write-outside": // create a file outside the scratch directory
+		f, err := os.Create(filepath.Join(job.Outside, "planted"))
+		if err == nil {
+			f.Close()
+		}
+		report(err)
+	case "remove-outside": // delete one
+		report(os.Remove(filepath.Join(job.Outside, "keep")))
+	case "mkdir-tmp":
+		report(os.Mkdir(job.TmpDir, 0o700))
+	case "write-scratch": // allowed (empty: RLIMIT_FSIZE is 0)
+		f, err := os.Create(filepath.Join(job.Scratch, "mine"))
+		if err == nil {
+			f.Close()
+		}
+		report(err)
+	case "passwd":
+		_, err := os.ReadFile("/etc/passwd")
+		report(err)
+	case "zoneinfo": // allowed: the runtime's own needs
+		_, err := time.LoadLocation("Europe/Paris")
+		report(err)
+	case "exec": // start another program
+		report(exec.Command("/bin/true").Run())
+	case "fork": // a copy of this process, the raw call
+		pid, _, errno := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0)
+		if errno == 0 && pid == 0 {
+			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
+		}
+		if errno != 0 {
+			report(errno)
+			return
+		}
+		report(nil)
+	case "clone-process": // clone without CLONE_THREAD is a fork
+		pid, _, errno := syscall.RawSyscall6(syscall.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+		if errno == 0 && pid == 0 {
+			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
+		}
+		if errno != 0 {
+			report(errno)
+			return
+		}
+		report(nil)
+	case "threads": // allowed: the runtime makes threads
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				runtime.LockOSThread() // never unlocked: the thread ends with its goroutine
+				time.Sleep(10 * time.Millisecond)
+			})
+		}
+		wg.Wait()
+		report(nil)
+	case "signal-parent": // signal a process outside the child
+		report(syscall.Kill(os.Getppid(), 0))
+	case "io-uring": // its operations would bypass seccomp
+		_, _, errno := syscall.RawSyscall(425 /* io_uring_setup on amd64 and arm64 */, 8, 0, 0)
+		if errno != 0 {
+			report(errno)
+			return
+		}
+		report(nil)
+	}
+}
+
+// TestConfinementRefuses runs a confined child that tries each thing a
+// hostile submission would, with and without the network namespace, and
+// checks it is refused with the kernel's own error, the allowed ones
+// (threads, a socket pair, the scratch directory, the time zone files)
+// still work, and nothing is left behind.
+func TestConfinementRefuses(t *testing.T) {
+	have := Confinement()
+	t.Log(have)
+	if !have.Seccomp || have.LandlockABI == 0 {
+		t.Skipf("this kernel confines only in part: %v", have.Missing())
+	}
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tcp.Close()
+	sockDir := t.TempDir()
+	unixLn, err := net.Listen("unix", filepath.Join(sockDir, "host.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unixLn.Close()
+	var accepted sync.WaitGroup
+	var reached []string
+	var mu sync.Mutex
+	for _, ln := range []net.Listener{tcp, unixLn} {
+		accepted.Go(func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				reached = append(reached, ln.Addr().String())
+				mu.Unlock()
+				c.Close()
+			}
+		})
+	}
+
+	const (
+		eperm  = "operation not permitted"
+		eacces = "permission denied"
+	)
+	tests := []struct {
+		mode string
+		want string // "ok" or the error's text
+	}{
+		{"socket-inet", eperm},
+		{"socket-inet6", eperm},
+		{"dial-local", eperm},
+		{"dial-unix", eperm},
+		{"socketpair", "ok"},
+		{"write-outside", eacces},
+		{"remove-outside", eacces},
+		{"mkdir-tmp", eacces},
+		{"write-scratch", "ok"},
+		{"passwd", eacces},
+		{"zoneinfo", "ok"},
+		{"exec", eperm},
+		{"fork", eperm},
+		{"clone-process", eperm},
+		{"threads", "ok"},
+		{"signal-parent", eperm},
+		{"io-uring", eperm},
+	}
+	for _, namespaces := range []bool{true, false} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/namespaces=%v", tt.mode, namespaces), func(t *testing.T) {
+				scratch, outside := t.TempDir(), t.TempDir()
+				keep := filepath.Join(outside, "keep")
+				if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				tmpDir := filepath.Join(os.TempDir(), "faultline-confine-"+filepath.Base(scratch))
+				job, _ := json.Marshal(hostileJob{Scratch: scratch, Outside: outside, TCP: tcp.Addr().String(),
+					Unix: unixLn.Addr().String(), TmpDir: tmpDir})
+				r := testRunner(tt.mode, Limits{WallTime: 10 * time.Second})
+				r.NoNamespaces = !namespaces
+				r.Confine = &ConfinePolicy{Scratch: scratch}
+				var lines []string
+				var lmu sync.Mutex
+				out, err := r.Run(context.Background(), job, collect(&lines, &lmu))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !out.OK() || len(lines) != 1 {
+					t.Fatalf("the child ended %s with results %q; stderr %.300s", out.Describe(), lines, out.Stderr)
+				}
+				want := tt.mode + ": " + tt.want
+				if !strings.HasSuffix(lines[0], tt.want) {
+					t.Errorf("got %q, want %q", lines[0], want)
+				}
+				if _, err := os.Stat(filepath.Join(outside, "planted")); err == nil {
+					t.Error("the child planted a file outside its scratch directory")
+				}
+				if data, err := os.ReadFile(keep); err != nil || string(data) != "x" {
+					t.Errorf("the file outside the scratch directory changed: %q, %v", data, err)
+				}
+				if _, err := os.Stat(tmpDir); err == nil {
+					os.Remove(tmpDir)
+					t.Error("the child made a directory in the host's temporary directory")
+				}
+			})
+		}
+	}
+	tcp.Close()
+	unixLn.Close()
+	accepted.Wait()
+	if len(reached) > 0 {
+		t.Errorf("confined children reached the host's sockets: %q", reached)
+	}
+}
