@@ -176,16 +176,32 @@ func ExitConfineFailed(err error) {
 	os.Exit(ConfineExitCode)
 }
 
-// withConfinement adds to a child's environment the confinement it must
-// apply, when the Runner asks for one and the kernel has any of it.
-func (r *Runner) withConfinement(env []string) []string {
+// confined is the command line that starts the child exe with the
+// Runner's Args (after prlimit's "--"), and env with the confinement the
+// child must apply added, when the Runner asks for one and the kernel has
+// any of it.
+func (r *Runner) confined(exe string, env []string) (argv, withEnv []string) {
+	argv = append([]string{exe}, r.Args...)
 	if r.Confine == nil {
-		return env
+		return argv, env
 	}
-	if kv := confineEnv(*r.Confine, Confinement()); kv != "" {
-		env = append(env, kv)
+	policy := *r.Confine
+	via := len(r.ConfineVia) > 0
+	if via {
+		policy.Exec = append(policy.Exec[:len(policy.Exec):len(policy.Exec)], exe)
+		if interp, libs := dynamicLinking(exe); interp != "" {
+			policy.Exec = append(policy.Exec, interp)
+			policy.Read = append(policy.Read[:len(policy.Read):len(policy.Read)], libs...)
+		}
 	}
-	return env
+	kv := confineEnv(policy, Confinement())
+	if kv == "" {
+		return argv, env // the kernel has nothing to confine with
+	}
+	if via {
+		argv = append(append(r.ConfineVia[:len(r.ConfineVia):len(r.ConfineVia)], "--"), argv...)
+	}
+	return argv, append(env, kv)
 }
 
 // confineFailed is ErrConfine with the child's reason when the child
@@ -202,4 +218,33 @@ func (c *child) confineFailed() error {
 	}
 	why, _, _ := strings.Cut(stderr[i+len(confineFailPrefix):], "\n")
 	return fmt.Errorf("%w: %s", ErrConfine, why)
+}
+
+// ConfineExecCommand is the hidden subcommand of the server binary that
+// confines itself and then executes the program its arguments name
+// (ConfineAndExec): a child that cannot call ConfineSelf itself (the
+// native referee's program, a language runtime) is confined through it
+// (Runner.ConfineVia).
+const ConfineExecCommand = "__confine-exec"
+
+// ConfineAndExec applies the confinement asked for in the environment
+// (as ConfineSelf), then replaces this process with argv[0] run with
+// argv. The confinement holds in the program executed: Landlock and
+// seccomp pass through execve. It returns only on an error.
+func ConfineAndExec(argv []string) error {
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return errors.New("no program to execute")
+	}
+	if _, ok := os.LookupEnv(confineEnvName); !ok {
+		// Started by hand, or by a Runner without Confine: executing
+		// unconfined would defeat the point of coming here.
+		return fmt.Errorf("%s is not set: nothing says how to confine %s", confineEnvName, argv[0])
+	}
+	if err := ConfineSelf(); err != nil {
+		return err
+	}
+	return execProgram(argv)
 }

@@ -1,10 +1,13 @@
 package sandbox
 
 import (
+	"debug/elf"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -198,4 +201,44 @@ func loadSeccomp(exec bool) error {
 		return err
 	}
 	return nil
+}
+
+func execProgram(argv []string) error {
+	return syscall.Exec(argv[0], argv, os.Environ())
+}
+
+// libraryDirs are where a dynamically linked program's loader finds its
+// libraries (Debian's multiarch directories are beneath them).
+var libraryDirs = []string{"/etc/ld.so.cache", "/lib", "/lib64", "/usr/lib", "/usr/lib64"}
+
+// dynamicLinking returns the ELF interpreter of a dynamically linked
+// program (the kernel executes it, so it needs Landlock's execute right)
+// and the library directories it reads; "" for a static program or one
+// that cannot be read. A statically linked Go program (the native
+// referee's) needs neither.
+func dynamicLinking(exe string) (interp string, libs []string) {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return "", nil
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_INTERP {
+			continue
+		}
+		data, err := io.ReadAll(p.Open())
+		if err != nil {
+			return "", nil
+		}
+		interp = strings.TrimRight(string(data), "\x00")
+	}
+	if interp == "" {
+		return "", nil
+	}
+	for _, d := range libraryDirs {
+		if _, err := os.Stat(d); err == nil {
+			libs = append(libs, d)
+		}
+	}
+	return interp, libs
 }

@@ -13,3 +13,7 @@ func Confinement() ConfinementReport {
 func applyConfinement(req confineRequest) error {
 	return errors.New("confinement needs Linux")
 }
+
+func execProgram(argv []string) error { return errors.New("confinement needs Linux") }
+
+func dynamicLinking(exe string) (string, []string) { return "", nil }

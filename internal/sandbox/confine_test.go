@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -97,6 +98,8 @@ func runHostileChild(mode string, results io.Writer) {
 		report(err)
 	case "exec": // start another program
 		report(exec.Command("/bin/true").Run())
+	case "execve": // become another program
+		report(syscall.Exec("/bin/true", []string{"true"}, nil))
 	case "fork": // a copy of this process, the raw call
 		pid, _, errno := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0)
 		if errno == 0 && pid == 0 {
@@ -199,15 +202,33 @@ func TestConfinementRefuses(t *testing.T) {
 		{"passwd", eacces},
 		{"zoneinfo", "ok"},
 		{"exec", eperm},
+		{"execve", eperm},
 		{"fork", eperm},
 		{"clone-process", eperm},
 		{"threads", "ok"},
 		{"signal-parent", eperm},
 		{"io-uring", eperm},
 	}
-	for _, namespaces := range []bool{true, false} {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []struct {
+		name       string
+		namespaces bool
+		via        bool // confined by ConfineExecCommand before it executes the child
+	}{
+		{"self", true, false},
+		{"self-no-namespaces", false, false},
+		{"via", true, true},
+	} {
 		for _, tt := range tests {
-			t.Run(fmt.Sprintf("%s/namespaces=%v", tt.mode, namespaces), func(t *testing.T) {
+			t.Run(tt.mode+"/"+how.name, func(t *testing.T) {
+				if how.via && tt.mode == "execve" {
+					// execve is allowed, to start the child: Landlock
+					// refuses any other program.
+					tt.want = eacces
+				}
 				scratch, outside := t.TempDir(), t.TempDir()
 				keep := filepath.Join(outside, "keep")
 				if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
@@ -217,8 +238,11 @@ func TestConfinementRefuses(t *testing.T) {
 				job, _ := json.Marshal(hostileJob{Scratch: scratch, Outside: outside, TCP: tcp.Addr().String(),
 					Unix: unixLn.Addr().String(), TmpDir: tmpDir})
 				r := testRunner(tt.mode, Limits{WallTime: 10 * time.Second})
-				r.NoNamespaces = !namespaces
+				r.NoNamespaces = !how.namespaces
 				r.Confine = &ConfinePolicy{Scratch: scratch}
+				if how.via {
+					r.ConfineVia = []string{self, ConfineExecCommand}
+				}
 				var lines []string
 				var lmu sync.Mutex
 				out, err := r.Run(context.Background(), job, collect(&lines, &lmu))
@@ -251,4 +275,71 @@ func TestConfinementRefuses(t *testing.T) {
 	if len(reached) > 0 {
 		t.Errorf("confined children reached the host's sockets: %q", reached)
 	}
+}
+
+// TestConfinementFailsClosed checks a child that cannot apply the
+// confinement it was asked for runs nothing and the Run says why, as a
+// fault of the sandbox (ErrConfine), for a one-job child and a reused one.
+func TestConfinementFailsClosed(t *testing.T) {
+	if have := Confinement(); have.LandlockABI == 0 {
+		t.Skip("no Landlock here: a missing path is not looked at")
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-library")
+	policy := &ConfinePolicy{Read: []string{missing}}
+
+	r := testRunner("echo", Limits{})
+	r.Confine = policy
+	out, err := r.Run(context.Background(), []byte("job"), nil)
+	if !errors.Is(err, ErrConfine) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("one-job child: %v, %+v; want ErrConfine naming %s", err, out, missing)
+	}
+
+	runner := testRunner("framed", Limits{})
+	runner.Confine = policy
+	pool := NewPool(runner, 1, 1)
+	pool.Reuse(Reuse{})
+	defer pool.Close()
+	ticket, err := pool.Admit("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = ticket.Run(context.Background(), []byte("pid"), nil)
+	if !errors.Is(err, ErrConfine) {
+		t.Errorf("reused child: %v, %+v; want ErrConfine", err, out)
+	}
+}
+
+// TestConfinedChildIsReused checks a confined child still serves its
+// key's jobs one after another (its end-of-job checks read /proc/self/fd),
+// is confined in every one, and is still retired when a job leaves it
+// unclean.
+func TestConfinedChildIsReused(t *testing.T) {
+	have := Confinement()
+	if !have.Seccomp {
+		t.Skip("no seccomp here")
+	}
+	runner := testRunner("framed", Limits{})
+	runner.Confine = &ConfinePolicy{}
+	pool := NewPool(runner, 2, 2)
+	pool.Reuse(Reuse{})
+	defer pool.Close()
+
+	first := pidOf(t, pool, "k")
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(status), "Seccomp:\t2") || !strings.Contains(string(status), "NoNewPrivs:\t1") {
+		t.Errorf("the reused child is not under a seccomp filter:\n%s", status)
+	}
+	if again := pidOf(t, pool, "k"); again != first {
+		t.Errorf("the confined child %d was not reused (%d ran the next job)", first, again)
+	}
+	if out, _ := submitAs(t, pool, "k", "leak"); !out.OK() {
+		t.Fatalf("leak job: %s", out.Describe())
+	}
+	if next := pidOf(t, pool, "k"); next == first {
+		t.Error("the confined child that leaked a goroutine ran the next job")
+	}
+	waitFor(t, func() bool { return processGone(first) })
 }

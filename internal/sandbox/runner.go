@@ -58,8 +58,12 @@ type Runner struct {
 	Logger *slog.Logger
 	// Confine, when set, has every child confine itself by the kernel
 	// under this policy (confine.go): the child must call ConfineSelf
-	// before it reads its job.
+	// before it reads its job, or ConfineVia must be set.
 	Confine *ConfinePolicy
+	// ConfineVia, when set with Confine, is a program and its arguments
+	// that confines itself and then executes the child (the server binary
+	// and ConfineExecCommand): for a child that cannot call ConfineSelf.
+	ConfineVia []string
 
 	mu         sync.Mutex
 	nsBroken   bool // namespaces failed once: never try again
@@ -405,9 +409,8 @@ func (r *Runner) command(ctx context.Context, exe, prlimit string, l Limits, lif
 		}
 		env = append(env, framedEnvName+"=1")
 	}
-	env = r.withConfinement(env)
-	args := append(limitArgs, "--", exe)
-	args = append(args, r.Args...)
+	child, env := r.confined(exe, env)
+	args := append(append(limitArgs, "--"), child...)
 	cmd := exec.CommandContext(ctx, prlimit, args...)
 	cmd.Dir = "/"
 	cmd.Env = env

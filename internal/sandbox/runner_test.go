@@ -24,6 +24,9 @@ import (
 const testChildArg = "sandbox-test-child"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == ConfineExecCommand {
+		ExitConfineFailed(ConfineAndExec(os.Args[2:]))
+	}
 	if len(os.Args) > 2 && os.Args[1] == testChildArg {
 		runTestChild(os.Args[2])
 		os.Exit(0)
