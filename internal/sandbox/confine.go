@@ -181,6 +181,11 @@ func ExitConfineFailed(err error) {
 // child must apply added, when the Runner asks for one and the kernel has
 // any of it.
 func (r *Runner) confined(exe string, env []string) (argv, withEnv []string) {
+	return r.confinedBy(Confinement(), exe, env)
+}
+
+// confinedBy is confined on a kernel that has what have says.
+func (r *Runner) confinedBy(have ConfinementReport, exe string, env []string) (argv, withEnv []string) {
 	argv = append([]string{exe}, r.Args...)
 	if r.Confine == nil {
 		return argv, env
@@ -194,7 +199,7 @@ func (r *Runner) confined(exe string, env []string) (argv, withEnv []string) {
 			policy.Read = append(policy.Read[:len(policy.Read):len(policy.Read)], libs...)
 		}
 	}
-	kv := confineEnv(policy, Confinement())
+	kv := confineEnv(policy, have)
 	if kv == "" {
 		return argv, env // the kernel has nothing to confine with
 	}

@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -342,4 +344,83 @@ func TestConfinedChildIsReused(t *testing.T) {
 		t.Error("the confined child that leaked a goroutine ran the next job")
 	}
 	waitFor(t, func() bool { return processGone(first) })
+}
+
+// TestConfinedCommandLine checks what a Runner asks of its child on a
+// kernel with all, some or none of the confinement: the parts it has, in
+// the child's environment; through ConfineVia only when there is
+// something to apply (the program refuses to run a child unconfined).
+func TestConfinedCommandLine(t *testing.T) {
+	all := ConfinementReport{LandlockABI: 7, Seccomp: true, Namespaces: true}
+	noLandlock := ConfinementReport{LandlockErr: "not in lsm=", Seccomp: true, Namespaces: true}
+	none := ConfinementReport{LandlockErr: "not in lsm=", SeccompErr: "refused"}
+	const exe = "/srv/child" // not an ELF file: no loader to allow
+	tests := []struct {
+		name     string
+		confine  *ConfinePolicy
+		via      []string
+		have     ConfinementReport
+		wantArgv []string
+		wantReq  *confineRequest // nil: no confinement asked
+	}{
+		{"off", nil, nil, all, []string{exe, "mode"}, nil},
+		{"self", &ConfinePolicy{Scratch: "/s"}, nil, all, []string{exe, "mode"},
+			&confineRequest{ConfinePolicy: ConfinePolicy{Scratch: "/s"}, Landlock: 7, Seccomp: true}},
+		{"self without Landlock", &ConfinePolicy{}, nil, noLandlock, []string{exe, "mode"},
+			&confineRequest{Seccomp: true}},
+		{"via", &ConfinePolicy{}, []string{"/srv/server", ConfineExecCommand}, all,
+			[]string{"/srv/server", ConfineExecCommand, "--", exe, "mode"},
+			&confineRequest{ConfinePolicy: ConfinePolicy{Exec: []string{exe}}, Landlock: 7, Seccomp: true}},
+		{"nothing to confine with", &ConfinePolicy{}, []string{"/srv/server", ConfineExecCommand}, none,
+			[]string{exe, "mode"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runner{Args: []string{"mode"}, Confine: tt.confine, ConfineVia: tt.via}
+			argv, env := r.confinedBy(tt.have, exe, []string{"A=1"})
+			if !slices.Equal(argv, tt.wantArgv) {
+				t.Errorf("argv %q, want %q", argv, tt.wantArgv)
+			}
+			var got *confineRequest
+			for _, kv := range env {
+				if v, ok := strings.CutPrefix(kv, confineEnvName+"="); ok {
+					got = &confineRequest{}
+					if err := json.Unmarshal([]byte(v), got); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if !reflect.DeepEqual(got, tt.wantReq) {
+				t.Errorf("asked the child for %+v, want %+v", got, tt.wantReq)
+			}
+		})
+	}
+}
+
+// TestConfinementReportWords checks the start-up line names what is
+// there and why each missing part is missing.
+func TestConfinementReportWords(t *testing.T) {
+	tests := []struct {
+		have     ConfinementReport
+		complete bool
+		want     []string
+	}{
+		{ConfinementReport{LandlockABI: 6, Seccomp: true, Namespaces: true}, true,
+			[]string{"confined by Landlock ABI 6, seccomp, user+network namespaces"}},
+		{ConfinementReport{LandlockErr: "not in lsm=", Seccomp: true, Namespaces: true}, false,
+			[]string{"confined by seccomp, user+network namespaces", "missing: Landlock (files): not in lsm="}},
+		{ConfinementReport{LandlockErr: "no", SeccompErr: "refused", NamespacesErr: "sysctl"}, false,
+			[]string{"not confined by the kernel", "seccomp (sockets, processes): refused", "namespaces: sysctl"}},
+	}
+	for _, tt := range tests {
+		s := tt.have.String()
+		if tt.have.Complete() != tt.complete {
+			t.Errorf("%s: Complete() = %v", s, !tt.complete)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(s, w) {
+				t.Errorf("%q does not say %q", s, w)
+			}
+		}
+	}
 }
