@@ -427,3 +427,17 @@ func TestConfinementReportWords(t *testing.T) {
 		}
 	}
 }
+
+// TestConfineAndExecNeedsARequest checks the confining program refuses
+// to execute anything when no confinement was asked for (started by
+// hand, or by a Runner without Confine): it would run it unconfined.
+func TestConfineAndExecNeedsARequest(t *testing.T) {
+	t.Setenv(confineEnvName, "")
+	os.Unsetenv(confineEnvName)
+	for _, argv := range [][]string{{"--", "/bin/true"}, {"/bin/true"}, {"--"}, nil} {
+		err := ConfineAndExec(argv) // on success this process would be /bin/true now
+		if err == nil || (len(argv) > 0 && argv[len(argv)-1] == "/bin/true" && !strings.Contains(err.Error(), confineEnvName)) {
+			t.Errorf("ConfineAndExec(%q) = %v", argv, err)
+		}
+	}
+}
