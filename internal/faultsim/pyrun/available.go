@@ -1,0 +1,53 @@
+package pyrun
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// UnconfinedEnv, set to 1, lets Python grade without the kernel's
+// confinement of the grading child: for tests and for an operator who
+// accepts the risk.
+const UnconfinedEnv = "FAULTLINE_PYTHON_UNCONFINED"
+
+// Confined reports whether the grading child runs confined by the kernel
+// (no network, no new processes past the zygote's, no writes outside its
+// scratch directory). Until internal/sandbox reports confinement
+// (sandbox.Confinement), nothing here is confined, and only UnconfinedEnv
+// lets Python run.
+func Confined() bool { return false }
+
+var python struct {
+	once sync.Once
+	path string
+	why  string
+}
+
+// Available says whether Python submissions can be graded here: the
+// interpreter to run, or why not ("" when they can).
+func Available() (path, why string) { return available("") }
+
+func available(want string) (string, string) {
+	if !Confined() && os.Getenv(UnconfinedEnv) != "1" {
+		return "", "the grading child is not confined by the kernel (set " + UnconfinedEnv + "=1 to grade Python without it)"
+	}
+	if want != "" {
+		return want, ""
+	}
+	python.once.Do(func() {
+		p, err := exec.LookPath("python3")
+		if err != nil {
+			python.why = "python3 is not installed (Debian: apt-get install python3)"
+			return
+		}
+		out, err := exec.Command(p, "-S", "-c", "import sys; print(sys.version_info >= (3, 11))").Output()
+		if err != nil || strings.TrimSpace(string(out)) != "True" {
+			python.why = p + " is not Python 3.11 or later"
+			return
+		}
+		python.path = p
+	})
+	return python.path, python.why
+}

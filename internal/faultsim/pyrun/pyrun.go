@@ -1,0 +1,178 @@
+// Package pyrun is the Python runtime of the engine: a submission written
+// as `async def` against a kit's Python module runs in python3 processes,
+// one per worker, forked from a zygote that loaded the code once per
+// grade. Every harness call the Python code awaits is carried over a
+// socket, as a JSON line, to the Go engine and answered there by the
+// kit's Go harness, so the world, the scheduler, the virtual clock, the
+// crash points, the invariants and the report are the engine's own.
+// Python's concurrency inside one call (asyncio.gather, create_task,
+// wait_for, sleep) runs on an event loop of ours (runtime.py, embedded)
+// whose clock is the engine's virtual clock and which waits for the
+// engine whenever all its tasks wait, so the engine's seeded scheduler
+// orders every answer and the same seed gives the same report.
+//
+// Python grading runs only where the grading child is confined by the
+// kernel (see Available): a Python submission can import anything of its
+// standard library, so no allowlist is a boundary.
+package pyrun
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/gradewire"
+)
+
+//go:embed runtime.py
+var runtimeSource string
+
+// Binding is what a kit gives Python submissions: its module, the entry
+// coroutine, and the Go side of each harness call.
+type Binding struct {
+	// Module is the name the submission imports ("refundkit") and Source
+	// its Python text. The runtime gives the module two functions before
+	// running it: _call(fn, **args), a future of harness call fn's
+	// result, and _call_now(fn, **args), the result of a call that does
+	// not wait (a log line). A module function _exception(type, message,
+	// fields) makes the exception a raised answer stands for.
+	Module string
+	Source string
+	// Entry is the coroutine function a submission defines, Params how
+	// many arguments it takes, Want its signature as the user reads it.
+	Entry  string
+	Params int
+	Want   string
+	// Call answers harness call fn, with args as the module sent them (a
+	// JSON object), for the worker whose call ctx is: a value to encode
+	// as JSON, or the exception to raise. The call "sleep" (args
+	// {"seconds": float}) is asyncio.sleep: it waits on the virtual
+	// clock (and writes the trace, as the kit's Go sleep does).
+	Call func(ctx context.Context, fn string, args json.RawMessage) (any, *Raised)
+	// Adapt is the kit's entry value (the type its World invokes) that
+	// calls the Python entry through run.
+	Adapt func(run Runner) any
+}
+
+// Kit is a faultsim.Kit with a Python API.
+type Kit interface {
+	Python() Binding
+}
+
+// Runner calls the Python entry with args, as one worker's process, and
+// returns how the call ended. It may never return: a crash or the run's
+// end stops the worker's goroutine, and its process with it.
+type Runner func(ctx context.Context, args ...any) Result
+
+// Result is how a call of the Python entry ended: the value it returned
+// (JSON), or the exception that escaped it.
+type Result struct {
+	Value  json.RawMessage
+	Raised *Raised
+}
+
+// Raised is a Python exception, in either direction: one the Go harness
+// answers a call with (Type names the module's exception class), or one
+// that escaped the submission's call.
+type Raised struct {
+	Type    string         `json:"type"`
+	Message string         `json:"message"`
+	Fields  map[string]any `json:"fields,omitempty"`
+	// Line is where in the submission it was raised (0: not in it); Bug
+	// says it is a programming error (AttributeError, NameError,
+	// TypeError, ...), which the engine reports as a panic.
+	Line int  `json:"line,omitempty"`
+	Bug  bool `json:"bug,omitempty"`
+}
+
+// Text is the exception as the report shows it: "KeyError: 'r1' (line 9)".
+func (r *Raised) Text() string {
+	s := r.Type
+	if r.Message != "" {
+		s += ": " + r.Message
+	}
+	if r.Line > 0 {
+		s += fmt.Sprintf(" (line %d)", r.Line)
+	}
+	return s
+}
+
+// Runtime is faultsim's runtime for Python.
+type Runtime struct {
+	// Python is the interpreter to run; empty: python3 on PATH.
+	Python string
+}
+
+// Lang implements faultsim.Runtime.
+func (Runtime) Lang() string { return faultsim.LangPython }
+
+// Check implements faultsim.Runtime: the kit must have a Python API and
+// this machine must be able to run Python safely (Available); the code
+// is loaded once, in the grade's zygote, and what goes wrong there
+// (syntax, an exception at import, no entry coroutine) is diagnostics.
+func (rt Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Program, []gradewire.Diagnostic) {
+	pk, ok := k.(Kit)
+	if !ok {
+		return nil, []gradewire.Diagnostic{{Message: fmt.Sprintf("pyrun: the %s problems cannot be answered in Python yet", k.Name())}}
+	}
+	python, why := available(rt.Python)
+	if why != "" {
+		return nil, []gradewire.Diagnostic{{Message: "Python grading is unavailable here: " + why}}
+	}
+	b := pk.Python()
+	z, diag, err := startZygote(python, initMessage{Module: b.Module, ModuleSource: b.Source, File: filename, Source: source,
+		Entry: b.Entry, Params: max(1, b.Params), Want: b.Want})
+	if err != nil {
+		return nil, []gradewire.Diagnostic{{Message: "the Python runtime did not start: " + err.Error()}}
+	}
+	if diag != nil {
+		return nil, []gradewire.Diagnostic{*diag}
+	}
+	return &Program{bind: b, z: z, live: map[*session]bool{}}, nil
+}
+
+// Program is a loaded Python submission: the zygote its workers' processes
+// are forked from.
+type Program struct {
+	bind Binding
+	z    *zygote
+	once sync.Once
+	// Forks counts the worker processes started, for benchmarks.
+	Forks int
+	mu    sync.Mutex
+	live  map[*session]bool // calls whose process runs
+}
+
+// Load implements faultsim.Program: the entry calls the Python code in a
+// process forked for w when the call starts.
+func (p *Program) Load(w *faultsim.Worker, seed int64, out io.Writer) (any, error) {
+	return p.bind.Adapt(func(ctx context.Context, args ...any) Result {
+		return p.call(ctx, w, seed, out, args)
+	}), nil
+}
+
+// TracksSeeds implements faultsim.SeedsTracked: the worker's process
+// tells the engine when it first draws from its seeded random source.
+func (*Program) TracksSeeds() {}
+
+// GradeProgram implements faultsim.SelfGrading: the grade, then the
+// zygote's end.
+func (p *Program) GradeProgram(ctx context.Context, k faultsim.Kit, scenarios []faultsim.Scenario, b faultsim.Bubble, opt faultsim.Options) (*faultsim.Report, error) {
+	defer p.Close()
+	return faultsim.Grade(ctx, k, scenarios, p, b, opt)
+}
+
+// Close ends the zygote and every worker process still running (a call
+// left blocked for ever when a run deadlocked never ends its own).
+func (p *Program) Close() {
+	p.once.Do(p.z.close)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for s := range p.live {
+		s.kill()
+	}
+}
