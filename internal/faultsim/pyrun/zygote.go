@@ -74,7 +74,7 @@ func startZygote(python string, init initMessage) (*zygote, *gradewire.Diagnosti
 	tv := syscall.NsecToTimeval(startTimeout.Nanoseconds())
 	_ = syscall.SetsockoptTimeval(z.ctl, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	var first struct {
-		Ready bool                 `json:"ready"`
+		Ready bool                  `json:"ready"`
 		Diag  *gradewire.Diagnostic `json:"diag"`
 	}
 	msg, err := z.recv()

@@ -1,8 +1,11 @@
 package refund_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"os/exec"
 	"slices"
 	"strings"
@@ -116,5 +119,59 @@ func TestPythonStarterFailsAsGoStarter(t *testing.T) {
 	}
 	if g, p := unfixed(goRep), unfixed(pyRep); !slices.Equal(g, p) || len(g) != 7 {
 		t.Errorf("defects left: Go %v, Python %v; want the same seven", g, p)
+	}
+}
+
+// TestPythonReferenceOverSeeds: the Python reference passes every
+// scenario under other seeds too, and each grade, made again, is the same
+// report byte for byte: the event loop's choices are the engine's.
+func TestPythonReferenceOverSeeds(t *testing.T) {
+	needPython(t)
+	src := readSource(t, pyReferenceFile)
+	for _, seed := range []int64{2, 3, 17, 1000} {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			opt := faultsim.Options{FirstSeed: seed}
+			first := gradePython(t, src, opt)
+			if first.Status != faultsim.StatusPass {
+				t.Fatalf("seed %d: %s %s", seed, first.Status, first.Message)
+			}
+			if again := gradePython(t, src, opt); !bytes.Equal(sanitizedJSON(t, first), sanitizedJSON(t, again)) {
+				t.Fatalf("seed %d: the report differs on a rerun", seed)
+			}
+		})
+	}
+}
+
+// TestPythonGoldenReports grades the Python starter and reference, seed 1,
+// against their golden reports (regenerate with -update), twice: a rerun
+// is the same report.
+func TestPythonGoldenReports(t *testing.T) {
+	needPython(t)
+	for name, path := range map[string]string{"starter-python": pyStarterFile, "reference-python": pyReferenceFile} {
+		t.Run(name, func(t *testing.T) {
+			src := readSource(t, path)
+			rep := gradePython(t, src, faultsim.Options{FirstSeed: 1})
+			rep.Problem = "async-refund"
+			got := sanitizedJSON(t, rep)
+			again := gradePython(t, src, faultsim.Options{FirstSeed: 1})
+			again.Problem = "async-refund"
+			if !bytes.Equal(got, sanitizedJSON(t, again)) {
+				t.Fatal("the report differs on a rerun")
+			}
+			golden := filepath.Join("testdata", "golden", name+".json")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("the report differs from %s (run go test -run TestPythonGoldenReports -update and review the diff)", golden)
+			}
+		})
 	}
 }
