@@ -169,10 +169,10 @@ func (p *Program) GradeProgram(ctx context.Context, k faultsim.Kit, scenarios []
 // Close ends the zygote and every worker process still running (a call
 // left blocked for ever when a run deadlocked never ends its own).
 func (p *Program) Close() {
-	p.once.Do(p.z.close)
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	for s := range p.live {
 		s.kill()
 	}
+	p.mu.Unlock()
+	p.once.Do(p.z.close)
 }

@@ -38,6 +38,7 @@ type zygote struct {
 	ctl    int
 	stderr *cappedBuffer
 	closed bool
+	exited chan struct{} // closed once the zygote is reaped
 }
 
 // startTimeout bounds the zygote's start and the submission's load.
@@ -70,7 +71,11 @@ func startZygote(python string, init initMessage) (*zygote, *gradewire.Diagnosti
 		syscall.Close(fds[0])
 		return nil, nil, fmt.Errorf("pyrun: start %s: %w", python, err)
 	}
-	go cmd.Wait() //nolint:errcheck // the zygote's end is seen on its socket
+	z.exited = make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // its end is seen on its socket
+		close(z.exited)
+	}()
 	tv := syscall.NsecToTimeval(startTimeout.Nanoseconds())
 	_ = syscall.SetsockoptTimeval(z.ctl, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	var first struct {
@@ -143,18 +148,28 @@ func (z *zygote) fork() (*os.File, int, error) {
 	return os.NewFile(uintptr(fds[0]), "python-worker"), ans.Pid, nil
 }
 
+// close ends the zygote: its control socket closes, it reaps its workers
+// (the caller ended them) and exits, so that their CPU time is this
+// process's children's; one that does not exit soon is killed.
 func (z *zygote) close() {
 	z.mu.Lock()
-	defer z.mu.Unlock()
 	if z.closed {
+		z.mu.Unlock()
 		return
 	}
 	z.closed = true
 	syscall.Close(z.ctl)
-	if z.cmd.Process != nil {
+	z.mu.Unlock()
+	select {
+	case <-z.exited:
+	case <-time.After(closeTimeout):
 		_ = z.cmd.Process.Kill()
+		<-z.exited
 	}
 }
+
+// closeTimeout bounds the wait for a closed zygote to exit.
+const closeTimeout = 2 * time.Second
 
 // cappedBuffer keeps the first limit bytes written to it.
 type cappedBuffer struct {

@@ -175,3 +175,85 @@ func TestPythonGoldenReports(t *testing.T) {
 		})
 	}
 }
+
+// concurrentPython is a correct answer that does things at once inside
+// one call: it loads the record and looks at the provider together
+// (gather), sends under a deadline of its own (wait_for on a task), and
+// waits an hour of the grader's clock between tries.
+const concurrentPython = `import asyncio
+import refundkit
+from refundkit import Outcome, Status
+
+async def refund_money(request_id: str) -> Outcome:
+    record = await refundkit.get_record(request_id)
+    if record is None:
+        raise LookupError(request_id)
+    if record.status == Status.DONE:
+        return Outcome.DONE
+    if not await refundkit.claim(request_id, 7200):
+        return Outcome.IN_PROGRESS
+    rec, held = await asyncio.gather(refundkit.get_record(request_id), refundkit.list_refunds(record.charge_id))
+    if any(r.reference == request_id for r in held):
+        await refundkit.mark_done(request_id)
+        return Outcome.DONE
+    for attempt in range(2):
+        send = asyncio.create_task(refundkit.create_refund(rec.charge_id, rec.amount, idempotency_key="k-" + request_id, reference=request_id))
+        try:
+            await asyncio.wait_for(send, 5)
+            await refundkit.mark_done(request_id)
+            return Outcome.DONE
+        except (TimeoutError, refundkit.RefundKitError) as e:
+            refundkit.log("attempt %d: %r", attempt, e)
+            await asyncio.sleep(3600)
+    await refundkit.mark_needs_check(request_id, "unknown")
+    return Outcome.UNKNOWN
+`
+
+// TestPythonConcurrencyInOneCall: gather, create_task, wait_for and sleep
+// run on the engine's clock and choices: the calls gathered start at the
+// same virtual instant, an hour's sleep is an hour of the trace, and a
+// rerun is the same report.
+func TestPythonConcurrencyInOneCall(t *testing.T) {
+	needPython(t)
+	scs := refund.Scenarios(refund.Builtin())
+	var picked []faultsim.Scenario
+	for _, sc := range scs {
+		if n := sc.Plan().Name; n == "success-on-retry" || n == "every-reply-lost" || n == "two-concurrent" {
+			picked = append(picked, sc)
+		}
+	}
+	grade := func() (*gradewire.Report, []byte) {
+		rep, err := faultsim.GradeSource(context.Background(), []faultsim.Runtime{pyrun.Runtime{}}, refund.Kit{}, picked,
+			"refund.py", concurrentPython, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := rep.Wire(1)
+		return w, sanitizedJSON(t, w)
+	}
+	rep, first := grade()
+	if _, again := grade(); !bytes.Equal(first, again) {
+		t.Fatal("the report differs on a rerun")
+	}
+	if len(rep.Scenarios) != 3 {
+		t.Fatalf("%d scenarios graded, want 3: %s", len(rep.Scenarios), rep.Message)
+	}
+	var lines []string
+	for _, sc := range rep.Scenarios {
+		for _, ev := range sc.Trace {
+			lines = append(lines, sc.Name+" "+ev.At+" "+ev.Actor+" "+ev.Text)
+		}
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"success-on-retry +0s worker-1 ListRefunds",
+		"every-reply-lost +5.1s worker-1 attempt 0: TimeoutError()", // wait_for's own deadline
+		"every-reply-lost +5.1s worker-1 sleeps 1h0m0s",
+		"every-reply-lost +5.1s worker-1 CreateRefund #1 -> TimeoutError: the caller's context ended", // the task cancelled
+		"every-reply-lost +1h0m5.1s worker-1 CreateRefund #2",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no trace line starting %q in:\n%s", want, all)
+		}
+	}
+}
