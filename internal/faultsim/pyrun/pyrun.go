@@ -1,15 +1,24 @@
 // Package pyrun is the Python runtime of the engine: a submission written
-// as `async def` against a kit's Python module runs in python3 processes,
-// one per worker, forked from a zygote that loaded the code once per
-// grade. Every harness call the Python code awaits is carried over a
-// socket, as a JSON line, to the Go engine and answered there by the
-// kit's Go harness, so the world, the scheduler, the virtual clock, the
-// crash points, the invariants and the report are the engine's own.
-// Python's concurrency inside one call (asyncio.gather, create_task,
-// wait_for, sleep) runs on an event loop of ours (runtime.py, embedded)
-// whose clock is the engine's virtual clock and which waits for the
-// engine whenever all its tasks wait, so the engine's seeded scheduler
-// orders every answer and the same seed gives the same report.
+// as `async def` against a kit's Python module runs in python3 lane
+// processes, forked from a zygote that loaded the code once per grade;
+// a lane serves the workers of one run at a time, each as a process of
+// its own would be (the module executed afresh, its own seeded random
+// source, its own output, its own event loop), and a worker whose process
+// dies is dropped there, none of its tasks running again. Every harness
+// call the Python code awaits is carried over a socket, as a JSON line,
+// to the Go engine and answered there by the kit's Go harness, so the
+// world, the scheduler, the virtual clock, the crash points, the
+// invariants and the report are the engine's own. Python's concurrency
+// inside one call (asyncio.gather, create_task, wait_for, sleep) runs on
+// an event loop of ours (runtime.py, embedded) whose clock is the
+// engine's virtual clock and which hands control back to the engine
+// whenever all its tasks wait, so the engine's seeded scheduler orders
+// every answer and the same seed gives the same report.
+//
+// A worker's call that does not wait (refundkit.log) holds its run's
+// lane while it passes the engine's gate, so another worker of the run
+// cannot take a step of its Python code meanwhile: schedules that differ
+// only in where such a line falls are not all explored.
 //
 // Python grading runs only where the grading child is confined by the
 // kernel (see Available): a Python submission can import anything of its
@@ -17,12 +26,16 @@
 package pyrun
 
 import (
+	"bufio"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gradewire"
@@ -132,27 +145,103 @@ func (rt Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Progr
 	if diag != nil {
 		return nil, []gradewire.Diagnostic{*diag}
 	}
-	return &Program{bind: b, z: z, live: map[*session]bool{}}, nil
+	return &Program{bind: b, z: z, byRun: map[*faultsim.Trace]*runUse{}, byWorker: map[*faultsim.Worker]*runUse{}}, nil
 }
 
-// Program is a loaded Python submission: the zygote its workers' processes
-// are forked from.
+// Program is a loaded Python submission: the zygote its lanes are forked
+// from, and the lanes. A lane is a process that serves the workers of one
+// run at a time, each with the submission's module executed afresh, its
+// own random source and its own event loop (runtime.py): forking a
+// process per worker cost 49 times a Go grade's CPU time, most of it in
+// fork and exit (BenchmarkGradePythonVersusGo).
 type Program struct {
 	bind Binding
 	z    *zygote
 	once sync.Once
-	// Forks counts the worker processes started, for benchmarks.
-	Forks int
-	mu    sync.Mutex
-	live  map[*session]bool // calls whose process runs
+	mu   sync.Mutex
+	// Forks counts the lane processes started, for benchmarks.
+	Forks    int
+	free     []*lane
+	all      []*lane
+	byRun    map[*faultsim.Trace]*runUse
+	byWorker map[*faultsim.Worker]*runUse
 }
 
-// Load implements faultsim.Program: the entry calls the Python code in a
-// process forked for w when the call starts.
+// lane is one lane process.
+type lane struct {
+	conn   *os.File
+	r      *bufio.Reader
+	pid    int
+	broken atomic.Bool
+}
+
+// runUse is one run's hold on a lane: its workers take turns at it
+// (turn, a channel of the run's bubble).
+type runUse struct {
+	lane  *lane
+	turn  chan struct{}
+	users int
+}
+
+// Load implements faultsim.Program: the run's lane (the first of its
+// workers to load takes a free one or forks one) serves w's call.
 func (p *Program) Load(w *faultsim.Worker, seed int64, out io.Writer) (any, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := p.byRun[w.Trace()]
+	if u == nil {
+		var l *lane
+		if n := len(p.free); n > 0 {
+			l, p.free = p.free[n-1], p.free[:n-1]
+		} else {
+			conn, pid, err := p.z.fork()
+			if err != nil {
+				return nil, err
+			}
+			l = &lane{conn: conn, r: bufio.NewReaderSize(conn, 64<<10), pid: pid}
+			p.all = append(p.all, l)
+			p.Forks++
+		}
+		u = &runUse{lane: l, turn: make(chan struct{}, 1)}
+		p.byRun[w.Trace()] = u
+	}
+	u.users++
+	p.byWorker[w] = u
 	return p.bind.Adapt(func(ctx context.Context, args ...any) Result {
-		return p.call(ctx, w, seed, out, args)
+		return p.call(ctx, w, u, seed, out, args)
 	}), nil
+}
+
+// Finished implements the engine's finisher: once every worker of a run
+// has finished, its lane forgets them all and serves another run.
+func (p *Program) Finished(w *faultsim.Worker, clean bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := p.byWorker[w]
+	if u == nil {
+		return
+	}
+	delete(p.byWorker, w)
+	u.users--
+	if u.users > 0 {
+		return
+	}
+	delete(p.byRun, w.Trace())
+	if u.lane.broken.Load() {
+		u.lane.kill()
+		return
+	}
+	if _, err := u.lane.conn.Write([]byte("{\"reset\":true}\n")); err != nil {
+		u.lane.broken.Store(true)
+		u.lane.kill()
+		return
+	}
+	p.free = append(p.free, u.lane)
+}
+
+func (l *lane) kill() {
+	_ = syscall.Kill(l.pid, syscall.SIGKILL)
+	l.conn.Close()
 }
 
 // TracksSeeds implements faultsim.SeedsTracked: the worker's process
@@ -166,13 +255,13 @@ func (p *Program) GradeProgram(ctx context.Context, k faultsim.Kit, scenarios []
 	return faultsim.Grade(ctx, k, scenarios, p, b, opt)
 }
 
-// Close ends the zygote and every worker process still running (a call
-// left blocked for ever when a run deadlocked never ends its own).
+// Close ends the lanes and the zygote, which reaps them.
 func (p *Program) Close() {
 	p.mu.Lock()
-	for s := range p.live {
-		s.kill()
+	for _, l := range p.all {
+		l.kill()
 	}
+	p.all, p.free = nil, nil
 	p.mu.Unlock()
 	p.once.Do(p.z.close)
 }

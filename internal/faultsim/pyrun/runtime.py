@@ -1,16 +1,22 @@
 # The Python side of Faultline's Python runtime (internal/faultsim/pyrun).
 #
-# One zygote per grade: it loads the kit's module and the submission once,
-# then forks one process per worker of a run when the engine asks (a
-# "fork" message on fd 3 carrying the worker's socket). A worker runs one
-# call of the entry coroutine on an event loop of ours whose clock is the
-# engine's virtual clock: whenever every task is waiting, the loop sends
-# the engine what they wait for (harness calls, its next timer) and blocks
-# until the engine answers one of them, in the order the engine's seeded
-# scheduler chose. Nothing here reads the real clock or the system's
+# One zygote per grade loads the kit's module and compiles the submission
+# once (a problem there is a diagnostic), then forks a lane process for
+# each lane of runs when the engine asks (a "fork" message on fd 3
+# carrying the lane's socket). A lane process serves the workers of one
+# run at a time, each as a process of its own would be: the submission's
+# module executed afresh for it, its own seeded random source, its own
+# output, and its one call of the entry coroutine on an event loop of its
+# own whose clock is the engine's virtual clock. Whenever every task of a
+# worker's loop waits, the lane sends the engine what they wait for
+# (harness calls, the next timer) and steps that loop again only when the
+# engine answers one of them, in the order the engine's seeded scheduler
+# chose. A worker whose process the engine kills is dropped: none of its
+# tasks runs again. Nothing here reads the real clock or the system's
 # randomness on the submission's behalf.
 import asyncio
 import asyncio.base_events
+import asyncio.events
 import heapq
 import inspect
 import json
@@ -33,18 +39,16 @@ _BUGS = (AttributeError, NameError, TypeError, IndexError, ZeroDivisionError,
 
 
 class _Writer:
-    """sys.stdout and sys.stderr of a worker: kept, sent with the next message."""
-
-    def __init__(self, state):
-        self.state = state
+    """sys.stdout and sys.stderr: what the stepping worker prints, kept for
+    its next message."""
 
     def write(self, s):
         if not isinstance(s, str):
             raise TypeError("write() argument must be str")
-        st = self.state
-        if st.out_len < _OUT_LIMIT:
-            st.out.append(s[: _OUT_LIMIT - st.out_len])
-            st.out_len += len(s)
+        wk = _cur
+        if wk is not None and wk.out_len < _OUT_LIMIT:
+            wk.out.append(s[: _OUT_LIMIT - wk.out_len])
+            wk.out_len += len(s)
         return len(s)
 
     def flush(self):
@@ -54,55 +58,37 @@ class _Writer:
         return False
 
 
-class _State:
-    def __init__(self):
-        self.out = []
-        self.out_len = 0
-        self.drew = False
-        self.reported_drew = False
-
-    def take(self, msg):
-        if self.out:
-            msg["out"] = "".join(self.out)
-            self.out = []
-        if self.drew and not self.reported_drew:
-            msg["drew"] = True
-            self.reported_drew = True
-        return msg
-
-
-_state = _State()
-
-
 class _TrackedRandom(random.Random):
-    """random's module functions for a worker: seeded by the engine, and a
-    draw tells the engine the run depends on its seed."""
+    """A worker's random source: seeded by the engine, and a draw tells the
+    engine the run depends on its seed."""
 
     def random(self):
-        _state.drew = True
+        if _cur is not None:
+            _cur.drew = True
         return super().random()
 
     def getrandbits(self, k):
-        _state.drew = True
+        if _cur is not None:
+            _cur.drew = True
         return super().getrandbits(k)
 
 
-def _install_random():
-    inst = _TrackedRandom(0)
-    for name in ("seed", "random", "uniform", "triangular", "randint", "choice", "randrange", "sample",
+_RANDOM_NAMES = ("seed", "random", "uniform", "triangular", "randint", "choice", "randrange", "sample",
                  "shuffle", "choices", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate",
                  "gammavariate", "gauss", "betavariate", "paretovariate", "weibullvariate", "getstate",
-                 "setstate", "getrandbits", "randbytes"):
+                 "setstate", "getrandbits", "randbytes")
+
+
+def _bind_random(inst):
+    """random's module functions, and os.urandom, draw from inst."""
+    for name in _RANDOM_NAMES:
         if hasattr(inst, name):
             setattr(random, name, getattr(inst, name))
     random._inst = inst
 
-    def urandom(n):
-        return inst.randbytes(n)
 
-    os.urandom = urandom
-    random._urandom = urandom
-    return inst
+def _urandom(n):
+    return random._inst.randbytes(n)
 
 
 class _Conn:
@@ -125,7 +111,13 @@ class _Selector:
         self.loop = loop
 
     def select(self, timeout):
-        return self.loop._wait(timeout)
+        # Never waits: a loop with nothing ready and no timer due is
+        # quiet, and the lane hands the engine what it waits for.
+        loop = self.loop
+        if timeout != 0:
+            sched = loop._scheduled
+            loop._quiet = not (sched and sched[0]._when <= loop._now + loop._clock_resolution)
+        return []
 
     def close(self):
         pass
@@ -137,18 +129,23 @@ class VirtualLoop(asyncio.base_events.BaseEventLoop):
     (BaseEventLoop's), timers by deadline, so the same answers in the same
     order make the same run."""
 
-    def __init__(self, conn, now_ns):
+    def __init__(self, now_ns):
         super().__init__()
         self._selector = _Selector(self)
         self._clock_resolution = 1e-6
-        self._conn = conn
         self._now = now_ns / 1e9
+        self._quiet = False
         self._seq = 0
         self._futures = {}
         self._outgoing = []
         self._cancels = []
-        self._timer = None
-        self.main = None
+        self.tasks = []  # every task of the worker, for its end (_bury)
+        self.set_task_factory(self._new_task)
+
+    def _new_task(self, loop, coro, context=None):
+        t = asyncio.Task(coro, loop=loop, context=context)
+        self.tasks.append(t)
+        return t
 
     def time(self):
         return self._now
@@ -174,47 +171,27 @@ class VirtualLoop(asyncio.base_events.BaseEventLoop):
         fut.add_done_callback(forget)
         return fut
 
-    def call_now(self, fn, args):
-        """A harness call that does not wait (a log line): answered before
-        the code goes on."""
-        self._conn.send(_state.take({"sync": {"fn": fn, "args": args}}))
-        while True:
-            m = self._conn.recv()
-            self._now = m.get("now", 0) / 1e9
-            if "sync" in m:
-                r = m["sync"]
-                if "raise" in r:
-                    raise _exception(r["raise"])
-                return r.get("ok")
-
-    def _wait(self, timeout):
-        if timeout == 0:
-            return []
+    def batch(self):
+        """What the loop waits for, now that it is quiet."""
         msg = {}
         if self._outgoing:
             msg["calls"], self._outgoing = self._outgoing, []
         if self._cancels:
             msg["cancel"], self._cancels = self._cancels, []
-        timer = None
         while self._scheduled and self._scheduled[0]._cancelled:
             heapq.heappop(self._scheduled)  # BaseEventLoop drops them lazily
         if self._scheduled:
-            timer = int(-(-self._scheduled[0]._when * 1e9 // 1))
-        if timer is not None:
-            msg["timer"] = timer
-        self._conn.send(_state.take(msg))
-        ev = self._conn.recv()
-        self._now = ev.get("now", 0) / 1e9
-        if "id" in ev:
-            fut = self._futures.pop(ev["id"], None)
-            if fut is not None and not fut.done():
-                if "raise" in ev:
-                    fut.set_exception(_exception(ev["raise"]))
-                else:
-                    fut.set_result(ev.get("ok"))
-        elif ev.get("cancel") and self.main is not None:
-            self.main.cancel()
-        return []
+            msg["timer"] = int(-(-self._scheduled[0]._when * 1e9 // 1))
+        return msg
+
+    def answer(self, ev):
+        """Resolves what the engine answered."""
+        fut = self._futures.pop(ev["id"], None)
+        if fut is not None and not fut.done():
+            if "raise" in ev:
+                fut.set_exception(_exception(ev["raise"]))
+            else:
+                fut.set_result(ev.get("ok"))
 
 
 _kit = None  # the kit's module
@@ -233,16 +210,24 @@ def _exception(r):
     return RuntimeError(r.get("message", ""))
 
 
-_loop = None
-
-
 def harness_call(fn, **args):
     """What the kit's module awaits for each of its functions."""
-    return _loop.call(fn, args)
+    return _cur.loop.call(fn, args)
 
 
 def harness_call_now(fn, **args):
-    return _loop.call_now(fn, args)
+    """A harness call that does not wait (a log line): answered before the
+    code goes on."""
+    wk = _cur
+    if wk is _GRAVE:
+        raise _Dead()
+    _conn.send(wk.take({"sync": {"fn": fn, "args": args}}))
+    m = _conn.recv()
+    wk.loop._now = m.get("now", 0) / 1e9
+    r = m.get("sync") or {}
+    if "raise" in r:
+        raise _exception(r["raise"])
+    return r.get("ok")
 
 
 _real_sleep = asyncio.sleep
@@ -258,7 +243,7 @@ async def _sleep(delay, result=None):
 
 
 def _virtual_time():
-    return _loop.time() if _loop is not None else 0.0
+    return _cur.loop.time() if _cur is not None else 0.0
 
 
 def _describe(e):
@@ -282,37 +267,169 @@ def _outcome(v):
     return repr(v)
 
 
-def _serve_worker(sock, entry):
-    global _loop
-    conn = _Conn(sock)
-    start = conn.recv()
-    inst = random._inst
-    inst.seed(start.get("seed", 0))
-    _state.drew = False
-    loop = VirtualLoop(conn, start.get("now", 0))
-    _loop = loop
-    asyncio.set_event_loop(loop)
-    done = {"done": True}
+class _Worker:
+    """One worker of the lane's run: what a process of its own would hold."""
+
+    def __init__(self, start):
+        self.out = []
+        self.out_len = 0
+        self.drew = False
+        self.reported_drew = False
+        self.rand = _TrackedRandom(start.get("seed", 0))
+        self.loop = VirtualLoop(start.get("now", 0))
+        self.task = None
+
+    def take(self, msg):
+        if self.out:
+            msg["out"] = "".join(self.out)
+            self.out = []
+        if self.drew and not self.reported_drew:
+            msg["drew"] = True
+            self.reported_drew = True
+        return msg
+
+
+class _Dead(BaseException):
+    """Raised in a worker whose process is gone, should its code try
+    anything (a finally that calls the harness as its coroutine closes)."""
+
+
+class _DeadLoop:
+    def time(self):
+        return 0.0
+
+    def call(self, fn, args):
+        raise _Dead()
+
+
+class _Grave:
+    """_cur while a worker's coroutines are closed: nothing of it reaches
+    the engine, its output is dropped."""
+    loop = _DeadLoop()
+    out = []
+    out_len = _OUT_LIMIT
+    drew = False
+
+
+_GRAVE = _Grave()
+
+
+def _bury(wk):
+    """Ends a worker as its process's end would: every coroutine of it is
+    closed now, where nothing it tries reaches the engine, rather than
+    when the collector finds it, in the middle of another worker's step."""
+    global _cur
+    prev = _cur
+    _cur = _GRAVE
     try:
-        loop.main = loop.create_task(entry(*start.get("args", [])))
+        for t in wk.loop.tasks:
+            if not t.done():
+                t._log_destroy_pending = False
+                try:
+                    t.get_coro().close()
+                except BaseException:
+                    pass
+        wk.loop._ready.clear()
+        wk.loop._scheduled.clear()
+    finally:
+        _cur = prev
+
+
+_cur = None  # the worker whose loop steps
+_conn = None
+_code = None  # the submission, compiled
+
+
+def _start(wk, args):
+    """The worker's process starts: the submission's module afresh, then
+    its call of the entry coroutine."""
+    mod = types.ModuleType("submission")
+    mod.__file__ = _filename
+    exec(_code, mod.__dict__)
+    entry = mod.__dict__.get(_entry)
+    wk.task = wk.loop.create_task(entry(*args))
+    wk.task._log_destroy_pending = False
+
+
+def _step(wk):
+    """Runs the worker's loop until every task waits, or the call is over:
+    the message the engine gets."""
+    global _cur
+    _cur = wk
+    _bind_random(wk.rand)
+    loop = wk.loop
+    asyncio.events._set_running_loop(loop)
+    try:
+        if wk.task is None:
+            _start(wk, wk.args)
+        while not wk.task.done():
+            loop._quiet = False
+            loop._run_once()
+            if loop._quiet and not loop._ready:
+                return wk.take(loop.batch())
+    except BaseException as e:  # the module's own import, for this worker
+        return wk.take({"done": True, "raise": _describe(e)})
+    finally:
+        asyncio.events._set_running_loop(None)
+        _cur = None
+    done = {"done": True}
+    t = wk.task
+    if t.cancelled():
+        done["raise"] = {"type": "CancelledError", "message": "the call was cancelled", "bug": False}
+    elif t.exception() is not None:
+        done["raise"] = _describe(t.exception())
+    else:
         try:
-            done["result"] = _outcome(loop.run_until_complete(loop.main))
-        except asyncio.CancelledError as e:
-            done["raise"] = {"type": "CancelledError", "message": str(e) or "the call was cancelled", "bug": False}
-        except BaseException as e:  # the call's own exception, reported
+            done["result"] = _outcome(t.result())
+        except BaseException as e:
             done["raise"] = _describe(e)
-    except BaseException as e:
-        done["raise"] = _describe(e)
-    conn.send(_state.take(done))
-    sys.stdout.flush()
-    os._exit(0)
+    return wk.take(done)
+
+
+def _serve_lane(sock):
+    global _conn
+    _conn = _Conn(sock)
+    workers = {}
+    while True:
+        m = _conn.recv()
+        tag = m.get("w")
+        if m.get("reset"):
+            for wk in workers.values():
+                _bury(wk)
+            workers.clear()
+            continue
+        if m.get("drop"):
+            wk = workers.pop(tag, None)
+            if wk is not None:
+                _bury(wk)
+            continue
+        if m.get("start"):
+            wk = _Worker(m)
+            wk.args = m.get("args", [])
+            workers[tag] = wk
+        else:
+            wk = workers.get(tag)
+            if wk is None:
+                _conn.send({"done": True, "raise": {"type": "RuntimeError", "message": "no such worker", "bug": True}})
+                continue
+            wk.loop._now = m.get("now", 0) / 1e9
+            if "id" in m:
+                wk.loop.answer(m)
+            elif m.get("cancel"):
+                wk.task.cancel()
+        msg = _step(wk)
+        if msg.get("done"):
+            # Tasks the call left behind end with its process.
+            _bury(workers.pop(tag))
+        _conn.send(msg)
 
 
 def _load(init):
     """Loads the kit's module and the submission; a problem is a
     diagnostic the engine shows the user."""
-    global _kit, _filename
+    global _kit, _filename, _code, _entry
     _filename = init["file"]
+    _entry = init["entry"]
     kit = types.ModuleType(init["module"])
     kit.__dict__["_call"] = harness_call
     kit.__dict__["_call_now"] = harness_call_now
@@ -323,9 +440,11 @@ def _load(init):
     time.time = lambda: 1_700_000_000.0 + _virtual_time()
     time.monotonic = _virtual_time
     time.perf_counter = _virtual_time
-    _install_random()
+    os.urandom = _urandom
+    random._urandom = _urandom
+    _bind_random(_TrackedRandom(0))
     try:
-        code = compile(init["source"], _filename, "exec")
+        code = _code = compile(init["source"], _filename, "exec")
     except SyntaxError as e:
         return None, {"line": e.lineno or 0, "column": e.offset or 0, "message": "SyntaxError: " + (e.msg or "")}
     mod = types.ModuleType("submission")
@@ -382,9 +501,8 @@ def main():
         pid = os.fork()
         if pid == 0:
             ctl.close()
-            sock = socket.socket(fileno=fds[0])
-            sys.stdout = sys.stderr = _Writer(_state)
-            _serve_worker(sock, entry)
+            sys.stdout = sys.stderr = _Writer()
+            _serve_lane(socket.socket(fileno=fds[0]))
             os._exit(0)
         os.close(fds[0])
         ctl.send(_ENC.encode({"pid": pid}).encode())

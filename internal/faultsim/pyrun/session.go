@@ -6,30 +6,34 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 )
 
-// A worker's call is a conversation with its process. The process runs
-// until every task of its event loop waits, then sends a batch: the
-// harness calls its tasks began, the futures it gave up on (cancel), its
-// next timer. The call's goroutine starts a goroutine for each harness
-// call, which passes the engine's gate as the Go harness does, and then
-// waits for the next answer of any of them (or the timer, or the caller's
-// cancel): it hands that one answer to the process and reads the next
-// batch. Answers reach the process one at a time, each in the order the
-// engine's scheduler made it, while the goroutines of every other worker
-// wait at the gate: the scheduler takes its next step only once every
-// goroutine of the run waits, and the call's goroutine, talking to its
-// process, does not.
+// A worker's call is a conversation with the lane process that serves
+// its run. The lane steps the worker's event loop until every task of it
+// waits, then sends a batch: the harness calls its tasks began, the
+// futures it gave up on (cancel), its next timer. The call's goroutine
+// starts a goroutine for each harness call, which passes the engine's
+// gate as the Go harness does, and then waits for the next answer of any
+// of them (or the timer, or the caller's cancel): it hands that one answer
+// to the lane and reads the next batch. Answers reach the worker's loop
+// one at a time, each in the order the engine's scheduler made it, while
+// the goroutines of every other worker wait: the scheduler takes its next
+// step only once every goroutine of the run waits, and the call's
+// goroutine, talking to the lane, does not. Workers of one run take turns
+// at their lane through the run's lock, a channel of the run's bubble, so
+// that one waiting for its turn waits as the scheduler sees it.
 
 // toPython is one message to a worker's process.
 type toPython struct {
+	W      int64           `json:"w"`
+	Start  bool            `json:"start,omitempty"`
+	Drop   bool            `json:"drop,omitempty"`
 	Now    int64           `json:"now"`
 	Seed   *int64          `json:"seed,omitempty"`
 	Args   []any           `json:"args,omitempty"`
@@ -78,12 +82,10 @@ type session struct {
 	p    *Program
 	w    *faultsim.Worker
 	ctx  context.Context
-	conn *os.File
-	r    *bufio.Reader
-	pid  int
+	use  *runUse
+	tag  int64
 	out  io.Writer
-
-	killOnce sync.Once
+	done bool // the lane has forgotten the worker: its call ended there
 
 	mu     sync.Mutex
 	queue  []event
@@ -101,64 +103,71 @@ type session struct {
 	drew      bool
 }
 
-// maxLine bounds one message from a worker's process.
+// maxLine bounds one message from a lane.
 const maxLine = 4 << 20
 
-func (p *Program) call(ctx context.Context, w *faultsim.Worker, seed int64, out io.Writer, args []any) Result {
-	conn, pid, err := p.z.fork()
-	if err != nil {
-		panic(err.Error())
-	}
-	s := &session{p: p, w: w, ctx: ctx, conn: conn, r: bufio.NewReaderSize(conn, 64<<10), pid: pid, out: out,
+var tags atomic.Int64
+
+func (p *Program) call(ctx context.Context, w *faultsim.Worker, use *runUse, seed int64, out io.Writer, args []any) Result {
+	s := &session{p: p, w: w, ctx: ctx, use: use, tag: tags.Add(1), out: out,
 		notify: make(chan struct{}, 1), stop: make(chan struct{}), cancels: map[int]context.CancelFunc{}}
-	p.mu.Lock()
-	p.Forks++
-	p.live[s] = true
-	p.mu.Unlock()
 	// A return, a panic, a crash or the run's end (a Goexit) ends the
-	// process: a worker's process lives for its one call.
+	// worker: as its process would, it does nothing more.
 	defer s.end()
-	s.send(toPython{Seed: &seed, Args: args})
+	m := s.exchange(toPython{Start: true, Seed: &seed, Args: args})
 	for {
-		m := s.read()
 		if m.Done {
 			return Result{Value: m.Result, Raised: m.Raise}
 		}
 		s.begin(m)
-		s.send(s.next())
+		m = s.exchange(s.next())
 	}
+}
+
+// exchange hands the lane one message for the worker and reads what the
+// worker's loop does with it, holding the run's turn at the lane.
+func (s *session) exchange(m toPython) fromPython {
+	s.use.turn <- struct{}{}
+	defer func() { <-s.use.turn }()
+	s.send(m)
+	got := s.read()
+	s.done = got.Done
+	return got
 }
 
 func (s *session) now() int64 { return int64(s.w.Trace().Since()) }
 
 func (s *session) send(m toPython) {
-	m.Now = s.now()
+	m.W, m.Now = s.tag, s.now()
 	data, err := json.Marshal(m)
 	if err != nil {
 		panic("pyrun: " + err.Error())
 	}
-	if _, err := s.conn.Write(append(data, '\n')); err != nil {
+	if _, err := s.use.lane.conn.Write(append(data, '\n')); err != nil {
 		s.lost(err)
 	}
 }
 
-// lost is a process that went away mid-call (killed by a limit, or
-// os._exit in the submission): the call panics, as a Go call whose
-// process misbehaved would.
+// lost is a lane that went away mid-call (killed by a limit, or os._exit
+// in the submission): the call panics, as a Go call whose process
+// misbehaved would, and the lane serves no one again.
 func (s *session) lost(err error) {
+	s.use.lane.broken.Store(true)
+	s.done = true
 	panic(fmt.Sprintf("the Python process of %s ended before its call returned (%v)", s.w.ID, err))
 }
 
 // read returns the process's next batch or end, answering the calls that
 // do not wait on the way.
 func (s *session) read() fromPython {
+	r := s.use.lane.r
 	for {
-		line, err := s.r.ReadSlice('\n')
+		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			var more []byte
 			more = append(more, line...)
 			for err == bufio.ErrBufferFull && len(more) < maxLine {
-				line, err = s.r.ReadSlice('\n')
+				line, err = r.ReadSlice('\n')
 				more = append(more, line...)
 			}
 			line = more
@@ -379,16 +388,15 @@ func (s *session) end() {
 	for _, c := range s.cancels {
 		c()
 	}
-	s.kill()
-	s.p.mu.Lock()
-	delete(s.p.live, s)
-	s.p.mu.Unlock()
-}
-
-// kill ends the process; safe from any goroutine, more than once.
-func (s *session) kill() {
-	s.killOnce.Do(func() {
-		_ = syscall.Kill(s.pid, syscall.SIGKILL)
-		s.conn.Close()
-	})
+	if !s.done && !s.use.lane.broken.Load() {
+		// The worker's process died (or the run ended): the lane drops its
+		// loop, whose tasks never run again.
+		s.use.turn <- struct{}{}
+		if data, err := json.Marshal(toPython{W: s.tag, Drop: true}); err == nil {
+			if _, err := s.use.lane.conn.Write(append(data, '\n')); err != nil {
+				s.use.lane.broken.Store(true)
+			}
+		}
+		<-s.use.turn
+	}
 }
