@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
+	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
@@ -37,7 +38,7 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	if sandbox.FramedChild() {
 		// A reusable child: one job after another until stdin ends.
-		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits())
+		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits(), pyrun.ChildRuntime())
 		return 0
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, maxChildJobBytes+1))
@@ -54,7 +55,7 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	// ServeChild exits the process once the job is graded; it returns
 	// only when the job could not be read.
-	err = interpreted.ServeChild(bytes.NewReader(data), results, gradingKits())
+	err = interpreted.ServeChild(bytes.NewReader(data), results, gradingKits(), pyrun.ChildRuntime())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

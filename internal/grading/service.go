@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ type Service struct {
 // subcommand to the child side.
 func NewChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	return &sandbox.Runner{Args: []string{gradewire.ChildCommand}, Limits: limits, Logger: log,
-		Env: []string{"GOGC=" + strconv.Itoa(childGCPercent)}}
+		Env: append([]string{"GOGC=" + strconv.Itoa(childGCPercent)}, pyrun.ChildEnv()...)}
 }
 
 // childGCPercent is a grading child's GOGC from its first instruction: the

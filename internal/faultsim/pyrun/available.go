@@ -25,6 +25,28 @@ var python struct {
 	why  string
 }
 
+// PythonEnv names the interpreter a grading child runs: the server finds
+// it (the child's environment has no PATH) and passes it on (ChildEnv).
+const PythonEnv = "FAULTLINE_PYTHON"
+
+// ChildEnv is what a grading child's environment needs for Python: the
+// interpreter this process found, and the leave to run it unconfined if
+// this process has it.
+func ChildEnv() []string {
+	var env []string
+	if os.Getenv(UnconfinedEnv) == "1" {
+		env = append(env, UnconfinedEnv+"=1")
+	}
+	if p, why := available(""); why == "" {
+		env = append(env, PythonEnv+"="+p)
+	}
+	return env
+}
+
+// ChildRuntime is the Python runtime of a grading child, with the
+// interpreter its parent found (ChildEnv).
+func ChildRuntime() Runtime { return Runtime{Python: os.Getenv(PythonEnv)} }
+
 // Available says whether Python submissions can be graded here: the
 // interpreter to run, or why not ("" when they can).
 func Available() (path, why string) { return available("") }

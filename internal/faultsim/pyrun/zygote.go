@@ -66,7 +66,8 @@ func startZygote(python string, init initMessage) (*zygote, *gradewire.Diagnosti
 	z := &zygote{cmd: cmd, ctl: fds[0], stderr: &cappedBuffer{limit: 16 << 10}}
 	cmd.Stdout, cmd.Stderr = z.stderr, z.stderr
 	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// In the grading child's process group, which the sandbox kills whole.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		syscall.Close(fds[0])
 		return nil, nil, fmt.Errorf("pyrun: start %s: %w", python, err)
