@@ -14,6 +14,8 @@ import (
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
+	"github.com/faultline-dev/faultline/internal/kits/refund/pyrefund"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -23,6 +25,12 @@ const maxChildJobBytes = 4 << 20
 
 // gradingKits are the kits a grading child can grade a job with.
 func gradingKits() []faultsim.Kit { return []faultsim.Kit{createclient.Kit{}, refund.Kit{}} }
+
+// pythonRuntime is a grading child's runtime for Python answers, with the
+// interpreter its parent found and the kits that have a Python API.
+func pythonRuntime() faultsim.Runtime {
+	return pyrun.Runtime{Python: pyenv.ChildPython(), Bindings: map[string]pyrun.Binding{refund.Name: pyrefund.Binding()}}
+}
 
 // gradeChildCommand is the hidden grading-child mode (gradewire.ChildCommand):
 // the server re-executes itself this way, under the sandbox's limits, to
@@ -38,7 +46,7 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	if sandbox.FramedChild() {
 		// A reusable child: one job after another until stdin ends.
-		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits(), pyrun.ChildRuntime())
+		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits(), pythonRuntime())
 		return 0
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, maxChildJobBytes+1))
@@ -55,7 +63,7 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	// ServeChild exits the process once the job is graded; it returns
 	// only when the job could not be read.
-	err = interpreted.ServeChild(bytes.NewReader(data), results, gradingKits(), pyrun.ChildRuntime())
+	err = interpreted.ServeChild(bytes.NewReader(data), results, gradingKits(), pythonRuntime())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 )
 
 // TestGradePython: `server grade FILE.py` grades Python, the extension
@@ -46,9 +46,9 @@ func TestGradePython(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(bin, append([]string{"grade"}, tt.args...)...)
-			cmd.Env = append(os.Environ(), pyrun.UnconfinedEnv+"=")
+			cmd.Env = append(os.Environ(), pyenv.UnconfinedEnv+"=")
 			if tt.unconfined {
-				cmd.Env = append(cmd.Env, pyrun.UnconfinedEnv+"=1")
+				cmd.Env = append(cmd.Env, pyenv.UnconfinedEnv+"=1")
 			}
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -50,7 +50,7 @@ type Service struct {
 // subcommand to the child side.
 func NewChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	return &sandbox.Runner{Args: []string{gradewire.ChildCommand}, Limits: limits, Logger: log,
-		Env: append([]string{"GOGC=" + strconv.Itoa(childGCPercent)}, pyrun.ChildEnv()...)}
+		Env: append([]string{"GOGC=" + strconv.Itoa(childGCPercent)}, pyenv.ChildEnv()...)}
 }
 
 // childGCPercent is a grading child's GOGC from its first instruction: the

@@ -15,13 +15,13 @@
 // whenever all its tasks wait, so the engine's seeded scheduler orders
 // every answer and the same seed gives the same report.
 //
-// A worker's call that does not wait (refundkit.log) holds its run's
+// A worker's call that does not wait (a log line) holds its run's
 // lane while it passes the engine's gate, so another worker of the run
 // cannot take a step of its Python code meanwhile: schedules that differ
 // only in where such a line falls are not all explored.
 //
 // Python grading runs only where the grading child is confined by the
-// kernel (see Available): a Python submission can import anything of its
+// kernel (see internal/pyenv): a Python submission can import anything of its
 // standard library, so no allowlist is a boundary.
 package pyrun
 
@@ -39,16 +39,19 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 )
 
 //go:embed runtime.py
 var runtimeSource string
 
 // Binding is what a kit gives Python submissions: its module, the entry
-// coroutine, and the Go side of each harness call.
+// coroutine, and the Go side of each harness call. It lives beside the
+// kit, in a package of its own, so that the kit (which the native referee
+// builds) does not link this runtime.
 type Binding struct {
-	// Module is the name the submission imports ("refundkit") and Source
-	// its Python text. The runtime gives the module two functions before
+	// Module is the name the submission imports and Source its Python
+	// text. The runtime gives the module two functions before
 	// running it: _call(fn, **args), a future of harness call fn's
 	// result, and _call_now(fn, **args), the result of a call that does
 	// not wait (a log line). A module function _exception(type, message,
@@ -69,11 +72,6 @@ type Binding struct {
 	// Adapt is the kit's entry value (the type its World invokes) that
 	// calls the Python entry through run.
 	Adapt func(run Runner) any
-}
-
-// Kit is a faultsim.Kit with a Python API.
-type Kit interface {
-	Python() Binding
 }
 
 // Runner calls the Python entry with args, as one worker's process, and
@@ -102,7 +100,7 @@ type Raised struct {
 	Bug  bool `json:"bug,omitempty"`
 }
 
-// Text is the exception as the report shows it: "KeyError: 'r1' (line 9)".
+// Text is the exception as the report shows it: "KeyError: 'x' (line 9)".
 func (r *Raised) Text() string {
 	s := r.Type
 	if r.Message != "" {
@@ -118,6 +116,8 @@ func (r *Raised) Text() string {
 type Runtime struct {
 	// Python is the interpreter to run; empty: python3 on PATH.
 	Python string
+	// Bindings are the kits' Python APIs, by kit name.
+	Bindings map[string]Binding
 }
 
 // Lang implements faultsim.Runtime.
@@ -128,15 +128,14 @@ func (Runtime) Lang() string { return faultsim.LangPython }
 // is loaded once, in the grade's zygote, and what goes wrong there
 // (syntax, an exception at import, no entry coroutine) is diagnostics.
 func (rt Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Program, []gradewire.Diagnostic) {
-	pk, ok := k.(Kit)
+	b, ok := rt.Bindings[k.Name()]
 	if !ok {
 		return nil, []gradewire.Diagnostic{{Message: fmt.Sprintf("pyrun: the %s problems cannot be answered in Python yet", k.Name())}}
 	}
-	python, why := available(rt.Python)
+	python, why := pyenv.Python(rt.Python)
 	if why != "" {
 		return nil, []gradewire.Diagnostic{{Message: "Python grading is unavailable here: " + why}}
 	}
-	b := pk.Python()
 	z, diag, err := startZygote(python, initMessage{Module: b.Module, ModuleSource: b.Source, File: filename, Source: source,
 		Entry: b.Entry, Params: max(1, b.Params), Want: b.Want})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 )
 
 // childrenCPU is the CPU time of this process's children that have been
@@ -33,10 +34,10 @@ func childrenCPU() time.Duration {
 //
 //	go test ./internal/kits/refund -run '^$' -bench GradePythonVersusGo -benchtime 5x
 func BenchmarkGradePythonVersusGo(b *testing.B) {
-	if os.Getenv(pyrun.UnconfinedEnv) != "1" {
-		b.Setenv(pyrun.UnconfinedEnv, "1")
+	if os.Getenv(pyenv.UnconfinedEnv) != "1" {
+		b.Setenv(pyenv.UnconfinedEnv, "1")
 	}
-	if _, why := pyrun.Available(); why != "" {
+	if _, why := pyenv.Available(); why != "" {
 		b.Skip(why)
 	}
 	goSrc, pySrc := readSource(b, referenceFile), readSource(b, pyReferenceFile)
@@ -52,7 +53,7 @@ func BenchmarkGradePythonVersusGo(b *testing.B) {
 			if i == 0 {
 				gradeInterpreted(b, goSrc, scs, bubble, false)
 			} else {
-				prog, diags := pyrun.Runtime{}.Check(refund.Kit{}, "refund.py", pySrc)
+				prog, diags := pyRuntime.Check(refund.Kit{}, "refund.py", pySrc)
 				if diags != nil {
 					b.Fatal(diags)
 				}

@@ -16,6 +16,8 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
+	"github.com/faultline-dev/faultline/internal/kits/refund/pyrefund"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 )
 
 const (
@@ -23,23 +25,26 @@ const (
 	pyReferenceFile = "../../../content/problems/async-refund/reference/refund.py"
 )
 
+// pyRuntime grades Python answers with the kit's Python API.
+var pyRuntime = pyrun.Runtime{Bindings: map[string]pyrun.Binding{refund.Name: pyrefund.Binding()}}
+
 // needPython skips a test where Python cannot grade: no python3, or no
-// leave to run it unconfined (pyrun.UnconfinedEnv, until the sandbox
+// leave to run it unconfined (pyenv.UnconfinedEnv, until the sandbox
 // reports confinement).
 func needPython(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
-	if os.Getenv(pyrun.UnconfinedEnv) != "1" {
-		t.Setenv(pyrun.UnconfinedEnv, "1")
+	if os.Getenv(pyenv.UnconfinedEnv) != "1" {
+		t.Setenv(pyenv.UnconfinedEnv, "1")
 	}
 }
 
 // gradePython grades Python source against the built-in scenarios.
 func gradePython(t *testing.T, source string, opt faultsim.Options) *gradewire.Report {
 	t.Helper()
-	rep, err := faultsim.GradeSource(context.Background(), []faultsim.Runtime{pyrun.Runtime{}}, refund.Kit{}, refund.Scenarios(refund.Builtin()),
+	rep, err := faultsim.GradeSource(context.Background(), []faultsim.Runtime{pyRuntime}, refund.Kit{}, refund.Scenarios(refund.Builtin()),
 		"refund.py", source, faultsimtest.Bubble(t), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +228,7 @@ func TestPythonConcurrencyInOneCall(t *testing.T) {
 		}
 	}
 	grade := func() (*gradewire.Report, []byte) {
-		rep, err := faultsim.GradeSource(context.Background(), []faultsim.Runtime{pyrun.Runtime{}}, refund.Kit{}, picked,
+		rep, err := faultsim.GradeSource(context.Background(), []faultsim.Runtime{pyRuntime}, refund.Kit{}, picked,
 			"refund.py", concurrentPython, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -255,5 +260,27 @@ func TestPythonConcurrencyInOneCall(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("no trace line starting %q in:\n%s", want, all)
 		}
+	}
+}
+
+// TestPythonLoadDiagnostics: what keeps Python code from loading is a
+// report with status error whose message names the line, never an error of
+// the grader.
+func TestPythonLoadDiagnostics(t *testing.T) {
+	needPython(t)
+	for _, tc := range []struct{ name, source, want string }{
+		{"syntax error", "async def refund_money(request_id):\n    return (\n", "line 2:12: SyntaxError: '(' was never closed"},
+		{"no entry", "async def refund(request_id):\n    return 'done'\n", "the code defines no refund_money: want async def refund_money(request_id: str) -> Outcome"},
+		{"not async", "def refund_money(request_id):\n    return 'done'\n", "line 1:0: refund_money is not an async def"},
+		{"two parameters", "async def refund_money(request_id, attempt):\n    return 'done'\n", "line 1:0: refund_money does not take 1 argument(s)"},
+		{"raises on import", "import refundkit\n\nLIMIT = 1 / 0\n", "line 3:0: loading the code raised ZeroDivisionError: division by zero"},
+		{"imports what is not there", "import requests\n", "line 1:0: loading the code raised ModuleNotFoundError: No module named 'requests'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := gradePython(t, tc.source, faultsim.Options{FirstSeed: 1})
+			if rep.Status != faultsim.StatusError || !strings.Contains(rep.Message, tc.want) {
+				t.Fatalf("status %s, message %q; want error containing %q", rep.Status, rep.Message, tc.want)
+			}
+		})
 	}
 }

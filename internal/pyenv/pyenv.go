@@ -1,4 +1,9 @@
-package pyrun
+// Package pyenv says whether this machine may grade Python answers, and
+// hands a grading child what it needs to: the interpreter the server found
+// and the operator's leave to run it unconfined. It is the parent's side
+// of the Python runtime (internal/faultsim/pyrun runs in the child) and
+// imports nothing of the engine.
+package pyenv
 
 import (
 	"os"
@@ -37,21 +42,23 @@ func ChildEnv() []string {
 	if os.Getenv(UnconfinedEnv) == "1" {
 		env = append(env, UnconfinedEnv+"=1")
 	}
-	if p, why := available(""); why == "" {
+	if p, why := Available(); why == "" {
 		env = append(env, PythonEnv+"="+p)
 	}
 	return env
 }
 
-// ChildRuntime is the Python runtime of a grading child, with the
-// interpreter its parent found (ChildEnv).
-func ChildRuntime() Runtime { return Runtime{Python: os.Getenv(PythonEnv)} }
+// ChildPython is the interpreter a grading child's parent found
+// (ChildEnv), "" if none.
+func ChildPython() string { return os.Getenv(PythonEnv) }
 
 // Available says whether Python submissions can be graded here: the
 // interpreter to run, or why not ("" when they can).
-func Available() (path, why string) { return available("") }
+func Available() (path, why string) { return Python("") }
 
-func available(want string) (string, string) {
+// Python is Available with the interpreter want, when the caller knows it
+// (a grading child, from ChildPython).
+func Python(want string) (string, string) {
 	if !Confined() && os.Getenv(UnconfinedEnv) != "1" {
 		return "", "the grading child is not confined by the kernel (set " + UnconfinedEnv + "=1 to grade Python without it)"
 	}

@@ -1,4 +1,9 @@
-package refund
+// Package pyrefund is the refund kit's Python API: the refundkit module a
+// Python answer imports (refundkit.py) and the Go side of its calls,
+// answered by the same fakes as the Go harness's. It is apart from the kit
+// so that the kit, which the native referee builds, links no Python
+// runtime.
+package pyrefund
 
 import (
 	"context"
@@ -9,6 +14,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
 	"github.com/faultline-dev/faultline/internal/grader/refundkit"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
 	"github.com/faultline-dev/faultline/internal/kits/refund/workerctx"
 	"github.com/faultline-dev/faultline/internal/kits/refund/world"
 )
@@ -16,7 +22,7 @@ import (
 // PythonModule is the refundkit module a Python answer imports: the same
 // operations as the Go package, as coroutines.
 //
-//go:embed python/refundkit.py
+//go:embed refundkit.py
 var PythonModule string
 
 // PythonEntryWant is the Python entry's signature as the user reads it.
@@ -26,16 +32,16 @@ const PythonEntryWant = "async def refund_money(request_id: str) -> Outcome"
 // starts: the runtime's (see internal/faultsim/pyrun's runtime.py).
 const pythonEpoch = 1_700_000_000
 
-// Python implements pyrun.Kit: refundkit's calls answered by the same
+// Binding is the kit's Python API: refundkit's calls answered by the same
 // fakes the Go harness reaches, through the worker the call's context
 // carries.
-func (Kit) Python() pyrun.Binding {
+func Binding() pyrun.Binding {
 	return pyrun.Binding{Module: "refundkit", Source: PythonModule, Entry: "refund_money", Params: 1, Want: PythonEntryWant,
 		Call: pythonCall, Adapt: pythonEntry}
 }
 
 func pythonEntry(run pyrun.Runner) any {
-	return Entry(func(ctx context.Context, requestID string) (refundkit.Outcome, error) {
+	return refund.Entry(func(ctx context.Context, requestID string) (refundkit.Outcome, error) {
 		r := run(ctx, requestID)
 		if r.Raised != nil {
 			if r.Raised.Bug {
@@ -93,7 +99,7 @@ func pythonCall(ctx context.Context, fn string, raw json.RawMessage) (any, *pyru
 	}
 	ww, _ := workerctx.From(ctx).(*world.Worker)
 	if ww == nil {
-		panic("refund: a Python call outside a run's worker")
+		panic("pyrefund: a Python call outside a run's worker")
 	}
 	// Seconds on the answer's clock: its time.time() at the run's start
 	// is pythonEpoch.
