@@ -71,12 +71,19 @@ func Python(want string) (string, string) {
 			python.why = "python3 is not installed (Debian: apt-get install python3)"
 			return
 		}
-		out, err := exec.Command(p, "-S", "-c", "import sys; print(sys.version_info >= (3, 11))").Output()
-		if err != nil || strings.TrimSpace(string(out)) != "True" {
+		// The interpreter itself, not a wrapper that finds it (pyenv's
+		// shims are shell scripts): a grade starts it once, a child
+		// without PATH starts it by this name.
+		out, err := exec.Command(p, "-S", "-c", "import sys; print(sys.version_info >= (3, 11), sys.executable)").Output()
+		ok, exe, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+		if err != nil || ok != "True" {
 			python.why = p + " is not Python 3.11 or later"
 			return
 		}
 		python.path = p
+		if exe != "" {
+			python.path = exe
+		}
 	})
 	return python.path, python.why
 }
