@@ -356,7 +356,8 @@ def _step(wk):
     the message the engine gets."""
     global _cur
     _cur = wk
-    _bind_random(wk.rand)
+    if random._inst is not wk.rand:
+        _bind_random(wk.rand)
     loop = wk.loop
     asyncio.events._set_running_loop(loop)
     try:
