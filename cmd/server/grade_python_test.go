@@ -65,3 +65,43 @@ func TestGradePython(t *testing.T) {
 		})
 	}
 }
+
+// TestLintGradesThePythonReference: where Python can run, lint grades a
+// problem's Python reference against its scenarios too, and a scenario it
+// fails is a content error at the scenario's line; where it cannot, lint
+// says nothing of it.
+func TestLintGradesThePythonReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the server binary and grades in child processes")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	bin := buildServer(t)
+	root := refundContent(t, func(s string) string { return s })
+	ref := filepath.Join(root, "problems", "async-refund", "reference", "refund.py")
+	src, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No claim: two workers may both send.
+	broken := strings.Replace(string(src), "    if not await refundkit.claim(request_id, CLAIM_LEASE):", "    if False:", 1)
+	if broken == string(src) {
+		t.Fatal("the reference no longer claims as this test expects")
+	}
+	if err := os.WriteFile(ref, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		unconfined string
+		fails      bool
+	}{{"1", true}, {"", false}} {
+		cmd := exec.Command(bin, "lint", root)
+		cmd.Env = append(os.Environ(), pyenv.UnconfinedEnv+"="+tt.unconfined)
+		out, err := cmd.CombinedOutput()
+		want := `scenario "two-concurrent": the reference refund.py fails it (exclusive-claim)`
+		if got := strings.Contains(string(out), want); got != tt.fails || (err != nil) != tt.fails {
+			t.Errorf("%s=%q: lint said (%v):\n%s\nwant the line %q: %v", pyenv.UnconfinedEnv, tt.unconfined, err, out, want, tt.fails)
+		}
+	}
+}
