@@ -284,3 +284,38 @@ func TestPythonLoadDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestPythonCodeThatEndsItsProcess: code that ends its own process, or
+// raises SystemExit, is a call that panicked or failed, shown as such, and
+// the grade goes on with a fresh process for the runs after it.
+func TestPythonCodeThatEndsItsProcess(t *testing.T) {
+	needPython(t)
+	var scs []faultsim.Scenario
+	for _, sc := range refund.Scenarios(refund.Builtin()) {
+		if n := sc.Plan().Name; n == "success-on-retry" || n == "two-concurrent" {
+			scs = append(scs, sc)
+		}
+	}
+	for _, tc := range []struct{ name, exit, ended, text string }{
+		{"os._exit", "os._exit(3)", "panicked", "the Python process of worker-1 ended before its call returned"},
+		{"sys.exit", "sys.exit(3)", "returned", "SystemExit: 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "import os, sys\nimport refundkit\n\nasync def refund_money(request_id):\n    await refundkit.get_record(request_id)\n    " + tc.exit + "\n"
+			rep, err := faultsim.GradeSource(context.Background(), []faultsim.Runtime{pyRuntime}, refund.Kit{}, scs, "refund.py", src, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := rep.Wire(1)
+			if len(w.Scenarios) != 2 {
+				t.Fatalf("%d scenarios graded: %s", len(w.Scenarios), w.Message)
+			}
+			for _, sc := range w.Scenarios {
+				iv := sc.Invocations[0]
+				if sc.Status != "fail" || iv.Ended != tc.ended || !strings.Contains(iv.Panic+iv.Error, tc.text) {
+					t.Errorf("%s: %s, its first call %+v; want it failed, the call %s with %q", sc.Name, sc.Status, iv, tc.ended, tc.text)
+				}
+			}
+		})
+	}
+}
