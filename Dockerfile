@@ -13,11 +13,12 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/faultline ./cmd/se
 RUN rm -rf /usr/local/go/test /usr/local/go/doc /usr/local/go/api /usr/local/go/misc
 
 # Run: a small Debian with util-linux (prlimit, which the grader's sandbox
-# uses to limit each grading child), CA certificates and the Go toolchain
-# (the native referee's), as a non-root user.
+# uses to limit each grading child), CA certificates, python3 (bookworm's
+# 3.11, which grades Python answers) and the Go toolchain (the native
+# referee's), as a non-root user.
 FROM debian:bookworm-slim
 RUN apt-get update \
-	&& apt-get install -y --no-install-recommends util-linux ca-certificates \
+	&& apt-get install -y --no-install-recommends util-linux ca-certificates python3 \
 	&& rm -rf /var/lib/apt/lists/* \
 	&& groupadd --system --gid 10001 faultline \
 	&& useradd --system --uid 10001 --gid faultline --home-dir /data --shell /usr/sbin/nologin faultline \

@@ -9,7 +9,8 @@
 # on PATH: the sandbox's prlimit, the C compiler -race needs, Debian's
 # Chromium for the browser tests and Node.js with npm for axe-core and the
 # editor bundle; PostgreSQL's server binaries for the Postgres half of the
-# suite (internal/pgtest starts a throwaway cluster of its own: no service).
+# suite (internal/pgtest starts a throwaway cluster of its own: no service);
+# python3 for the Python runtime's tests (internal/faultsim/pyrun).
 missing_packages() {
 	local need=()
 	command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
@@ -17,6 +18,7 @@ missing_packages() {
 	command -v chromium >/dev/null 2>&1 || need+=(chromium)
 	command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 	command -v pg_ctl >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || need+=(postgresql)
+	command -v python3 >/dev/null 2>&1 || need+=(python3)
 	echo "${need[*]}"
 }
 

@@ -10,9 +10,12 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/faultsim/interpreted"
+	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/createclient"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
+	"github.com/faultline-dev/faultline/internal/kits/refund/pyrefund"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -22,6 +25,12 @@ const maxChildJobBytes = 4 << 20
 
 // gradingKits are the kits a grading child can grade a job with.
 func gradingKits() []faultsim.Kit { return []faultsim.Kit{createclient.Kit{}, refund.Kit{}} }
+
+// pythonRuntime is a grading child's runtime for Python answers, with the
+// interpreter its parent found and the kits that have a Python API.
+func pythonRuntime() faultsim.Runtime {
+	return pyrun.Runtime{Python: pyenv.ChildPython(), Bindings: map[string]pyrun.Binding{refund.Name: pyrefund.Binding()}}
+}
 
 // gradeChildCommand is the hidden grading-child mode (gradewire.ChildCommand):
 // the server re-executes itself this way, under the sandbox's limits, to
@@ -41,7 +50,7 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	if sandbox.FramedChild() {
 		// A reusable child: one job after another until stdin ends.
-		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits())
+		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits(), pythonRuntime())
 		return 0
 	}
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, maxChildJobBytes+1))
@@ -58,7 +67,7 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	// ServeChild exits the process once the job is graded; it returns
 	// only when the job could not be read.
-	err = interpreted.ServeChild(bytes.NewReader(data), results, gradingKits())
+	err = interpreted.ServeChild(bytes.NewReader(data), results, gradingKits(), pythonRuntime())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

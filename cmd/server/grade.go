@@ -26,7 +26,7 @@ import (
 // usage; otherwise the report's own ExitCode decides (0 held, 1 violated).
 const gradeExitNotGraded = 2
 
-const gradeUsage = `usage: server grade [-content DIR] [-problem SLUG] [-seed N] [-seeds N] [-json] [-referee=false] [-db DB] FILE.go
+const gradeUsage = `usage: server grade [-content DIR] [-problem SLUG] [-seed N] [-seeds N] [-json] [-referee=false] [-db DB] FILE.go|FILE.py
 
 Grades FILE.go against the problem's fault scenarios in a sandboxed child
 process and prints the report. A problem is graded against its scenarios file
@@ -34,9 +34,15 @@ process and prints the report. A problem is graded against its scenarios file
 content folder (-content DIR, or the content built into the server), with no
 rebuild.
 
-The verdict is checked by the native referee: the file is built natively with
-the go tool on PATH and graded with the same scenarios and seed; where the two
-verdicts differ, the native report is printed (and kept in -db when given).
+FILE.py is graded as Python (the extension decides): refund's
+async def refund_money(request_id) against its refundkit module, under the
+same scenarios, by python3 (3.11 or later). Until the sandbox confines
+grading children, Python grading runs only with FAULTLINE_PYTHON_UNCONFINED=1.
+
+The verdict of a Go file is checked by the native referee: the file is built
+natively with the go tool on PATH and graded with the same scenarios and seed;
+where the two verdicts differ, the native report is printed (and kept in -db
+when given).
 
 Exit status: 0 every invariant held, 1 some were violated, 2 the file could not
 be graded (compile error, forbidden import, a resource limit) or bad usage.
@@ -68,7 +74,7 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return gradeExitNotGraded // the flag package has said what was wrong
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "grade: want exactly one FILE.go, got %d arguments\n", fs.NArg())
+		fmt.Fprintf(stderr, "grade: want exactly one FILE.go or FILE.py, got %d arguments\n", fs.NArg())
 		fs.Usage()
 		return gradeExitNotGraded
 	}
@@ -164,7 +170,10 @@ func gradeWithKit(ctx context.Context, pool *sandbox.Pool, log *slog.Logger, slu
 		return gradeExitNotGraded
 	}
 	svc := grading.New(pool, log)
-	svc.Referee = ref.newReferee(sandbox.DefaultLimits(), 1)
+	if faultsim.LangOf(path) == faultsim.LangGo {
+		// The referee builds Go natively: it has nothing to say of Python.
+		svc.Referee = ref.newReferee(sandbox.DefaultLimits(), 1)
+	}
 	if ref.db != "" && svc.Referee != nil {
 		store, err := storage.Open(ctx, ref.db)
 		if err != nil {
@@ -202,11 +211,11 @@ type gradeReferee struct {
 	db string
 }
 
-// readSubmission reads the Go file to grade, or says on stderr why it
-// cannot.
+// readSubmission reads the Go or Python file to grade, or says on stderr
+// why it cannot.
 func readSubmission(path string, stderr io.Writer) ([]byte, bool) {
-	if !strings.HasSuffix(path, ".go") {
-		fmt.Fprintf(stderr, "grade: %s: want a Go source file (FILE.go)\n", path)
+	if !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".py") {
+		fmt.Fprintf(stderr, "grade: %s: want a Go or Python source file (FILE.go or FILE.py)\n", path)
 		return nil, false
 	}
 	src, err := os.ReadFile(path)

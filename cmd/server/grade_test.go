@@ -218,9 +218,9 @@ func TestGradeUsageErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"no file", nil, "want exactly one FILE.go, got 0 arguments"},
-		{"two files", []string{"a.go", "b.go"}, "want exactly one FILE.go, got 2 arguments"},
-		{"not a Go file", []string{"notes.txt"}, "notes.txt: want a Go source file"},
+		{"no file", nil, "want exactly one FILE.go or FILE.py, got 0 arguments"},
+		{"two files", []string{"a.go", "b.go"}, "want exactly one FILE.go or FILE.py, got 2 arguments"},
+		{"not a Go file", []string{"notes.txt"}, "notes.txt: want a Go or Python source file"},
 		{"unknown problem", []string{"-problem", "nope", "a.go"}, `-problem "nope": content has no code problem by that slug whose kit reads a scenarios file; gradable problems: async-refund, idempotent-create-client-code`},
 		{"problem not in the folder", []string{"-content", "testdata/lint/good", "-problem", "nope", "a.go"},
 			`-problem "nope": testdata/lint/good has no code problem by that slug whose kit reads a scenarios file`},

@@ -13,6 +13,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -47,27 +48,38 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			svc = grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
 		}
-		rep, err := svc.GradeKit(ctx, nil, gradewire.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
-			File: path.Base(p.Code.ReferencePath), Source: p.Code.Reference, Seeds: lintReferenceSeeds}, nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("lint: grade the reference of %s: %w", p.Slug, err)
+		refs := []struct{ file, source string }{{p.Code.ReferencePath, p.Code.Reference}}
+		if _, why := pyenv.Available(); why == "" && p.Code.PythonReference != "" {
+			// The Python reference answers the same scenarios: one it fails
+			// is as wrong for Python answers. Where Python cannot run here,
+			// lint says nothing of it.
+			refs = append(refs, struct{ file, source string }{p.Code.PythonReferencePath, p.Code.PythonReference})
 		}
-		if rep.Status == gradewire.StatusError {
-			out = append(out, problems.Diagnostic{File: p.Code.ReferencePath, Message: "the reference cannot be graded: " + rep.Message})
-			continue
-		}
-		failed := rep.Failed()
-		out = append(out, faultWarnings(p.Code.ScenariosPath, path.Base(p.Code.ReferencePath), scenarios, rep)...)
-		for _, sc := range scenarios {
-			name := sc.Plan().Name
-			ids := failed[name]
-			if len(ids) == 0 {
+		for ri, ref := range refs {
+			rep, err := svc.GradeKit(ctx, nil, gradewire.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
+				File: path.Base(ref.file), Source: ref.source, Seeds: lintReferenceSeeds}, nil, nil)
+			if err != nil {
+				return nil, fmt.Errorf("lint: grade the reference %s of %s: %w", path.Base(ref.file), p.Slug, err)
+			}
+			if rep.Status == gradewire.StatusError {
+				out = append(out, problems.Diagnostic{File: ref.file, Message: "the reference cannot be graded: " + rep.Message})
 				continue
 			}
-			line := scenarioLine(sc)
-			out = append(out, problems.Diagnostic{File: p.Code.ScenariosPath, Line: line, Message: fmt.Sprintf(
-				"scenario %q: the reference %s fails it (%s): no correct solution could pass it as written",
-				name, path.Base(p.Code.ReferencePath), strings.Join(ids, ", "))})
+			failed := rep.Failed()
+			if ri == 0 {
+				out = append(out, faultWarnings(p.Code.ScenariosPath, path.Base(ref.file), scenarios, rep)...)
+			}
+			for _, sc := range scenarios {
+				name := sc.Plan().Name
+				ids := failed[name]
+				if len(ids) == 0 {
+					continue
+				}
+				line := scenarioLine(sc)
+				out = append(out, problems.Diagnostic{File: p.Code.ScenariosPath, Line: line, Message: fmt.Sprintf(
+					"scenario %q: the reference %s fails it (%s): no correct solution could pass it as written",
+					name, path.Base(ref.file), strings.Join(ids, ", "))})
+			}
 		}
 	}
 	return out, nil

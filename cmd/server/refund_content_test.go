@@ -18,7 +18,7 @@ func refundContent(t *testing.T, edit func(scenarios string) string) string {
 	t.Helper()
 	root := t.TempDir()
 	dir := filepath.Join(root, "problems", "async-refund")
-	for _, f := range []string{"problem.md", "scenarios.yaml", "starter/refund.go", "reference/refund.go"} {
+	for _, f := range []string{"problem.md", "scenarios.yaml", "starter/refund.go", "reference/refund.go", "starter/refund.py", "reference/refund.py"} {
 		data, err := os.ReadFile(filepath.Join(refundProblem, f))
 		if err != nil {
 			t.Fatal(err)

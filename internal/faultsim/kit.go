@@ -10,9 +10,11 @@
 // Kit; the engine knows none of it. A test keeps family names out of this
 // package and its subpackages.
 //
-// What runs a submission is a Program, one per route, in a subpackage of
-// its own: interpreted (yaegi, the grading child's route) and native
-// (natively compiled copies, the referee's). Both give the code the same
+// How a submission runs is a Runtime (runtime.go), by the file's language,
+// which gives a Program, one per route, in a subpackage of its own:
+// interpreted (Go in yaegi, the grading child's default route), pyrun
+// (Python in processes of its own, answered over pipes) and native
+// (natively compiled Go copies, the referee's). Both give the code the same
 // stand-ins for standard functions (standins.go), which find their worker
 // through its slot (slots.go). bubble gives a process the virtual clock;
 // faultsimtest and nativebuild are for tests only.

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -54,7 +55,7 @@ type Service struct {
 // import allowlist is the first wall, the kernel the second.
 func NewChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	return &sandbox.Runner{Args: []string{gradewire.ChildCommand}, Limits: limits, Logger: log,
-		Env: []string{"GOGC=" + strconv.Itoa(childGCPercent)}, Confine: &sandbox.ConfinePolicy{}}
+		Env: append([]string{"GOGC=" + strconv.Itoa(childGCPercent)}, pyenv.ChildEnv()...), Confine: &sandbox.ConfinePolicy{}}
 }
 
 // childGCPercent is a grading child's GOGC from its first instruction: the

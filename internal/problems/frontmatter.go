@@ -40,6 +40,10 @@ type codeFront struct {
 	// before kits keeps loading.
 	Grader    string `yaml:"grader"`
 	Scenarios string `yaml:"scenarios"`
+	// PythonStarter and PythonReference are the same problem answered in
+	// Python, for a kit with a Python API: both or neither.
+	PythonStarter   string `yaml:"python_starter"`
+	PythonReference string `yaml:"python_reference"`
 }
 
 type problemFront struct {

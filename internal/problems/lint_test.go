@@ -361,6 +361,27 @@ func TestLintReportsEachKindOfBadContent(t *testing.T) {
 			},
 		},
 		{
+			name: "a Python starter with no Python reference",
+			fsys: func(t *testing.T) fstest.MapFS {
+				fsys := edit(t, problemPath, "  reference: reference/refund.go\n", "  reference: reference/refund.go\n  python_starter: starter/refund.py\n")
+				fsys["problems/refund-demo/starter/refund.py"] = &fstest.MapFile{Data: []byte("async def refund_money(request_id): ...\n")}
+				return fsys
+			},
+			want: []string{
+				"problems/refund-demo/problem.md:13: code.python_reference is missing: code.python_starter and code.python_reference come together",
+			},
+		},
+		{
+			name: "a Python starter that is not a .py file",
+			fsys: func(t *testing.T) fstest.MapFS {
+				return edit(t, problemPath, "  reference: reference/refund.go\n", "  reference: reference/refund.go\n  python_starter: starter/refund.go\n  python_reference: reference/refund.go\n")
+			},
+			want: []string{
+				"problems/refund-demo/problem.md:17: code.python_starter \"starter/refund.go\" must be a Python file (.py)",
+				"problems/refund-demo/problem.md:18: code.python_reference \"reference/refund.go\" must be a Python file (.py)",
+			},
+		},
+		{
 			name: "code path outside the problem folder",
 			fsys: func(t *testing.T) fstest.MapFS {
 				return edit(t, problemPath, "starter: starter/refund.go", "starter: ../other/refund.go")

@@ -278,6 +278,20 @@ func (l *loader) loadCode(bd *builder, dir string, fm *codeFront) *Code {
 	}
 	code.StarterPath, code.Starter = l.readCode(bd, dir, "starter", fm.Starter)
 	code.ReferencePath, code.Reference = l.readCode(bd, dir, "reference", fm.Reference)
+	switch {
+	case fm.PythonStarter == "" && fm.PythonReference == "":
+	case fm.PythonStarter == "" || fm.PythonReference == "":
+		key := "python_starter"
+		if fm.PythonStarter != "" {
+			key = "python_reference"
+		}
+		bd.addf(bd.file.keyLine("code", key), "code.%s is missing: code.python_starter and code.python_reference come together", key)
+	case code.Kit == "":
+		bd.addf(bd.file.keyLine("code", "python_starter"), "code.python_starter needs code.kit: only a kit grades Python")
+	default:
+		code.PythonStarterPath, code.PythonStarter = l.readFile(bd, dir, "python_starter", fm.PythonStarter, ".py")
+		code.PythonReferencePath, code.PythonReference = l.readFile(bd, dir, "python_reference", fm.PythonReference, ".py")
+	}
 	return code
 }
 
@@ -345,26 +359,11 @@ func (l *loader) resolveKit(bd *builder, dir string, fm *codeFront, code *Code) 
 // readCode reads one code file named in the front matter (relative to the
 // problem's folder) and reports Go syntax errors on the code file's lines.
 func (l *loader) readCode(bd *builder, dir, key, rel string) (file, src string) {
-	line := bd.file.keyLine("code", key)
-	if strings.TrimSpace(rel) == "" {
-		bd.addf(line, "code.%s is missing: name the %s file, relative to the problem folder (for example %s/refund.go)", key, key, key)
+	file, src = l.readFile(bd, dir, key, rel, ".go")
+	if file == "" {
 		return "", ""
 	}
-	file = path.Join(dir, rel)
-	if path.IsAbs(rel) || !strings.HasPrefix(file, dir+"/") {
-		bd.addf(line, "code.%s %q must be a path inside the problem folder %s/", key, rel, dir)
-		return "", ""
-	}
-	data, err := fs.ReadFile(l.fsys, file)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			bd.addf(line, "code.%s: file %s not found (looked for %s)", key, rel, file)
-		} else {
-			bd.addf(line, "code.%s: cannot read %s: %v", key, file, err)
-		}
-		return "", ""
-	}
-	if _, err := parser.ParseFile(token.NewFileSet(), file, data, parser.AllErrors|parser.SkipObjectResolution); err != nil {
+	if _, err := parser.ParseFile(token.NewFileSet(), file, src, parser.AllErrors|parser.SkipObjectResolution); err != nil {
 		var list scanner.ErrorList
 		if errors.As(err, &list) {
 			// One error a line: after the first, the parser's messages on
@@ -379,6 +378,37 @@ func (l *loader) readCode(bd *builder, dir, key, rel string) (file, src string) 
 		} else {
 			l.ds.add(file, 0, "Go syntax error: %v", err)
 		}
+	}
+	return file, src
+}
+
+// readFile reads one file named by code.key in the front matter (relative
+// to the problem's folder), whose name ends in ext; "" when it cannot,
+// which the diagnostics say. A Python file's syntax is the grader's to
+// check (it needs python3): lint grades references where it can.
+func (l *loader) readFile(bd *builder, dir, key, rel, ext string) (file, src string) {
+	line := bd.file.keyLine("code", key)
+	if strings.TrimSpace(rel) == "" {
+		bd.addf(line, "code.%s is missing: name the %s file, relative to the problem folder (for example %s/refund.go)", key, key, key)
+		return "", ""
+	}
+	file = path.Join(dir, rel)
+	if path.IsAbs(rel) || !strings.HasPrefix(file, dir+"/") {
+		bd.addf(line, "code.%s %q must be a path inside the problem folder %s/", key, rel, dir)
+		return "", ""
+	}
+	if ext == ".py" && !strings.HasSuffix(rel, ext) {
+		bd.addf(line, "code.%s %q must be a Python file (%s)", key, rel, ext)
+		return "", ""
+	}
+	data, err := fs.ReadFile(l.fsys, file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			bd.addf(line, "code.%s: file %s not found (looked for %s)", key, rel, file)
+		} else {
+			bd.addf(line, "code.%s: cannot read %s: %v", key, file, err)
+		}
+		return "", ""
 	}
 	return file, string(data)
 }

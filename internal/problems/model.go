@@ -77,6 +77,13 @@ type Code struct {
 	// server reads them without the kit (see readScenarioList).
 	ScenarioNames  []string `json:"scenario_names,omitempty"`
 	CheckScenarios []string `json:"check_scenarios,omitempty"`
+	// The starter and reference in Python, for a kit that grades Python
+	// too (code.python_starter, code.python_reference); empty when the
+	// problem has none.
+	PythonStarterPath   string `json:"python_starter_path,omitempty"`
+	PythonStarter       string `json:"python_starter,omitempty"`
+	PythonReferencePath string `json:"python_reference_path,omitempty"`
+	PythonReference     string `json:"python_reference,omitempty"`
 }
 
 // Problem is a debugging or design exercise.

@@ -19,15 +19,16 @@ import (
 // in, grades it with the kit it names among kits in a synctest bubble,
 // writes the result lines to out and exits the process. It returns only
 // when the job cannot be read, before any submitted code ran. The caller
-// runs it under the sandbox's limits.
-func ServeChild(in io.Reader, out io.Writer, kits []faultsim.Kit) error {
+// runs it under the sandbox's limits. rts are the runtimes besides Go's
+// (Python's), for jobs whose file is in their language.
+func ServeChild(in io.Reader, out io.Writer, kits []faultsim.Kit, rts ...faultsim.Runtime) error {
 	job, err := faultsim.ReadJob(in)
 	if err != nil {
 		return err
 	}
 	debug.SetMaxStack(faultsim.ChildMaxStack)
 	MarkGradingChild()
-	bubble.InProcess(func(b faultsim.Bubble) { ServeJob(context.Background(), kits, job, b, out) })
+	bubble.InProcess(func(b faultsim.Bubble) { ServeJob(context.Background(), kits, job, b, out, rts...) })
 	return nil
 }
 
@@ -48,7 +49,7 @@ type Jobs interface {
 // the parent retires it. A job whose code changed a host variable it
 // could reach (an allowed package's or a kit's, see gointerp.HostState)
 // ends unfit, and the parent retires the child too.
-func ServeChildJobs(jobs Jobs, out io.Writer, kits []faultsim.Kit) {
+func ServeChildJobs(jobs Jobs, out io.Writer, kits []faultsim.Kit, rts ...faultsim.Runtime) {
 	debug.SetMaxStack(faultsim.ChildMaxStack)
 	MarkGradingChild()
 	var harnesses []interp.Exports
@@ -72,7 +73,7 @@ func ServeChildJobs(jobs Jobs, out io.Writer, kits []faultsim.Kit) {
 			case job.Kit == "":
 				faultsim.NewLineWriter(out).Write(faultsim.ChildMessage{Error: "faultsim: the job names no kit"})
 			default:
-				ServeJob(context.Background(), kits, job, b, out)
+				ServeJob(context.Background(), kits, job, b, out, rts...)
 			}
 			unfit := ""
 			if changed := host.Changed(); changed != nil {
@@ -87,15 +88,15 @@ func ServeChildJobs(jobs Jobs, out io.Writer, kits []faultsim.Kit) {
 
 // ServeJob grades job in b and writes the result lines to out; split from
 // ServeChild so tests can give it a bubble of their own.
-func ServeJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faultsim.Bubble, out io.Writer) {
+func ServeJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faultsim.Bubble, out io.Writer, rts ...faultsim.Runtime) {
 	w := faultsim.NewLineWriter(out)
-	if job.Native {
+	if job.Native && faultsim.LangOf(job.File) == faultsim.LangGo {
 		// Before any of the submission runs: a child stopped by a limit
 		// has still handed the referee what it builds.
 		w.Write(faultsim.ChildMessage{Native: NativeProgramFor(kits, job)})
 	}
 	st := gradewire.Streamer{KeepPassed: job.KeepPassed}
-	rep, err := RunJob(ctx, kits, job, b, func(s faultsim.ScenarioResult) { w.Write(st.Scenario(s.Wire())) })
+	rep, err := RunJob(ctx, kits, job, b, func(s faultsim.ScenarioResult) { w.Write(st.Scenario(s.Wire())) }, rts...)
 	switch {
 	case err != nil:
 		w.Write(faultsim.ChildMessage{Error: err.Error()})

@@ -344,6 +344,27 @@ func (p *Interpreted) packages(res faultsim.Resolver) interp.Exports {
 	return out
 }
 
+// Runtime is Go interpreted by yaegi, the engine's default runtime: the
+// route every grade took before there were others.
+type Runtime struct{}
+
+// Lang implements faultsim.Runtime.
+func (Runtime) Lang() string { return faultsim.LangGo }
+
+// Check implements faultsim.Runtime: Interpret.
+func (Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Program, []gradewire.Diagnostic) {
+	prog, diags := Interpret(k, filename, source)
+	if diags != nil {
+		return nil, diags
+	}
+	return prog, nil
+}
+
+// GradeProgram implements faultsim.SelfGrading: GradeInterpreted.
+func (p *Interpreted) GradeProgram(ctx context.Context, k faultsim.Kit, scenarios []faultsim.Scenario, b faultsim.Bubble, opt faultsim.Options) (*faultsim.Report, error) {
+	return GradeInterpreted(ctx, k, scenarios, p, b, opt)
+}
+
 // GradeSource interprets source and grades it: a submission that does
 // not load is a report with status error and its diagnostics.
 func GradeSource(ctx context.Context, k faultsim.Kit, scenarios []faultsim.Scenario, filename, source string, b faultsim.Bubble, opt faultsim.Options) (*faultsim.Report, error) {
@@ -410,8 +431,7 @@ const spareCompileLines = 1000
 const laneCompileLimit = 40 * time.Millisecond
 
 func notLoaded(k faultsim.Kit, diags []gradewire.Diagnostic) *faultsim.Report {
-	return &faultsim.Report{Kit: k.Name(), Status: faultsim.StatusError, Diagnostics: diags, Scenarios: []faultsim.ScenarioResult{},
-		Message: "The code could not be graded: " + diags[0].String()}
+	return faultsim.NotLoaded(k, diags)
 }
 
 // trialLoad evaluates the submission once, in a bubble, so that compile

@@ -7,11 +7,12 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim"
 )
 
-// RunJob grades job.Source interpreted with the kit it names, among kits.
-// A job naming a kit or a scenario that is not there, or scenarios that do
-// not parse, is an error: the content or the parent is wrong, not the
-// submission.
-func RunJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faultsim.Bubble, progress func(faultsim.ScenarioResult)) (*faultsim.Report, error) {
+// RunJob grades job.Source with the kit it names, among kits, in the
+// runtime of its file's language: Go interpreted (Runtime), or one of rts
+// (Python). A job naming a kit or a scenario that is not there, or
+// scenarios that do not parse, is an error: the content or the parent is
+// wrong, not the submission.
+func RunJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faultsim.Bubble, progress func(faultsim.ScenarioResult), rts ...faultsim.Runtime) (*faultsim.Report, error) {
 	k, err := faultsim.JobKit(kits, job)
 	if err != nil {
 		return nil, err
@@ -20,7 +21,11 @@ func RunJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faults
 	if err != nil {
 		return nil, err
 	}
-	return GradeSource(ctx, k, scenarios, job.File, job.Source, b, faultsim.JobOptions(job, progress))
+	if faultsim.LangOf(job.File) == faultsim.LangGo {
+		// The default route, as before runtimes were a choice.
+		return GradeSource(ctx, k, scenarios, job.File, job.Source, b, faultsim.JobOptions(job, progress))
+	}
+	return faultsim.GradeSource(ctx, rts, k, scenarios, job.File, job.Source, b, faultsim.JobOptions(job, progress))
 }
 
 // ReferenceFailures grades a problem's reference and returns, per scenario

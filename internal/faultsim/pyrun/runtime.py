@@ -1,0 +1,513 @@
+# The Python side of Faultline's Python runtime (internal/faultsim/pyrun).
+#
+# One zygote per grade loads the kit's module and compiles the submission
+# once (a problem there is a diagnostic), then forks a lane process for
+# each lane of runs when the engine asks (a "fork" message on fd 3
+# carrying the lane's socket). A lane process serves the workers of one
+# run at a time, each as a process of its own would be: the submission's
+# module executed afresh for it, its own seeded random source, its own
+# output, and its one call of the entry coroutine on an event loop of its
+# own whose clock is the engine's virtual clock. Whenever every task of a
+# worker's loop waits, the lane sends the engine what they wait for
+# (harness calls, the next timer) and steps that loop again only when the
+# engine answers one of them, in the order the engine's seeded scheduler
+# chose. A worker whose process the engine kills is dropped: none of its
+# tasks runs again. Nothing here reads the real clock or the system's
+# randomness on the submission's behalf.
+import asyncio
+import asyncio.base_events
+import asyncio.events
+import heapq
+import inspect
+import json
+import os
+import random
+import socket
+import sys
+import time
+import traceback
+import types
+
+_ENC = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str)
+_OUT_LIMIT = 64 << 10
+
+# Exceptions that say the code is wrong rather than that it chose to
+# raise: the engine reports them as a panic, as Go reports a nil
+# dereference, and any other exception as the call's error.
+_BUGS = (AttributeError, NameError, TypeError, IndexError, ZeroDivisionError,
+         RecursionError, AssertionError, UnboundLocalError)
+
+
+class _Writer:
+    """sys.stdout and sys.stderr: what the stepping worker prints, kept for
+    its next message."""
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str")
+        wk = _cur
+        if wk is not None and wk.out_len < _OUT_LIMIT:
+            wk.out.append(s[: _OUT_LIMIT - wk.out_len])
+            wk.out_len += len(s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+class _TrackedRandom(random.Random):
+    """A worker's random source: seeded by the engine, and a draw tells the
+    engine the run depends on its seed."""
+
+    def random(self):
+        if _cur is not None:
+            _cur.drew = True
+        return super().random()
+
+    def getrandbits(self, k):
+        if _cur is not None:
+            _cur.drew = True
+        return super().getrandbits(k)
+
+
+_RANDOM_NAMES = ("seed", "random", "uniform", "triangular", "randint", "choice", "randrange", "sample",
+                 "shuffle", "choices", "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate",
+                 "gammavariate", "gauss", "betavariate", "paretovariate", "weibullvariate", "getstate",
+                 "setstate", "getrandbits", "randbytes")
+
+
+def _bind_random(inst):
+    """random's module functions, and os.urandom, draw from inst."""
+    for name in _RANDOM_NAMES:
+        if hasattr(inst, name):
+            setattr(random, name, getattr(inst, name))
+    random._inst = inst
+
+
+def _urandom(n):
+    return random._inst.randbytes(n)
+
+
+class _Conn:
+    def __init__(self, sock):
+        self.sock = sock
+        self.r = sock.makefile("rb")
+
+    def send(self, msg):
+        self.sock.sendall((_ENC.encode(msg) + "\n").encode())
+
+    def recv(self):
+        line = self.r.readline()
+        if not line:
+            os._exit(0)  # the engine is gone: so is this process
+        return json.loads(line)
+
+
+class _Selector:
+    def __init__(self, loop):
+        self.loop = loop
+
+    def select(self, timeout):
+        # Never waits: a loop with nothing ready and no timer due is
+        # quiet, and the lane hands the engine what it waits for.
+        loop = self.loop
+        if timeout != 0:
+            sched = loop._scheduled
+            loop._quiet = not (sched and sched[0]._when <= loop._now + loop._clock_resolution)
+        return []
+
+    def close(self):
+        pass
+
+
+class VirtualLoop(asyncio.base_events.BaseEventLoop):
+    """An event loop whose clock is the engine's and whose only I/O is the
+    engine's answers. Ready callbacks run in the order they were scheduled
+    (BaseEventLoop's), timers by deadline, so the same answers in the same
+    order make the same run."""
+
+    def __init__(self, now_ns):
+        super().__init__()
+        self._selector = _Selector(self)
+        self._clock_resolution = 1e-6
+        self._now = now_ns / 1e9
+        self._quiet = False
+        self._seq = 0
+        self._futures = {}
+        self._outgoing = []
+        self._cancels = []
+        self.tasks = []  # every task of the worker, for its end (_bury)
+        self.set_task_factory(self._new_task)
+
+    def _new_task(self, loop, coro, context=None):
+        t = asyncio.Task(coro, loop=loop, context=context)
+        self.tasks.append(t)
+        return t
+
+    def time(self):
+        return self._now
+
+    def _process_events(self, event_list):
+        pass
+
+    def _write_to_self(self):
+        pass
+
+    def call(self, fn, args):
+        """A harness call, answered by the engine: a future of its result."""
+        self._seq += 1
+        fut = self.create_future()
+        self._futures[self._seq] = fut
+        self._outgoing.append({"id": self._seq, "fn": fn, "args": args})
+        seq = self._seq
+
+        def forget(f):
+            if f.cancelled() and self._futures.pop(seq, None) is not None:
+                self._cancels.append(seq)
+
+        fut.add_done_callback(forget)
+        return fut
+
+    def batch(self):
+        """What the loop waits for, now that it is quiet."""
+        msg = {}
+        if self._outgoing:
+            msg["calls"], self._outgoing = self._outgoing, []
+        if self._cancels:
+            msg["cancel"], self._cancels = self._cancels, []
+        while self._scheduled and self._scheduled[0]._cancelled:
+            heapq.heappop(self._scheduled)  # BaseEventLoop drops them lazily
+        if self._scheduled:
+            msg["timer"] = int(-(-self._scheduled[0]._when * 1e9 // 1))
+        return msg
+
+    def answer(self, ev):
+        """Resolves what the engine answered."""
+        fut = self._futures.pop(ev["id"], None)
+        if fut is not None and not fut.done():
+            if "raise" in ev:
+                fut.set_exception(_exception(ev["raise"]))
+            else:
+                fut.set_result(ev.get("ok"))
+
+
+_kit = None  # the kit's module
+
+
+def _exception(r):
+    if r.get("bug"):
+        # The harness itself panicked (a scripted fault): escaping the
+        # call, it is reported as the panic it was.
+        e = RuntimeError(r.get("message", ""))
+        e._faultline_panic = True
+        return e
+    make = getattr(_kit, "_exception", None)
+    if make is not None:
+        return make(r.get("type", ""), r.get("message", ""), r.get("fields") or {})
+    return RuntimeError(r.get("message", ""))
+
+
+def harness_call(fn, **args):
+    """What the kit's module awaits for each of its functions."""
+    return _cur.loop.call(fn, args)
+
+
+def harness_call_now(fn, **args):
+    """A harness call that does not wait (a log line): answered before the
+    code goes on."""
+    wk = _cur
+    if wk is _GRAVE:
+        raise _Dead()
+    _conn.send(wk.take({"sync": {"fn": fn, "args": args}}))
+    m = _conn.recv()
+    wk.loop._now = m.get("now", 0) / 1e9
+    r = m.get("sync") or {}
+    if "raise" in r:
+        raise _exception(r["raise"])
+    return r.get("ok")
+
+
+_real_sleep = asyncio.sleep
+
+
+async def _sleep(delay, result=None):
+    # A wait is the engine's (it shows in the trace, on the virtual
+    # clock); sleep(0) only yields, as asyncio's does.
+    if delay is None or delay <= 0:
+        return await _real_sleep(0, result)
+    await harness_call("sleep", seconds=float(delay))
+    return result
+
+
+def _virtual_time():
+    return _cur.loop.time() if _cur is not None else 0.0
+
+
+def _describe(e):
+    tb = traceback.extract_tb(e.__traceback__)
+    line = 0
+    for fr in tb:
+        if fr.filename == _filename:
+            line = fr.lineno
+    return {"type": type(e).__name__, "message": str(e), "line": line,
+            "bug": isinstance(e, _BUGS) or getattr(e, "_faultline_panic", False)}
+
+
+_filename = "submission.py"
+
+
+def _outcome(v):
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return str.__str__(v)
+    return repr(v)
+
+
+class _Worker:
+    """One worker of the lane's run: what a process of its own would hold."""
+
+    def __init__(self, start):
+        self.out = []
+        self.out_len = 0
+        self.drew = False
+        self.reported_drew = False
+        self.rand = _TrackedRandom(start.get("seed", 0))
+        self.loop = VirtualLoop(start.get("now", 0))
+        self.task = None
+
+    def take(self, msg):
+        if self.out:
+            msg["out"] = "".join(self.out)
+            self.out = []
+        if self.drew and not self.reported_drew:
+            msg["drew"] = True
+            self.reported_drew = True
+        return msg
+
+
+class _Dead(BaseException):
+    """Raised in a worker whose process is gone, should its code try
+    anything (a finally that calls the harness as its coroutine closes)."""
+
+
+class _DeadLoop:
+    def time(self):
+        return 0.0
+
+    def call(self, fn, args):
+        raise _Dead()
+
+
+class _Grave:
+    """_cur while a worker's coroutines are closed: nothing of it reaches
+    the engine, its output is dropped."""
+    loop = _DeadLoop()
+    out = []
+    out_len = _OUT_LIMIT
+    drew = False
+
+
+_GRAVE = _Grave()
+
+
+def _bury(wk):
+    """Ends a worker as its process's end would: every coroutine of it is
+    closed now, where nothing it tries reaches the engine, rather than
+    when the collector finds it, in the middle of another worker's step."""
+    global _cur
+    prev = _cur
+    _cur = _GRAVE
+    try:
+        for t in wk.loop.tasks:
+            if not t.done():
+                t._log_destroy_pending = False
+                try:
+                    t.get_coro().close()
+                except BaseException:
+                    pass
+        wk.loop._ready.clear()
+        wk.loop._scheduled.clear()
+    finally:
+        _cur = prev
+
+
+_cur = None  # the worker whose loop steps
+_conn = None
+_code = None  # the submission, compiled
+
+
+def _start(wk, args):
+    """The worker's process starts: the submission's module afresh, then
+    its call of the entry coroutine."""
+    mod = types.ModuleType("submission")
+    mod.__file__ = _filename
+    exec(_code, mod.__dict__)
+    entry = mod.__dict__.get(_entry)
+    wk.task = wk.loop.create_task(entry(*args))
+    wk.task._log_destroy_pending = False
+
+
+def _step(wk):
+    """Runs the worker's loop until every task waits, or the call is over:
+    the message the engine gets."""
+    global _cur
+    _cur = wk
+    if random._inst is not wk.rand:
+        _bind_random(wk.rand)
+    loop = wk.loop
+    asyncio.events._set_running_loop(loop)
+    try:
+        if wk.task is None:
+            _start(wk, wk.args)
+        while not wk.task.done():
+            loop._quiet = False
+            loop._run_once()
+            if loop._quiet and not loop._ready:
+                return wk.take(loop.batch())
+    except BaseException as e:  # the module's own import, for this worker
+        return wk.take({"done": True, "raise": _describe(e)})
+    finally:
+        asyncio.events._set_running_loop(None)
+        _cur = None
+    done = {"done": True}
+    t = wk.task
+    if t.cancelled():
+        done["raise"] = {"type": "CancelledError", "message": "the call was cancelled", "bug": False}
+    elif t.exception() is not None:
+        done["raise"] = _describe(t.exception())
+    else:
+        try:
+            done["result"] = _outcome(t.result())
+        except BaseException as e:
+            done["raise"] = _describe(e)
+    return wk.take(done)
+
+
+def _serve_lane(sock):
+    global _conn
+    _conn = _Conn(sock)
+    workers = {}
+    while True:
+        m = _conn.recv()
+        tag = m.get("w")
+        if m.get("reset"):
+            for wk in workers.values():
+                _bury(wk)
+            workers.clear()
+            continue
+        if m.get("drop"):
+            wk = workers.pop(tag, None)
+            if wk is not None:
+                _bury(wk)
+            continue
+        if m.get("start"):
+            wk = _Worker(m)
+            wk.args = m.get("args", [])
+            workers[tag] = wk
+        else:
+            wk = workers.get(tag)
+            if wk is None:
+                _conn.send({"done": True, "raise": {"type": "RuntimeError", "message": "no such worker", "bug": True}})
+                continue
+            wk.loop._now = m.get("now", 0) / 1e9
+            if "id" in m:
+                wk.loop.answer(m)
+            elif m.get("cancel"):
+                wk.task.cancel()
+        msg = _step(wk)
+        if msg.get("done"):
+            # Tasks the call left behind end with its process.
+            _bury(workers.pop(tag))
+        _conn.send(msg)
+
+
+def _load(init):
+    """Loads the kit's module and the submission; a problem is a
+    diagnostic the engine shows the user."""
+    global _kit, _filename, _code, _entry
+    _filename = init["file"]
+    _entry = init["entry"]
+    kit = types.ModuleType(init["module"])
+    kit.__dict__["_call"] = harness_call
+    kit.__dict__["_call_now"] = harness_call_now
+    exec(compile(init["module_source"], init["module"] + ".py", "exec"), kit.__dict__)
+    sys.modules[init["module"]] = kit
+    _kit = kit
+    asyncio.sleep = _sleep
+    time.time = lambda: 1_700_000_000.0 + _virtual_time()
+    time.monotonic = _virtual_time
+    time.perf_counter = _virtual_time
+    os.urandom = _urandom
+    random._urandom = _urandom
+    _bind_random(_TrackedRandom(0))
+    try:
+        code = _code = compile(init["source"], _filename, "exec")
+    except SyntaxError as e:
+        return None, {"line": e.lineno or 0, "column": e.offset or 0, "message": "SyntaxError: " + (e.msg or "")}
+    mod = types.ModuleType("submission")
+    mod.__file__ = _filename
+    sys.modules["submission"] = mod
+    try:
+        exec(code, mod.__dict__)
+    except BaseException as e:
+        d = _describe(e)
+        return None, {"line": d["line"], "message": "loading the code raised %s: %s" % (d["type"], d["message"])}
+    entry = mod.__dict__.get(init["entry"])
+    want = init.get("want", "")
+    if entry is None:
+        return None, {"message": "the code defines no %s: want %s" % (init["entry"], want)}
+    if not inspect.iscoroutinefunction(entry):
+        return None, {"line": getattr(getattr(entry, "__code__", None), "co_firstlineno", 0),
+                      "message": "%s is not an async def: want %s" % (init["entry"], want)}
+    try:
+        inspect.signature(entry).bind(*(["x"] * init.get("params", 1)))
+    except TypeError:
+        return None, {"line": entry.__code__.co_firstlineno,
+                      "message": "%s does not take %d argument(s): want %s" % (init["entry"], init.get("params", 1), want)}
+    return entry, None
+
+
+def _reap(flags):
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, flags)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def main():
+    init = json.loads(sys.stdin.buffer.read())
+    ctl = socket.socket(fileno=3)
+    entry, diag = _load(init)
+    if diag is not None:
+        ctl.send(_ENC.encode({"diag": diag}).encode())
+        return
+    ctl.send(_ENC.encode({"ready": True}).encode())
+    while True:
+        data, fds, _, _ = socket.recv_fds(ctl, 4096, 1)
+        _reap(os.WNOHANG)
+        if not data:
+            # The grade is over: the engine has ended every worker, whose
+            # CPU time counts as ours once reaped.
+            _reap(0)
+            return
+        if not fds:
+            continue
+        pid = os.fork()
+        if pid == 0:
+            ctl.close()
+            sys.stdout = sys.stderr = _Writer()
+            _serve_lane(socket.socket(fileno=fds[0]))
+            os._exit(0)
+        os.close(fds[0])
+        ctl.send(_ENC.encode({"pid": pid}).encode())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+package refund_test
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/faultline-dev/faultline/internal/faultsim"
+	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/faultsim/pyrun"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
+	"github.com/faultline-dev/faultline/internal/pyenv"
+)
+
+// childrenCPU is the CPU time of this process's children that have been
+// reaped, with their own reaped descendants: a Python grade's zygote and
+// its workers, once the grade closed them.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkGradePythonVersusGo grades the refund reference in Go
+// (interpreted, as the grading child does) and in Python side by side in
+// each iteration, the whole built-in suite at the seeds a user's grade
+// explores, and reports each one's median CPU time (the Python grade's
+// with its zygote's and workers') and wall time, and Python's ratios to
+// Go's. Measured on a loaded 2-core machine (3 runs of -benchtime 5x):
+// Go 62 ms of CPU, Python 560 to 640 ms (9 to 10x; 7 to 8.5x the wall
+// time), some 320 ms of it in the Python processes and the rest in this
+// one: about 7,600 exchanges of a JSON line each way, one per harness
+// call, each costing two context switches. A process per worker (the
+// first design) cost 49x. The target is 3x: not met.
+//
+//	go test ./internal/kits/refund -run '^$' -bench GradePythonVersusGo -benchtime 5x
+func BenchmarkGradePythonVersusGo(b *testing.B) {
+	if os.Getenv(pyenv.UnconfinedEnv) != "1" {
+		b.Setenv(pyenv.UnconfinedEnv, "1")
+	}
+	if _, why := pyenv.Available(); why != "" {
+		b.Skip(why)
+	}
+	goSrc, pySrc := readSource(b, referenceFile), readSource(b, pyReferenceFile)
+	scs := refund.Scenarios(refund.Builtin())
+	bubble := faultsimtest.BenchBubble(b)
+	var cpu, wall [2][]time.Duration
+	var kids []time.Duration
+	forks := 0
+	for b.Loop() {
+		for i := range 2 {
+			faultsimtest.FreshHeap()
+			start, cpu0, kids0 := time.Now(), faultsim.ProcessCPU(), childrenCPU()
+			if i == 0 {
+				gradeInterpreted(b, goSrc, scs, bubble, false)
+			} else {
+				prog, diags := pyRuntime.Check(refund.Kit{}, "refund.py", pySrc)
+				if diags != nil {
+					b.Fatal(diags)
+				}
+				rep, err := prog.(faultsim.SelfGrading).GradeProgram(context.Background(), refund.Kit{}, scs, bubble, faultsim.Options{Seeds: benchSeeds})
+				if err != nil || rep.Status != faultsim.StatusPass {
+					b.Fatalf("%v %s", err, rep.Message)
+				}
+				forks = prog.(*pyrun.Program).Forks
+			}
+			wall[i] = append(wall[i], time.Since(start))
+			cpu[i] = append(cpu[i], faultsim.ProcessCPU()-cpu0+childrenCPU()-kids0)
+			if i == 1 {
+				kids = append(kids, childrenCPU()-kids0)
+			}
+		}
+	}
+	med := func(d []time.Duration) time.Duration {
+		s := append([]time.Duration(nil), d...)
+		for i := range s {
+			for j := i + 1; j < len(s); j++ {
+				if s[j] < s[i] {
+					s[i], s[j] = s[j], s[i]
+				}
+			}
+		}
+		return s[len(s)/2]
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(med(cpu[0])), "go-cpu-ms")
+	b.ReportMetric(ms(med(cpu[1])), "python-cpu-ms")
+	b.ReportMetric(float64(med(cpu[1]))/float64(med(cpu[0])), "python-cpu-x")
+	b.ReportMetric(ms(med(kids)), "python-processes-cpu-ms")
+	b.ReportMetric(ms(med(wall[0])), "go-wall-ms")
+	b.ReportMetric(ms(med(wall[1])), "python-wall-ms")
+	b.ReportMetric(float64(med(wall[1]))/float64(med(wall[0])), "python-wall-x")
+	b.ReportMetric(float64(forks), "python-processes")
+}
