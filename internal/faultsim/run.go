@@ -131,7 +131,9 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 				// actor the stop refused) is the stop's doing, which
 				// Stopped says; a stop that no actor came back to means
 				// they were all blocked where no time reaches.
-				if allEnded(r) || (r.Stopped != StopNone && r.sched != nil && r.sched.Refused() > 0) {
+				// A run cut short on purpose (StopCut) leaves its actors
+				// where they stood, which is no fault of theirs.
+				if allEnded(r) || r.Stopped == StopCut || (r.Stopped != StopNone && r.sched != nil && r.sched.Refused() > 0) {
 					r.Leftover = msg
 				} else {
 					r.Deadlock = msg

@@ -107,14 +107,23 @@ func shrink(k Kit, sc Scenario, prog Program, b Bubble, opt Options, inv Invaria
 	// The shown run is the run that keeps every element, and fails: the
 	// search starts from it. (Its variation that keeps them all is the
 	// same run, pick for pick; faults that never fired in it stay off.)
+	kept, v, r := s.choose(all)
+	v, r, cut := s.cut(v, r)
+	return s.minimal(all, kept, v, r, cut)
+}
+
+// choose is the smallest set of the shown run's elements found that
+// still fails, with its variation and run; a nil run is the shown run,
+// from which no element could go.
+func (s *shrinkSearch) choose(all []element) ([]element, Variation, *Run) {
 	if len(all) == 0 {
-		return s.minimal(all, all, s.variation(all), nil)
+		return all, s.variation(all), nil
 	}
 	if r, v := s.try(nil); r != nil {
-		return s.minimal(all, nil, v, r)
+		return nil, v, r
 	}
 	if len(all) == 1 {
-		return s.minimal(all, all, s.variation(all), nil)
+		return all, s.variation(all), nil
 	}
 	// The seed's picks are often many and seldom needed: first without
 	// them all, at the cost of one run.
@@ -131,7 +140,44 @@ func shrink(k Kit, sc Scenario, prog Program, b Bubble, opt Options, inv Invaria
 	if r == nil {
 		v = s.variation(all)
 	}
-	return s.minimal(all, kept, v, r)
+	return kept, v, r
+}
+
+// cut stops the failing run of v (r; nil for the shown run) where its
+// invariant broke, when the invariant is one a run's prefix can break
+// (Invariant.Prefix): the events after that changed nothing the
+// invariant judges. It looks, by bisection over the run's events, for
+// the fewest events of r that still break it, each a run of its own
+// (Variation.StopAfter), and returns that run, its variation and how
+// many events of r it left out; v and r as they were, and 0, when
+// nothing could be cut.
+func (s *shrinkSearch) cut(v Variation, r *Run) (Variation, *Run, int) {
+	if !s.inv.Prefix || s.out {
+		return v, r, 0
+	}
+	base := r
+	if base == nil {
+		base = s.shown
+	}
+	total := base.Trace.Len()
+	// lo events hold (none break anything); hi break it.
+	lo, hi := 0, total
+	cv, cr := v, (*Run)(nil)
+	for hi-lo > 1 && !s.out {
+		mid := lo + (hi-lo)/2
+		tv := v
+		tv.StopAfter = mid
+		if tr, _ := s.tryVariation(tv); tr != nil {
+			// The step that wrote the mid-th event may have written more.
+			hi, cv, cr = min(mid, tr.Trace.Len()), tv, tr
+		} else {
+			lo = mid
+		}
+	}
+	if cr == nil || cr.Trace.Len() >= total {
+		return v, r, 0
+	}
+	return cv, cr, total - cr.Trace.Len()
 }
 
 // variation is the variation that keeps the elements of kept.
@@ -176,7 +222,11 @@ func (s *shrinkSearch) variation(kept []element) Variation {
 // when it breaks the invariant; nil when it does not, or the budget is
 // spent.
 func (s *shrinkSearch) try(kept []element) (*Run, Variation) {
-	v := s.variation(kept)
+	return s.tryVariation(s.variation(kept))
+}
+
+// tryVariation is try for a variation made already.
+func (s *shrinkSearch) tryVariation(v Variation) (*Run, Variation) {
 	key := fmt.Sprint(v)
 	if s.held[key] {
 		return nil, v
@@ -283,13 +333,14 @@ func complement(chunks [][]element, i int) []element {
 }
 
 // minimal is the report's minimal run: run, made under v, keeping kept of
-// all; a nil run is the shown run, from which nothing could go.
-func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *gradewire.MinimalRun {
-	m := &gradewire.MinimalRun{Invariant: s.inv.ID, Variation: v, Removed: []string{}, Runs: s.runs, Exhausted: s.out}
+// all, with its last cut events left out; a nil run is the shown run,
+// from which nothing could go.
+func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run, cut int) *gradewire.MinimalRun {
+	m := &gradewire.MinimalRun{Invariant: s.inv.ID, Variation: v, Removed: []string{}, Cut: cut, Runs: s.runs, Exhausted: s.out}
 	if run == nil {
 		m.Same, m.Trace = true, []gradewire.TraceEvent{}
 		ev, _ := s.inv.judge(s.shown)
-		m.Message, m.Steps = strings.Join(ev, "\n"), steps(s.k, s.shown, s.inv, ev)
+		m.Message, m.Steps = strings.Join(ev, "\n"), steps(s.k, s.shown, s.inv, ev, false)
 		return m
 	}
 	ev, _ := s.inv.judge(run)
@@ -328,6 +379,9 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *grad
 		m.Removed = append(m.Removed, fmt.Sprintf("%d of the seed's scheduling choices (the actors ready at once go in the order of their names)", len(picks)))
 	}
 	events, _ := sortedEvents(run.Trace)
+	if cut > 0 && len(events) > 0 {
+		m.Removed = append(m.Removed, cutWords(cut, events[len(events)-1]))
+	}
 	if len(events) > maxTraceEvents {
 		events = events[:maxTraceEvents]
 	}
@@ -337,8 +391,32 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *grad
 	if m.Trace == nil {
 		m.Trace = []gradewire.TraceEvent{}
 	}
-	m.Steps = steps(s.k, run, s.inv, ev)
+	m.Steps = steps(s.k, run, s.inv, ev, cut > 0)
 	return m
+}
+
+// cutWords says, to follow "without", what a cut left out: the n events
+// after last, the cut run's last.
+func cutWords(n int, last Event) string {
+	what := fmt.Sprintf("the %d events", n)
+	if n == 1 {
+		what = "the event"
+	}
+	return fmt.Sprintf("%s after %s's “%s” at %s, which changed nothing of the outcome", what, last.Actor,
+		clipWords(strings.TrimSuffix(last.Text, "."), 80), formatOffset(last.At))
+}
+
+// clipWords is s cut at a space to at most n bytes, with "..." where it
+// was cut.
+func clipWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := s[:n]
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "..."
 }
 
 // maxSteps bounds the sentences that tell a minimal run: the events that
@@ -347,10 +425,16 @@ const maxStoryEvents = 5
 
 // steps tells run in three to six sentences: the faults that fired and
 // the crash, the calls of the entry point starting and ending, as many as
-// fit in time order, and last the invariant it breaks.
-func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
+// fit in time order, and last the invariant it breaks. A run cut where
+// the invariant broke (cut) tells its last event first of all, and says
+// that nothing after it changed the outcome.
+func steps(k Kit, run *Run, inv Invariant, ev []string, cut bool) []string {
 	events, pos := sortedEvents(run.Trace)
 	rank := make([]int, len(events)) // 0: not told; lower tells first
+	last := -1
+	if cut && len(events) > 0 {
+		last = len(events) - 1
+	}
 	for _, f := range run.Fired() {
 		if i := place(pos, f.Seq); i < len(events) {
 			rank[i] = 1
@@ -369,9 +453,12 @@ func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
 		}
 	}
 	var told []int
+	if last >= 0 {
+		told = append(told, last)
+	}
 	for r := 1; r <= 4 && len(told) < maxStoryEvents; r++ {
 		for i := range events {
-			want := rank[i] == r || (r == 4 && rank[i] == 0 && len(told) < 2)
+			want := i != last && (rank[i] == r || (r == 4 && rank[i] == 0 && len(told) < 2))
 			if want && len(told) < maxStoryEvents {
 				told = append(told, i)
 			}
@@ -381,7 +468,11 @@ func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
 	var out []string
 	for _, i := range told {
 		e := events[i]
-		out = append(out, fmt.Sprintf("At %s, %s: %s.", formatOffset(e.At), e.Actor, strings.TrimSuffix(e.Text, ".")))
+		end := "."
+		if i == last {
+			end = ", and nothing after this changed the outcome."
+		}
+		out = append(out, fmt.Sprintf("At %s, %s: %s%s", formatOffset(e.At), e.Actor, strings.TrimSuffix(e.Text, "."), end))
 	}
 	broke := inv.Title
 	if len(ev) > 0 {

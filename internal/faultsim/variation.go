@@ -125,6 +125,9 @@ func Varied(k Kit, sc Scenario, v Variation) (*Run, error) {
 		}
 		sc = fs.Without(sc, v.Drop)
 	}
+	if v.StopAfter < 0 {
+		return nil, fmt.Errorf("faultsim: a variation stops its run after %d events", v.StopAfter)
+	}
 	switch v.Rest {
 	case gradewire.RestSeeded, gradewire.RestFirst:
 	default:
@@ -166,10 +169,14 @@ type schedVariation struct {
 	first bool
 	holds []gradewire.Hold
 	gone  []bool // holds that gave way
+	// stopAfter, above 0, stops the run once its trace holds that many
+	// events (Variation.StopAfter).
+	stopAfter int
 }
 
 func newSchedVariation(r *Run, v *Variation) *schedVariation {
-	sv := &schedVariation{run: r, picks: map[int]gradewire.Pick{}, first: v.Rest == gradewire.RestFirst, holds: v.Holds, gone: make([]bool, len(v.Holds))}
+	sv := &schedVariation{run: r, picks: map[int]gradewire.Pick{}, first: v.Rest == gradewire.RestFirst, holds: v.Holds, gone: make([]bool, len(v.Holds)),
+		stopAfter: v.StopAfter}
 	for _, p := range v.Picks {
 		sv.picks[p.N] = p
 	}

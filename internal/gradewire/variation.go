@@ -59,6 +59,13 @@ type Variation struct {
 	Rest string `json:"rest,omitempty"`
 	// Holds make an actor wait: see Hold.
 	Holds []Hold `json:"holds,omitempty"`
+	// StopAfter, when above 0, stops the run once its trace holds that
+	// many events: the scheduler lets no actor take another step (the
+	// step under way ends first), and the world stays as it was then. A
+	// minimal run whose invariant is judged on a prefix of the run is
+	// cut there: what came after did not change the outcome. Only the
+	// invariants a run's prefix can break are judged of a run cut so.
+	StopAfter int `json:"stop_after,omitempty"`
 }
 
 // How the picks no Pick names are made (Variation.Rest).
@@ -159,8 +166,14 @@ type MinimalRun struct {
 	Trace []TraceEvent `json:"trace"`
 	// Same: nothing could go from the shown run without the invariant
 	// holding (each of its faults, its crash, its calls and its picks is
-	// needed), so the minimal run is the shown run.
+	// needed, and no event after it broke can be cut: the invariant is
+	// judged on the run's end, or broke at its last step), so the
+	// minimal run is the shown run.
 	Same bool `json:"same,omitempty"`
+	// Cut is how many events of the run the shrink ended on came after
+	// the point where the invariant broke, and were left out
+	// (Variation.StopAfter); 0 when the run was not cut.
+	Cut int `json:"cut,omitempty"`
 	// Runs is how many runs the search made; Exhausted says its budget
 	// ran out before it was done (what is shown is the smallest so far).
 	Runs      int  `json:"runs"`

@@ -6,19 +6,22 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
 
 // TestStarterMinimalRuns: every failing scenario of the starter's report
 // has a minimal run that breaks an invariant the scenario broke, smaller
-// than the shown run or found to be the shown run itself, told in three
-// to six sentences, and the same from a second grade with the same seed
-// (faultsimtest.CheckMinimalRuns, which the create-client starter's test
-// uses too).
+// than the shown run (cut where it broke, where its invariant is one a
+// prefix can break), or found to be the shown run itself where nothing
+// can go, told in three to six sentences, and the same from a second
+// grade with the same seed (faultsimtest.CheckMinimalRuns, which the
+// create-client starter's test uses too).
 func TestStarterMinimalRuns(t *testing.T) {
 	src := readSource(t, starterFile)
 	for _, seed := range []int64{1, 3} {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) {
-			failing, same := faultsimtest.CheckMinimalRuns(t, gradeSeed(t, src, seed), gradeSeed(t, src, seed))
+			replay := func(t *testing.T, v gradewire.Variation) *gradewire.Report { return gradeVariation(t, src, seed, v) }
+			failing, same := faultsimtest.CheckMinimalRuns(t, refund.Kit{}, gradeSeed(t, src, seed), gradeSeed(t, src, seed), replay)
 			t.Logf("%d failing scenarios, %d already minimal", failing, same)
 		})
 	}
