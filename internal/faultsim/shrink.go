@@ -26,11 +26,13 @@ import (
 // search makes at most as many runs as the scenario's exploration made
 // (minShrinkRuns at least, maxShrinkRuns at most), which keeps a failing
 // grade within about twice its cost without shrinking: BenchmarkStarterShrink
-// in both kits measures it, side by side (about 1.2x of the CPU for both
-// starters). Counting only the runs that did not repeat a twin's would be
-// tighter, but leaves the search for a race's one needed pick short of
-// runs. shrinkWallLimit is a safety net only, for a submission whose runs
-// are each slow.
+// in both kits measures it, side by side (with the cut, about 1.5x of the
+// CPU for the refund starter, 1.2x for create-client's: a cut run is
+// short, and its calls unwind at the gate as a crashed worker's do, so
+// its interpreters are used again). Counting only the runs that did not
+// repeat a twin's would be tighter, but leaves the search for a race's
+// one needed pick short of runs. shrinkWallLimit is a safety net only,
+// for a submission whose runs are each slow.
 
 const (
 	minShrinkRuns   = 8
