@@ -25,6 +25,12 @@ type FaultRef struct {
 	// ID names it within the scenario; Class is one of gradewire's
 	// fault classes; Text says what it is, to follow "without".
 	ID, Class, Text string
+	// Unmet, when set, is the scenario author's word for why a correct
+	// solution may never meet the fault: it is there for code that goes
+	// where the reference does not (a look-up after a refusal, more
+	// attempts than it makes). Lint does not warn of it unfired against
+	// the reference.
+	Unmet string
 }
 
 // FaultScript is a Kit whose scenarios' faults the engine may list and

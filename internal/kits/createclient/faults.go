@@ -23,7 +23,7 @@ func (Kit) Faults(s faultsim.Scenario) []faultsim.FaultRef {
 	}
 	var out []faultsim.FaultRef
 	for i, f := range sc.Faults {
-		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("faults[%d]", i), Class: f.class(), Text: f.text()})
+		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("faults[%d]", i), Class: f.class(), Text: f.text(), Unmet: f.Unmet})
 	}
 	for i, f := range sc.CallFaults {
 		class := gradewire.FaultStoreWrite
