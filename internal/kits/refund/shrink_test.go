@@ -28,11 +28,13 @@ func TestStarterMinimalRuns(t *testing.T) {
 }
 
 // TestMinimalRunReplays: the minimal run's variation, asked for alone,
-// gives the minimal run again, event for event.
+// gives the minimal run again, event for event; one cut where it broke
+// (Variation.StopAfter) is judged only by the invariants a prefix can
+// break, and breaks its own.
 func TestMinimalRunReplays(t *testing.T) {
 	src := readSource(t, starterFile)
 	rep := gradeSeed(t, src, 1)
-	smaller, same := 0, 0
+	smaller, same, cut := 0, 0, 0
 	for _, sc := range rep.Scenarios {
 		if sc.Minimal == nil || sc.Minimal.Same && same == 1 || !sc.Minimal.Same && smaller == 4 {
 			continue
@@ -53,5 +55,26 @@ func TestMinimalRunReplays(t *testing.T) {
 		if got.Status != gradewire.StatusFail {
 			t.Errorf("%s: the replay passed", sc.Name)
 		}
+		if v.StopAfter == 0 {
+			continue
+		}
+		// A run cut short is judged only by the invariants a prefix of a
+		// run can break: the rest are not checked, not failed.
+		cut++
+		prefix := map[string]bool{}
+		for _, inv := range (refund.Kit{}).Invariants() {
+			prefix[inv.ID] = inv.Prefix
+		}
+		for _, inv := range got.Invariants {
+			if !prefix[inv.ID] && inv.Status != gradewire.InvariantNotChecked {
+				t.Errorf("%s: the run cut after %d events judged %s (%s), which a prefix of a run cannot break", sc.Name, v.StopAfter, inv.ID, inv.Status)
+			}
+			if inv.ID == sc.Minimal.Invariant && inv.Status != gradewire.InvariantViolated {
+				t.Errorf("%s: the run cut after %d events does not break %s (%s)", sc.Name, v.StopAfter, inv.ID, inv.Status)
+			}
+		}
+	}
+	if cut == 0 {
+		t.Error("no minimal run replayed was cut")
 	}
 }
