@@ -26,10 +26,10 @@ import (
 // search makes at most as many runs as the scenario's exploration made
 // (minShrinkRuns at least, maxShrinkRuns at most), which keeps a failing
 // grade within about twice its cost without shrinking: BenchmarkStarterShrink
-// in both kits measures it, side by side (with the cut, about 1.5x of the
-// CPU for the refund starter, 1.2x for create-client's: a cut run is
-// short, and its calls unwind at the gate as a crashed worker's do, so
-// its interpreters are used again). Counting only the runs that did not
+// in both kits measures it, side by side (with the cut and the limits,
+// about 1.5x of the CPU for one kit's starter, 1.2x for the other's: a
+// cut run is short, and its calls unwind at the gate as a crashed
+// worker's do, so its interpreters are used again). Counting only the runs that did not
 // repeat a twin's would be tighter, but leaves the search for a race's
 // one needed pick short of runs. shrinkWallLimit is a safety net only,
 // for a submission whose runs are each slow.
@@ -110,8 +110,63 @@ func shrink(k Kit, sc Scenario, prog Program, b Bubble, opt Options, inv Invaria
 	// search starts from it. (Its variation that keeps them all is the
 	// same run, pick for pick; faults that never fired in it stay off.)
 	kept, v, r := s.choose(all)
+	v, r, lim := s.split(kept, v, r)
 	v, r, cut := s.cut(v, r)
-	return s.minimal(all, kept, v, r, cut)
+	return s.minimal(all, kept, v, r, cut, lim)
+}
+
+// limited is a fault the shrink made smaller: it took effect times in the
+// run it was kept in, and the minimal run lets it take effect only limit
+// times (Variation.Limits).
+type limited struct {
+	ref          FaultRef
+	limit, times int
+}
+
+// split makes smaller each fault of kept that took effect more than once
+// in the failing run of v (r; nil for the shown run) and may be limited
+// (FaultRef.Splits: an outage of every request, a span of them): by
+// bisection over how many times it takes effect, the fewest that still
+// break the invariant. It returns the run and variation with every such
+// limit, and the limits; v and r as they were when none could be made.
+func (s *shrinkSearch) split(kept []element, v Variation, r *Run) (Variation, *Run, []limited) {
+	fs, ok := s.k.(FaultScript)
+	if !ok || s.out {
+		return v, r, nil
+	}
+	base := r
+	if base == nil {
+		base = s.shown
+	}
+	times := map[string]int{}
+	for _, f := range base.Fired() {
+		times[f.Fault]++
+	}
+	var out []limited
+	for _, ref := range fs.Faults(s.sc) {
+		if !ref.Splits || times[ref.ID] < 2 || !slices.ContainsFunc(kept, func(e element) bool { return e.fault == ref.ID }) {
+			continue
+		}
+		// lo times hold (none is the fault left out, which the search
+		// found needed); hi break the invariant.
+		lo, hi := 0, times[ref.ID]
+		lv, lr := v, (*Run)(nil)
+		for hi-lo > 1 && !s.out {
+			mid := lo + (hi-lo)/2
+			tv := v
+			tv.Limits = append(slices.Clone(v.Limits), gradewire.FaultLimit{ID: ref.ID, Times: mid})
+			if tr, _ := s.tryVariation(tv); tr != nil {
+				hi, lv, lr = mid, tv, tr
+			} else {
+				lo = mid
+			}
+		}
+		if lr != nil {
+			v, r = lv, lr
+			out = append(out, limited{ref: ref, limit: hi, times: times[ref.ID]})
+		}
+	}
+	return v, r, out
 }
 
 // choose is the smallest set of the shown run's elements found that
@@ -337,7 +392,7 @@ func complement(chunks [][]element, i int) []element {
 // minimal is the report's minimal run: run, made under v, keeping kept of
 // all, with its last cut events left out; a nil run is the shown run,
 // from which nothing could go.
-func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run, cut int) *gradewire.MinimalRun {
+func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run, cut int, lim []limited) *gradewire.MinimalRun {
 	m := &gradewire.MinimalRun{Invariant: s.inv.ID, Variation: v, Removed: []string{}, Cut: cut, Runs: s.runs, Exhausted: s.out}
 	if run == nil {
 		m.Same, m.Trace = true, []gradewire.TraceEvent{}
@@ -380,6 +435,9 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run, cut i
 	default:
 		m.Removed = append(m.Removed, fmt.Sprintf("%d of the seed's scheduling choices (the actors ready at once go in the order of their names)", len(picks)))
 	}
+	for _, l := range lim {
+		m.Removed = append(m.Removed, limitWords(l))
+	}
 	events, _ := sortedEvents(run.Trace)
 	if cut > 0 && len(events) > 0 {
 		m.Removed = append(m.Removed, cutWords(cut, events[len(events)-1]))
@@ -395,6 +453,16 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run, cut i
 	}
 	m.Steps = steps(s.k, run, s.inv, ev, cut > 0)
 	return m
+}
+
+// limitWords says, to follow "without", what a limit left out of a fault
+// that took effect many times.
+func limitWords(l limited) string {
+	first := "its first time"
+	if l.limit > 1 {
+		first = fmt.Sprintf("its first %d times", l.limit)
+	}
+	return fmt.Sprintf("%s beyond %s (it took effect %d times)", l.ref.Text, first, l.times)
 }
 
 // cutWords says, to follow "without", what a cut left out: the n events

@@ -31,6 +31,10 @@ type FaultRef struct {
 	// attempts than it makes). Lint does not warn of it unfired against
 	// the reference.
 	Unmet string
+	// Splits says the fault may take effect many times (every request, a
+	// span of them), and the kit's worlds ask Run.MayFire before each:
+	// a Variation's Limits can make it smaller.
+	Splits bool
 }
 
 // FaultScript is a Kit whose scenarios' faults the engine may list and
@@ -64,6 +68,30 @@ func (r *Run) Fire(id string) {
 	r.mu.Lock()
 	r.fired = append(r.fired, f)
 	r.mu.Unlock()
+}
+
+// MayFire says the scripted fault id may take effect once more in this
+// run: false once it has as many times as its Variation limits it to
+// (Variation.Limits). A world asks it, holding the gate, before a fault
+// whose FaultRef Splits takes effect, and treats a request it may not
+// hit as one no fault names.
+func (r *Run) MayFire(id string) bool {
+	if r.Vary == nil || len(r.Vary.Limits) == 0 {
+		return true
+	}
+	i := slices.IndexFunc(r.Vary.Limits, func(l gradewire.FaultLimit) bool { return l.ID == id })
+	if i < 0 {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, f := range r.fired {
+		if f.Fault == id {
+			n++
+		}
+	}
+	return n < r.Vary.Limits[i].Times
 }
 
 // Fired is the firings of the run's faults, in order.
@@ -115,6 +143,21 @@ func (r *Run) Ref() gradewire.RunRef {
 // faults left out, picks forced. It is not made yet. Dropping faults needs
 // a kit with a FaultScript.
 func Varied(k Kit, sc Scenario, v Variation) (*Run, error) {
+	if len(v.Limits) > 0 {
+		fs, ok := k.(FaultScript)
+		if !ok {
+			return nil, fmt.Errorf("faultsim: kit %s cannot limit a scenario's faults", k.Name())
+		}
+		splits := map[string]bool{}
+		for _, f := range fs.Faults(sc) {
+			splits[f.ID] = f.Splits
+		}
+		for _, l := range v.Limits {
+			if !splits[l.ID] || l.Times < 1 {
+				return nil, fmt.Errorf("faultsim: scenario %s scripts no fault %q that may be limited to %d times", sc.Plan().Name, l.ID, l.Times)
+			}
+		}
+	}
 	if len(v.Drop) > 0 {
 		fs, ok := k.(FaultScript)
 		if !ok {

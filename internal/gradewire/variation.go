@@ -66,6 +66,17 @@ type Variation struct {
 	// cut there: what came after did not change the outcome. Only the
 	// invariants a run's prefix can break are judged of a run cut so.
 	StopAfter int `json:"stop_after,omitempty"`
+	// Limits make faults that take effect many times (an outage of every
+	// request, a span of them) smaller: each takes effect only its first
+	// Times times, and the requests after meet no fault.
+	Limits []FaultLimit `json:"limits,omitempty"`
+}
+
+// FaultLimit lets the fault ID (FaultChoice.ID) take effect at most Times
+// times (at least 1) in a run (Variation.Limits).
+type FaultLimit struct {
+	ID    string `json:"id"`
+	Times int    `json:"times"`
 }
 
 // How the picks no Pick names are made (Variation.Rest).
@@ -130,6 +141,11 @@ type FaultChoice struct {
 	// the first event after it fired.
 	At    string `json:"at,omitempty"`
 	Event int    `json:"event,omitempty"`
+	// Times is how many times it took effect, when more than once (an
+	// outage of every request); Splits says a Variation may limit it
+	// (Variation.Limits).
+	Times  int  `json:"times,omitempty"`
+	Splits bool `json:"splits,omitempty"`
 }
 
 // CrashChoice is a run's crash point, and whether the process died there.

@@ -138,7 +138,8 @@ func fewerEvents(sc gradewire.ScenarioReport, m *gradewire.MinimalRun) bool {
 }
 
 // lessFault says m switches off a fault that fired in sc's shown run, its
-// crash point, or a call of the entry point the shown run made.
+// crash point, or a call of the entry point the shown run made, or lets a
+// fault that took effect many times there take effect fewer times.
 func lessFault(sc gradewire.ScenarioReport, m *gradewire.MinimalRun) bool {
 	if m.Variation.NoCrash && sc.Choices != nil && sc.Choices.Crash != nil && sc.Choices.Crash.Fired {
 		return true
@@ -147,6 +148,11 @@ func lessFault(sc gradewire.ScenarioReport, m *gradewire.MinimalRun) bool {
 		for _, f := range sc.Choices.Faults {
 			if f.Fired && slices.Contains(m.Variation.Drop, f.ID) {
 				return true
+			}
+			for _, l := range m.Variation.Limits {
+				if l.ID == f.ID && f.Splits && l.Times < f.Times {
+					return true
+				}
 			}
 		}
 	}

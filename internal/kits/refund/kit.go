@@ -157,6 +157,7 @@ func (Kit) NewWorld(s faultsim.Scenario, r *faultsim.Run) (faultsim.World, error
 	}
 	env := world.NewEnvOn(r.Gate(), r.Trace, world.DefaultNetwork)
 	env.OnFault(r.Fire)
+	env.OnFaultLimit(r.MayFire)
 	if err := seedWorld(env, sc, sc.learned); err != nil {
 		return nil, err
 	}

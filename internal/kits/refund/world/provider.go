@@ -370,6 +370,11 @@ func (p *Provider) faultFor(n int) Fault {
 			every = f
 		}
 	}
+	if !p.env.may(every.Ref) {
+		// A smaller version of the outage (a minimal run's): it has hit
+		// as many requests as it may.
+		return Fault{}
+	}
 	return every
 }
 
@@ -616,7 +621,7 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 			f = lf
 			break
 		}
-		if lf.Request == 0 {
+		if lf.Request == 0 && e.may(lf.Ref) {
 			f = lf
 		}
 	}
