@@ -111,7 +111,7 @@ func shrink(k Kit, sc Scenario, prog Program, b Bubble, opt Options, inv Invaria
 	// same run, pick for pick; faults that never fired in it stay off.)
 	kept, v, r := s.choose(all)
 	v, r, lim := s.split(kept, v, r)
-	v, r, cut := s.cut(v, r)
+	v, r, cut := s.cut(v, r, s.needed(kept, r, lim))
 	return s.minimal(all, kept, v, r, cut, lim)
 }
 
@@ -200,6 +200,53 @@ func (s *shrinkSearch) choose(all []element) ([]element, Variation, *Run) {
 	return kept, v, r
 }
 
+// needed is where in the failing run r (nil: the shown run) the last of
+// the choices it keeps takes effect: the trace's length then. Each was
+// found needed (without it the invariant held), and the run is the same
+// without it up to there, so the invariant cannot break before it: the
+// cut looks only after it. A kept fault counts from its first firing (of
+// a limited one, its last allowed), a pick where it was made, the crash
+// where the process died. 0 when the search ran out of runs, which leaves
+// no choice known needed.
+func (s *shrinkSearch) needed(kept []element, r *Run, lim []limited) int {
+	if s.out {
+		return 0
+	}
+	if r == nil {
+		r = s.shown
+	}
+	nth := map[string]int{} // a fault's firing that is needed, from 1
+	for _, e := range kept {
+		if e.fault != "" {
+			nth[e.fault] = 1
+		}
+	}
+	for _, l := range lim {
+		nth[l.ref.ID] = l.limit
+	}
+	at, seen := 0, map[string]int{}
+	for _, f := range r.Fired() {
+		seen[f.Fault]++
+		if seen[f.Fault] == nth[f.Fault] {
+			at = max(at, f.Seq)
+		}
+	}
+	choices := r.Choices()
+	for _, e := range kept {
+		switch {
+		case e.pick.N > 0 && e.pick.N <= len(choices):
+			at = max(at, choices[e.pick.N-1].Seq)
+		case e.crash:
+			for _, iv := range r.Calls {
+				if iv.Call.Worker == r.CrashWorker && iv.Worker != nil && iv.Worker.Died != "" {
+					at = max(at, iv.Worker.DiedSeq)
+				}
+			}
+		}
+	}
+	return at
+}
+
 // cut stops the failing run of v (r; nil for the shown run) where its
 // invariant broke, when the invariant is one a run's prefix can break
 // (Invariant.Prefix): the events after that changed nothing the
@@ -208,7 +255,7 @@ func (s *shrinkSearch) choose(all []element) ([]element, Variation, *Run) {
 // (Variation.StopAfter), and returns that run, its variation and how
 // many events of r it left out; v and r as they were, and 0, when
 // nothing could be cut.
-func (s *shrinkSearch) cut(v Variation, r *Run) (Variation, *Run, int) {
+func (s *shrinkSearch) cut(v Variation, r *Run, from int) (Variation, *Run, int) {
 	if !s.inv.Prefix || s.out {
 		return v, r, 0
 	}
@@ -217,8 +264,9 @@ func (s *shrinkSearch) cut(v Variation, r *Run) (Variation, *Run, int) {
 		base = s.shown
 	}
 	total := base.Trace.Len()
-	// lo events hold (none break anything); hi break it.
-	lo, hi := 0, total
+	// lo events hold (none break anything, nor do those before the last
+	// choice the run needs: from); hi break it.
+	lo, hi := min(from, total), total
 	cv, cr := v, (*Run)(nil)
 	for hi-lo > 1 && !s.out {
 		mid := lo + (hi-lo)/2
