@@ -138,6 +138,13 @@ func (s *shrinkSearch) split(kept []element, v Variation, r *Run) (Variation, *R
 	if base == nil {
 		base = s.shown
 	}
+	if base.Stopped != StopNone {
+		// A run a limit stopped (a loop with no end) met its faults as
+		// often as it looped, thousands of times: each run of the
+		// bisection would be as long, and the fault is no larger than
+		// the loop made it.
+		return v, r, nil
+	}
 	times := map[string]int{}
 	for _, f := range base.Fired() {
 		times[f.Fault]++
@@ -262,6 +269,12 @@ func (s *shrinkSearch) cut(v Variation, r *Run, from int) (Variation, *Run, int)
 	base := r
 	if base == nil {
 		base = s.shown
+	}
+	if base.Stopped != StopNone {
+		// A run a limit stopped (a loop with no end) is thousands of
+		// events long: each run of the bisection would be nearly as long,
+		// and what a report shows of it is its first events either way.
+		return v, r, 0
 	}
 	total := base.Trace.Len()
 	// lo events hold (none break anything, nor do those before the last
