@@ -55,6 +55,10 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 			// lint says nothing of it.
 			refs = append(refs, struct{ file, source string }{p.Code.PythonReferencePath, p.Code.PythonReference})
 		}
+		var faultRefs func(faultsim.Scenario) []faultsim.FaultRef
+		if fs, ok := gradingKits()[i].(faultsim.FaultScript); ok {
+			faultRefs = fs.Faults
+		}
 		for ri, ref := range refs {
 			rep, err := svc.GradeKit(ctx, nil, gradewire.Job{Kit: p.Code.Kit, ScenariosFile: p.Code.ScenariosPath, Scenarios: []byte(p.Code.Scenarios),
 				File: path.Base(ref.file), Source: ref.source, Seeds: lintReferenceSeeds}, nil, nil)
@@ -67,7 +71,7 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 			}
 			failed := rep.Failed()
 			if ri == 0 {
-				out = append(out, faultWarnings(p.Code.ScenariosPath, path.Base(ref.file), scenarios, rep)...)
+				out = append(out, faultWarnings(p.Code.ScenariosPath, path.Base(ref.file), scenarios, faultRefs, rep)...)
 			}
 			for _, sc := range scenarios {
 				name := sc.Plan().Name
@@ -97,16 +101,36 @@ func scenarioLine(sc faultsim.Scenario) int {
 // does not test what its script says (a fault on a request the code never
 // sends, a call it never makes). A correct solution may have no reason to
 // meet a fault (one there to catch a wrong retry), so it is a warning, not
-// an error.
-func faultWarnings(file, reference string, scenarios []faultsim.Scenario, rep *gradewire.Report) []problems.Diagnostic {
+// an error; and none for a fault whose author said why a correct solution
+// may never meet it (FaultRef.Unmet, from refs, the kit's list of the
+// scenario's faults; nil for none).
+func faultWarnings(file, reference string, scenarios []faultsim.Scenario, refs func(faultsim.Scenario) []faultsim.FaultRef, rep *gradewire.Report) []problems.Diagnostic {
 	var out []problems.Diagnostic
 	for _, sc := range scenarios {
 		name := sc.Plan().Name
 		i := slices.IndexFunc(rep.Scenarios, func(s gradewire.ScenarioReport) bool { return s.Name == name })
-		if i < 0 || rep.Scenarios[i].Status != gradewire.StatusPass || len(rep.Scenarios[i].FaultsUnfired) == 0 {
+		if i < 0 || rep.Scenarios[i].Status != gradewire.StatusPass {
 			continue
 		}
-		unfired := rep.Scenarios[i].FaultsUnfired
+		unmet := map[string]int{} // faults the author says may go unmet, by text
+		if refs != nil {
+			for _, ref := range refs(sc) {
+				if ref.Unmet != "" {
+					unmet[ref.Text]++
+				}
+			}
+		}
+		var unfired []string
+		for _, text := range rep.Scenarios[i].FaultsUnfired {
+			if unmet[text] > 0 {
+				unmet[text]--
+				continue
+			}
+			unfired = append(unfired, text)
+		}
+		if len(unfired) == 0 {
+			continue
+		}
 		what := "a fault it scripts never fires"
 		if len(unfired) > 1 {
 			what = fmt.Sprintf("%d faults it scripts never fire", len(unfired))

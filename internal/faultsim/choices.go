@@ -42,20 +42,24 @@ func place(pos []int, seq int) int {
 func choicesOf(k Kit, sc Scenario, r *Run, pos []int) *gradewire.RunChoices {
 	rc := &gradewire.RunChoices{Run: r.Ref()}
 	if fs, ok := k.(FaultScript); ok {
-		first := map[string]Firing{}
+		first, times := map[string]Firing{}, map[string]int{}
 		for _, f := range r.Fired() {
 			if _, ok := first[f.Fault]; !ok {
 				first[f.Fault] = f
 			}
+			times[f.Fault]++
 		}
 		var off []string
 		if r.Vary != nil {
 			off = r.Vary.Drop
 		}
 		for _, ref := range fs.Faults(sc) {
-			fc := gradewire.FaultChoice{ID: ref.ID, Class: ref.Class, Text: ref.Text, Off: slices.Contains(off, ref.ID)}
+			fc := gradewire.FaultChoice{ID: ref.ID, Class: ref.Class, Text: ref.Text, Off: slices.Contains(off, ref.ID), Splits: ref.Splits}
 			if f, ok := first[ref.ID]; ok {
 				fc.Fired, fc.At, fc.Event = true, formatOffset(f.At), place(pos, f.Seq)
+			}
+			if times[ref.ID] > 1 {
+				fc.Times = times[ref.ID]
 			}
 			rc.Faults = append(rc.Faults, fc)
 		}

@@ -257,6 +257,14 @@ type Invariant struct {
 	// that differ between processes, say). A violation is shown with the
 	// last run.
 	CheckRuns func(runs []*Run) []string
+	// Prefix says a violation seen in a run's first events stays one in
+	// any run that goes on from there: a safety property seen at an event
+	// (a thing done twice, a message sent that must not be), not one of
+	// the run's end (every call returns, the record ends settled). Only
+	// such an invariant is judged of a run stopped early
+	// (Variation.StopAfter), and the shrink cuts its minimal run where
+	// it broke.
+	Prefix bool
 	// JudgesLeaks says the invariant fails every run that Leaked: then a
 	// scenario that checks it makes no run after its first leaking one,
 	// and the grade starts no scenario after it (see Run.Leaked).

@@ -131,7 +131,9 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 				// actor the stop refused) is the stop's doing, which
 				// Stopped says; a stop that no actor came back to means
 				// they were all blocked where no time reaches.
-				if allEnded(r) || (r.Stopped != StopNone && r.sched != nil && r.sched.Refused() > 0) {
+				// A run cut short on purpose (StopCut) leaves its actors
+				// where they stood, which is no fault of theirs.
+				if allEnded(r) || r.Stopped == StopCut || (r.Stopped != StopNone && r.sched != nil && r.sched.Refused() > 0) {
 					r.Leftover = msg
 				} else {
 					r.Deadlock = msg
@@ -148,8 +150,12 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 					// crash unwinds its goroutine (Goexit) as a panic does;
 					// the bubble ending with nothing blocked (v == nil)
 					// says no goroutine of the call stayed behind.
-					ended := iv.Ended == EndReturned || iv.Ended == EndPanicked || iv.Ended == EndCrashed
-					f.Finished(iv.Worker, ended && r.Stopped == StopNone && v == nil)
+					// A run cut short (StopCut) refuses every step after
+					// the cut: its calls unwind at the gate (Goexit), as
+					// a crashed worker's do.
+					cut := r.Stopped == StopCut
+					ended := iv.Ended == EndReturned || iv.Ended == EndPanicked || iv.Ended == EndCrashed || cut && iv.Ended == EndDidNotReturn
+					f.Finished(iv.Worker, ended && (r.Stopped == StopNone || cut) && v == nil)
 				}
 			}
 		}

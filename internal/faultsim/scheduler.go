@@ -26,6 +26,7 @@ const (
 	StopTime  = "time"  // the scenario's budget of virtual time ran out
 	StopSpin  = "spin"  // too many steps at one virtual instant
 	StopSteps = "steps" // too many steps in all
+	StopCut   = "cut"   // the run's variation stops it after its first events (Variation.StopAfter)
 )
 
 // Step limits. A loop that calls the harness without ever letting time
@@ -228,6 +229,13 @@ func (s *Scheduler) Run(budget time.Duration) string {
 			s.mu.Unlock()
 			s.stop()
 			return StopSteps
+		}
+		if v := s.vary; v != nil && v.stopAfter > 0 && s.trace != nil && s.trace.Len() >= v.stopAfter {
+			// The run has written the events it was to keep: no one
+			// takes another step, and the world stays as it is.
+			s.mu.Unlock()
+			s.stop()
+			return StopCut
 		}
 		if n := len(s.parked); n > 0 {
 			if v := s.vary; v != nil && v.holding(s) {

@@ -26,11 +26,13 @@ import (
 // search makes at most as many runs as the scenario's exploration made
 // (minShrinkRuns at least, maxShrinkRuns at most), which keeps a failing
 // grade within about twice its cost without shrinking: BenchmarkStarterShrink
-// in both kits measures it, side by side (about 1.2x of the CPU for both
-// starters). Counting only the runs that did not repeat a twin's would be
-// tighter, but leaves the search for a race's one needed pick short of
-// runs. shrinkWallLimit is a safety net only, for a submission whose runs
-// are each slow.
+// in both kits measures it, side by side (with the cut and the limits,
+// about 1.5x of the CPU for one kit's starter, 1.2x for the other's: a
+// cut run is short, and its calls unwind at the gate as a crashed
+// worker's do, so its interpreters are used again). Counting only the runs that did not
+// repeat a twin's would be tighter, but leaves the search for a race's
+// one needed pick short of runs. shrinkWallLimit is a safety net only,
+// for a submission whose runs are each slow.
 
 const (
 	minShrinkRuns   = 8
@@ -107,14 +109,85 @@ func shrink(k Kit, sc Scenario, prog Program, b Bubble, opt Options, inv Invaria
 	// The shown run is the run that keeps every element, and fails: the
 	// search starts from it. (Its variation that keeps them all is the
 	// same run, pick for pick; faults that never fired in it stay off.)
+	kept, v, r := s.choose(all)
+	v, r, lim := s.split(kept, v, r)
+	v, r, cut := s.cut(v, r, s.needed(kept, r, lim))
+	return s.minimal(all, kept, v, r, cut, lim)
+}
+
+// limited is a fault the shrink made smaller: it took effect times in the
+// run it was kept in, and the minimal run lets it take effect only limit
+// times (Variation.Limits).
+type limited struct {
+	ref          FaultRef
+	limit, times int
+}
+
+// split makes smaller each fault of kept that took effect more than once
+// in the failing run of v (r; nil for the shown run) and may be limited
+// (FaultRef.Splits: an outage of every request, a span of them): by
+// bisection over how many times it takes effect, the fewest that still
+// break the invariant. It returns the run and variation with every such
+// limit, and the limits; v and r as they were when none could be made.
+func (s *shrinkSearch) split(kept []element, v Variation, r *Run) (Variation, *Run, []limited) {
+	fs, ok := s.k.(FaultScript)
+	if !ok || s.out {
+		return v, r, nil
+	}
+	base := r
+	if base == nil {
+		base = s.shown
+	}
+	if base.Stopped != StopNone {
+		// A run a limit stopped (a loop with no end) met its faults as
+		// often as it looped, thousands of times: each run of the
+		// bisection would be as long, and the fault is no larger than
+		// the loop made it.
+		return v, r, nil
+	}
+	times := map[string]int{}
+	for _, f := range base.Fired() {
+		times[f.Fault]++
+	}
+	var out []limited
+	for _, ref := range fs.Faults(s.sc) {
+		if !ref.Splits || times[ref.ID] < 2 || !slices.ContainsFunc(kept, func(e element) bool { return e.fault == ref.ID }) {
+			continue
+		}
+		// lo times hold (none is the fault left out, which the search
+		// found needed); hi break the invariant.
+		lo, hi := 0, times[ref.ID]
+		lv, lr := v, (*Run)(nil)
+		for hi-lo > 1 && !s.out {
+			mid := lo + (hi-lo)/2
+			tv := v
+			tv.Limits = append(slices.Clone(v.Limits), gradewire.FaultLimit{ID: ref.ID, Times: mid})
+			if tr, _ := s.tryVariation(tv); tr != nil {
+				hi, lv, lr = mid, tv, tr
+			} else {
+				lo = mid
+			}
+		}
+		if lr != nil {
+			v, r = lv, lr
+			out = append(out, limited{ref: ref, limit: hi, times: times[ref.ID]})
+		}
+	}
+	return v, r, out
+}
+
+// choose is the smallest set of the shown run's elements found that
+// still fails, with its variation and run; a nil run is the shown run,
+// from which no element could go.
+func (s *shrinkSearch) choose(all []element) ([]element, Variation, *Run) {
 	if len(all) == 0 {
-		return s.minimal(all, all, s.variation(all), nil)
+		return all, s.variation(all), nil
 	}
 	if r, v := s.try(nil); r != nil {
-		return s.minimal(all, nil, v, r)
+		return nil, v, r
 	}
 	if len(all) == 1 {
-		return s.minimal(all, all, s.variation(all), nil)
+		return all, s.variation(all), nil
 	}
 	// The seed's picks are often many and seldom needed: first without
 	// them all, at the cost of one run.
@@ -131,7 +204,98 @@ func shrink(k Kit, sc Scenario, prog Program, b Bubble, opt Options, inv Invaria
 	if r == nil {
 		v = s.variation(all)
 	}
-	return s.minimal(all, kept, v, r)
+	return kept, v, r
+}
+
+// needed is where in the failing run r (nil: the shown run) the last of
+// the choices it keeps takes effect: the trace's length then. Each was
+// found needed (without it the invariant held), and the run is the same
+// without it up to there, so the invariant cannot break before it: the
+// cut looks only after it. A kept fault counts from its first firing (of
+// a limited one, its last allowed), a pick where it was made, the crash
+// where the process died. 0 when the search ran out of runs, which leaves
+// no choice known needed.
+func (s *shrinkSearch) needed(kept []element, r *Run, lim []limited) int {
+	if s.out {
+		return 0
+	}
+	if r == nil {
+		r = s.shown
+	}
+	nth := map[string]int{} // a fault's firing that is needed, from 1
+	for _, e := range kept {
+		if e.fault != "" {
+			nth[e.fault] = 1
+		}
+	}
+	for _, l := range lim {
+		nth[l.ref.ID] = l.limit
+	}
+	at, seen := 0, map[string]int{}
+	for _, f := range r.Fired() {
+		seen[f.Fault]++
+		if seen[f.Fault] == nth[f.Fault] {
+			at = max(at, f.Seq)
+		}
+	}
+	choices := r.Choices()
+	for _, e := range kept {
+		switch {
+		case e.pick.N > 0 && e.pick.N <= len(choices):
+			at = max(at, choices[e.pick.N-1].Seq)
+		case e.crash:
+			for _, iv := range r.Calls {
+				if iv.Call.Worker == r.CrashWorker && iv.Worker != nil && iv.Worker.Died != "" {
+					at = max(at, iv.Worker.DiedSeq)
+				}
+			}
+		}
+	}
+	return at
+}
+
+// cut stops the failing run of v (r; nil for the shown run) where its
+// invariant broke, when the invariant is one a run's prefix can break
+// (Invariant.Prefix): the events after that changed nothing the
+// invariant judges. It looks, by bisection over the run's events, for
+// the fewest events of r that still break it, each a run of its own
+// (Variation.StopAfter), and returns that run, its variation and how
+// many events of r it left out; v and r as they were, and 0, when
+// nothing could be cut.
+func (s *shrinkSearch) cut(v Variation, r *Run, from int) (Variation, *Run, int) {
+	if !s.inv.Prefix || s.out {
+		return v, r, 0
+	}
+	base := r
+	if base == nil {
+		base = s.shown
+	}
+	if base.Stopped != StopNone {
+		// A run a limit stopped (a loop with no end) is thousands of
+		// events long: each run of the bisection would be nearly as long,
+		// and what a report shows of it is its first events either way.
+		return v, r, 0
+	}
+	total := base.Trace.Len()
+	// lo events hold (none break anything, nor do those before the last
+	// choice the run needs: from); hi break it.
+	lo, hi := min(from, total), total
+	cv, cr := v, (*Run)(nil)
+	for hi-lo > 1 && !s.out {
+		mid := lo + (hi-lo)/2
+		tv := v
+		tv.StopAfter = mid
+		if tr, _ := s.tryVariation(tv); tr != nil {
+			// The step that wrote the mid-th event may have written more.
+			hi, cv, cr = min(mid, tr.Trace.Len()), tv, tr
+		} else {
+			lo = mid
+		}
+	}
+	if cr == nil || cr.Trace.Len() >= total {
+		return v, r, 0
+	}
+	return cv, cr, total - cr.Trace.Len()
 }
 
 // variation is the variation that keeps the elements of kept.
@@ -176,7 +340,11 @@ func (s *shrinkSearch) variation(kept []element) Variation {
 // when it breaks the invariant; nil when it does not, or the budget is
 // spent.
 func (s *shrinkSearch) try(kept []element) (*Run, Variation) {
-	v := s.variation(kept)
+	return s.tryVariation(s.variation(kept))
+}
+
+// tryVariation is try for a variation made already.
+func (s *shrinkSearch) tryVariation(v Variation) (*Run, Variation) {
 	key := fmt.Sprint(v)
 	if s.held[key] {
 		return nil, v
@@ -283,13 +451,14 @@ func complement(chunks [][]element, i int) []element {
 }
 
 // minimal is the report's minimal run: run, made under v, keeping kept of
-// all; a nil run is the shown run, from which nothing could go.
-func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *gradewire.MinimalRun {
-	m := &gradewire.MinimalRun{Invariant: s.inv.ID, Variation: v, Removed: []string{}, Runs: s.runs, Exhausted: s.out}
+// all, with its last cut events left out; a nil run is the shown run,
+// from which nothing could go.
+func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run, cut int, lim []limited) *gradewire.MinimalRun {
+	m := &gradewire.MinimalRun{Invariant: s.inv.ID, Variation: v, Removed: []string{}, Cut: cut, Runs: s.runs, Exhausted: s.out}
 	if run == nil {
 		m.Same, m.Trace = true, []gradewire.TraceEvent{}
 		ev, _ := s.inv.judge(s.shown)
-		m.Message, m.Steps = strings.Join(ev, "\n"), steps(s.k, s.shown, s.inv, ev)
+		m.Message, m.Steps = strings.Join(ev, "\n"), steps(s.k, s.shown, s.inv, ev, false)
 		return m
 	}
 	ev, _ := s.inv.judge(run)
@@ -327,7 +496,13 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *grad
 	default:
 		m.Removed = append(m.Removed, fmt.Sprintf("%d of the seed's scheduling choices (the actors ready at once go in the order of their names)", len(picks)))
 	}
+	for _, l := range lim {
+		m.Removed = append(m.Removed, limitWords(l))
+	}
 	events, _ := sortedEvents(run.Trace)
+	if cut > 0 && len(events) > 0 {
+		m.Removed = append(m.Removed, cutWords(cut, events[len(events)-1]))
+	}
 	if len(events) > maxTraceEvents {
 		events = events[:maxTraceEvents]
 	}
@@ -337,8 +512,42 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run) *grad
 	if m.Trace == nil {
 		m.Trace = []gradewire.TraceEvent{}
 	}
-	m.Steps = steps(s.k, run, s.inv, ev)
+	m.Steps = steps(s.k, run, s.inv, ev, cut > 0)
 	return m
+}
+
+// limitWords says, to follow "without", what a limit left out of a fault
+// that took effect many times.
+func limitWords(l limited) string {
+	first := "its first time"
+	if l.limit > 1 {
+		first = fmt.Sprintf("its first %d times", l.limit)
+	}
+	return fmt.Sprintf("%s beyond %s (it took effect %d times)", l.ref.Text, first, l.times)
+}
+
+// cutWords says, to follow "without", what a cut left out: the n events
+// after last, the cut run's last.
+func cutWords(n int, last Event) string {
+	what := fmt.Sprintf("the %d events", n)
+	if n == 1 {
+		what = "the event"
+	}
+	return fmt.Sprintf("%s after %s's “%s” at %s, which changed nothing of the outcome", what, last.Actor,
+		clipWords(strings.TrimSuffix(last.Text, "."), 80), formatOffset(last.At))
+}
+
+// clipWords is s cut at a space to at most n bytes, with "..." where it
+// was cut.
+func clipWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := s[:n]
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "..."
 }
 
 // maxSteps bounds the sentences that tell a minimal run: the events that
@@ -347,10 +556,16 @@ const maxStoryEvents = 5
 
 // steps tells run in three to six sentences: the faults that fired and
 // the crash, the calls of the entry point starting and ending, as many as
-// fit in time order, and last the invariant it breaks.
-func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
+// fit in time order, and last the invariant it breaks. A run cut where
+// the invariant broke (cut) tells its last event first of all, and says
+// that nothing after it changed the outcome.
+func steps(k Kit, run *Run, inv Invariant, ev []string, cut bool) []string {
 	events, pos := sortedEvents(run.Trace)
 	rank := make([]int, len(events)) // 0: not told; lower tells first
+	last := -1
+	if cut && len(events) > 0 {
+		last = len(events) - 1
+	}
 	for _, f := range run.Fired() {
 		if i := place(pos, f.Seq); i < len(events) {
 			rank[i] = 1
@@ -369,9 +584,12 @@ func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
 		}
 	}
 	var told []int
+	if last >= 0 {
+		told = append(told, last)
+	}
 	for r := 1; r <= 4 && len(told) < maxStoryEvents; r++ {
 		for i := range events {
-			want := rank[i] == r || (r == 4 && rank[i] == 0 && len(told) < 2)
+			want := i != last && (rank[i] == r || (r == 4 && rank[i] == 0 && len(told) < 2))
 			if want && len(told) < maxStoryEvents {
 				told = append(told, i)
 			}
@@ -381,7 +599,11 @@ func steps(k Kit, run *Run, inv Invariant, ev []string) []string {
 	var out []string
 	for _, i := range told {
 		e := events[i]
-		out = append(out, fmt.Sprintf("At %s, %s: %s.", formatOffset(e.At), e.Actor, strings.TrimSuffix(e.Text, ".")))
+		end := "."
+		if i == last {
+			end = ", and nothing after this changed the outcome."
+		}
+		out = append(out, fmt.Sprintf("At %s, %s: %s%s", formatOffset(e.At), e.Actor, strings.TrimSuffix(e.Text, "."), end))
 	}
 	broke := inv.Title
 	if len(ev) > 0 {

@@ -25,6 +25,16 @@ type FaultRef struct {
 	// ID names it within the scenario; Class is one of gradewire's
 	// fault classes; Text says what it is, to follow "without".
 	ID, Class, Text string
+	// Unmet, when set, is the scenario author's word for why a correct
+	// solution may never meet the fault: it is there for code that goes
+	// where the reference does not (a look-up after a refusal, more
+	// attempts than it makes). Lint does not warn of it unfired against
+	// the reference.
+	Unmet string
+	// Splits says the fault may take effect many times (every request, a
+	// span of them), and the kit's worlds ask Run.MayFire before each:
+	// a Variation's Limits can make it smaller.
+	Splits bool
 }
 
 // FaultScript is a Kit whose scenarios' faults the engine may list and
@@ -58,6 +68,30 @@ func (r *Run) Fire(id string) {
 	r.mu.Lock()
 	r.fired = append(r.fired, f)
 	r.mu.Unlock()
+}
+
+// MayFire says the scripted fault id may take effect once more in this
+// run: false once it has as many times as its Variation limits it to
+// (Variation.Limits). A world asks it, holding the gate, before a fault
+// whose FaultRef Splits takes effect, and treats a request it may not
+// hit as one no fault names.
+func (r *Run) MayFire(id string) bool {
+	if r.Vary == nil || len(r.Vary.Limits) == 0 {
+		return true
+	}
+	i := slices.IndexFunc(r.Vary.Limits, func(l gradewire.FaultLimit) bool { return l.ID == id })
+	if i < 0 {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, f := range r.fired {
+		if f.Fault == id {
+			n++
+		}
+	}
+	return n < r.Vary.Limits[i].Times
 }
 
 // Fired is the firings of the run's faults, in order.
@@ -109,6 +143,21 @@ func (r *Run) Ref() gradewire.RunRef {
 // faults left out, picks forced. It is not made yet. Dropping faults needs
 // a kit with a FaultScript.
 func Varied(k Kit, sc Scenario, v Variation) (*Run, error) {
+	if len(v.Limits) > 0 {
+		fs, ok := k.(FaultScript)
+		if !ok {
+			return nil, fmt.Errorf("faultsim: kit %s cannot limit a scenario's faults", k.Name())
+		}
+		splits := map[string]bool{}
+		for _, f := range fs.Faults(sc) {
+			splits[f.ID] = f.Splits
+		}
+		for _, l := range v.Limits {
+			if !splits[l.ID] || l.Times < 1 {
+				return nil, fmt.Errorf("faultsim: scenario %s scripts no fault %q that may be limited to %d times", sc.Plan().Name, l.ID, l.Times)
+			}
+		}
+	}
 	if len(v.Drop) > 0 {
 		fs, ok := k.(FaultScript)
 		if !ok {
@@ -124,6 +173,9 @@ func Varied(k Kit, sc Scenario, v Variation) (*Run, error) {
 			}
 		}
 		sc = fs.Without(sc, v.Drop)
+	}
+	if v.StopAfter < 0 {
+		return nil, fmt.Errorf("faultsim: a variation stops its run after %d events", v.StopAfter)
 	}
 	switch v.Rest {
 	case gradewire.RestSeeded, gradewire.RestFirst:
@@ -166,10 +218,14 @@ type schedVariation struct {
 	first bool
 	holds []gradewire.Hold
 	gone  []bool // holds that gave way
+	// stopAfter, above 0, stops the run once its trace holds that many
+	// events (Variation.StopAfter).
+	stopAfter int
 }
 
 func newSchedVariation(r *Run, v *Variation) *schedVariation {
-	sv := &schedVariation{run: r, picks: map[int]gradewire.Pick{}, first: v.Rest == gradewire.RestFirst, holds: v.Holds, gone: make([]bool, len(v.Holds))}
+	sv := &schedVariation{run: r, picks: map[int]gradewire.Pick{}, first: v.Rest == gradewire.RestFirst, holds: v.Holds, gone: make([]bool, len(v.Holds)),
+		stopAfter: v.StopAfter}
 	for _, p := range v.Picks {
 		sv.picks[p.N] = p
 	}

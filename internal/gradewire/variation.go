@@ -59,6 +59,24 @@ type Variation struct {
 	Rest string `json:"rest,omitempty"`
 	// Holds make an actor wait: see Hold.
 	Holds []Hold `json:"holds,omitempty"`
+	// StopAfter, when above 0, stops the run once its trace holds that
+	// many events: the scheduler lets no actor take another step (the
+	// step under way ends first), and the world stays as it was then. A
+	// minimal run whose invariant is judged on a prefix of the run is
+	// cut there: what came after did not change the outcome. Only the
+	// invariants a run's prefix can break are judged of a run cut so.
+	StopAfter int `json:"stop_after,omitempty"`
+	// Limits make faults that take effect many times (an outage of every
+	// request, a span of them) smaller: each takes effect only its first
+	// Times times, and the requests after meet no fault.
+	Limits []FaultLimit `json:"limits,omitempty"`
+}
+
+// FaultLimit lets the fault ID (FaultChoice.ID) take effect at most Times
+// times (at least 1) in a run (Variation.Limits).
+type FaultLimit struct {
+	ID    string `json:"id"`
+	Times int    `json:"times"`
 }
 
 // How the picks no Pick names are made (Variation.Rest).
@@ -123,6 +141,11 @@ type FaultChoice struct {
 	// the first event after it fired.
 	At    string `json:"at,omitempty"`
 	Event int    `json:"event,omitempty"`
+	// Times is how many times it took effect, when more than once (an
+	// outage of every request); Splits says a Variation may limit it
+	// (Variation.Limits).
+	Times  int  `json:"times,omitempty"`
+	Splits bool `json:"splits,omitempty"`
 }
 
 // CrashChoice is a run's crash point, and whether the process died there.
@@ -159,8 +182,14 @@ type MinimalRun struct {
 	Trace []TraceEvent `json:"trace"`
 	// Same: nothing could go from the shown run without the invariant
 	// holding (each of its faults, its crash, its calls and its picks is
-	// needed), so the minimal run is the shown run.
+	// needed, and no event after it broke can be cut: the invariant is
+	// judged on the run's end, or broke at its last step), so the
+	// minimal run is the shown run.
 	Same bool `json:"same,omitempty"`
+	// Cut is how many events of the run the shrink ended on came after
+	// the point where the invariant broke, and were left out
+	// (Variation.StopAfter); 0 when the run was not cut.
+	Cut int `json:"cut,omitempty"`
 	// Runs is how many runs the search made; Exhausted says its budget
 	// ran out before it was done (what is shown is the smallest so far).
 	Runs      int  `json:"runs"`

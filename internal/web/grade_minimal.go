@@ -29,6 +29,23 @@ func joinWithout(removed []string) string {
 	return strings.Join(removed[:len(removed)-1], "; ") + " and " + removed[len(removed)-1]
 }
 
+// cutWords follows the smaller run's summary when the run was cut where
+// it broke its invariant: cut events came after.
+func cutWords(cut int) string {
+	if cut <= 0 {
+		return ""
+	}
+	return ", cut where it broke"
+}
+
+// cutLeftWords says how many events a cut run left out.
+func cutLeftWords(cut int) string {
+	if cut == 1 {
+		return "the event that came after it is left out"
+	}
+	return "the " + plural(cut, "event") + " that came after it are left out"
+}
+
 // faultClassWords are the fault classes as a report says them.
 var faultClassWords = map[string]string{
 	gradewire.FaultLostReply:    "lost replies",

@@ -2,31 +2,45 @@ package faultsimtest
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/gradewire"
 )
 
 // CheckMinimalRuns checks what issue 30 asks of the minimal runs of a
 // failing grade (rep; again is the same grade made a second time, same
-// seed): every failing scenario has one; it breaks an invariant the
-// scenario broke; it is smaller than the shown run (fewer events; or a
-// fault, the crash, a call or a scheduling choice of the seed less: a
-// race of two workers keeps every event when its picks go in turn) or,
-// where the search found every choice of the shown run needed without
-// running out of runs, the shown run itself; it is told in three to six
-// steps of one sentence each; and the second grade gives the same one. It
-// returns how many scenarios failed and how many of their runs were
-// already minimal. Both kits' starter tests use it, so the two starters
-// are held to the same rules.
-func CheckMinimalRuns(t *testing.T, rep, again *gradewire.Report) (failing, same int) {
+// seed) of kit k: every failing scenario has one; it breaks an invariant
+// the scenario broke; it is smaller than the shown run (fewer events; or
+// a fault, the crash, a call or a scheduling choice of the seed less: a
+// race of two workers keeps every event when its picks go in turn); it is
+// told in three to six steps of one sentence each; and the second grade
+// gives the same one. A run cut where its invariant broke
+// (Variation.StopAfter) is one of an invariant a prefix can break
+// (Invariant.Prefix), and says so. The shown run itself (Same) is allowed
+// only where the search found every choice of it needed without running
+// out of runs, and either its invariant is judged on the run's end, or
+// the run broke it at its last step: replay makes the shown run again one
+// event short (a grade of that scenario under v alone, with the grade's
+// seed), which must hold the invariant or be the whole run again, the
+// last step having written more than one event. It returns how many
+// scenarios failed and how many of their runs were already minimal, and
+// logs why each of those was. Both kits' starter tests use it, so the two
+// starters are held to the same rules.
+func CheckMinimalRuns(t *testing.T, k faultsim.Kit, rep, again *gradewire.Report, replay func(t *testing.T, v gradewire.Variation) *gradewire.Report) (failing, same int) {
 	t.Helper()
 	if len(again.Scenarios) != len(rep.Scenarios) {
 		t.Fatalf("the second grade has %d scenarios, the first %d", len(again.Scenarios), len(rep.Scenarios))
 	}
+	prefix := map[string]bool{}
+	for _, inv := range k.Invariants() {
+		prefix[inv.ID] = inv.Prefix
+	}
+	why := map[string]int{} // why a shown run was minimal: how many
 	for i, sc := range rep.Scenarios {
 		if sc.Status != gradewire.StatusFail {
 			if sc.Minimal != nil {
@@ -52,6 +66,12 @@ func CheckMinimalRuns(t *testing.T, rep, again *gradewire.Report) (failing, same
 			if !broke {
 				t.Errorf("the minimal run breaks %q, which the scenario did not break", m.Invariant)
 			}
+			if (m.Variation.StopAfter > 0 || m.Cut > 0) && !prefix[m.Invariant] {
+				t.Errorf("a minimal run cut after %d events (%d left out) breaking %s, which a prefix of a run cannot break", m.Variation.StopAfter, m.Cut, m.Invariant)
+			}
+			if (m.Variation.StopAfter > 0) != (m.Cut > 0) {
+				t.Errorf("a minimal run stopped after %d events with %d left out", m.Variation.StopAfter, m.Cut)
+			}
 			switch {
 			case m.Same && m.Exhausted:
 				t.Errorf("the search ran out of runs (%d) before it found anything to remove", m.Runs)
@@ -59,6 +79,29 @@ func CheckMinimalRuns(t *testing.T, rep, again *gradewire.Report) (failing, same
 				same++
 				if len(m.Removed) > 0 || len(m.Trace) > 0 {
 					t.Errorf("the shown run is minimal, yet %d removed, %d events", len(m.Removed), len(m.Trace))
+				}
+				if !prefix[m.Invariant] {
+					why["its invariant ("+m.Invariant+") is judged on the run's end"]++
+					break
+				}
+				why["it broke its invariant ("+m.Invariant+") at its last step"]++
+				if sc.TraceTruncated {
+					t.Errorf("the shown run of %d events and more is minimal, breaking %s, which a prefix can break", len(sc.Trace), m.Invariant)
+					break
+				}
+				v := m.Variation
+				v.StopAfter = len(sc.Trace) - 1
+				cut := replay(t, v).Scenarios
+				if len(cut) != 1 || cut[0].Name != sc.Name {
+					t.Fatalf("the replay of %s graded %d scenarios", sc.Name, len(cut))
+				}
+				if len(cut[0].Trace) >= len(sc.Trace) {
+					break // the last step wrote more than one event: no step less
+				}
+				for _, inv := range cut[0].Invariants {
+					if inv.ID == m.Invariant && inv.Status == gradewire.InvariantViolated {
+						t.Errorf("the shown run is called minimal, yet its first %d events break %s already", len(cut[0].Trace), m.Invariant)
+					}
 				}
 			case len(m.Removed) == 0:
 				t.Error("a minimal run that removes nothing")
@@ -74,11 +117,17 @@ func CheckMinimalRuns(t *testing.T, rep, again *gradewire.Report) (failing, same
 					t.Errorf("a step of more or less than one sentence: %q", s)
 				}
 			}
-			t.Logf("%d -> %d events in %d runs; without %s", len(sc.Trace), len(m.Trace), m.Runs, strings.Join(m.Removed, "; "))
+			if m.Cut > 0 && !slices.ContainsFunc(m.Steps, func(s string) bool { return strings.Contains(s, "nothing after this changed the outcome") }) {
+				t.Errorf("a run cut where it broke %s whose steps do not say so: %q", m.Invariant, m.Steps)
+			}
+			t.Logf("%d -> %d events in %d runs, breaking %s; without %s", len(sc.Trace), len(m.Trace), m.Runs, m.Invariant, strings.Join(m.Removed, "; "))
 		})
 	}
 	if failing == 0 {
 		t.Fatal("the grade failed no scenario")
+	}
+	for _, w := range slices.Sorted(maps.Keys(why)) {
+		t.Logf("%d shown runs were minimal because %s", why[w], w)
 	}
 	return failing, same
 }
@@ -89,7 +138,8 @@ func fewerEvents(sc gradewire.ScenarioReport, m *gradewire.MinimalRun) bool {
 }
 
 // lessFault says m switches off a fault that fired in sc's shown run, its
-// crash point, or a call of the entry point the shown run made.
+// crash point, or a call of the entry point the shown run made, or lets a
+// fault that took effect many times there take effect fewer times.
 func lessFault(sc gradewire.ScenarioReport, m *gradewire.MinimalRun) bool {
 	if m.Variation.NoCrash && sc.Choices != nil && sc.Choices.Crash != nil && sc.Choices.Crash.Fired {
 		return true
@@ -98,6 +148,11 @@ func lessFault(sc gradewire.ScenarioReport, m *gradewire.MinimalRun) bool {
 		for _, f := range sc.Choices.Faults {
 			if f.Fired && slices.Contains(m.Variation.Drop, f.ID) {
 				return true
+			}
+			for _, l := range m.Variation.Limits {
+				if l.ID == f.ID && f.Splits && l.Times < f.Times {
+					return true
+				}
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func (Kit) Faults(s faultsim.Scenario) []faultsim.FaultRef {
 	}
 	var out []faultsim.FaultRef
 	for i, f := range sc.Faults {
-		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("faults[%d]", i), Class: f.class(), Text: f.text()})
+		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("faults[%d]", i), Class: f.class(), Text: f.text(), Unmet: f.Unmet, Splits: f.Until > 0})
 	}
 	for i, f := range sc.CallFaults {
 		class := gradewire.FaultStoreWrite
@@ -34,7 +34,7 @@ func (Kit) Faults(s faultsim.Scenario) []faultsim.FaultRef {
 		if f.Until > 0 {
 			text = fmt.Sprintf("the failures of %s calls from call %d until +%s", f.Call, f.Nth, f.Until)
 		}
-		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("call_faults[%d]", i), Class: class, Text: text})
+		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("call_faults[%d]", i), Class: class, Text: text, Splits: f.Until > 0})
 	}
 	return out
 }

@@ -123,6 +123,9 @@ type FaultSpec struct {
 	Status     int           `yaml:"status"`
 	RetryAfter time.Duration `yaml:"retry_after"`
 	Until      time.Duration `yaml:"until"`
+	// Unmet says why a correct client may never meet the fault
+	// (faultsim.FaultRef.Unmet): the vendor does not read it.
+	Unmet string `yaml:"unmet"`
 }
 
 // CallFaultSpec makes the Nth call named Call in the run (all workers

@@ -224,6 +224,9 @@ func (w *world) fault(n int) *FaultSpec {
 			continue
 		}
 		if f.Request == n || f.Until > 0 && n > f.Request && w.since() < f.Until {
+			if f.Until > 0 && !w.run.MayFire(id) {
+				continue // a smaller version of the span (a minimal run's)
+			}
 			w.run.Fire(id)
 			return f
 		}
@@ -322,6 +325,9 @@ func (w *world) failing(wk *faultsim.Worker, name string) error {
 			continue
 		}
 		if f.fails(name, w.calls[name], w.since()) {
+			if f.Until > 0 && !w.run.MayFire(id) {
+				continue // a smaller version of the outage (a minimal run's)
+			}
 			w.run.Fire(id)
 			if name == "Search" {
 				wk.Trace().AddStep("V3", wk.ID, "reply", faultsim.Step{Peer: laneVendor, Outcome: faultsim.OutcomeError, Message: "Search", Answer: "timed out"},

@@ -40,6 +40,10 @@ type invariant struct {
 	// violation's evidence ends with both.
 	Page  string
 	Rules []string
+	// Prefix: a violation in a run's first events stays one however the
+	// run goes on (faultsim.Invariant.Prefix): it rests only on what the
+	// provider applied or was sent, and the marks written, up to then.
+	Prefix bool
 }
 
 // broken ends a violation's evidence with the rule it broke, in the
@@ -66,6 +70,7 @@ var catalogue = []invariant{
 		Check:  checkNoDoubleRefund,
 		Page:   "No request is refunded twice.",
 		Rules:  []string{"P1", "P9"},
+		Prefix: true,
 	},
 	{
 		ID:     InvDoneMeansRefunded,
@@ -75,6 +80,7 @@ var catalogue = []invariant{
 		Check:  checkDoneMeansRefunded,
 		Page:   "No record is marked done unless the provider applied a refund of the right amount for it.",
 		Rules:  []string{"P14"},
+		Prefix: true,
 	},
 	{
 		ID:     InvRefundRecorded,
@@ -110,6 +116,7 @@ var catalogue = []invariant{
 		Check:  checkSameKey,
 		Page:   "Every attempt, in every run, for one request uses the same idempotency key.",
 		Rules:  []string{"P1", "P2"},
+		Prefix: true,
 	},
 	{
 		ID:     InvPermanentNotRetried,
@@ -119,6 +126,7 @@ var catalogue = []invariant{
 		Check:  checkPermanentNotRetried,
 		Page:   "Nothing is resent after a definitive 4xx (an invalid request, a missing charge).",
 		Rules:  []string{"P3", "P11", "P12"},
+		Prefix: true,
 	},
 	{
 		ID:     InvBackoff,
@@ -161,6 +169,7 @@ var catalogue = []invariant{
 		Check:  checkExclusiveClaim,
 		Page:   "Only one worker works on a refund at a time",
 		Rules:  []string{"S1"},
+		Prefix: true,
 	},
 	{
 		ID:     InvStopsWhenCancelled,
@@ -170,6 +179,7 @@ var catalogue = []invariant{
 		Check:  checkStopsWhenCancelled,
 		Page:   "Once the caller's context has ended (cancelled, or past its deadline), no refund request leaves.",
 		Rules:  []string{"N3"},
+		Prefix: true,
 	},
 	{
 		ID:     InvGoroutinesEnd,

@@ -23,16 +23,16 @@ func (Kit) Faults(s faultsim.Scenario) []faultsim.FaultRef {
 	}
 	var out []faultsim.FaultRef
 	for i, f := range sc.Faults {
-		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("faults[%d]", i), Class: faultClass(f), Text: faultText(f, "request", "")})
+		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("faults[%d]", i), Class: faultClass(f), Text: faultText(f, "request", ""), Unmet: f.Unmet, Splits: f.Request == 0})
 	}
 	for pi, p := range sc.Phases {
 		for i, f := range p.Faults {
 			out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("phases[%d].faults[%d]", pi, i), Class: faultClass(f),
-				Text: faultText(f, "request", " of "+p.Name)})
+				Text: faultText(f, "request", " of "+p.Name), Unmet: f.Unmet, Splits: f.Request == 0})
 		}
 	}
 	for i, f := range sc.LookupFaults {
-		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("lookup_faults[%d]", i), Class: faultClass(f), Text: faultText(f, "look-up", "")})
+		out = append(out, faultsim.FaultRef{ID: fmt.Sprintf("lookup_faults[%d]", i), Class: faultClass(f), Text: faultText(f, "look-up", ""), Unmet: f.Unmet, Splits: f.Request == 0})
 	}
 	for i, r := range sc.Panics {
 		ref := faultsim.FaultRef{ID: fmt.Sprintf("panics[%d]", i), Class: gradewire.FaultHarnessPanic,

@@ -876,7 +876,12 @@ func checkExclusiveClaim(f *runFacts) string {
 				break
 			}
 		}
-		if iv.ended == endDidNotReturn {
+		switch {
+		case iv.ended == endDidNotReturn && f.r.stopped == stoppedCut:
+			// A run cut short (a minimal run's prefix) says nothing of
+			// how long the call went on: only that it was at work then.
+			w.end = f.r.stoppedAt
+		case iv.ended == endDidNotReturn:
 			w.end = f.sc.budget()
 		}
 		ws = append(ws, w)

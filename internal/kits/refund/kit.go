@@ -118,7 +118,7 @@ func (Kit) Defects() []faultsim.Defect {
 func (Kit) Invariants() []faultsim.Invariant {
 	out := make([]faultsim.Invariant, len(catalogue))
 	for i, c := range catalogue {
-		inv := faultsim.Invariant{ID: c.ID, Title: c.Title, Why: c.Why, Defect: c.Defect, JudgesLeaks: c.ID == InvGoroutinesEnd,
+		inv := faultsim.Invariant{ID: c.ID, Title: c.Title, Why: c.Why, Defect: c.Defect, JudgesLeaks: c.ID == InvGoroutinesEnd, Prefix: c.Prefix,
 			Judge: func(fr *faultsim.Run) ([]string, string) {
 				r, sc := adapt(fr)
 				if r == nil {
@@ -157,6 +157,7 @@ func (Kit) NewWorld(s faultsim.Scenario, r *faultsim.Run) (faultsim.World, error
 	}
 	env := world.NewEnvOn(r.Gate(), r.Trace, world.DefaultNetwork)
 	env.OnFault(r.Fire)
+	env.OnFaultLimit(r.MayFire)
 	if err := seedWorld(env, sc, sc.learned); err != nil {
 		return nil, err
 	}

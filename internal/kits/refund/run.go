@@ -23,6 +23,7 @@ const (
 	stoppedTime       = "time"
 	stoppedSteps      = "steps"       // maxStepsAtInstant at one virtual instant
 	stoppedTotalSteps = "total-steps" // maxSteps in all
+	stoppedCut        = "cut"         // cut after its first events (a minimal run's prefix)
 )
 
 // The engine's step limits (faultsim's scheduler), as the evidence names
@@ -98,6 +99,8 @@ func adapt(fr *faultsim.Run) (*run, *Scenario) {
 		r.stopped = stoppedSteps
 	case faultsim.StopSteps:
 		r.stopped = stoppedTotalSteps
+	case faultsim.StopCut:
+		r.stopped = stoppedCut
 	}
 	for _, fi := range fr.Calls {
 		inv, phase := w.sc.invocation(fi.Call.Worker)

@@ -106,6 +106,7 @@ type Env struct {
 	net      NetworkConfig
 	panics   []PanicRule
 	onFault  func(ref string)
+	mayFire  func(ref string) bool
 	calls    map[string]int // per call name, for panic rules
 	trace    *faultsim.Trace
 	store    *Store
@@ -185,6 +186,14 @@ func (e *Env) Gate() Gate { return e.gate }
 // OnFault tells f, holding the gate, each time a scripted fault or panic
 // rule with a Ref takes effect (faultsim.Run.Fire).
 func (e *Env) OnFault(f func(ref string)) { e.onFault = f }
+
+// OnFaultLimit tells the provider whether a fault of every request (or
+// look-up) may take effect once more (faultsim.Run.MayFire): a request it
+// may not hit meets no fault.
+func (e *Env) OnFaultLimit(f func(ref string) bool) { e.mayFire = f }
+
+// may says the fault ref may take effect once more.
+func (e *Env) may(ref string) bool { return ref == "" || e.mayFire == nil || e.mayFire(ref) }
 
 func (e *Env) fired(ref string) {
 	if ref != "" && e.onFault != nil {

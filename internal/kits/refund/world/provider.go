@@ -43,6 +43,9 @@ type Fault struct {
 	// else behind it). The field is kept so a file that sets it gets that
 	// reason rather than "unknown field".
 	BeforeKeys bool `yaml:"before_keys,omitempty" json:"before_keys,omitempty"`
+	// Unmet says why a correct solution may never meet the fault
+	// (faultsim.FaultRef.Unmet): the provider does not read it.
+	Unmet string `yaml:"unmet,omitempty" json:"unmet,omitempty"`
 	// Ref names the fault in its scenario for the engine (Env.OnFault),
 	// where the kit scripts it; "" for none.
 	Ref string `yaml:"-" json:"-"`
@@ -367,6 +370,11 @@ func (p *Provider) faultFor(n int) Fault {
 			every = f
 		}
 	}
+	if !p.env.may(every.Ref) {
+		// A smaller version of the outage (a minimal run's): it has hit
+		// as many requests as it may.
+		return Fault{}
+	}
 	return every
 }
 
@@ -613,7 +621,7 @@ func (p *Provider) listRefunds(ctx context.Context, w *Worker, chargeID string) 
 			f = lf
 			break
 		}
-		if lf.Request == 0 {
+		if lf.Request == 0 && e.may(lf.Ref) {
 			f = lf
 		}
 	}
