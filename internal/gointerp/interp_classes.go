@@ -41,9 +41,12 @@ import (
 
 // classState is what the rewrites of this file keep in the rewriter.
 type classState struct {
-	info    *types.Info
-	pkg     *types.Package
-	refused []gradewire.Diagnostic
+	// recoverVars are the variables assigned a function literal that
+	// calls recover (deferredRecoverVar).
+	recoverVars map[*types.Var]bool
+	info        *types.Info
+	pkg         *types.Package
+	refused     []gradewire.Diagnostic
 	// done are the range statements rewritten here, which the other
 	// rewrites of ranges (rangeAssign, loopVarsRange) leave alone.
 	done map[*ast.RangeStmt]bool

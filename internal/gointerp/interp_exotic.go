@@ -92,7 +92,12 @@ func (rw *rewriter) exoticForms() {
 		case *ast.GoStmt:
 			rw.copiedReceiver(n.Call, "go", funcs, info)
 		case *ast.DeferStmt:
-			rw.copiedReceiver(n.Call, "defer", funcs, info)
+			if late, _ := rw.deferredLater(n); !late {
+				// A late call's receiver is copied at the defer
+				// (deferArgs).
+				rw.copiedReceiver(n.Call, "defer", funcs, info)
+			}
+			rw.deferredRecoverVar(n, info) // interp_deferframes.go
 			if fun := unparen(n.Call.Fun); info.Types[fun].IsNil() || isNilConversion(info, fun) {
 				rw.refuse(n.Pos(), "deferring a nil function is not run faithfully by the interpreter: Go panics when the function returns, and a deferred recover stops the panic; the interpreter's panic escapes it. Defer a function that is not nil")
 			}

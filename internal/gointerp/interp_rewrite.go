@@ -137,6 +137,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	if rw.refused != nil {
 		return "", nil, rw.refusals()
 	}
+	rw.deferFrameLiterals() // interp_deferframes.go
 	rw.appendInstances()
 	out, err := applyEdits(text, rw.edits)
 	if err != nil {
