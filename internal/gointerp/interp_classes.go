@@ -41,6 +41,9 @@ import (
 
 // classState is what the rewrites of this file keep in the rewriter.
 type classState struct {
+	// constErrors are the type check's errors of constants that do not
+	// fit their type (constantErrors, interp_constants.go).
+	constErrors []types.Error
 	// recoverVars are the variables assigned a function literal that
 	// calls recover (deferredRecoverVar).
 	recoverVars map[*types.Var]bool

@@ -74,6 +74,7 @@ func (rw *rewriter) exoticForms() {
 	if rw.classes.pkg == nil {
 		return
 	}
+	rw.constantErrors() // interp_constants.go
 	rw.constantForms(info)
 	rw.shadowedLocalTypes(info)
 	rw.initOrder(info)

@@ -365,7 +365,13 @@ func (rw *rewriter) typesInfo() *types.Info {
 		}
 		return true
 	})
-	conf := types.Config{Importer: im, Error: func(error) {}, GoVersion: "go1.23"}
+	conf := types.Config{Importer: im, Error: func(err error) {
+		// A constant that does not fit its type is Go's compile error,
+		// which the interpreter does not give (constantErrors).
+		if te, ok := err.(types.Error); ok && constantError(te.Msg) {
+			rw.classes.constErrors = append(rw.classes.constErrors, te)
+		}
+	}, GoVersion: "go1.23"}
 	rw.classes.pkg, _ = conf.Check(rw.file.Name.Name, rw.fset, []*ast.File{rw.file}, rw.classes.info)
 	return rw.classes.info
 }
