@@ -376,6 +376,21 @@ func (rw *rewriter) typesInfo() *types.Info {
 	return rw.classes.info
 }
 
+// namedAtSite reports whether o, a type declared in a function, is the
+// type its name means at rw.site, where a rewrite writes text that names
+// it (fmtArgs): the type is in scope there and not hidden by another.
+func (rw *rewriter) namedAtSite(o *types.TypeName) bool {
+	if !rw.site.IsValid() || o.Parent() == nil {
+		return false
+	}
+	scope := rw.classes.pkg.Scope().Innermost(rw.site)
+	if scope == nil {
+		return false
+	}
+	_, found := scope.LookupParent(o.Name(), rw.site)
+	return found == o
+}
+
 // typeOf is e's type, nil if the check could not tell.
 func (rw *rewriter) typeOf(e ast.Expr) types.Type {
 	tv, ok := rw.typesInfo().Types[e]
@@ -435,7 +450,7 @@ func (rw *rewriter) typeSource(t types.Type) (string, bool) {
 		}
 		switch t := t.(type) {
 		case *types.Named:
-			if o := t.Obj(); o.Pkg() == rw.classes.pkg && o.Parent() != rw.classes.pkg.Scope() {
+			if o := t.Obj(); o.Pkg() == rw.classes.pkg && o.Parent() != rw.classes.pkg.Scope() && !rw.namedAtSite(o) {
 				bad = true
 			}
 			for i := 0; i < t.TypeArgs().Len(); i++ {
