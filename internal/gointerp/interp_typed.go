@@ -104,6 +104,7 @@ func (rw *rewriter) typedRewrites() {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			rw.typeNameVerbs(n, typeOf) // interp_typename.go
+			rw.goSyntaxVerbs(n, typeOf) // interp_gosyntax.go
 			if len(n.Args) == 1 && callsInside(n.Fun) {
 				rw.computedCallOfResults(n) // interp_loadcrash.go
 			}
