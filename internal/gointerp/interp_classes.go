@@ -124,6 +124,7 @@ func (rw *rewriter) classRewrites() {
 	// (All(xs), which genericInstances names All[string]) with classSrc.
 	rw.genericInstances()
 	rw.rangeStatements()
+	rw.lateFuncValues(true) // interp_latefuncs.go
 }
 
 // classSrc is the text from at to end with this file's edits inside it
@@ -212,7 +213,7 @@ func (rw *rewriter) mayNeedTypes() bool {
 		}
 		return !found
 	})
-	return found
+	return found || rw.lateFuncValues(false)
 }
 
 // plainContainer reports a range operand the syntax shows is a slice,
