@@ -489,7 +489,11 @@ func (p *gsPrinter) value(v reflect.Value, n *gsNode, depth int) {
 			x = unboxed(x.Interface())
 		}
 		if !x.IsValid() {
-			p.b.WriteString(n.S + "(nil)")
+			if depth == 0 {
+				p.b.WriteString("<nil>") // fmt's nil argument
+			} else {
+				p.b.WriteString(n.S + "(nil)")
+			}
 			return
 		}
 		d := depth

@@ -12,10 +12,11 @@ import (
 // An index out of range panicked with reflect's words, which Recovered
 // turns into Go's "runtime error: index out of range" without the
 // details Go gives ("index out of range [5] with length 3"), the words a
-// candidate reads in a report. An index expression whose index is not a
-// constant, of a slice, an array, a pointer to an array or a string, gets
-// its index checked by the runtime's Index, which panics with Go's
-// runtime error and its words:
+// candidate reads in a report. An index expression of a slice or a
+// string, or one whose index is not a constant of an array or a pointer
+// to one (a constant one the compiler checks), gets its index checked by
+// the runtime's Index, which panics with Go's runtime error and its
+// words:
 //
 //	xs[k]  =>  xs[faultlineRT.Index(int(k), len(xs))]
 //
@@ -95,7 +96,7 @@ func (rw *rewriter) lenBound(f *ast.ForStmt) (string, bool) {
 
 func (rw *rewriter) indexCheck(ix *ast.IndexExpr, info *types.Info, inRange map[string]bool) {
 	tv, ok := info.Types[ix.Index]
-	if !ok || tv.Value != nil || tv.Type == nil || !pureOperand(ix.X) {
+	if !ok || tv.Type == nil || !pureOperand(ix.X) {
 		return
 	}
 	if b, ok := tv.Type.Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
@@ -112,13 +113,17 @@ func (rw *rewriter) indexCheck(ix *ast.IndexExpr, info *types.Info, inRange map[
 		return
 	}
 	switch u := xt.Underlying().(type) {
-	case *types.Slice, *types.Array:
+	case *types.Slice:
+	case *types.Array:
+		if tv.Value != nil {
+			return // checked by the compiler
+		}
 	case *types.Pointer:
-		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
+		if _, ok := u.Elem().Underlying().(*types.Array); !ok || tv.Value != nil {
 			return
 		}
 	case *types.Basic:
-		if u.Info()&types.IsString == 0 {
+		if u.Info()&types.IsString == 0 || tv.Value != nil && info.Types[ix.X].Value != nil {
 			return
 		}
 	default:

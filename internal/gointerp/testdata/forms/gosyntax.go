@@ -51,6 +51,9 @@ func Main() {
 	fmt.Printf("%#v\n", keyed)
 	err := fmt.Errorf("bad %#v", pair{3, 4})
 	fmt.Println(err, fmt.Sprintf("%#v", (*order)(nil)))
+	var nothing any
+	var noErr error
+	fmt.Printf("%#v %#v %#v\n", nothing, noErr, []error{nil})
 	var nilSlice []pair
 	fmt.Printf("%#v %#v\n", nilSlice, map[level]pair(nil))
 }

@@ -52,6 +52,8 @@ func Main() {
 		sum += len(q.items[i])
 	}
 	fmt.Println(sum, catch(func() { _ = xs[k-3] }))
+	one := []uint64{0}
+	fmt.Println(catch(func() { _ = one[1] }), catch(func() { _ = s[3] }))
 	var empty []string
 	fmt.Println(catch(func() { _ = empty[len(empty)] }))
 }
