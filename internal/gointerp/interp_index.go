@@ -96,8 +96,8 @@ func (rw *rewriter) lenBound(f *ast.ForStmt) (string, bool) {
 
 func (rw *rewriter) indexCheck(ix *ast.IndexExpr, info *types.Info, inRange map[string]bool) {
 	tv, ok := info.Types[ix.Index]
-	if !ok || tv.Type == nil || !pureOperand(ix.X) {
-		return
+	if !ok || tv.Type == nil || !tv.IsValue() || !info.Types[ix.X].IsValue() || !pureOperand(ix.X) {
+		return // an instance of a generic type or function is no index
 	}
 	if b, ok := tv.Type.Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
 		return

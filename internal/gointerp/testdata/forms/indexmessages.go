@@ -6,6 +6,10 @@ package indexmessages
 
 import "fmt"
 
+type list[T any] []T
+
+func first[T any](xs list[T], k int) T { return xs[k] }
+
 type queue struct {
 	items []string
 	slots [2]int
@@ -54,6 +58,8 @@ func Main() {
 	fmt.Println(sum, catch(func() { _ = xs[k-3] }))
 	one := []uint64{0}
 	fmt.Println(catch(func() { _ = one[1] }), catch(func() { _ = s[3] }))
+	ls := list[int]{4}
+	fmt.Println(first[int](ls, 0), catch(func() { _ = first(ls, k) }))
 	var empty []string
 	fmt.Println(catch(func() { _ = empty[len(empty)] }))
 }
