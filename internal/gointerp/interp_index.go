@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"math"
 	"reflect"
 	"strings"
 )
@@ -139,9 +140,11 @@ func (rw *rewriter) indexCheck(ix *ast.IndexExpr, info *types.Info, inRange map[
 		return
 	}
 	rw.importRuntime()
+	// Outermost of the edits at either end: one that starts where the
+	// index starts ends inside it (a shift's operand converted, uint64(b)<<p).
 	rw.edits = append(rw.edits,
-		edit{at: at, end: at, with: runtimeName + ".Index(int(", seq: 1 << 29},
-		edit{at: end, end: end, with: "), len(" + x + "))", seq: -1})
+		edit{at: at, end: at, with: runtimeName + ".Index(int(", seq: math.MinInt32},
+		edit{at: end, end: end, with: "), len(" + x + "))", seq: math.MaxInt32})
 }
 
 // pureOperand reports whether reading e twice gives the same value and

@@ -60,6 +60,12 @@ func Main() {
 	fmt.Println(catch(func() { _ = one[1] }), catch(func() { _ = s[3] }))
 	ls := list[int]{4}
 	fmt.Println(first[int](ls, 0), catch(func() { _ = first(ls, k) }))
+	const b26 uint64 = 0x022fdd63cc95386d
+	var bitPos [64]int
+	for p := uint(0); p < 3; p++ {
+		bitPos[b26<<p>>58] = int(p)
+	}
+	fmt.Println(bitPos[8], bitPos[17], bitPos[34])
 	var empty []string
 	fmt.Println(catch(func() { _ = empty[len(empty)] }))
 }
