@@ -41,9 +41,15 @@ import (
 
 // classState is what the rewrites of this file keep in the rewriter.
 type classState struct {
-	info    *types.Info
-	pkg     *types.Package
-	refused []gradewire.Diagnostic
+	// constErrors are the type check's errors of constants that do not
+	// fit their type (constantErrors, interp_constants.go).
+	constErrors []types.Error
+	// recoverVars are the variables assigned a function literal that
+	// calls recover (deferredRecoverVar).
+	recoverVars map[*types.Var]bool
+	info        *types.Info
+	pkg         *types.Package
+	refused     []gradewire.Diagnostic
 	// done are the range statements rewritten here, which the other
 	// rewrites of ranges (rangeAssign, loopVarsRange) leave alone.
 	done map[*ast.RangeStmt]bool
@@ -118,6 +124,7 @@ func (rw *rewriter) classRewrites() {
 	// (All(xs), which genericInstances names All[string]) with classSrc.
 	rw.genericInstances()
 	rw.rangeStatements()
+	rw.lateFuncValues(true) // interp_latefuncs.go
 }
 
 // classSrc is the text from at to end with this file's edits inside it
@@ -206,7 +213,7 @@ func (rw *rewriter) mayNeedTypes() bool {
 		}
 		return !found
 	})
-	return found
+	return found || rw.lateFuncValues(false)
 }
 
 // plainContainer reports a range operand the syntax shows is a slice,

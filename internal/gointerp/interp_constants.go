@@ -157,3 +157,21 @@ func zeroLiteral(t types.Type) string {
 	}
 	return ""
 }
+
+// constantError reports whether msg, an error of the type check, is Go's
+// compile error for a constant that does not fit its type: const x int8
+// = 200, var b byte = 300, uint8(256), x = 1.5 for an int x. The
+// interpreter took each silently (x was -56, or b 44), or refused it
+// with words of its own.
+func constantError(msg string) bool {
+	return strings.HasSuffix(msg, "(overflows)") || strings.HasSuffix(msg, "(truncated)") ||
+		strings.HasPrefix(msg, "constant ") && (strings.Contains(msg, " overflows ") || strings.Contains(msg, " truncated "))
+}
+
+// constantErrors gives each constant error of the check as Go's compiler
+// gives it, at its line.
+func (rw *rewriter) constantErrors() {
+	for _, e := range rw.classes.constErrors {
+		rw.refuse(e.Pos, e.Msg)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Rare forms the interpreter runs silently wrong, found by go/types before
@@ -52,9 +53,12 @@ import (
 //     where recover can stop it; the interpreter's panic escapes.
 //   - a type switch case naming a type parameter: matched wrongly when the
 //     parameter is an interface.
-//   - x.f where f is promoted from embedded fields at two depths, the
-//     deeper through a field declared first: Go takes the shallowest, the
-//     interpreter took the deeper one.
+//
+// x.f where f is promoted from embedded fields at two depths, the deeper
+// through a field declared first (Go takes the shallowest, the
+// interpreter took the deeper one), is written out with the embedded
+// fields Go goes through (promotedPath): x.Outer.f. It is refused only
+// where another rewrite covers the point.
 //
 // m[k] = *p is rewritten to m[k] = (T)(*p): the interpreter stored a
 // zero value for a nil p, where Go panics, and panics for the conversion.
@@ -70,6 +74,7 @@ func (rw *rewriter) exoticForms() {
 	if rw.classes.pkg == nil {
 		return
 	}
+	rw.constantErrors() // interp_constants.go
 	rw.constantForms(info)
 	rw.shadowedLocalTypes(info)
 	rw.initOrder(info)
@@ -92,7 +97,12 @@ func (rw *rewriter) exoticForms() {
 		case *ast.GoStmt:
 			rw.copiedReceiver(n.Call, "go", funcs, info)
 		case *ast.DeferStmt:
-			rw.copiedReceiver(n.Call, "defer", funcs, info)
+			if late, _ := rw.deferredLater(n); !late {
+				// A late call's receiver is copied at the defer
+				// (deferArgs).
+				rw.copiedReceiver(n.Call, "defer", funcs, info)
+			}
+			rw.deferredRecoverVar(n, info) // interp_deferframes.go
 			if fun := unparen(n.Call.Fun); info.Types[fun].IsNil() || isNilConversion(info, fun) {
 				rw.refuse(n.Pos(), "deferring a nil function is not run faithfully by the interpreter: Go panics when the function returns, and a deferred recover stops the panic; the interpreter's panic escapes it. Defer a function that is not nil")
 			}
@@ -100,7 +110,7 @@ func (rw *rewriter) exoticForms() {
 			rw.selectOrder(n, info)
 		case *ast.SelectorExpr:
 			if t := rw.typeOf(n.X); t != nil && !isInterface(t) {
-				if found, shallow, deep := deeperFirst(t, n.Sel.Name); found && shallow > 0 {
+				if found, shallow, deep := deeperFirst(t, n.Sel.Name); found && shallow > 0 && !rw.promotedPath(n, info) {
 					rw.refuse(n.Sel.Pos(), fmt.Sprintf("%s is promoted from embedded fields at depths %d and %d, and the interpreter picks the deeper one, declared first, where Go picks the shallowest: name the field you mean (x.Field.%s)", n.Sel.Name, shallow, deep, n.Sel.Name))
 				}
 			}
@@ -697,6 +707,37 @@ func (rw *rewriter) constantForms(info *types.Info) {
 		}
 		return true
 	})
+}
+
+// promotedPath writes out the embedded fields Go's selector sel goes
+// through (b.val() => b.embedded.val()), where the interpreter would take
+// another path, and reports whether it could: sel is a field or a method
+// value of a variable's type (not a method expression) and no other edit
+// covers the point.
+func (rw *rewriter) promotedPath(sel *ast.SelectorExpr, info *types.Info) bool {
+	s, ok := info.Selections[sel]
+	if !ok || s.Kind() == types.MethodExpr || len(s.Index()) < 2 {
+		return false
+	}
+	t := s.Recv()
+	var path []string
+	for _, k := range s.Index()[:len(s.Index())-1] {
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok || k >= st.NumFields() || !st.Field(k).Embedded() {
+			return false
+		}
+		path = append(path, st.Field(k).Name())
+		t = st.Field(k).Type()
+	}
+	at := rw.off(sel.Sel.Pos())
+	if rw.straddles(at) {
+		return false
+	}
+	rw.add(at, at, strings.Join(path, ".")+".")
+	return true
 }
 
 // deeperFirst reports whether t (a struct, or a pointer to one) has a

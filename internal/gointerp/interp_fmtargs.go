@@ -317,6 +317,13 @@ func (rw *rewriter) structHelper(t types.Type) string {
 		return h
 	}
 	rw.classes.structHelpers[named] = "" // a field of its own type prints as it is
+	local := named.Obj().Parent() != rw.classes.pkg.Scope()
+	if local {
+		// A type declared in a function is named only in it: its
+		// helper is a literal written where it is called, whose text
+		// depends on where (namedAtSite), never kept for another call.
+		defer delete(rw.classes.structHelpers, named)
+	}
 	ts, ok := rw.typeSource(t)
 	if !ok {
 		return ""
@@ -341,6 +348,9 @@ func (rw *rewriter) structHelper(t types.Type) string {
 		return ""
 	}
 	rw.importRuntime()
+	if local {
+		return "func(" + v + " " + ts + ") any { return " + runtimeName + ".Fields([]string{" + strings.Join(names, ", ") + "}, []any{" + strings.Join(vals, ", ") + "}) }"
+	}
 	name := rw.helper("fmt struct "+ts, func(name string) string {
 		return "func " + name + "(" + v + " " + ts + ") any { return " + runtimeName + ".Fields([]string{" + strings.Join(names, ", ") + "}, []any{" + strings.Join(vals, ", ") + "}) }"
 	})

@@ -101,6 +101,9 @@ type rewriter struct {
 	// funcLits are the offsets of the function literals' bodies
 	// (inFuncLit).
 	funcLits [][2]int
+	// site, where set, is where the text a rewrite makes goes: a type
+	// declared in a function may be named there (namedAtSite).
+	site token.Pos
 }
 
 // rewriteForInterpreter applies every rewrite above to text (the source of
@@ -137,6 +140,8 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 	if rw.refused != nil {
 		return "", nil, rw.refusals()
 	}
+	rw.indexChecks()        // interp_index.go
+	rw.deferFrameLiterals() // interp_deferframes.go
 	rw.appendInstances()
 	out, err := applyEdits(text, rw.edits)
 	if err != nil {

@@ -104,14 +104,17 @@ func (rw *rewriter) typedRewrites() {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			rw.typeNameVerbs(n, typeOf) // interp_typename.go
+			rw.goSyntaxVerbs(n, typeOf) // interp_gosyntax.go
 			if len(n.Args) == 1 && callsInside(n.Fun) {
 				rw.computedCallOfResults(n) // interp_loadcrash.go
 			}
 			rw.errorsAsTarget(n, typeOf) // interp_refuse.go
 			rw.errorsIsTarget(n, typeOf) // interp_refuse.go
 			if methods["String"] || methods["Error"] {
+				rw.site = n.Pos()
 				rw.fmtArgs(n, typeOf) // interp_fmtargs.go
-				rw.anyBoxes(n)        // interp_boxes.go
+				rw.site = token.NoPos
+				rw.anyBoxes(n) // interp_boxes.go
 			}
 			if len(methods) > 0 && len(n.Args) == 1 && !isNilIdent(n.Args[0]) && maybeType(n.Fun) {
 				rw.interfaceConversion(n, rw.typeInfo())

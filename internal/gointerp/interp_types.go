@@ -342,10 +342,11 @@ func (rw *rewriter) typesInfo() *types.Info {
 		return rw.classes.info
 	}
 	rw.classes.info = &types.Info{
-		Types:     map[ast.Expr]types.TypeAndValue{},
-		Defs:      map[*ast.Ident]types.Object{},
-		Uses:      map[*ast.Ident]types.Object{},
-		Instances: map[*ast.Ident]types.Instance{},
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Instances:  map[*ast.Ident]types.Instance{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
 	im := newReflectImporter()
 	im.used = map[string]map[string]bool{}
@@ -364,9 +365,30 @@ func (rw *rewriter) typesInfo() *types.Info {
 		}
 		return true
 	})
-	conf := types.Config{Importer: im, Error: func(error) {}, GoVersion: "go1.23"}
+	conf := types.Config{Importer: im, Error: func(err error) {
+		// A constant that does not fit its type is Go's compile error,
+		// which the interpreter does not give (constantErrors).
+		if te, ok := err.(types.Error); ok && constantError(te.Msg) {
+			rw.classes.constErrors = append(rw.classes.constErrors, te)
+		}
+	}, GoVersion: "go1.23"}
 	rw.classes.pkg, _ = conf.Check(rw.file.Name.Name, rw.fset, []*ast.File{rw.file}, rw.classes.info)
 	return rw.classes.info
+}
+
+// namedAtSite reports whether o, a type declared in a function, is the
+// type its name means at rw.site, where a rewrite writes text that names
+// it (fmtArgs): the type is in scope there and not hidden by another.
+func (rw *rewriter) namedAtSite(o *types.TypeName) bool {
+	if !rw.site.IsValid() || o.Parent() == nil {
+		return false
+	}
+	scope := rw.classes.pkg.Scope().Innermost(rw.site)
+	if scope == nil {
+		return false
+	}
+	_, found := scope.LookupParent(o.Name(), rw.site)
+	return found == o
 }
 
 // typeOf is e's type, nil if the check could not tell.
@@ -428,7 +450,7 @@ func (rw *rewriter) typeSource(t types.Type) (string, bool) {
 		}
 		switch t := t.(type) {
 		case *types.Named:
-			if o := t.Obj(); o.Pkg() == rw.classes.pkg && o.Parent() != rw.classes.pkg.Scope() {
+			if o := t.Obj(); o.Pkg() == rw.classes.pkg && o.Parent() != rw.classes.pkg.Scope() && !rw.namedAtSite(o) {
 				bad = true
 			}
 			for i := 0; i < t.TypeArgs().Len(); i++ {
