@@ -25,6 +25,12 @@ func TestClosedEscapes(t *testing.T) {
 		{"dec5_phases.go", "drop-statement@170:4", "two-writes-fail", refund.InvOutcomeMatchesState},
 		{"dec5_phases.go", "drop-statement@177:4", "failed-write-fails", refund.InvOutcomeMatchesState},
 		{"dec5_phases.go", "negate-condition@61:6", "load-panics-under-live-claim", refund.InvExclusiveClaim},
+		{"dec5_iter_schedule.go", "negate-condition@222:7", "two-writes-fail", refund.InvOutcomeMatchesState},
+		{"dec5_lookup_always.go", "negate-condition@62:94", "two-writes-fail", refund.InvOutcomeMatchesState},
+		{"dec5_phases.go", "negate-condition@166:7", "two-writes-fail", refund.InvOutcomeMatchesState},
+		{"dec5_plain_loop.go", "negate-condition@187:87", "two-writes-fail", refund.InvOutcomeMatchesState},
+		{"dec5_plain_loop.go", "negate-condition@194:89", "failed-and-fallback-writes-fail", refund.InvOutcomeMatchesState},
+		{"dec5_generic_policy.go", "merge-cases@161:4", "caller-cancels-nothing-landed", refund.InvDoneMeansRefunded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.mutant, func(t *testing.T) {
