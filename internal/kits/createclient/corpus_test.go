@@ -34,6 +34,20 @@ import (
 	dec5searchlagforgotten "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-search-lag-forgotten"
 	dec5trustsrefusalaftertimeout "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-trusts-refusal-after-timeout"
 	dec5unknownafterfirsttimeout "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec5-unknown-after-first-timeout"
+	dec6408atonce "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-408-at-once"
+	dec6bareresend "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-bare-resend"
+	dec6doubtendsearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-doubt-ends-early"
+	dec6failedsearchisempty "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-failed-search-is-empty"
+	dec6finisherrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-finish-error-swallowed"
+	dec6foundplandatedfromsave "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-found-plan-dated-from-save"
+	dec6keyagedfromrestart "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-key-aged-from-restart"
+	dec6keypersend "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-key-per-send"
+	dec6leaseoverbound "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-lease-over-bound"
+	dec6refusalafterdoubtfailed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-refusal-after-doubt-failed"
+	dec6replayresent "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-replay-resent"
+	dec6retryafterignored "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-retry-after-ignored"
+	dec6searchatonce "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-search-at-once"
+	dec6searchlagforgotten "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/dec6-search-lag-forgotten"
 	finisherrorswallowed "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/finish-error-swallowed"
 	givesupindoubtearly "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/gives-up-in-doubt-early"
 	ignoresretryafter "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/broken/ignores-retry-after"
@@ -70,6 +84,14 @@ import (
 	dec5statemachine "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-statemachine"
 	dec5strategies "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-strategies"
 	dec5tabledriven "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec5-tabledriven"
+	dec6asyncselect "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-asyncselect"
+	dec6doubtlog "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-doubtlog"
+	dec6embedded "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-embedded"
+	dec6generickinds "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-generickinds"
+	dec6labelled "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-labelled"
+	dec6ownerrors "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-ownerrors"
+	dec6rangefunc "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-rangefunc"
+	dec6statefns "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/dec6-statefns"
 	derivedkey "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/derivedkey"
 	embeddedpaths "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/embeddedpaths"
 	fixedwait "github.com/faultline-dev/faultline/internal/kits/createclient/solutions/correct/fixedwait"
@@ -108,6 +130,14 @@ var correct = map[string]createclient.Entry{
 	"correct/dec5-statemachine": dec5statemachine.CreatePayment,
 	"correct/dec5-strategies":   dec5strategies.CreatePayment,
 	"correct/dec5-tabledriven":  dec5tabledriven.CreatePayment,
+	"correct/dec6-asyncselect":  dec6asyncselect.CreatePayment,
+	"correct/dec6-doubtlog":     dec6doubtlog.CreatePayment,
+	"correct/dec6-embedded":     dec6embedded.CreatePayment,
+	"correct/dec6-generickinds": dec6generickinds.CreatePayment,
+	"correct/dec6-labelled":     dec6labelled.CreatePayment,
+	"correct/dec6-ownerrors":    dec6ownerrors.CreatePayment,
+	"correct/dec6-rangefunc":    dec6rangefunc.CreatePayment,
+	"correct/dec6-statefns":     dec6statefns.CreatePayment,
 }
 
 var broken = map[string]createclient.Entry{
@@ -160,6 +190,20 @@ var broken = map[string]createclient.Entry{
 	"dec5-search-lag-forgotten":         dec5searchlagforgotten.CreatePayment,
 	"dec5-trusts-refusal-after-timeout": dec5trustsrefusalaftertimeout.CreatePayment,
 	"dec5-unknown-after-first-timeout":  dec5unknownafterfirsttimeout.CreatePayment,
+	"dec6-408-at-once":                  dec6408atonce.CreatePayment,
+	"dec6-bare-resend":                  dec6bareresend.CreatePayment,
+	"dec6-doubt-ends-early":             dec6doubtendsearly.CreatePayment,
+	"dec6-failed-search-is-empty":       dec6failedsearchisempty.CreatePayment,
+	"dec6-finish-error-swallowed":       dec6finisherrorswallowed.CreatePayment,
+	"dec6-found-plan-dated-from-save":   dec6foundplandatedfromsave.CreatePayment,
+	"dec6-key-aged-from-restart":        dec6keyagedfromrestart.CreatePayment,
+	"dec6-key-per-send":                 dec6keypersend.CreatePayment,
+	"dec6-lease-over-bound":             dec6leaseoverbound.CreatePayment,
+	"dec6-refusal-after-doubt-failed":   dec6refusalafterdoubtfailed.CreatePayment,
+	"dec6-replay-resent":                dec6replayresent.CreatePayment,
+	"dec6-retry-after-ignored":          dec6retryafterignored.CreatePayment,
+	"dec6-search-at-once":               dec6searchatonce.CreatePayment,
+	"dec6-search-lag-forgotten":         dec6searchlagforgotten.CreatePayment,
 }
 
 // TestCorpusIsComplete keeps the tables above and the folders in step: a
