@@ -121,13 +121,17 @@ const defaultGradeProblem = "async-refund"
 func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, exit int) {
 	if dir == "" {
 		// The built-in content is checked whole before it ships (and by
-		// every serve): reading the one problem is enough, and skips the
-		// parsing and rendering of all the rest, most of what this
-		// process does besides waiting for its child. Anything else,
-		// even a folder of good content, is checked whole first.
-		p, found, err := problems.LoadProblem(content.FS, contentOptions(), slug)
-		if found && err == nil && p.Code != nil && p.Code.ScenariosPath != "" {
-			return p.Code, 0
+		// every serve): reading the one problem's code is enough, and
+		// skips parsing, rendering and checking the rest of it, and the
+		// problem's own Markdown and Go, most of what this process did
+		// besides waiting for its child (the child checks the scenarios
+		// file as it reads it). Anything else, even a folder of good
+		// content, is checked whole first, as is the built-in content
+		// when the problem is not found or not gradable: that is what
+		// names the problems there are.
+		code, found, err := problems.LoadCode(content.FS, contentOptions(), slug)
+		if found && err == nil && code != nil && code.ScenariosPath != "" {
+			return code, 0
 		}
 	}
 	cat, root, err := loadContent(dir, content.FS)

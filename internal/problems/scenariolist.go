@@ -26,16 +26,22 @@ type scenarioList struct {
 // line. A file that does not parse is the kit's check to report: nothing
 // is added then.
 func (l *loader) readScenarioList(code *Code) {
-	var list scenarioList
-	if err := yaml.Unmarshal([]byte(code.Scenarios), &list); err != nil {
+	// One parse: the list is decoded from the parsed document, whose
+	// nodes also give the check entries' lines.
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(code.Scenarios), &root); err != nil {
 		return
+	}
+	var list scenarioList
+	if len(root.Content) > 0 {
+		if err := root.Decode(&list); err != nil {
+			return
+		}
 	}
 	code.ScenarioNames = code.ScenarioNames[:0]
 	for _, sc := range list.Scenarios {
 		code.ScenarioNames = append(code.ScenarioNames, sc.Name)
 	}
-	var root yaml.Node
-	_ = yaml.Unmarshal([]byte(code.Scenarios), &root)
 	lines := checkLines(&root)
 	for i, name := range list.Check {
 		line := 0
