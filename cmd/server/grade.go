@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -72,6 +73,7 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fs.Usage()
 		return gradeExitNotGraded
 	}
+	collectOnlyNearLimit()
 	// The child starts while the content is read: its start-up (exec,
 	// limits, the binary's package init) overlaps the reading.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -88,6 +90,28 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	})
 	return gradeWithKit(ctx, pool, log, *problem, code, fs.Arg(0), *seed, *seeds, *asJSON, gradeReferee{ref, *db}, stdout, stderr)
+}
+
+// gradeMemoryLimit is the heap `server grade` lets grow before it
+// collects (see collectOnlyNearLimit): far more than it holds, a job and
+// its report, and less than a small machine has to spare.
+const gradeMemoryLimit = 256 << 20
+
+// collectOnlyNearLimit turns off collections proportional to the heap in
+// this short-lived process and sets a memory limit instead, unless GOGC
+// or GOMEMLIMIT says otherwise: `server grade` allocates a few MB (a job
+// and a report, encoded and decoded), for which Go's default ran a
+// collection or two. Measured interleaved, 30 runs each, with the child:
+// CPU median 96 ms at GOGC=100, 94 at 400, 91 with none, page faults 4.9k
+// to 4.5k. A report as large as the child may send (DefaultResultBytes)
+// still fits well under the limit, past which the collector works as
+// usual.
+func collectOnlyNearLimit() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(gradeMemoryLimit)
 }
 
 // scenariosSetTheirSeeds reports whether every scenario of code's kit says

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -353,5 +355,32 @@ func TestGradeReadsAShippedProblemAsTheCatalogHasIt(t *testing.T) {
 	}
 	if n < 2 {
 		t.Errorf("%d gradable problems shipped, want both kits'", n)
+	}
+}
+
+// TestGradeCollectsOnlyNearItsLimit checks `server grade` turns off
+// proportional collection for itself with a memory limit instead, and
+// leaves both alone when GOGC or GOMEMLIMIT is set.
+func TestGradeCollectsOnlyNearItsLimit(t *testing.T) {
+	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) })
+	for _, tc := range []struct {
+		env         map[string]string
+		wantPercent int
+		wantLimit   int64
+	}{
+		{map[string]string{"GOGC": "", "GOMEMLIMIT": ""}, -1, gradeMemoryLimit},
+		{map[string]string{"GOGC": "50", "GOMEMLIMIT": ""}, 100, math.MaxInt64},
+		{map[string]string{"GOGC": "", "GOMEMLIMIT": "1GiB"}, 100, math.MaxInt64},
+	} {
+		for k, v := range tc.env {
+			t.Setenv(k, v)
+		}
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+		collectOnlyNearLimit()
+		if got, lim := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); got != tc.wantPercent || lim != tc.wantLimit {
+			t.Errorf("env %v: GOGC %d, memory limit %d; want %d, %d", tc.env, got, lim, tc.wantPercent, tc.wantLimit)
+		}
 	}
 }
