@@ -147,9 +147,9 @@ func kitProblem(dir, slug string, stderr io.Writer) (code *problems.Code, exit i
 		// The built-in content is checked whole before it ships (and by
 		// every serve): reading the one problem's code is enough, and
 		// skips parsing, rendering and checking the rest of it, and the
-		// problem's own Markdown and Go, most of what this process did
-		// besides waiting for its child (the child checks the scenarios
-		// file as it reads it). Anything else, even a folder of good
+		// problem's own Markdown, Go and scenario list, most of what this
+		// process did besides waiting for its child (the child checks the
+		// scenarios file as it reads it). Anything else, even a folder of good
 		// content, is checked whole first, as is the built-in content
 		// when the problem is not found or not gradable: that is what
 		// names the problems there are.
@@ -204,7 +204,16 @@ func gradeWithKit(ctx context.Context, pool *sandbox.Pool, log *slog.Logger, slu
 	}
 	job := grading.KitJob(code, string(src), seed, nil)
 	job.File, job.Seeds, job.Problem = filepath.Base(path), seeds, slug
-	report, err := svc.GradeKit(ctx, nil, job, code.ScenarioNames, nil)
+	// The scenarios' names are read from the file only when a report must
+	// name one the child did not finish: the built-in content's code comes
+	// without them (problems.LoadCode), as a grade rarely needs them.
+	names := code.ScenarioNames
+	report, err := svc.GradeKitNaming(ctx, nil, job, func() []string {
+		if names == nil {
+			names = problems.ScenarioNames(code.Scenarios)
+		}
+		return names
+	}, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return gradeExitNotGraded

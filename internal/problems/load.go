@@ -107,7 +107,8 @@ type loader struct {
 	problemNames, setNames map[string]bool
 
 	// unchecked reads code files and scenarios files without checking
-	// them: no Go parse, no kit's scenario check (LoadCode).
+	// or parsing them: no Go parse, no kit's scenario check, no scenario
+	// list (LoadCode).
 	unchecked bool
 }
 
@@ -343,7 +344,9 @@ func (l *loader) resolveKit(bd *builder, dir string, fm *codeFront, code *Code) 
 			l.ds.list = append(l.ds.list, d)
 		}
 	}
-	l.readScenarioList(code)
+	if !l.unchecked {
+		l.readScenarioList(code)
+	}
 }
 
 // readCode reads one code file named in the front matter (relative to the

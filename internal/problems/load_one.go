@@ -48,12 +48,14 @@ func LoadProblem(fsys fs.FS, opt Options, slug string) (p *Problem, found bool, 
 // LoadCode reads what grading problems/<slug>/ needs, its code, without
 // checking the problem as LoadProblem does: only its front matter is
 // decoded, and its code files and scenarios file are read as they are. No
-// Markdown is rendered, no Go is parsed and no kit checks the scenarios
-// (opt's CheckScenarios are not called); the scenario names and check
-// list are read as LoadProblem reads them. It is for content checked whole
-// already, such as the content built into the server, which is linted
-// before it ships: `server grade` then spends its time on the grade. The
-// Code is LoadProblem's for valid content. found is false when there is no
+// Markdown is rendered, no Go is parsed, no kit checks the scenarios
+// (opt's CheckScenarios are not called), and the scenarios file is not
+// parsed for its list: ScenarioNames and CheckScenarios are left empty
+// (ScenarioNames reads the first when it is needed). It is for content
+// checked whole already, such as the content built into the server,
+// which is linted before it ships: `server grade` then spends its time on
+// the grade. The Code is LoadProblem's for valid content, but for those
+// two lists. found is false when there is no
 // such folder; code is nil when the problem has no code; err is a
 // *ContentError for what this reading meets (a broken front matter, a
 // folder whose slug differs, a missing file), which a caller shows by
