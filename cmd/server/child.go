@@ -29,6 +29,10 @@ func gradingKits() []faultsim.Kit { return []faultsim.Kit{createclient.Kit{}, re
 // Every job names its kit (internal/grading sends it). It is not listed in
 // the usage text.
 func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// Before the job is read, so before any submitted code runs.
+	if err := sandbox.ConfineSelf(); err != nil {
+		sandbox.ExitConfineFailed(err)
+	}
 	results := os.NewFile(sandbox.ResultFD, "results")
 	if _, err := results.Stat(); err != nil {
 		fmt.Fprintf(stderr, "%s: this mode is started by the grader itself, with a result pipe on fd %d\n",

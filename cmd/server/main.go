@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 	"io"
 	"os"
 	"os/signal"
@@ -28,7 +29,8 @@ var subcommands = []subcommand{
 	{"grade", "grade a code problem's submission in a sandboxed child and print the report", gradeCommand},
 	{"referee-log", "list the grades the native referee overruled (the interpreter's faults)", refereeLogCommand},
 	{"referee-warm", "fill the native referee's build cache, so the first Grade's check is fast", refereeWarmCommand},
-	{gradewire.ChildCommand, "", gradeChildCommand}, // hidden: the sandboxed grading child
+	{gradewire.ChildCommand, "", gradeChildCommand},      // hidden: the sandboxed grading child
+	{sandbox.ConfineExecCommand, "", confineExecCommand}, // hidden: confines the native referee's program
 }
 
 func main() {

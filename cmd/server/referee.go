@@ -42,6 +42,11 @@ func (f refereeFlags) newReferee(limits sandbox.Limits, concurrent int) *grading
 	}
 	r := grading.NewReferee(f.cache, limits, concurrent)
 	r.GoCache = f.gocache
+	if self, err := os.Executable(); err == nil {
+		// The native program links no sandbox code: this binary confines
+		// itself and then executes it.
+		r.ConfineVia = []string{self, sandbox.ConfineExecCommand}
+	}
 	return r
 }
 

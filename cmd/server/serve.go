@@ -286,6 +286,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		// up to gradeQueuePerPlace jobs a place; past either, it is told
 		// the grader is busy and when to try again. Places go fairly
 		// between client addresses.
+		logConfinement(log)
 		pool := sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, gradeQueuePerPlace*cfg.Graders)
 		pool.SetMaxWait(gradeMaxWait)
 		// A child that graded an address's job cleanly waits a while for

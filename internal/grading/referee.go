@@ -80,6 +80,11 @@ type Referee struct {
 	// NoNamespaces runs the native program without new user and network
 	// namespaces (as the grading child's Runner may).
 	NoNamespaces bool
+	// ConfineVia, when set, confines the native program by the kernel as
+	// a grading child is (sandbox.Runner.ConfineVia: the server binary
+	// and sandbox.ConfineExecCommand). Unset, it runs under the limits and
+	// namespaces alone.
+	ConfineVia []string
 	// BuildTimeout bounds one build; zero is DefaultBuildTimeout.
 	BuildTimeout time.Duration
 	// GoCache is the go tool's build cache; empty is CacheDir/gocache.
@@ -271,6 +276,9 @@ func (s *Service) runNative(ctx context.Context, g grade, bin string, job gradew
 	limits.Nice = nice
 	runner := &sandbox.Runner{Executable: bin, Args: []string{"native-referee"}, Limits: limits,
 		NoNamespaces: s.Referee.NoNamespaces, Logger: s.log}
+	if len(s.Referee.ConfineVia) > 0 {
+		runner.Confine, runner.ConfineVia = &sandbox.ConfinePolicy{}, s.Referee.ConfineVia
+	}
 	job.Native, job.Lanes = false, 1
 	input, err := json.Marshal(job)
 	if err != nil {

@@ -114,6 +114,8 @@ func refereeService(t testing.TB) (*Service, *refereeFixture, *fakeLog) {
 	svc := New(pool, nil)
 	svc.Referee = NewReferee(f.cache, limits, 1)
 	svc.Referee.GoCache = f.gocache
+	// As the server does: the native program is confined by the kernel.
+	svc.Referee.ConfineVia = []string{f.bin, sandbox.ConfineExecCommand}
 	log := &fakeLog{}
 	svc.Disagreements = log
 	return svc, f, log

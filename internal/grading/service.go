@@ -47,9 +47,14 @@ type Service struct {
 // NewChildRunner returns a Runner that re-executes the current binary as a
 // grading child (gradewire.ChildCommand): the binary must dispatch that
 // subcommand to the child side.
+//
+// The child is confined by the kernel (sandbox.ConfinePolicy's zero
+// value: no network, no process, no file written, nothing read but the
+// runtime's needs) as far as the host's kernel allows: the interpreter's
+// import allowlist is the first wall, the kernel the second.
 func NewChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	return &sandbox.Runner{Args: []string{gradewire.ChildCommand}, Limits: limits, Logger: log,
-		Env: []string{"GOGC=" + strconv.Itoa(childGCPercent)}}
+		Env: []string{"GOGC=" + strconv.Itoa(childGCPercent)}, Confine: &sandbox.ConfinePolicy{}}
 }
 
 // childGCPercent is a grading child's GOGC from its first instruction: the

@@ -1,8 +1,9 @@
 // Package sandbox runs untrusted work in a short-lived child process: the
 // current binary re-executed in a child mode, with resource limits applied
 // before the child's Go runtime starts, in new user and network namespaces
-// where the host allows them, killed as a whole process group when its
-// wall-clock budget runs out. A Pool bounds how many children run at once,
+// where the host allows them, confined by the kernel (Landlock, seccomp:
+// confine.go) before it reads its job, killed as a whole process group
+// when its wall-clock budget runs out. A Pool bounds how many children run at once,
 // can keep spare children started ahead of their job (KeepWarm), and can
 // keep a child that ended a job clean for the next job of the same key
 // (Reuse), each job under its own limits.

@@ -566,6 +566,9 @@ func (r *Runner) runFramed(ctx context.Context, c *child, input []byte, onResult
 	c.stdin.Close()
 	<-wrote
 	c.results.Close()
+	if err := c.confineFailed(); err != nil {
+		return nil, false, "", err
+	}
 	if idle && unread > 0 && res.lines == 0 && res.err == nil && !res.overflow {
 		// Died while idle (a spare, or a child waiting for its key's next
 		// job), before it read this job: nothing of it ran.

@@ -56,6 +56,14 @@ type Runner struct {
 	// Logger receives the one-time note when namespaces are unavailable;
 	// nil means slog.Default().
 	Logger *slog.Logger
+	// Confine, when set, has every child confine itself by the kernel
+	// under this policy (confine.go): the child must call ConfineSelf
+	// before it reads its job, or ConfineVia must be set.
+	Confine *ConfinePolicy
+	// ConfineVia, when set with Confine, is a program and its arguments
+	// that confines itself and then executes the child (the server binary
+	// and ConfineExecCommand): for a child that cannot call ConfineSelf.
+	ConfineVia []string
 
 	mu         sync.Mutex
 	nsBroken   bool // namespaces failed once: never try again
@@ -357,6 +365,9 @@ func (r *Runner) runJob(ctx context.Context, c *child, input []byte, onResult Re
 		c.results.Close()
 		results = <-readDone
 	}
+	if err := c.confineFailed(); err != nil {
+		return nil, err
+	}
 	if spare && unread > 0 && results == 0 {
 		// Killed at the very moment of the hand-over (the signal was on
 		// its way while the job went in): the job never ran. A grading
@@ -398,8 +409,8 @@ func (r *Runner) command(ctx context.Context, exe, prlimit string, l Limits, lif
 		}
 		env = append(env, framedEnvName+"=1")
 	}
-	args := append(limitArgs, "--", exe)
-	args = append(args, r.Args...)
+	child, env := r.confined(exe, env)
+	args := append(append(limitArgs, "--"), child...)
 	cmd := exec.CommandContext(ctx, prlimit, args...)
 	cmd.Dir = "/"
 	cmd.Env = env

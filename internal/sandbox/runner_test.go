@@ -24,6 +24,9 @@ import (
 const testChildArg = "sandbox-test-child"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == ConfineExecCommand {
+		ExitConfineFailed(ConfineAndExec(os.Args[2:]))
+	}
 	if len(os.Args) > 2 && os.Args[1] == testChildArg {
 		runTestChild(os.Args[2])
 		os.Exit(0)
@@ -36,6 +39,9 @@ var sink [][]byte
 // runTestChild is one misbehaviour per mode, each the kind of thing
 // interpreted code can make the grading child do.
 func runTestChild(mode string) {
+	if err := ConfineSelf(); err != nil {
+		ExitConfineFailed(err)
+	}
 	results := os.NewFile(ResultFD, "results")
 	if mode == "framed" {
 		runFramedTestChild(results) // reuse_test.go
@@ -112,6 +118,8 @@ func runTestChild(mode string) {
 	case "partial":
 		fmt.Fprintf(results, "{\"complete\":1}\n{\"cut")
 		os.Exit(0)
+	default:
+		runHostileChild(mode, results) // confine_test.go
 	}
 }
 

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
+)
+
+// logConfinement says at start-up how the kernel confines the grading
+// children (issue 31): all of it, or which parts this host lacks. Go
+// grading runs either way (the interpreter's import allowlist is its
+// first wall); a runtime that can import anything needs all of it
+// (sandbox.ConfinementReport.Complete).
+func logConfinement(log *slog.Logger) {
+	c := sandbox.Confinement()
+	if c.Complete() {
+		log.Info("serve: " + c.String())
+		return
+	}
+	log.Warn("serve: "+c.String()+"; Go grading runs with what there is", slog.Bool("complete", false))
+}
+
+// confineExecCommand is the hidden mode (sandbox.ConfineExecCommand) a
+// Runner starts in front of a child that cannot confine itself: it
+// confines this process and executes "-- PROGRAM ARGS...". It returns
+// only when it could not.
+func confineExecCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	sandbox.ExitConfineFailed(sandbox.ConfineAndExec(args))
+	return 2
+}
