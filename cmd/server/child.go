@@ -39,9 +39,6 @@ func gradeChildCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 			gradewire.ChildCommand, sandbox.ResultFD)
 		return 2
 	}
-	// The grade's heap is made ready before the job is read
-	// (interpreted.PrepareHeap).
-	interpreted.PrepareHeap()
 	if sandbox.FramedChild() {
 		// A reusable child: one job after another until stdin ends.
 		interpreted.ServeChildJobs(sandbox.NewChildJobs(os.Stdin, results, maxChildJobBytes), results, gradingKits())
