@@ -6,16 +6,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/faultline-dev/faultline/content"
+	"github.com/faultline-dev/faultline/internal/problems"
 )
 
 // TestGradeCommand runs the real binary, built once here, so grading goes
@@ -47,6 +50,8 @@ func TestGradeCommand(t *testing.T) {
 		{"forbidden import is not gradable", []string{"-json", hostile + "import_os.go"}, 2, `import \"os\" is not allowed (line 9)`, "error", ""},
 		{"compile error names the line", []string{hostile + "type_error.go"}, 2, "line 14:21", "", ""},
 		{"a crash in the child is reported", []string{hostile + "panic_in_goroutine.go"}, 2, "panic: refund worker exploded", "", ""},
+		// The scenarios' names are read only for such a report (GradeKitNaming).
+		{"a crash names the scenario running", []string{hostile + "panic_in_goroutine.go"}, 2, `running the first scenario, "all-attempts-fail"`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -347,11 +352,48 @@ func TestGradeReadsAShippedProblemAsTheCatalogHasIt(t *testing.T) {
 		n++
 		var stderr bytes.Buffer
 		code, exit := kitProblem("", p.Slug, &stderr)
-		if exit != 0 || !reflect.DeepEqual(code, p.Code) {
-			t.Errorf("%s: exit %d, its code differs from the catalog's (%s)", p.Slug, exit, stderr.String())
+		if exit != 0 {
+			t.Errorf("%s: exit %d (%s)", p.Slug, exit, stderr.String())
+			continue
+		}
+		// The scenario lists are read when needed (problems.LoadCode).
+		if names := problems.ScenarioNames(code.Scenarios); !reflect.DeepEqual(names, p.Code.ScenarioNames) {
+			t.Errorf("%s: its scenarios' names %q differ from the catalog's %q", p.Slug, names, p.Code.ScenarioNames)
+		}
+		lists := *p.Code
+		lists.ScenarioNames, lists.CheckScenarios = nil, nil
+		if !reflect.DeepEqual(code, &lists) {
+			t.Errorf("%s: its code differs from the catalog's", p.Slug)
 		}
 	}
 	if n < 2 {
 		t.Errorf("%d gradable problems shipped, want both kits'", n)
+	}
+}
+
+// TestGradeCollectsOnlyNearItsLimit checks `server grade` turns off
+// proportional collection for itself with a memory limit instead, and
+// leaves both alone when GOGC or GOMEMLIMIT is set.
+func TestGradeCollectsOnlyNearItsLimit(t *testing.T) {
+	percent, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetGCPercent(percent); debug.SetMemoryLimit(limit) })
+	for _, tc := range []struct {
+		env         map[string]string
+		wantPercent int
+		wantLimit   int64
+	}{
+		{map[string]string{"GOGC": "", "GOMEMLIMIT": ""}, -1, gradeMemoryLimit},
+		{map[string]string{"GOGC": "50", "GOMEMLIMIT": ""}, 100, math.MaxInt64},
+		{map[string]string{"GOGC": "", "GOMEMLIMIT": "1GiB"}, 100, math.MaxInt64},
+	} {
+		for k, v := range tc.env {
+			t.Setenv(k, v)
+		}
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+		collectOnlyNearLimit()
+		if got, lim := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); got != tc.wantPercent || lim != tc.wantLimit {
+			t.Errorf("env %v: GOGC %d, memory limit %d; want %d, %d", tc.env, got, lim, tc.wantPercent, tc.wantLimit)
+		}
 	}
 }

@@ -29,8 +29,8 @@ import (
 	"sync"
 	"testing/fstest"
 
+	"github.com/faultline-dev/faultline/internal/gointerp/allowedstd"
 	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
 )
@@ -51,7 +51,7 @@ func allowedSymbols() interp.Exports {
 	allowedOnce.Do(func() {
 		allowed = interp.Exports{}
 		for _, p := range AllowedStdlib {
-			allowed[SymbolKey(p)] = stdlib.Symbols[SymbolKey(p)]
+			allowed[SymbolKey(p)] = allowedstd.Symbols[SymbolKey(p)]
 		}
 	})
 	return allowed
@@ -129,8 +129,8 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 	// every Use: milliseconds per interpreter for packages the allowlist
 	// refuses anyway. So redirect them here and register fmt under an
 	// equivalent key ("fmt/./fmt" names the same import path and package).
-	mapTypes := make(map[reflect.Value][]reflect.Type, len(stdlib.MapTypes)+3)
-	for k, v := range stdlib.MapTypes {
+	mapTypes := make(map[reflect.Value][]reflect.Type, len(allowedstd.MapTypes)+3)
+	for k, v := range allowedstd.MapTypes {
 		mapTypes[k] = v
 	}
 	fmtSyms, ok := exports["fmt/fmt"]
@@ -145,7 +145,7 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		unboxingFmt(f, boxes) // interp_fmt.go
 		// yaegi wraps a value of an interpreted type passed to a host
 		// function's interface parameter in one interface, the first of
-		// those the function's entry in its "." table (stdlib.MapTypes,
+		// those the function's entry in its "." table (allowedstd.MapTypes,
 		// keyed by the function's value) lists that the value has. Its
 		// entries for fmt list Formatter and Stringer only, so a value
 		// with an Error method printed its fields; and the Print
@@ -153,7 +153,7 @@ func NewInterpreter(opts InterpreterOptions) (*interp.Interpreter, error) {
 		// printed x's fields where Go calls x.String(). fmt's own order:
 		// Formatter, then error, then Stringer.
 		for _, name := range []string{"Errorf", "Fprint", "Fprintf", "Fprintln", "Print", "Printf", "Println", "Sprint", "Sprintf", "Sprintln"} {
-			if _, ok := stdlib.MapTypes[fmtSyms[name]]; !ok {
+			if _, ok := allowedstd.MapTypes[fmtSyms[name]]; !ok {
 				return nil, fmt.Errorf("sandbox: yaegi has no interface mapping for fmt.%s", name)
 			}
 			mapTypes[fmtSyms[name]] = fmtInterfaces

@@ -20,8 +20,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/faultline-dev/faultline/internal/gointerp/allowedstd"
 	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
 )
 
 var (
@@ -65,7 +65,7 @@ func symbolsOf(path string) (map[string]reflect.Value, string) {
 	}
 	for _, p := range AllowedStdlib {
 		if p == path {
-			return stdlib.Symbols[SymbolKey(p)], path[strings.LastIndexByte(path, '/')+1:]
+			return allowedstd.Symbols[SymbolKey(p)], path[strings.LastIndexByte(path, '/')+1:]
 		}
 	}
 	return nil, ""

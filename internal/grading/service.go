@@ -99,6 +99,15 @@ func (s *Service) RetryAfter(key string) time.Duration { return s.pool.RetryAfte
 // ended, the job is wrong (an unknown kit or scenario: the content's fault
 // or ours), or the child broke before finishing any scenario.
 func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job gradewire.Job, scenarios []string, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
+	return s.GradeKitNaming(ctx, ticket, job, func() []string { return scenarios }, progress)
+}
+
+// GradeKitNaming is GradeKit with the scenarios' order given by a
+// function, called only when a report must name a scenario the child did
+// not finish (it was stopped, or broke) or count those it did not run:
+// for a caller that would read the whole scenarios file for a list a grade
+// rarely needs (`server grade`). It must not be nil.
+func (s *Service) GradeKitNaming(ctx context.Context, ticket *sandbox.Ticket, job gradewire.Job, scenarios func() []string, progress func(gradewire.ScenarioReport)) (*gradewire.Report, error) {
 	defer ticket.Release() // a job that never reaches the child gives up its place
 	key := ticket.Key()
 	if job.Kit == "" {
@@ -107,8 +116,8 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 	if job.Seeds == 0 {
 		job.Seeds = DefaultSeeds
 	}
-	if len(job.Only) > 0 {
-		scenarios = job.Only
+	if only := job.Only; len(only) > 0 {
+		scenarios = func() []string { return only }
 	}
 	if s.pool.Running() > 0 {
 		// Another child is grading, so the cores are taken: a second lane
@@ -139,8 +148,16 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 type grade struct {
 	kit    string
 	seed   int64
-	order  []string // the scenarios in the child's order; nil when unknown
+	order  func() []string // the scenarios in the child's order; nil or none when unknown
 	source string
+}
+
+// scenarios is g.order's list, nil when unknown.
+func (g grade) scenarios() []string {
+	if g.order == nil {
+		return nil
+	}
+	return g.order()
 }
 
 func (g grade) newReport() *gradewire.Report {
@@ -227,8 +244,8 @@ func (s *Service) keepFinished(ctx context.Context, g grade, finished []gradewir
 		return nil, err
 	}
 	s.log.ErrorContext(ctx, "grading: the grading child broke; the finished scenarios are kept",
-		slog.Int("finished", len(finished)), slog.Int("scenarios", len(g.order)), slog.String("error", err.Error()))
-	r := notGradable(g, fmt.Sprintf("The grader itself failed %s, a fault of the grader and not of your code; the scenarios that finished are shown.", where(g.order, finished)))
+		slog.Int("finished", len(finished)), slog.Int("scenarios", len(g.scenarios())), slog.String("error", err.Error()))
+	r := notGradable(g, fmt.Sprintf("The grader itself failed %s, a fault of the grader and not of your code; the scenarios that finished are shown.", where(g.scenarios(), finished)))
 	withFinished(r, g, finished)
 	return r, nil
 }
@@ -245,14 +262,14 @@ func notGradable(g grade, message string) *gradewire.Report {
 // scenarios that had finished, and a message naming the limit and the
 // scenario that was running.
 func stoppedReport(g grade, finished []gradewire.ScenarioReport, out *sandbox.Outcome) *gradewire.Report {
-	r := notGradable(g, fmt.Sprintf("The submission was stopped %s: %s.", where(g.order, finished), stopReason(out)))
+	r := notGradable(g, fmt.Sprintf("The submission was stopped %s: %s.", where(g.scenarios(), finished), stopReason(out)))
 	withFinished(r, g, finished)
 	return r
 }
 
 func withFinished(r *gradewire.Report, g grade, finished []gradewire.ScenarioReport) {
 	r.Scenarios = append(r.Scenarios, finished...)
-	r.Summary.ScenariosTotal = max(len(g.order), len(finished))
+	r.Summary.ScenariosTotal = max(len(g.scenarios()), len(finished))
 	for _, sc := range finished {
 		if sc.Status == gradewire.StatusPass {
 			r.Summary.ScenariosPassed++

@@ -31,7 +31,7 @@ func TestBrokenChildKeepsFinishedScenarios(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			stream := &resultStream{finished: tc.finished, err: tc.childErr}
-			rep, err := svc.interpret(context.Background(), grade{seed: 1, order: order}, &sandbox.Outcome{Ending: sandbox.EndNormal}, stream)
+			rep, err := svc.interpret(context.Background(), grade{seed: 1, order: func() []string { return order }}, &sandbox.Outcome{Ending: sandbox.EndNormal}, stream)
 			if tc.wantErr {
 				if err == nil || rep != nil {
 					t.Fatalf("got %v, %v; want an error and no report", rep, err)
@@ -48,5 +48,32 @@ func TestBrokenChildKeepsFinishedScenarios(t *testing.T) {
 				t.Fatalf("message %q", rep.Message)
 			}
 		})
+	}
+}
+
+// TestScenarioOrderReadOnlyWhenNeeded: GradeKitNaming's list of scenarios
+// is asked for only when a report must name or count scenarios the child
+// did not finish, not for a finished report.
+func TestScenarioOrderReadOnlyWhenNeeded(t *testing.T) {
+	svc := New(nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	asked := 0
+	g := grade{seed: 1, order: func() []string { asked++; return []string{"one", "two"} }}
+	finished := []gradewire.ScenarioReport{{Name: "one", Status: gradewire.StatusPass}}
+
+	done := &resultStream{finished: finished, report: &gradewire.Report{Status: gradewire.StatusPass, Seed: 1}}
+	if rep, err := svc.interpret(context.Background(), g, &sandbox.Outcome{Ending: sandbox.EndNormal}, done); err != nil || rep.Status != gradewire.StatusPass {
+		t.Fatalf("a finished report: %v, %v", rep, err)
+	}
+	if asked != 0 {
+		t.Errorf("the order was asked for %d times for a finished report; want none", asked)
+	}
+
+	stopped := &resultStream{finished: finished}
+	rep, err := svc.interpret(context.Background(), g, &sandbox.Outcome{Ending: sandbox.EndCPUTime, Limits: sandbox.DefaultLimits()}, stopped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked == 0 || !strings.Contains(rep.Message, `in scenario "two"`) || rep.Summary.ScenariosTotal != 2 {
+		t.Errorf("a stopped child (order asked %d times): message %q, %d scenarios in all; want scenario \"two\" named, 2", asked, rep.Message, rep.Summary.ScenariosTotal)
 	}
 }

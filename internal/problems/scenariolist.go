@@ -26,17 +26,15 @@ type scenarioList struct {
 // line. A file that does not parse is the kit's check to report: nothing
 // is added then.
 func (l *loader) readScenarioList(code *Code) {
-	var list scenarioList
-	if err := yaml.Unmarshal([]byte(code.Scenarios), &list); err != nil {
+	list, root, ok := parseScenarioList(code.Scenarios)
+	if !ok {
 		return
 	}
 	code.ScenarioNames = code.ScenarioNames[:0]
 	for _, sc := range list.Scenarios {
 		code.ScenarioNames = append(code.ScenarioNames, sc.Name)
 	}
-	var root yaml.Node
-	_ = yaml.Unmarshal([]byte(code.Scenarios), &root)
-	lines := checkLines(&root)
+	lines := checkLines(root)
 	for i, name := range list.Check {
 		line := 0
 		if i < len(lines) {
@@ -70,4 +68,35 @@ func checkLines(root *yaml.Node) []int {
 		return lines
 	}
 	return nil
+}
+
+// parseScenarioList parses a scenarios file's shared part, once: the list
+// is decoded from the parsed document, whose nodes also give the check
+// entries' lines. ok is false when the file does not parse.
+func parseScenarioList(scenarios string) (list scenarioList, root *yaml.Node, ok bool) {
+	root = &yaml.Node{}
+	if err := yaml.Unmarshal([]byte(scenarios), root); err != nil {
+		return list, nil, false
+	}
+	if len(root.Content) > 0 {
+		if err := root.Decode(&list); err != nil {
+			return list, nil, false
+		}
+	}
+	return list, root, true
+}
+
+// ScenarioNames are the scenarios of a scenarios file in order, as the
+// loader reads them into Code.ScenarioNames (LoadCode leaves them out);
+// nil when the file does not parse.
+func ScenarioNames(scenarios string) []string {
+	list, _, ok := parseScenarioList(scenarios)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, sc := range list.Scenarios {
+		names = append(names, sc.Name)
+	}
+	return names
 }
