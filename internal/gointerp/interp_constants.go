@@ -168,6 +168,12 @@ func constantError(msg string) bool {
 		strings.HasPrefix(msg, "constant ") && (strings.Contains(msg, " overflows ") || strings.Contains(msg, " truncated "))
 }
 
+// unusedError says msg is go/types' error for a local variable that is
+// declared and never used, a compile error of Go's.
+func unusedError(msg string) bool {
+	return strings.HasPrefix(msg, "declared and not used")
+}
+
 // constantErrors gives each constant error of the check as Go's compiler
 // gives it, at its line.
 func (rw *rewriter) constantErrors() {

@@ -368,7 +368,11 @@ func (rw *rewriter) typesInfo() *types.Info {
 	conf := types.Config{Importer: im, Error: func(err error) {
 		// A constant that does not fit its type is Go's compile error,
 		// which the interpreter does not give (constantErrors).
-		if te, ok := err.(types.Error); ok && constantError(te.Msg) {
+		// So is a local variable declared and never used, which the
+		// interpreter ran as if it were fine (a strangers' file of 6
+		// December: the native referee refused it, and the verdict was
+		// left unconfirmed).
+		if te, ok := err.(types.Error); ok && (constantError(te.Msg) || unusedError(te.Msg)) {
 			rw.classes.constErrors = append(rw.classes.constErrors, te)
 		}
 	}, GoVersion: "go1.23"}
