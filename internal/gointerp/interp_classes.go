@@ -332,13 +332,27 @@ func (rw *rewriter) builtinCalls() {
 				rw.add(rw.off(call.Pos()), rw.off(call.End()), v)
 				return false
 			}
-			t, ok := rw.typeSource(rw.typeOf(call))
-			if !ok {
-				return true
-			}
 			cmp := "<"
 			if id.Name == "max" {
 				cmp = ">"
+			}
+			t, ok := rw.typeSource(rw.typeOf(call))
+			if !ok {
+				// Values of a type parameter (min(a, b) in a generic
+				// function): a generic helper. Its constraint is any, as
+				// yaegi lets < through on it: the check above accepted
+				// min over the parameter, so its type set is ordered. (The
+				// parameter's own constraint would meet yaegi's check,
+				// which refuses time.Duration for ~int64 there; a function
+				// literal over the parameter crashes it.)
+				if _, isParam := rw.typeOf(call).(*types.TypeParam); !isParam {
+					return true
+				}
+				name := rw.helper(id.Name+" of a type parameter", func(name string) string {
+					return fmt.Sprintf("func %s[T any](x T, ys ...T) T { for _, y := range ys { if y != y || y %s x { x = y } }; return x }", name, cmp)
+				})
+				rw.add(rw.off(id.Pos()), rw.off(id.End()), name)
+				return true
 			}
 			name := rw.helper(id.Name+" "+t, func(name string) string {
 				// x != x is a NaN, which min and max give if any operand is one.

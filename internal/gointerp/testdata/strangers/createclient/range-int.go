@@ -74,7 +74,7 @@ type creator struct {
 func (c *creator) run(ctx context.Context) (createapi.Status, error) {
 	backoff := time.Second
 	n := maxAttempts
-	for attempt := range n {
+	for range n {
 		if c.doubt && !c.f.IdempotencyKeys {
 			if !c.f.References {
 				return c.finish(ctx, createapi.Unknown, "", "sent to a vendor with neither keys nor references and the answer was lost: match by amount, payee and time")
