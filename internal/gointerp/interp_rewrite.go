@@ -117,6 +117,7 @@ func rewriteForInterpreter(fset *token.FileSet, f *ast.File, text string, import
 		return "", nil, []gradewire.Diagnostic{*rw.diag(f.Pos(), "the identifier "+runtimeName+" is reserved for the grader's rewrites: rename it")}
 	}
 	rw.classRewrites()
+	rw.twinStructErrors() // interp_twinstructs.go
 	rw.joinCaseConditions()
 	rw.unnamedParams()
 	rw.zeroNamedResults() // interp_recoverresults.go
