@@ -173,6 +173,14 @@ func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 		return
 	}
 	v := rw.tmp()
+	if plain, ok := rw.plainStruct(t); ok {
+		// A struct value whose Error or String method has a pointer
+		// receiver: fmt prints its fields (Go's method set of the value
+		// lacks the method), and yaegi's value called the method. A copy
+		// of an unnamed struct type has no methods to call.
+		rw.wrapArg(arg, "func("+v+" "+ts+") any { return "+plain+"("+v+") }")
+		return
+	}
 	if e, ok := rw.elemExpr(v, t); ok {
 		rw.wrapArg(arg, "func("+v+" "+ts+") any { return "+e+" }")
 		return
@@ -188,6 +196,24 @@ func (rw *rewriter) shownArg(arg ast.Expr, t types.Type, verb byte) {
 			rw.wrapArg(arg, "func("+v+" "+ts+") any { if "+v+" == nil { return "+v+" }; return "+runtimeName+".Ref("+h+"(*"+v+")) }")
 		}
 	}
+}
+
+// plainStruct is the source of t's underlying struct type where t is a
+// struct type of the file whose value fmt prints field by field although
+// a pointer to it has an Error or String method (and no field of it
+// needs a helper of its own); ok is false otherwise.
+func (rw *rewriter) plainStruct(t types.Type) (string, bool) {
+	named, ok := t.(*types.Named)
+	if !ok || named.Obj().Pkg() != rw.classes.pkg || rw.classes.pkg == nil {
+		return "", false
+	}
+	if _, isStruct := named.Underlying().(*types.Struct); !isStruct {
+		return "", false
+	}
+	if rw.methodOf(t) != "" || rw.methodOf(types.NewPointer(t)) == "" || rw.structHelper(t) != "" {
+		return "", false
+	}
+	return rw.typeSource(named.Underlying())
 }
 
 // elemExpr is an expression giving what fmt should get for the variable
