@@ -204,8 +204,8 @@ func (r *Run) coordinate(k Kit, prog Program) {
 	hook, _ := r.World.(PhaseHook)
 	trig, _ := r.World.(Triggers)
 	for pi, ph := range r.Plan.Phases {
-		if ph.After > 0 {
-			time.Sleep(ph.After)
+		if ph.After > 0 && !r.sched.Sleep(ph.After) {
+			return
 		}
 		if !r.sched.Pass("clock") {
 			return

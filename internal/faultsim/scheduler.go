@@ -45,12 +45,14 @@ const (
 // chosen by its seeded source among them sorted by name and arrival. When
 // no one is parked it waits, which lets the clock jump to the next timer.
 type Scheduler struct {
-	mu        sync.Mutex
-	rng       *rand.Rand
-	parked    []*parked
-	wake      chan struct{}
-	live      int
-	over      bool
+	mu     sync.Mutex
+	rng    *rand.Rand
+	parked []*parked
+	wake   chan struct{}
+	live   int
+	over   bool
+	// ended is closed when the run is over (stop): Sleep wakes on it.
+	ended     chan struct{}
 	arrivals  int
 	steps     int
 	instant   time.Time
@@ -100,7 +102,7 @@ func compareParked(a, b *parked) int {
 
 // NewScheduler returns a scheduler whose choices come from seed alone.
 func NewScheduler(seed int64) *Scheduler {
-	return &Scheduler{rng: scheduleSource(seed), wake: make(chan struct{}, 1)}
+	return &Scheduler{rng: scheduleSource(seed), wake: make(chan struct{}, 1), ended: make(chan struct{})}
 }
 
 // scheduleSource is the source of a run's choices: twins replays it.
@@ -172,6 +174,23 @@ func (s *Scheduler) Start(f func()) (release func()) {
 		f()
 	}()
 	return release
+}
+
+// Sleep sleeps d of the run's time, or until the run is over, whichever
+// comes first; false when the run ended first. An actor that waits longer
+// than Drain's grace (a phase a week later) uses it, so that a run stopped
+// before then (a minimal run cut after its first events) leaves no
+// goroutine asleep in its bubble: a kept grading child counts its
+// goroutines after every job, and retires itself for one left behind.
+func (s *Scheduler) Sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.ended:
+		return false
+	}
 }
 
 // drainGrace bounds Drain: how much virtual time a stopped run's actors
@@ -304,6 +323,9 @@ func (s *Scheduler) Run(budget time.Duration) string {
 
 func (s *Scheduler) stop() {
 	s.mu.Lock()
+	if !s.over {
+		close(s.ended)
+	}
 	s.over = true
 	refused := s.parked
 	s.parked = nil
