@@ -88,6 +88,8 @@ var languageDifferences = map[string]struct{ goV, pyV, why string }{
 		"Go's starter drops GetRecord's error (rec, _ :=) and panics on the nil record; in Python the load's exception propagates by itself, an error to the caller, as the scenario asks"},
 	"caller-deadline-first-request": {"same-key", "no-double-refund same-key expected-end-state",
 		"a caller's deadline cancels a Python call (CancelledError, as asyncio.wait_for does) where a Go call only sees its context end: Go's starter goes on, its resends fail fast and it marks the record done; Python's ends at once, leaving the record pending, and the rerun refunds again under a new key"},
+	"caller-cancels-nothing-landed": {"done-means-refunded same-key backoff expected-end-state", "same-key backoff",
+		"the caller's cancel ends a Python call at once (CancelledError) where a Go call only sees its context end: Go's starter goes on, takes the refused resend for the end of its loop and marks the record done with no refund; Python's ends before it writes anything"},
 }
 
 // TestPythonStarterFailsAsGoStarter: the Python starter has the Go
