@@ -331,6 +331,10 @@ func TestMutationFull(t *testing.T) {
 			used[key] = true
 		}
 		switch {
+		case r.verdict == "stillborn" && r.m.Equivalent != "":
+			// The compiler refuses it (a dropped trace line that was the
+			// only use of a local variable: declared and not used), so it
+			// does nothing a rule could misjudge: stillborn, as counted.
 		case r.verdict != "survived" && r.m.Equivalent != "":
 			problems = append(problems, fmt.Sprintf("%s: classified equivalent by rule %s, yet %s (%s): the rule is wrong, or the grader fails a change that does nothing", key, r.m.Equivalent, r.verdict, r.message))
 		case r.verdict != "survived" && e != nil:
