@@ -11,8 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/faultline-dev/faultline/internal/pyenv"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/bytesize"
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -56,6 +58,52 @@ type Service struct {
 func NewChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	return &sandbox.Runner{Args: []string{gradewire.ChildCommand}, Limits: limits, Logger: log,
 		Env: append([]string{"GOGC=" + strconv.Itoa(childGCPercent)}, pyenv.ChildEnv()...), Confine: &sandbox.ConfinePolicy{}}
+}
+
+// KindPython is the pool kind (sandbox.WithKind) of a job whose file is
+// Python: NewPool gives it children of NewPythonChildRunner.
+const KindPython = "python"
+
+// NewPythonChildRunner is NewChildRunner for a Python job's child. That
+// child runs no submitted code itself: it starts python3 processes and
+// answers their harness calls. So it may make processes and execute two
+// programs: this binary, which it starts as sandbox.ConfineExecCommand
+// to confine itself under the Python policy (pyenv.Policy: the
+// installation read, python3 executed, nothing written, no socket) and
+// then execute python3; and python3 itself, which Landlock must allow in
+// this child's domain too, since the Python process's domain nests in
+// it. It still opens no socket and writes no file. A Go job never runs
+// in such a child (NewPool). It returns nil when Python cannot be graded
+// here or this binary cannot be named.
+func NewPythonChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
+	python, read, why := pyenv.Installation()
+	if why != "" {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	r := NewChildRunner(limits, log)
+	policy := pyenv.Policy(python, read)
+	policy.Exec = append(policy.Exec, self)
+	// /proc: the confining process (a new pid) applies Landlock to each
+	// of its threads through /proc/<pid>/task; python3's own domain has
+	// no rule for it.
+	policy.Read = append(policy.Read[:len(policy.Read):len(policy.Read)], "/proc")
+	r.Confine = &policy
+	return r
+}
+
+// NewPool is a pool of grading children (size places, queue waiting jobs
+// at most, as sandbox.NewPool): Go jobs run in children of
+// NewChildRunner, Python jobs in children of NewPythonChildRunner.
+func NewPool(limits sandbox.Limits, log *slog.Logger, size, queue int) *sandbox.Pool {
+	pool := sandbox.NewPool(NewChildRunner(limits, log), size, queue)
+	if r := NewPythonChildRunner(limits, log); r != nil {
+		pool.SetKindRunner(KindPython, r)
+	}
+	return pool
 }
 
 // childGCPercent is a grading child's GOGC from its first instruction: the
@@ -114,6 +162,9 @@ func (s *Service) GradeKit(ctx context.Context, ticket *sandbox.Ticket, job grad
 		// Another child is grading, so the cores are taken: a second lane
 		// would only add its interpreters' compiles.
 		job.Lanes = 1
+	}
+	if strings.EqualFold(filepath.Ext(job.File), ".py") {
+		ctx = sandbox.WithKind(ctx, KindPython)
 	}
 	g := grade{kit: job.Kit, seed: job.FirstSeed, order: scenarios, source: job.Source}
 	job.Native = s.Referee != nil

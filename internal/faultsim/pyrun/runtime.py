@@ -425,9 +425,9 @@ def _serve_lane(sock):
         _conn.send(msg)
 
 
-def _load(init):
-    """Loads the kit's module and the submission; a problem is a
-    diagnostic the engine shows the user."""
+def _prepare(init):
+    """Loads the kit's module and compiles the submission (a syntax error
+    is a diagnostic the engine shows the user); runs none of it."""
     global _kit, _filename, _code, _entry
     _filename = init["file"]
     _entry = init["entry"]
@@ -445,9 +445,16 @@ def _load(init):
     random._urandom = _urandom
     _bind_random(_TrackedRandom(0))
     try:
-        code = _code = compile(init["source"], _filename, "exec")
+        _code = compile(init["source"], _filename, "exec")
     except SyntaxError as e:
-        return None, {"line": e.lineno or 0, "column": e.offset or 0, "message": "SyntaxError: " + (e.msg or "")}
+        return {"line": e.lineno or 0, "column": e.offset or 0, "message": "SyntaxError: " + (e.msg or "")}
+    return None
+
+
+def _load_submission(init):
+    """Runs the submission's module (its top level) and checks its entry
+    coroutine: a problem is a diagnostic."""
+    code = _code
     mod = types.ModuleType("submission")
     mod.__file__ = _filename
     sys.modules["submission"] = mod
@@ -481,14 +488,73 @@ def _reap(flags):
             return
 
 
+def _confine(prog):
+    """Loads a seccomp program (hex, from the engine) on this process, on
+    top of the filters it has: filters stack, the strictest answer holds.
+    Nothing submitted has run in this process yet."""
+    if not prog:
+        return
+    import ctypes
+    data = bytes.fromhex(prog)
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = ctypes.create_string_buffer(data, len(data))
+
+    class _Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = _Fprog(len(data) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "seccomp: " + os.strerror(e))
+
+
+def _check(init):
+    """Loads the submission in a process of its own, confined as a lane
+    is (its module's top level is submitted code): the zygote, which
+    must fork, runs none. What the zygote tells the engine: ready, or a
+    diagnostic."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            _confine(init.get("lane_filter"))
+            _, diag = _load_submission(init)
+            msg = {"diag": diag} if diag is not None else {"ready": True}
+        except BaseException as e:
+            d = _describe(e)
+            msg = {"diag": {"line": d["line"], "message": "loading the code raised %s: %s" % (d["type"], d["message"])}}
+        os.write(w, _ENC.encode(msg).encode())
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    data = b"".join(chunks)
+    if data:
+        return data
+    if os.WIFSIGNALED(status):
+        how = "was killed by signal %d" % os.WTERMSIG(status)
+    else:
+        how = "exited with status %d" % os.WEXITSTATUS(status)
+    return _ENC.encode({"diag": {"message": "loading the code ended its process: it %s" % how}}).encode()
+
+
 def main():
     init = json.loads(sys.stdin.buffer.read())
     ctl = socket.socket(fileno=3)
-    entry, diag = _load(init)
+    _confine(init.get("zygote_filter"))
+    diag = _prepare(init)
     if diag is not None:
         ctl.send(_ENC.encode({"diag": diag}).encode())
         return
-    ctl.send(_ENC.encode({"ready": True}).encode())
+    ctl.send(_check(init))
     while True:
         data, fds, _, _ = socket.recv_fds(ctl, 4096, 1)
         _reap(os.WNOHANG)
@@ -502,6 +568,7 @@ def main():
         pid = os.fork()
         if pid == 0:
             ctl.close()
+            _confine(init.get("lane_filter"))
             sys.stdout = sys.stderr = _Writer()
             _serve_lane(socket.socket(fileno=fds[0]))
             os._exit(0)
