@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -74,19 +73,15 @@ const KindPython = "python"
 // this child's domain too, since the Python process's domain nests in
 // it. It still opens no socket and writes no file. A Go job never runs
 // in such a child (NewPool). It returns nil when Python cannot be graded
-// here or this binary cannot be named.
+// here.
 func NewPythonChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	python, read, why := pyenv.Installation()
 	if why != "" {
 		return nil
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil
-	}
 	r := NewChildRunner(limits, log)
 	policy := pyenv.Policy(python, read)
-	policy.Exec = append(policy.Exec, self)
+	policy.ExecSelf = true
 	// /proc: the confining process (a new pid) applies Landlock to each
 	// of its threads through /proc/<pid>/task; python3's own domain has
 	// no rule for it.

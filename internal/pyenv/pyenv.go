@@ -35,12 +35,9 @@ var python struct {
 }
 
 // ConfineEnv carries to a grading child the environment entry that
-// confines a Python process (sandbox.ConfineExecEnv of Policy), ViaEnv
-// the server binary that applies it (sandbox.ConfineExecCommand).
-const (
-	ConfineEnv = "FAULTLINE_PYTHON_CONFINE"
-	ViaEnv     = "FAULTLINE_CONFINE_VIA"
-)
+// confines a Python process (sandbox.ConfineExecEnv of Policy); the
+// child's own binary applies it (sandbox.ConfineExecCommand).
+const ConfineEnv = "FAULTLINE_PYTHON_CONFINE"
 
 // Policy is what a Python process may reach: read its installation's
 // library directories (its loader and shared libraries come with its
@@ -52,14 +49,17 @@ func Policy(python string, read []string) sandbox.ConfinePolicy {
 	return sandbox.ConfinePolicy{Read: read, Exec: []string{python}, Spawn: true}
 }
 
-// Launch is how a grading child starts python3 (pyrun): through Via (the
-// server binary and sandbox.ConfineExecCommand, then "--") with Env added
-// when it confines it; Via nil when the operator lets Python run
-// unconfined and the kernel has nothing to confine it with. Why says why
-// Python cannot run ("" when it can).
+// Launch is how a grading child starts python3 (pyrun): through Via (its
+// own binary, the server's, as sandbox.ConfineExecCommand, then "--")
+// with Env added when ConfineEnv says how to confine it; Via nil when the
+// operator lets Python run unconfined. Why says why Python cannot run
+// ("" when it can).
 func Launch() (via []string, env []string, why string) {
-	exe, entry := os.Getenv(ViaEnv), os.Getenv(ConfineEnv)
-	if exe != "" && entry != "" {
+	if entry := os.Getenv(ConfineEnv); entry != "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, "the grading child cannot name its own binary to confine python3 with: " + err.Error()
+		}
 		return []string{exe, sandbox.ConfineExecCommand, "--"}, []string{entry}, ""
 	}
 	if os.Getenv(UnconfinedEnv) == "1" {
@@ -85,12 +85,8 @@ func ChildEnv() []string {
 		return env
 	}
 	env = append(env, PythonEnv+"="+p)
-	exe, err := os.Executable()
-	if err != nil {
-		return env // Launch: unconfined with leave, else unavailable
-	}
 	if entry := sandbox.ConfineExecEnv(Policy(p, python.read)); entry != "" {
-		env = append(env, ViaEnv+"="+exe, ConfineEnv+"="+entry)
+		env = append(env, ConfineEnv+"="+entry)
 	}
 	return env
 }

@@ -53,6 +53,9 @@ type ConfinePolicy struct {
 	// processes, a Python zygote forks its lanes. What any of them may
 	// execute is still only Exec. False refuses every new process.
 	Spawn bool `json:"spawn,omitempty"`
+	// ExecSelf adds the child's own binary (the Runner's executable) to
+	// Exec: a child that starts itself again as ConfineExecCommand.
+	ExecSelf bool `json:"-"`
 }
 
 // confineEnvName carries the confinement a child must apply to itself:
@@ -196,6 +199,9 @@ func (r *Runner) confinedBy(have ConfinementReport, exe string, env []string) (a
 		return argv, env
 	}
 	policy := *r.Confine
+	if policy.ExecSelf {
+		policy.Exec = append(policy.Exec[:len(policy.Exec):len(policy.Exec)], exe)
+	}
 	via := len(r.ConfineVia) > 0
 	if via {
 		policy.Exec = append(policy.Exec[:len(policy.Exec):len(policy.Exec)], exe)

@@ -247,11 +247,14 @@ def _virtual_time():
 
 
 def _describe(e):
-    tb = traceback.extract_tb(e.__traceback__)
+    # The last line in the submission, walked without reading source
+    # (traceback.extract_tb does): a RecursionError has a million frames.
     line = 0
-    for fr in tb:
-        if fr.filename == _filename:
-            line = fr.lineno
+    t = e.__traceback__
+    while t is not None:
+        if t.tb_frame.f_code.co_filename == _filename:
+            line = t.tb_lineno
+        t = t.tb_next
     return {"type": type(e).__name__, "message": str(e), "line": line,
             "bug": isinstance(e, _BUGS) or getattr(e, "_faultline_panic", False)}
 
@@ -478,14 +481,48 @@ def _load_submission(init):
     return entry, None
 
 
+_ended = {}  # lane pid -> wait status, reaped and not yet asked for
+
+
 def _reap(flags):
     while True:
         try:
-            pid, _ = os.waitpid(-1, flags)
+            pid, status = os.waitpid(-1, flags)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        _ended[pid] = status
+        if len(_ended) > 4096:
+            _ended.pop(next(iter(_ended)))
+
+
+_SIGNAL_WHY = {
+    "SIGSEGV": "the interpreter crashed: a stack overflow, as recursion deeper than the C stack allows does once sys.setrecursionlimit is raised",
+    "SIGBUS": "the interpreter crashed",
+    "SIGABRT": "the interpreter aborted on a fatal error",
+    "SIGXCPU": "the CPU time limit",
+    "SIGKILL": "stopped at a limit: the CPU time limit, or the grader ended it",
+}
+
+
+def _ending(pid):
+    """How lane pid ended (the engine asks once it lost it), in words."""
+    status = _ended.pop(pid, None)
+    if status is None:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            return ""
+    if os.WIFSIGNALED(status):
+        import signal
+        try:
+            name = signal.Signals(os.WTERMSIG(status)).name
+        except ValueError:
+            name = "signal %d" % os.WTERMSIG(status)
+        return "killed by %s (%s)" % (name, _SIGNAL_WHY.get(name, "a signal"))
+    code = os.WEXITSTATUS(status)
+    return "it exited with status %d (os._exit, or the interpreter gave up)" % code
 
 
 def _confine(prog):
@@ -564,6 +601,8 @@ def main():
             _reap(0)
             return
         if not fds:
+            if data.startswith(b"wait "):
+                ctl.send(_ENC.encode({"ending": _ending(int(data[5:]))}).encode())
             continue
         pid = os.fork()
         if pid == 0:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -190,6 +191,30 @@ func (z *zygote) fork() (*os.File, int, error) {
 		return nil, 0, fmt.Errorf("pyrun: the zygote did not fork (%v): %s", err, strings.TrimSpace(z.stderr.String()))
 	}
 	return os.NewFile(uintptr(fds[0]), "python-worker"), ans.Pid, nil
+}
+
+// ending is how lane pid ended, as its zygote (its parent) reaped it:
+// "killed by SIGSEGV (...)", "exited with status 3 (...)"; "" when the
+// zygote cannot say. A lane still running (its socket closed by the
+// code) is killed first.
+func (z *zygote) ending(pid int) string {
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.closed {
+		return ""
+	}
+	if err := syscall.Sendmsg(z.ctl, []byte("wait "+strconv.Itoa(pid)), nil, nil, 0); err != nil {
+		return ""
+	}
+	msg, err := z.recv()
+	var ans struct {
+		Ending string `json:"ending"`
+	}
+	if err != nil || json.Unmarshal(msg, &ans) != nil {
+		return ""
+	}
+	return ans.Ending
 }
 
 // close ends the zygote: its control socket closes, it reaps its workers
