@@ -157,7 +157,7 @@ func TestPythonHostileContained(t *testing.T) {
 			if strings.Contains(string(text), "ESCAPED") {
 				t.Fatalf("not contained:\n%s", text)
 			}
-			if !regexp.MustCompile("^(" + tc.status + ")$").MatchString(rep.Status) || !regexp.MustCompile(tc.want).Match(text) {
+			if !regexp.MustCompile("^("+tc.status+")$").MatchString(rep.Status) || !regexp.MustCompile(tc.want).Match(text) {
 				t.Errorf("status %q, want %q; want the report to say %q:\n%s", rep.Status, tc.status, tc.want, unheld(rep))
 			}
 			if _, err := os.Stat(probe); err == nil {
