@@ -176,9 +176,11 @@ func gradeWithKit(ctx context.Context, pool *sandbox.Pool, log *slog.Logger, slu
 	if faultsim.LangOf(path) == faultsim.LangGo {
 		// The referee builds Go natively: it has nothing to say of Python.
 		svc.Referee = ref.newReferee(sandbox.DefaultLimits(), 1)
-	} else if _, why := pyenv.Available(); why == "" && !pyenv.Confined() {
+	} else if python, why := pyenv.Available(); why == "" && !pyenv.Confined() {
 		fmt.Fprintf(stderr, "grade: UNCONFINED: %s runs in Python without all of the kernel's confinement (%s=1; missing: %s)\n",
 			path, pyenv.UnconfinedEnv, strings.Join(sandbox.Confinement().Missing(), "; "))
+	} else if why == "" {
+		fmt.Fprintf(stderr, "grade: %s runs in %s, confined by the kernel\n", path, python)
 	}
 	if ref.db != "" && svc.Referee != nil {
 		store, err := storage.Open(ctx, ref.db)
