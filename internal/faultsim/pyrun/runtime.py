@@ -514,6 +514,10 @@ def _ending(pid):
             _, status = os.waitpid(pid, 0)
         except ChildProcessError:
             return ""
+    return _status_words(status)
+
+
+def _status_words(status):
     if os.WIFSIGNALED(status):
         import signal
         try:
@@ -576,11 +580,7 @@ def _check(init):
     data = b"".join(chunks)
     if data:
         return data
-    if os.WIFSIGNALED(status):
-        how = "was killed by signal %d" % os.WTERMSIG(status)
-    else:
-        how = "exited with status %d" % os.WEXITSTATUS(status)
-    return _ENC.encode({"diag": {"message": "loading the code ended its process: it %s" % how}}).encode()
+    return _ENC.encode({"diag": {"message": "loading the code ended its process: " + _status_words(status)}}).encode()
 
 
 def main():

@@ -93,6 +93,16 @@ var pythonHostileCases = []struct {
     signal.alarm(1)
     while True:
         pass`, "fail", `worker-1 ended before its call returned: killed by SIGKILL \(stopped at a limit: the CPU time limit`},
+	{"an output flood, then an answer", `    for _ in range(100000):
+        print("x" * 500)
+        os.write(1, b"y" * 500)
+        os.write(2, b"z" * 500)
+    raise ValueError("flooded")`, "fail", `ValueError: flooded`},
+	{"an infinite loop at import", `    pass
+while True:
+    pass`, "error", `loading the code ended its process: killed by SIG(XCPU|KILL) \((the|stopped at a) .*CPU time limit`},
+	{"os._exit at import", `    pass
+os._exit(3)`, "error", `loading the code ended its process: it exited with status 3`},
 	{"an output flood", `    line = "x" * 1000
     while True:
         print(line)`, "fail", `worker-1 ended before its call returned: killed by SIG(XCPU|KILL) \((the|stopped at a) .*CPU time limit`},
