@@ -36,14 +36,12 @@ func childrenCPU() time.Duration {
 // time), some 320 ms of it in the Python processes and the rest in this
 // one: about 7,600 exchanges of a JSON line each way, one per harness
 // call, each costing two context switches. A process per worker (the
-// first design) cost 49x. The target is 3x: not met. Where the
-// kernel confines python3 (through this binary's __confine-exec, with the
-// zygote's and each lane's stacked seccomp filters, and the submission's
-// top level loaded in a process of its own), on 6 December, -count 2:
-// Python 693 and 639 ms of CPU (9.2x, 10.4x), against 737 and 639 ms
-// (11.2x, 9.9x) unconfined before it; the wall time 1.04 to 1.14 s
-// against 0.75 to 0.82 s, on a machine shared with other agents' tests
-// (a confined start costs some 10 ms more than a direct one).
+// first design) cost 49x. The target is 3x: not met. Confining
+// python3 (through this binary's __confine-exec, with the zygote's and
+// each lane's stacked seccomp filters, the submission's top level loaded
+// in a process of its own) costs nothing measurable: run back to back on
+// 6 December, unconfined 735 ms of CPU and 821 ms of wall time, confined
+// 705 and 795 (a confined start is some 10 ms more than a direct one).
 //
 //	go test ./internal/kits/refund -run '^$' -bench GradePythonVersusGo -benchtime 5x
 func BenchmarkGradePythonVersusGo(b *testing.B) {
