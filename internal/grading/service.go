@@ -56,7 +56,7 @@ type Service struct {
 // import allowlist is the first wall, the kernel the second.
 func NewChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	return &sandbox.Runner{Args: []string{gradewire.ChildCommand}, Limits: limits, Logger: log,
-		Env: append([]string{"GOGC=" + strconv.Itoa(childGCPercent)}, pyenv.ChildEnv()...), Confine: &sandbox.ConfinePolicy{}}
+		Env: []string{"GOGC=" + strconv.Itoa(childGCPercent)}, Confine: &sandbox.ConfinePolicy{}}
 }
 
 // KindPython is the pool kind (sandbox.WithKind) of a job whose file is
@@ -72,14 +72,15 @@ const KindPython = "python"
 // then execute python3; and python3 itself, which Landlock must allow in
 // this child's domain too, since the Python process's domain nests in
 // it. It still opens no socket and writes no file. A Go job never runs
-// in such a child (NewPool). It returns nil when Python cannot be graded
-// here.
+// in such a child (NewPool). Where Python cannot be graded, its child is
+// confined as a Go job's and says why (pyenv.ChildEnv).
 func NewPythonChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
+	r := NewChildRunner(limits, log)
+	r.Env = append(r.Env, pyenv.ChildEnv()...)
 	python, read, why := pyenv.Installation()
 	if why != "" {
-		return nil
+		return r
 	}
-	r := NewChildRunner(limits, log)
 	policy := pyenv.Policy(python, read)
 	policy.ExecSelf = true
 	// /proc: the confining process (a new pid) applies Landlock to each
@@ -95,9 +96,7 @@ func NewPythonChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runn
 // NewChildRunner, Python jobs in children of NewPythonChildRunner.
 func NewPool(limits sandbox.Limits, log *slog.Logger, size, queue int) *sandbox.Pool {
 	pool := sandbox.NewPool(NewChildRunner(limits, log), size, queue)
-	if r := NewPythonChildRunner(limits, log); r != nil {
-		pool.SetKindRunner(KindPython, r)
-	}
+	pool.SetKindRunner(KindPython, NewPythonChildRunner(limits, log))
 	return pool
 }
 

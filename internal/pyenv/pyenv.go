@@ -82,7 +82,7 @@ func ChildEnv() []string {
 	}
 	p, why := Available()
 	if why != "" {
-		return env
+		return append(env, WhyEnv+"="+why)
 	}
 	env = append(env, PythonEnv+"="+p)
 	if entry := sandbox.ConfineExecEnv(Policy(p, python.read)); entry != "" {
@@ -101,6 +101,11 @@ func Installation() (path string, read []string, why string) {
 	return p, python.read, ""
 }
 
+// WhyEnv carries to a grading child why its parent found Python cannot be
+// graded here (Available): the child, which cannot probe the kernel or
+// look for python3, says the parent's reason.
+const WhyEnv = "FAULTLINE_PYTHON_UNAVAILABLE"
+
 // ChildPython is the interpreter a grading child's parent found
 // (ChildEnv), "" if none.
 func ChildPython() string { return os.Getenv(PythonEnv) }
@@ -115,6 +120,9 @@ func Available() (path, why string) { return Python("") }
 func Python(want string) (string, string) {
 	if want != "" {
 		return want, ""
+	}
+	if why := os.Getenv(WhyEnv); why != "" {
+		return "", why
 	}
 	if os.Getenv(UnconfinedEnv) != "1" && !Confined() {
 		return "", "the grading child is not confined by the kernel (" + strings.Join(sandbox.Confinement().Missing(), "; ") +
