@@ -47,3 +47,15 @@ func TestPolicy(t *testing.T) {
 		t.Errorf("Policy = %+v", p)
 	}
 }
+
+// TestChildTakesItsParentsWord: a grading child says its parent's reason
+// Python cannot run, and takes the interpreter its parent found.
+func TestChildTakesItsParentsWord(t *testing.T) {
+	t.Setenv(WhyEnv, "python3 is not installed (Debian: apt-get install python3)")
+	if p, why := Python(""); p != "" || why != "python3 is not installed (Debian: apt-get install python3)" {
+		t.Errorf("Python(\"\") = %q, %q; want the parent's reason", p, why)
+	}
+	if p, why := Python("/usr/bin/python3"); p != "/usr/bin/python3" || why != "" {
+		t.Errorf("Python(want) = %q, %q; want want", p, why)
+	}
+}
