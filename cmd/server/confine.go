@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -20,6 +21,25 @@ func logConfinement(log *slog.Logger) {
 		return
 	}
 	log.Warn("serve: "+c.String()+"; Go grading runs with what there is", slog.Bool("complete", false))
+}
+
+// logPython says at start-up whether Python answers can be graded here,
+// and how: by python3 processes the kernel confines (each started through
+// confineExecCommand by a grading child that runs no submitted code), or,
+// only with the operator's leave (pyenv.UnconfinedEnv), by unconfined
+// ones, which is said loudly.
+func logPython(log *slog.Logger) {
+	python, why := pyenv.Available()
+	switch {
+	case why != "":
+		log.Info("serve: Python answers cannot be graded: " + why)
+	case pyenv.Confined():
+		log.Info("serve: Python answers are graded by " + python + ", confined by the kernel")
+	default:
+		log.Warn("serve: UNCONFINED: Python answers are graded by "+python+" without all of the kernel's confinement, "+
+			"by the operator's leave: submitted Python may reach what this server reaches",
+			slog.String("env", pyenv.UnconfinedEnv+"=1"), slog.Any("missing", sandbox.Confinement().Missing()))
+	}
 }
 
 // confineExecCommand is the hidden mode (sandbox.ConfineExecCommand) a

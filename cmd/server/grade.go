@@ -18,6 +18,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -37,8 +38,10 @@ rebuild.
 
 FILE.py is graded as Python (the extension decides): refund's
 async def refund_money(request_id) against its refundkit module, under the
-same scenarios, by python3 (3.11 or later). Until the sandbox confines
-grading children, Python grading runs only with FAULTLINE_PYTHON_UNCONFINED=1.
+same scenarios, by python3 (3.11 or later), in processes the kernel confines
+(no socket, no process past its own, nothing written, nothing read outside the
+Python installation). Where the kernel lacks part of that confinement, Python
+grading runs only with FAULTLINE_PYTHON_UNCONFINED=1; stderr says which.
 
 The verdict of a Go file is checked by the native referee: the file is built
 natively with the go tool on PATH and graded with the same scenarios and seed;
@@ -83,7 +86,7 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// The child starts while the content is read: its start-up (exec,
 	// limits, the binary's package init) overlaps the reading.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	pool := sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0)
+	pool := grading.NewPool(sandbox.DefaultLimits(), log, 1, 0)
 	pool.Prestart()
 	defer pool.Close()
 	code, exit := kitProblem(*contentDir, *problem, stderr)
@@ -201,6 +204,11 @@ func gradeWithKit(ctx context.Context, pool *sandbox.Pool, log *slog.Logger, slu
 	if faultsim.LangOf(path) == faultsim.LangGo {
 		// The referee builds Go natively: it has nothing to say of Python.
 		svc.Referee = ref.newReferee(sandbox.DefaultLimits(), 1)
+	} else if python, why := pyenv.Available(); why == "" && !pyenv.Confined() {
+		fmt.Fprintf(stderr, "grade: UNCONFINED: %s runs in Python without all of the kernel's confinement (%s=1; missing: %s)\n",
+			path, pyenv.UnconfinedEnv, strings.Join(sandbox.Confinement().Missing(), "; "))
+	} else if why == "" {
+		fmt.Fprintf(stderr, "grade: %s runs in %s, confined by the kernel\n", path, python)
 	}
 	if ref.db != "" && svc.Referee != nil {
 		store, err := storage.Open(ctx, ref.db)

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/faultline-dev/faultline/internal/pyenv"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // TestGradePython: `server grade FILE.py` grades Python, the extension
 // deciding, through the grading child, with grade's exit codes; where
-// Python may not run (no confinement and no leave to run without it) the
-// file is not graded and the report says why.
+// Python may not run (no complete confinement and no leave to run without
+// it) the file is not graded and the report says why.
 func TestGradePython(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the server binary and grades in child processes")
@@ -22,6 +23,15 @@ func TestGradePython(t *testing.T) {
 		t.Skip("python3 is not installed")
 	}
 	bin := buildServer(t)
+	// Without the operator's leave, Python runs only confined: where the
+	// kernel gives all of the confinement, it grades; elsewhere not.
+	withoutLeave := struct {
+		code   int
+		stdout string
+	}{2, "Python grading is unavailable here: the grading child is not confined"}
+	if sandbox.Confinement().Complete() {
+		withoutLeave.code, withoutLeave.stdout = 0, "PASS: Every invariant held"
+	}
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.py")
 	if err := os.WriteFile(broken, []byte("import refundkit\n\nasync def refund_money(request_id):\n    return (\n"), 0o644); err != nil {
@@ -41,7 +51,7 @@ func TestGradePython(t *testing.T) {
 		{"reference passes", true, []string{reference}, 0, "PASS: Every invariant held"},
 		{"starter fails", true, []string{starter}, 1, "FAIL:"},
 		{"a syntax error names the line", true, []string{broken}, 2, "line 4:12: SyntaxError: '(' was never closed"},
-		{"no Python without confinement", false, []string{reference}, 2, "Python grading is unavailable here: the grading child is not confined"},
+		{"without leave: only confined", false, []string{reference}, withoutLeave.code, withoutLeave.stdout},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -95,7 +105,7 @@ func TestLintGradesThePythonReference(t *testing.T) {
 	for _, tt := range []struct {
 		unconfined string
 		fails      bool
-	}{{"1", true}, {"", false}} {
+	}{{"1", true}, {"", sandbox.Confinement().Complete()}} {
 		cmd := exec.Command(bin, "lint", root)
 		cmd.Env = append(os.Environ(), pyenv.UnconfinedEnv+"="+tt.unconfined)
 		out, err := cmd.CombinedOutput()

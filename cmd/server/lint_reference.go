@@ -46,7 +46,7 @@ func referenceDiagnostics(ctx context.Context, cat *problems.Catalog, stderr io.
 		}
 		if svc == nil {
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			svc = grading.New(sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), 1, 0), log)
+			svc = grading.New(grading.NewPool(sandbox.DefaultLimits(), log, 1, 0), log)
 		}
 		refs := []struct{ file, source string }{{p.Code.ReferencePath, p.Code.Reference}}
 		if _, why := pyenv.Available(); why == "" && p.Code.PythonReference != "" {

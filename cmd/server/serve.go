@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/faultline-dev/faultline/internal/pyenv"
 	"io"
 	"log/slog"
 	"net"
@@ -288,13 +287,9 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 		// the grader is busy and when to try again. Places go fairly
 		// between client addresses.
 		logConfinement(log)
-		pool := sandbox.NewPool(grading.NewChildRunner(sandbox.DefaultLimits(), log), cfg.Graders, gradeQueuePerPlace*cfg.Graders)
+		pool := grading.NewPool(sandbox.DefaultLimits(), log, cfg.Graders, gradeQueuePerPlace*cfg.Graders)
 		pool.SetMaxWait(gradeMaxWait)
-		if python, why := pyenv.Available(); why != "" {
-			log.Info("serve: Python answers cannot be graded: " + why)
-		} else {
-			log.Warn("serve: Python answers are graded by "+python+" in grading children the kernel does not confine", slog.String("env", pyenv.UnconfinedEnv))
-		}
+		logPython(log)
 		// A child that graded an address's job cleanly waits a while for
 		// that address's next one, so a second Grade skips a fresh
 		// process and heap; it never serves another address.

@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/faultline-dev/faultline/internal/pyenv"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/bytesize"
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
@@ -55,7 +56,48 @@ type Service struct {
 // import allowlist is the first wall, the kernel the second.
 func NewChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
 	return &sandbox.Runner{Args: []string{gradewire.ChildCommand}, Limits: limits, Logger: log,
-		Env: append([]string{"GOGC=" + strconv.Itoa(childGCPercent)}, pyenv.ChildEnv()...), Confine: &sandbox.ConfinePolicy{}}
+		Env: []string{"GOGC=" + strconv.Itoa(childGCPercent)}, Confine: &sandbox.ConfinePolicy{}}
+}
+
+// KindPython is the pool kind (sandbox.WithKind) of a job whose file is
+// Python: NewPool gives it children of NewPythonChildRunner.
+const KindPython = "python"
+
+// NewPythonChildRunner is NewChildRunner for a Python job's child. That
+// child runs no submitted code itself: it starts python3 processes and
+// answers their harness calls. So it may make processes and execute two
+// programs: this binary, which it starts as sandbox.ConfineExecCommand
+// to confine itself under the Python policy (pyenv.Policy: the
+// installation read, python3 executed, nothing written, no socket) and
+// then execute python3; and python3 itself, which Landlock must allow in
+// this child's domain too, since the Python process's domain nests in
+// it. It still opens no socket and writes no file. A Go job never runs
+// in such a child (NewPool). Where Python cannot be graded, its child is
+// confined as a Go job's and says why (pyenv.ChildEnv).
+func NewPythonChildRunner(limits sandbox.Limits, log *slog.Logger) *sandbox.Runner {
+	r := NewChildRunner(limits, log)
+	r.Env = append(r.Env, pyenv.ChildEnv()...)
+	python, read, why := pyenv.Installation()
+	if why != "" {
+		return r
+	}
+	policy := pyenv.Policy(python, read)
+	policy.ExecSelf = true
+	// /proc: the confining process (a new pid) applies Landlock to each
+	// of its threads through /proc/<pid>/task; python3's own domain has
+	// no rule for it.
+	policy.Read = append(policy.Read[:len(policy.Read):len(policy.Read)], "/proc")
+	r.Confine = &policy
+	return r
+}
+
+// NewPool is a pool of grading children (size places, queue waiting jobs
+// at most, as sandbox.NewPool): Go jobs run in children of
+// NewChildRunner, Python jobs in children of NewPythonChildRunner.
+func NewPool(limits sandbox.Limits, log *slog.Logger, size, queue int) *sandbox.Pool {
+	pool := sandbox.NewPool(NewChildRunner(limits, log), size, queue)
+	pool.SetKindRunner(KindPython, NewPythonChildRunner(limits, log))
+	return pool
 }
 
 // childGCPercent is a grading child's GOGC from its first instruction: the
@@ -123,6 +165,9 @@ func (s *Service) GradeKitNaming(ctx context.Context, ticket *sandbox.Ticket, jo
 		// Another child is grading, so the cores are taken: a second lane
 		// would only add its interpreters' compiles.
 		job.Lanes = 1
+	}
+	if strings.EqualFold(filepath.Ext(job.File), ".py") {
+		ctx = sandbox.WithKind(ctx, KindPython)
 	}
 	g := grade{kit: job.Kit, seed: job.FirstSeed, order: scenarios, source: job.Source}
 	job.Native = s.Referee != nil

@@ -1,15 +1,19 @@
 // Package pyenv says whether this machine may grade Python answers, and
-// hands a grading child what it needs to: the interpreter the server found
-// and the operator's leave to run it unconfined. It is the parent's side
-// of the Python runtime (internal/faultsim/pyrun runs in the child) and
-// imports nothing of the engine.
+// hands a grading child what it needs to: the interpreter the server found,
+// how to start it confined (the server binary's sandbox.ConfineExecCommand
+// and the Python policy), and the operator's leave to run it unconfined.
+// It is the parent's side of the Python runtime (internal/faultsim/pyrun
+// runs in the child) and imports nothing of the engine.
 package pyenv
 
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // UnconfinedEnv, set to 1, lets Python grade without the kernel's
@@ -17,17 +21,51 @@ import (
 // accepts the risk.
 const UnconfinedEnv = "FAULTLINE_PYTHON_UNCONFINED"
 
-// Confined reports whether the grading child runs confined by the kernel
-// (no network, no new processes past the zygote's, no writes outside its
-// scratch directory). Until internal/sandbox reports confinement
-// (sandbox.Confinement), nothing here is confined, and only UnconfinedEnv
-// lets Python run.
-func Confined() bool { return false }
+// Confined reports whether this host's kernel gives a Python process all
+// of the confinement (sandbox.ConfinementReport.Complete): no network, no
+// process past the zygote's lanes, no file written, none read outside the
+// Python installation. Without it only UnconfinedEnv lets Python run.
+func Confined() bool { return sandbox.Confinement().Complete() }
 
 var python struct {
 	once sync.Once
 	path string
+	read []string // the installation's library directories
 	why  string
+}
+
+// ConfineEnv carries to a grading child the environment entry that
+// confines a Python process (sandbox.ConfineExecEnv of Policy); the
+// child's own binary applies it (sandbox.ConfineExecCommand).
+const ConfineEnv = "FAULTLINE_PYTHON_CONFINE"
+
+// Policy is what a Python process may reach: read its installation's
+// library directories (its loader and shared libraries come with its
+// Exec), execute python3 itself (and nothing after: the runtime stacks a
+// filter refusing execve before any submitted code runs), make processes
+// (the zygote forks its lanes; a lane stacks a filter refusing that), and
+// write nothing.
+func Policy(python string, read []string) sandbox.ConfinePolicy {
+	return sandbox.ConfinePolicy{Read: read, Exec: []string{python}, Spawn: true}
+}
+
+// Launch is how a grading child starts python3 (pyrun): through Via (its
+// own binary, the server's, as sandbox.ConfineExecCommand, then "--")
+// with Env added when ConfineEnv says how to confine it; Via nil when the
+// operator lets Python run unconfined. Why says why Python cannot run
+// ("" when it can).
+func Launch() (via []string, env []string, why string) {
+	if entry := os.Getenv(ConfineEnv); entry != "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, "the grading child cannot name its own binary to confine python3 with: " + err.Error()
+		}
+		return []string{exe, sandbox.ConfineExecCommand, "--"}, []string{entry}, ""
+	}
+	if os.Getenv(UnconfinedEnv) == "1" {
+		return nil, nil, ""
+	}
+	return nil, nil, "the Python process would not be confined by the kernel (set " + UnconfinedEnv + "=1 to grade Python without it)"
 }
 
 // PythonEnv names the interpreter a grading child runs: the server finds
@@ -42,11 +80,31 @@ func ChildEnv() []string {
 	if os.Getenv(UnconfinedEnv) == "1" {
 		env = append(env, UnconfinedEnv+"=1")
 	}
-	if p, why := Available(); why == "" {
-		env = append(env, PythonEnv+"="+p)
+	p, why := Available()
+	if why != "" {
+		return append(env, WhyEnv+"="+why)
+	}
+	env = append(env, PythonEnv+"="+p)
+	if entry := sandbox.ConfineExecEnv(Policy(p, python.read)); entry != "" {
+		env = append(env, ConfineEnv+"="+entry)
 	}
 	return env
 }
+
+// Installation is the interpreter Available found and its library
+// directories (what Policy reads), or why there is none.
+func Installation() (path string, read []string, why string) {
+	p, why := Available()
+	if why != "" {
+		return "", nil, why
+	}
+	return p, python.read, ""
+}
+
+// WhyEnv carries to a grading child why its parent found Python cannot be
+// graded here (Available): the child, which cannot probe the kernel or
+// look for python3, says the parent's reason.
+const WhyEnv = "FAULTLINE_PYTHON_UNAVAILABLE"
 
 // ChildPython is the interpreter a grading child's parent found
 // (ChildEnv), "" if none.
@@ -57,13 +115,18 @@ func ChildPython() string { return os.Getenv(PythonEnv) }
 func Available() (path, why string) { return Python("") }
 
 // Python is Available with the interpreter want, when the caller knows it
-// (a grading child, from ChildPython).
+// (a grading child, from ChildPython: its parent found it Available, and
+// the child, which cannot probe the kernel, takes its word).
 func Python(want string) (string, string) {
-	if !Confined() && os.Getenv(UnconfinedEnv) != "1" {
-		return "", "the grading child is not confined by the kernel (set " + UnconfinedEnv + "=1 to grade Python without it)"
-	}
 	if want != "" {
 		return want, ""
+	}
+	if why := os.Getenv(WhyEnv); why != "" {
+		return "", why
+	}
+	if os.Getenv(UnconfinedEnv) != "1" && !Confined() {
+		return "", "the grading child is not confined by the kernel (" + strings.Join(sandbox.Confinement().Missing(), "; ") +
+			"; set " + UnconfinedEnv + "=1 to grade Python without it)"
 	}
 	python.once.Do(func() {
 		p, err := exec.LookPath("python3")
@@ -74,8 +137,10 @@ func Python(want string) (string, string) {
 		// The interpreter itself, not a wrapper that finds it (pyenv's
 		// shims are shell scripts): a grade starts it once, a child
 		// without PATH starts it by this name.
-		out, err := exec.Command(p, "-S", "-c", "import sys; print(sys.version_info >= (3, 11), sys.executable)").Output()
-		ok, exe, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+		out, err := exec.Command(p, "-S", "-c", "import sys, sysconfig; print(sys.version_info >= (3, 11), sys.executable); "+
+			"print(*sorted({sysconfig.get_path('stdlib'), sysconfig.get_path('platstdlib')}), sep='\\n')").Output()
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		ok, exe, _ := strings.Cut(lines[0], " ")
 		if err != nil || ok != "True" {
 			python.why = p + " is not Python 3.11 or later"
 			return
@@ -83,6 +148,13 @@ func Python(want string) (string, string) {
 		python.path = p
 		if exe != "" {
 			python.path = exe
+		}
+		// The library directories, and libpython beside them (a Python
+		// built with --enable-shared, as pyenv's are).
+		for _, d := range lines[1:] {
+			if d != "" {
+				python.read = append(python.read, d, filepath.Dir(d))
+			}
 		}
 	})
 	return python.path, python.why

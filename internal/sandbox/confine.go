@@ -48,6 +48,14 @@ type ConfinePolicy struct {
 	// Exec are programs the child may execute (and read); empty means the
 	// child executes nothing.
 	Exec []string `json:"exec,omitempty"`
+	// Spawn lets the child make processes (fork, clone without
+	// CLONE_THREAD): a grading child of a Python job starts its Python
+	// processes, a Python zygote forks its lanes. What any of them may
+	// execute is still only Exec. False refuses every new process.
+	Spawn bool `json:"spawn,omitempty"`
+	// ExecSelf adds the child's own binary (the Runner's executable) to
+	// Exec: a child that starts itself again as ConfineExecCommand.
+	ExecSelf bool `json:"-"`
 }
 
 // confineEnvName carries the confinement a child must apply to itself:
@@ -191,6 +199,9 @@ func (r *Runner) confinedBy(have ConfinementReport, exe string, env []string) (a
 		return argv, env
 	}
 	policy := *r.Confine
+	if policy.ExecSelf {
+		policy.Exec = append(policy.Exec[:len(policy.Exec):len(policy.Exec)], exe)
+	}
 	via := len(r.ConfineVia) > 0
 	if via {
 		policy.Exec = append(policy.Exec[:len(policy.Exec):len(policy.Exec)], exe)
@@ -207,6 +218,16 @@ func (r *Runner) confinedBy(have ConfinementReport, exe string, env []string) (a
 		argv = append(append(r.ConfineVia[:len(r.ConfineVia):len(r.ConfineVia)], "--"), argv...)
 	}
 	return argv, append(env, kv)
+}
+
+// ConfineExecEnv is the environment entry that has ConfineExecCommand
+// (ConfineAndExec) confine itself under policy, with what this host's
+// kernel has of the confinement, before it executes the program named on
+// its command line; "" when the kernel has nothing to confine with. A
+// program of policy.Exec may execute its ELF loader and read its
+// libraries besides (restrictPaths).
+func ConfineExecEnv(policy ConfinePolicy) string {
+	return confineEnv(policy, Confinement())
 }
 
 // confineFailed is ErrConfine with the child's reason when the child

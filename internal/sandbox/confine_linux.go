@@ -10,10 +10,12 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -73,7 +75,7 @@ func applyConfinement(req confineRequest) error {
 		}
 	}
 	if req.Seccomp {
-		if err := loadSeccomp(len(req.Exec) > 0); err != nil {
+		if err := loadSeccomp(len(req.Exec) > 0, req.Spawn); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
 	}
@@ -125,6 +127,16 @@ func restrictPaths(policy ConfinePolicy) error {
 		landlock.PathAccess(readFile, "/dev/urandom").IgnoreIfMissing())
 	if len(policy.Exec) > 0 {
 		rules = append(rules, landlock.PathAccess(execFile, policy.Exec...))
+		// A dynamically linked program is executed by its ELF loader
+		// (which the kernel executes) from its libraries.
+		for _, exe := range policy.Exec {
+			if interp, libs := dynamicLinking(exe); interp != "" {
+				rules = append(rules, landlock.PathAccess(execFile, interp))
+				if err := read(libs, true); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	if policy.Scratch != "" {
 		rules = append(rules, landlock.RWDirs(policy.Scratch))
@@ -145,8 +157,7 @@ var noSuchCall = seccomp.Action(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 // would use: a network, another process, the host's kernel interfaces
 // that reach past the other walls.
 var refusedCalls = []string{
-	"socket", // every family: INET, INET6, UNIX (a path socket reaches the host), NETLINK, PACKET, ...
-	"fork", "vfork",
+	"socket",                                                // every family: INET, INET6, UNIX (a path socket reaches the host), NETLINK, PACKET, ...
 	"io_uring_setup", "io_uring_enter", "io_uring_register", // its operations bypass seccomp
 	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
 	"mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
@@ -158,40 +169,13 @@ var refusedCalls = []string{
 }
 
 // loadSeccomp loads the filter of refusedCalls, and refuses execve too
-// unless exec is set.
-func loadSeccomp(exec bool) error {
-	refusedNames := refusedCalls
-	if !exec {
-		refusedNames = append(refusedNames[:len(refusedNames):len(refusedNames)], "execve", "execveat")
-	}
+// unless exec is set; fork, vfork and clone without CLONE_THREAD unless
+// spawn is set.
+func loadSeccomp(exec, spawn bool) error {
 	filter := seccomp.Filter{
 		NoNewPrivs: true,
 		Flag:       seccomp.FilterFlagTSync,
-		Policy: seccomp.Policy{
-			DefaultAction: seccomp.ActionAllow,
-			Syscalls: []seccomp.SyscallGroup{
-				{Names: refusedNames, Action: refused},
-				{
-					// A new process, not a thread: clone's flags are its
-					// first argument on every architecture Go runs on
-					// except s390x (not one we build for).
-					NamesWithCondtions: []seccomp.NameWithConditions{{Name: "clone", Conditions: seccomp.ArgumentConditions{
-						{Argument: 0, Operation: seccomp.BitsNotSet, Value: unix.CLONE_THREAD},
-					}}},
-					Action: refused,
-				},
-				{
-					// socketpair(2) of AF_UNIX is a pipe with two ends
-					// (Python's event loop wakes itself with one); any
-					// other family is refused.
-					NamesWithCondtions: []seccomp.NameWithConditions{{Name: "socketpair", Conditions: seccomp.ArgumentConditions{
-						{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX},
-					}}},
-					Action: refused,
-				},
-				{Names: []string{"clone3"}, Action: noSuchCall},
-			},
-		},
+		Policy:     seccompPolicy(exec, spawn, nil),
 	}
 	// no_new_privs is set on the calling thread, then the filter is
 	// loaded from the same one and synchronised to the others.
@@ -201,6 +185,70 @@ func loadSeccomp(exec bool) error {
 		return err
 	}
 	return nil
+}
+
+// seccompPolicy is the policy of refusedCalls and more (see loadSeccomp).
+func seccompPolicy(exec, spawn bool, more []string) seccomp.Policy {
+	refusedNames := append(refusedCalls[:len(refusedCalls):len(refusedCalls)], more...)
+	if !exec {
+		refusedNames = append(refusedNames, "execve", "execveat")
+	}
+	if !spawn {
+		refusedNames = append(refusedNames, "fork", "vfork")
+	}
+	cloneCond := seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsNotSet, Value: unix.CLONE_THREAD}}
+	if spawn {
+		// A process may be made, but not in a new user namespace.
+		cloneCond = seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: unix.CLONE_NEWUSER}}
+	}
+	return seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Names: refusedNames, Action: refused},
+			{
+				// A new process, not a thread: clone's flags are its
+				// first argument on every architecture Go runs on
+				// except s390x (not one we build for).
+				NamesWithCondtions: []seccomp.NameWithConditions{{Name: "clone", Conditions: cloneCond}},
+				Action:             refused,
+			},
+			{
+				// socketpair(2) of AF_UNIX is a pipe with two ends
+				// (Python's event loop wakes itself with one); any
+				// other family is refused.
+				NamesWithCondtions: []seccomp.NameWithConditions{{Name: "socketpair", Conditions: seccomp.ArgumentConditions{
+					{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX},
+				}}},
+				Action: refused,
+			},
+			{Names: []string{"clone3"}, Action: noSuchCall},
+		},
+	}
+}
+
+// StackedFilter is a seccomp program (struct sock_filter records, in
+// this machine's byte order) that a process already confined here loads
+// on itself, on top of what it has, to refuse more of what its own
+// program no longer needs: execve unless exec, new processes unless
+// spawn, and the more calls named. The Python runtime loads it through
+// prctl(PR_SET_SECCOMP) before any submitted code runs (pyrun): filters
+// stack, and the strictest answer of all of them holds.
+func StackedFilter(exec, spawn bool, more ...string) ([]byte, error) {
+	policy := seccompPolicy(exec, spawn, more)
+	insts, err := policy.Assemble()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := bpf.Assemble(insts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, 8*len(raw))
+	for _, in := range raw {
+		f := unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+		out = append(out, unsafe.Slice((*byte)(unsafe.Pointer(&f)), unsafe.Sizeof(f))...)
+	}
+	return out, nil
 }
 
 func execProgram(argv []string) error {

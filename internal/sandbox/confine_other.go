@@ -17,3 +17,8 @@ func applyConfinement(req confineRequest) error {
 func execProgram(argv []string) error { return errors.New("confinement needs Linux") }
 
 func dynamicLinking(exe string) (string, []string) { return "", nil }
+
+// StackedFilter has nothing to stack off Linux.
+func StackedFilter(exec, spawn bool, more ...string) ([]byte, error) {
+	return nil, errors.New("confinement needs Linux")
+}

@@ -18,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // hostileJob is what the confinement tests hand a hostile child: where
@@ -114,6 +117,31 @@ func runHostileChild(mode string, results io.Writer) {
 		report(nil)
 	case "clone-process": // clone without CLONE_THREAD is a fork
 		pid, _, errno := syscall.RawSyscall6(syscall.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+		if errno == 0 && pid == 0 {
+			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
+		}
+		if errno != 0 {
+			report(errno)
+			return
+		}
+		report(nil)
+	case "stacked-fork", "stacked-clone": // fork after stacking StackedFilter(no exec, no spawn)
+		prog, err := StackedFilter(false, false, "kill")
+		if err != nil {
+			report(err)
+			return
+		}
+		runtime.LockOSThread() // the filter is this thread's (no TSYNC), as a Python lane's
+		fprog := unix.SockFprog{Len: uint16(len(prog) / 8), Filter: (*unix.SockFilter)(unsafe.Pointer(&prog[0]))}
+		if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
+			report(err)
+			return
+		}
+		nr := uintptr(syscall.SYS_FORK)
+		if mode == "stacked-clone" {
+			nr = syscall.SYS_CLONE
+		}
+		pid, _, errno := syscall.RawSyscall6(nr, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
 		if errno == 0 && pid == 0 {
 			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
 		}

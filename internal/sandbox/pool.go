@@ -73,6 +73,7 @@ const (
 // spares.
 type Pool struct {
 	runner  *Runner
+	kinds   map[string]*Runner // SetKindRunner; set before the pool runs a job
 	size    int
 	queue   int
 	maxWait time.Duration // 0: only the queue's length bounds waiting
@@ -401,6 +402,9 @@ func (p *Pool) pruneKeysLocked() {
 // run gives the job to a spare when there is a live one, else to a child
 // started now, and has the spare replaced in the background.
 func (p *Pool) run(ctx context.Context, input []byte, onResult ResultHandler) (*Outcome, error) {
+	if r := p.kinds[kindOf(ctx)]; r != nil {
+		return r.Run(ctx, input, onResult)
+	}
 	p.mu.Lock()
 	prestarted, reusing := p.prestarted, p.reuse.on
 	p.mu.Unlock()

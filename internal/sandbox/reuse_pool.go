@@ -48,6 +48,33 @@ func (p *Pool) Parked() int {
 
 type keyContext struct{}
 
+type kindContext struct{}
+
+// WithKind marks the job ctx runs (Ticket.Run) as one of kind. A pool
+// with a Runner for that kind (SetKindRunner) runs it in a child that
+// Runner starts for it alone: never a spare, never a child kept for its
+// key, and that child is not kept, so no child serves jobs of two kinds.
+// A kind without a Runner takes the pool's own children.
+func WithKind(ctx context.Context, kind string) context.Context {
+	return context.WithValue(ctx, kindContext{}, kind)
+}
+
+func kindOf(ctx context.Context) string {
+	kind, _ := ctx.Value(kindContext{}).(string)
+	return kind
+}
+
+// SetKindRunner has r start the children of kind's jobs (WithKind),
+// whose confinement, say, differs from the pool's own children's. The
+// jobs still take places in the pool's one queue. Call it before the
+// pool runs a job.
+func (p *Pool) SetKindRunner(kind string, r *Runner) {
+	if p.kinds == nil {
+		p.kinds = map[string]*Runner{}
+	}
+	p.kinds[kind] = r
+}
+
 // withKey carries the ticket's key to the pool's exec.
 func withKey(ctx context.Context, key string) context.Context {
 	return context.WithValue(ctx, keyContext{}, key)

@@ -139,6 +139,9 @@ func (rt Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Progr
 	z, diag, err := startZygote(python, initMessage{Module: b.Module, ModuleSource: b.Source, File: filename, Source: source,
 		Entry: b.Entry, Params: max(1, b.Params), Want: b.Want})
 	if err != nil {
+		if _, _, why := pyenv.Launch(); why != "" {
+			return nil, []gradewire.Diagnostic{{Message: "Python grading is unavailable here: " + why}}
+		}
 		return nil, []gradewire.Diagnostic{{Message: "the Python runtime did not start: " + err.Error()}}
 	}
 	if diag != nil {

@@ -26,7 +26,7 @@ func TestCheckRefusesWhatCannotRun(t *testing.T) {
 		want       string
 	}{
 		{"no Python API", nil, "1", "pyrun: the tally problems cannot be answered in Python yet"},
-		{"not confined", bound, "", "Python grading is unavailable here: the grading child is not confined by the kernel"},
+		{"not confined", bound, "", "Python grading is unavailable here: the Python process would not be confined by the kernel"},
 		{"no interpreter", bound, "1", "the Python runtime did not start: pyrun: start /nonexistent/no-such-python"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

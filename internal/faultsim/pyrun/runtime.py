@@ -247,11 +247,14 @@ def _virtual_time():
 
 
 def _describe(e):
-    tb = traceback.extract_tb(e.__traceback__)
+    # The last line in the submission, walked without reading source
+    # (traceback.extract_tb does): a RecursionError has a million frames.
     line = 0
-    for fr in tb:
-        if fr.filename == _filename:
-            line = fr.lineno
+    t = e.__traceback__
+    while t is not None:
+        if t.tb_frame.f_code.co_filename == _filename:
+            line = t.tb_lineno
+        t = t.tb_next
     return {"type": type(e).__name__, "message": str(e), "line": line,
             "bug": isinstance(e, _BUGS) or getattr(e, "_faultline_panic", False)}
 
@@ -425,9 +428,9 @@ def _serve_lane(sock):
         _conn.send(msg)
 
 
-def _load(init):
-    """Loads the kit's module and the submission; a problem is a
-    diagnostic the engine shows the user."""
+def _prepare(init):
+    """Loads the kit's module and compiles the submission (a syntax error
+    is a diagnostic the engine shows the user); runs none of it."""
     global _kit, _filename, _code, _entry
     _filename = init["file"]
     _entry = init["entry"]
@@ -445,9 +448,16 @@ def _load(init):
     random._urandom = _urandom
     _bind_random(_TrackedRandom(0))
     try:
-        code = _code = compile(init["source"], _filename, "exec")
+        _code = compile(init["source"], _filename, "exec")
     except SyntaxError as e:
-        return None, {"line": e.lineno or 0, "column": e.offset or 0, "message": "SyntaxError: " + (e.msg or "")}
+        return {"line": e.lineno or 0, "column": e.offset or 0, "message": "SyntaxError: " + (e.msg or "")}
+    return None
+
+
+def _load_submission(init):
+    """Runs the submission's module (its top level) and checks its entry
+    coroutine: a problem is a diagnostic."""
+    code = _code
     mod = types.ModuleType("submission")
     mod.__file__ = _filename
     sys.modules["submission"] = mod
@@ -471,24 +481,117 @@ def _load(init):
     return entry, None
 
 
+_ended = {}  # lane pid -> wait status, reaped and not yet asked for
+
+
 def _reap(flags):
     while True:
         try:
-            pid, _ = os.waitpid(-1, flags)
+            pid, status = os.waitpid(-1, flags)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        _ended[pid] = status
+        if len(_ended) > 4096:
+            _ended.pop(next(iter(_ended)))
+
+
+_SIGNAL_WHY = {
+    "SIGSEGV": "the interpreter crashed: a stack overflow, as recursion deeper than the C stack allows does once sys.setrecursionlimit is raised",
+    "SIGBUS": "the interpreter crashed",
+    "SIGABRT": "the interpreter aborted on a fatal error",
+    "SIGXCPU": "the CPU time limit",
+    "SIGKILL": "stopped at a limit: the CPU time limit, or the grader ended it",
+}
+
+
+def _ending(pid):
+    """How lane pid ended (the engine asks once it lost it), in words."""
+    status = _ended.pop(pid, None)
+    if status is None:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            return ""
+    return _status_words(status)
+
+
+def _status_words(status):
+    if os.WIFSIGNALED(status):
+        import signal
+        try:
+            name = signal.Signals(os.WTERMSIG(status)).name
+        except ValueError:
+            name = "signal %d" % os.WTERMSIG(status)
+        return "killed by %s (%s)" % (name, _SIGNAL_WHY.get(name, "a signal"))
+    code = os.WEXITSTATUS(status)
+    return "it exited with status %d (os._exit, or the interpreter gave up)" % code
+
+
+def _confine(prog):
+    """Loads a seccomp program (hex, from the engine) on this process, on
+    top of the filters it has: filters stack, the strictest answer holds.
+    Nothing submitted has run in this process yet."""
+    if not prog:
+        return
+    import ctypes
+    data = bytes.fromhex(prog)
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = ctypes.create_string_buffer(data, len(data))
+
+    class _Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = _Fprog(len(data) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "seccomp: " + os.strerror(e))
+
+
+def _check(init):
+    """Loads the submission in a process of its own, confined as a lane
+    is (its module's top level is submitted code): the zygote, which
+    must fork, runs none. What the zygote tells the engine: ready, or a
+    diagnostic."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            _confine(init.get("lane_filter"))
+            _, diag = _load_submission(init)
+            msg = {"diag": diag} if diag is not None else {"ready": True}
+        except BaseException as e:
+            d = _describe(e)
+            msg = {"diag": {"line": d["line"], "message": "loading the code raised %s: %s" % (d["type"], d["message"])}}
+        os.write(w, _ENC.encode(msg).encode())
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    data = b"".join(chunks)
+    if data:
+        return data
+    return _ENC.encode({"diag": {"message": "loading the code ended its process: " + _status_words(status)}}).encode()
 
 
 def main():
     init = json.loads(sys.stdin.buffer.read())
     ctl = socket.socket(fileno=3)
-    entry, diag = _load(init)
+    _confine(init.get("zygote_filter"))
+    diag = _prepare(init)
     if diag is not None:
         ctl.send(_ENC.encode({"diag": diag}).encode())
         return
-    ctl.send(_ENC.encode({"ready": True}).encode())
+    ctl.send(_check(init))
     while True:
         data, fds, _, _ = socket.recv_fds(ctl, 4096, 1)
         _reap(os.WNOHANG)
@@ -498,10 +601,13 @@ def main():
             _reap(0)
             return
         if not fds:
+            if data.startswith(b"wait "):
+                ctl.send(_ENC.encode({"ending": _ending(int(data[5:]))}).encode())
             continue
         pid = os.fork()
         if pid == 0:
             ctl.close()
+            _confine(init.get("lane_filter"))
             sys.stdout = sys.stderr = _Writer()
             _serve_lane(socket.socket(fileno=fds[0]))
             os._exit(0)

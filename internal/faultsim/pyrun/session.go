@@ -151,10 +151,18 @@ func (s *session) send(m toPython) {
 // lost is a lane that went away mid-call (killed by a limit, or os._exit
 // in the submission): the call panics, as a Go call whose process
 // misbehaved would, and the lane serves no one again.
+//
+// The message says how the process ended, as its zygote saw it: a crash
+// of the interpreter (deep recursion overflowing the C stack), a limit
+// (CPU time), or an exit of the code's own.
 func (s *session) lost(err error) {
 	s.use.lane.broken.Store(true)
 	s.done = true
-	panic(fmt.Sprintf("the Python process of %s ended before its call returned (%v)", s.w.ID, err))
+	how := s.p.z.ending(s.use.lane.pid)
+	if how == "" {
+		how = err.Error()
+	}
+	panic(fmt.Sprintf("the Python process of %s ended before its call returned: %s", s.w.ID, how))
 }
 
 // read returns the process's next batch or end, answering the calls that

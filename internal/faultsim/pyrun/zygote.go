@@ -2,17 +2,21 @@ package pyrun
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/faultline-dev/faultline/internal/gradewire"
+	"github.com/faultline-dev/faultline/internal/pyenv"
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // initMessage is what the zygote reads on its stdin before anything else.
@@ -24,6 +28,32 @@ type initMessage struct {
 	Entry        string `json:"entry"`
 	Params       int    `json:"params"`
 	Want         string `json:"want"`
+	// ZygoteFilter and LaneFilter, when the process is confined, are
+	// seccomp programs (hex) the zygote loads on itself before it loads
+	// anything (no execve past its own start), and that a lane, or the
+	// process that loads the submission first, loads before any
+	// submitted code runs (no execve, no new process, no signal to
+	// another process).
+	ZygoteFilter string `json:"zygote_filter,omitempty"`
+	LaneFilter   string `json:"lane_filter,omitempty"`
+}
+
+// laneRefuses are the calls a lane is refused besides execve and new
+// processes: signals to another process (its zygote, its grading child).
+var laneRefuses = []string{"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open", "pidfd_send_signal"}
+
+// stackedFilters are the init message's filters (see initMessage).
+func stackedFilters(init *initMessage) error {
+	zf, err := sandbox.StackedFilter(false, true)
+	if err != nil {
+		return err
+	}
+	lf, err := sandbox.StackedFilter(false, false, laneRefuses...)
+	if err != nil {
+		return err
+	}
+	init.ZygoteFilter, init.LaneFilter = hex.EncodeToString(zf), hex.EncodeToString(lf)
+	return nil
 }
 
 // zygote is a python3 process that loaded the kit's module and the
@@ -44,7 +74,20 @@ type zygote struct {
 // startTimeout bounds the zygote's start and the submission's load.
 const startTimeout = 10 * time.Second
 
+// startZygote starts python: confined where pyenv.Launch says how
+// (through the server binary's sandbox.ConfineExecCommand, with the
+// Python policy and the stacked filters), else only with the operator's
+// leave.
 func startZygote(python string, init initMessage) (*zygote, *gradewire.Diagnostic, error) {
+	via, confine, why := pyenv.Launch()
+	if why != "" {
+		return nil, nil, errors.New(why)
+	}
+	if via != nil {
+		if err := stackedFilters(&init); err != nil {
+			return nil, nil, fmt.Errorf("pyrun: the seccomp filters: %w", err)
+		}
+	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pyrun: socketpair: %w", err)
@@ -59,8 +102,9 @@ func startZygote(python string, init initMessage) (*zygote, *gradewire.Diagnosti
 	// -P: no script or working directory on sys.path; -s -S: no site
 	// packages; -B: no bytecode written. PYTHONHASHSEED fixes str hashes
 	// (set and dict orders of strings) so that a rerun is the same run.
-	cmd := exec.Command(python, "-P", "-s", "-S", "-B", "-c", runtimeSource)
-	cmd.Env = []string{"PYTHONHASHSEED=0", "PYTHONIOENCODING=utf-8", "LC_ALL=C.UTF-8"}
+	argv := append(via[:len(via):len(via)], python, "-P", "-s", "-S", "-B", "-c", runtimeSource)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append([]string{"PYTHONHASHSEED=0", "PYTHONIOENCODING=utf-8", "LC_ALL=C.UTF-8"}, confine...)
 	cmd.Dir = "/"
 	cmd.Stdin = bytes.NewReader(data)
 	z := &zygote{cmd: cmd, ctl: fds[0], stderr: &cappedBuffer{limit: 16 << 10}}
@@ -147,6 +191,30 @@ func (z *zygote) fork() (*os.File, int, error) {
 		return nil, 0, fmt.Errorf("pyrun: the zygote did not fork (%v): %s", err, strings.TrimSpace(z.stderr.String()))
 	}
 	return os.NewFile(uintptr(fds[0]), "python-worker"), ans.Pid, nil
+}
+
+// ending is how lane pid ended, as its zygote (its parent) reaped it:
+// "killed by SIGSEGV (...)", "exited with status 3 (...)"; "" when the
+// zygote cannot say. A lane still running (its socket closed by the
+// code) is killed first.
+func (z *zygote) ending(pid int) string {
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.closed {
+		return ""
+	}
+	if err := syscall.Sendmsg(z.ctl, []byte("wait "+strconv.Itoa(pid)), nil, nil, 0); err != nil {
+		return ""
+	}
+	msg, err := z.recv()
+	var ans struct {
+		Ending string `json:"ending"`
+	}
+	if err != nil || json.Unmarshal(msg, &ans) != nil {
+		return ""
+	}
+	return ans.Ending
 }
 
 // close ends the zygote: its control socket closes, it reaps its workers

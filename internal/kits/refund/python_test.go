@@ -28,9 +28,10 @@ const (
 // pyRuntime grades Python answers with the kit's Python API.
 var pyRuntime = pyrun.Runtime{Bindings: map[string]pyrun.Binding{refund.Name: pyrefund.Binding()}}
 
-// needPython skips a test where Python cannot grade: no python3, or no
-// leave to run it unconfined (pyenv.UnconfinedEnv, until the sandbox
-// reports confinement).
+// needPython skips a test where Python cannot grade (no python3), and
+// gives the leave to run it unconfined (pyenv.UnconfinedEnv): these tests
+// grade in this process, with no grading child to confine python3 through
+// (TestPythonHostileContained grades confined, through one).
 func needPython(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
