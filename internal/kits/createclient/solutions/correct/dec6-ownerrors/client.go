@@ -24,7 +24,9 @@ type errNoEffect struct {
 	why  string
 }
 
-func (e *errNoEffect) Error() string { return fmt.Sprintf("no effect (%s), retry after %v", e.why, e.wait) }
+func (e *errNoEffect) Error() string {
+	return fmt.Sprintf("no effect (%s), retry after %v", e.why, e.wait)
+}
 
 // errUncertain: the request may have been carried out.
 type errUncertain struct {
