@@ -24,6 +24,12 @@ type Report struct {
 	// Story is how the kit draws its runs (Storyteller), nil when it
 	// does not.
 	Story *gradewire.Story `json:"story,omitempty"`
+	// Stopped, when set, is the limit of the grading process (a
+	// sandbox.Ending: "cpu-time") that a process of the submission's own
+	// ran into (a Python lane), which stopped the grade: the grading
+	// child reports it as the parent reports a child the limit stopped
+	// (gradewire.ChildMessage.Stopped). Status is then error.
+	Stopped string `json:"-"`
 }
 
 // DefectStatus is one defect of a kit's table that the grade examined.

@@ -40,6 +40,9 @@ type Run struct {
 	Deadlock string
 	Leftover string
 	EndedAt  time.Duration
+	// Entry is the entry point's name as the submission's language spells
+	// it (EntryName): the trace and the kit's words name the call by it.
+	Entry string
 	// Twin is the run this one repeats, nil if it was made: its seed's
 	// schedule came out the same, pick for pick, so it was not made again
 	// (see twins).
@@ -167,6 +170,7 @@ func execute(b Bubble, k Kit, prog Program, r *Run) {
 		if r.Vary != nil {
 			r.sched.vary = newSchedVariation(r, r.Vary)
 		}
+		r.Entry = EntryName(k, prog)
 		w, err := k.NewWorld(r.Scenario, r)
 		if err != nil {
 			r.internal = err
@@ -297,7 +301,7 @@ func (r *Run) supervise(k Kit, prog Program, iv *Invocation) {
 	if !r.sched.Pass("engine") {
 		return
 	}
-	r.Trace.AddStep("", "engine", KindState, Step{Outcome: OutcomePhase}, "%s restarts and calls %s(%s) again", c.Worker, k.Entry().Name, c.Subject)
+	r.Trace.AddStep("", "engine", KindState, Step{Outcome: OutcomePhase}, "%s restarts and calls %s(%s) again", c.Worker, r.Entry, c.Subject)
 	r.start(k, prog, r.newInvocation(c, true), CrashPoint{})
 }
 
@@ -344,7 +348,7 @@ func (r *Run) invoke(k Kit, prog Program, iv *Invocation, seed int64) {
 	}()
 	w.Step()
 	iv.StartedAt = r.Trace.Since()
-	name := k.Entry().Name
+	name := r.Entry
 	ctx, stop := r.callerContext(name, iv)
 	defer stop()
 	result, panicMsg, panicked := call(ctx, r.World, w, entry, iv.Call)

@@ -32,6 +32,21 @@ type SelfGrading interface {
 	GradeProgram(ctx context.Context, k Kit, scenarios []Scenario, b Bubble, opt Options) (*Report, error)
 }
 
+// EntryNamer is a Program whose entry point is spelt otherwise than the
+// kit's Go name: a Python answer defines a snake_case coroutine function,
+// and its report names the function the user wrote.
+type EntryNamer interface {
+	EntryName() string
+}
+
+// EntryName is the name of k's entry point as prog spells it.
+func EntryName(k Kit, prog Program) string {
+	if n, ok := prog.(EntryNamer); ok && n.EntryName() != "" {
+		return n.EntryName()
+	}
+	return k.Entry().Name
+}
+
 // Languages, as LangOf names them.
 const (
 	LangGo     = "go"

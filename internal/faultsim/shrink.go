@@ -482,7 +482,7 @@ func (s *shrinkSearch) minimal(all, kept []element, v Variation, run *Run, cut i
 		case e.crash:
 			m.Removed = append(m.Removed, fmt.Sprintf("%s's crash %s", s.shown.CrashWorker, s.shown.Crash))
 		case e.call != nil:
-			m.Removed = append(m.Removed, fmt.Sprintf("%s's call %s(%s)", e.call.Worker, s.k.Entry().Name, e.call.Subject))
+			m.Removed = append(m.Removed, fmt.Sprintf("%s's call %s(%s)", e.call.Worker, EntryName(s.k, s.prog), e.call.Subject))
 		default:
 			picks = append(picks, e.pick)
 		}
@@ -571,7 +571,7 @@ func steps(k Kit, run *Run, inv Invariant, ev []string, cut bool) []string {
 			rank[i] = 1
 		}
 	}
-	entry := k.Entry().Name + "("
+	entry := run.Entry + "("
 	for i, e := range events {
 		switch {
 		case rank[i] != 0:

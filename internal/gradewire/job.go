@@ -66,6 +66,12 @@ type ChildMessage struct {
 	// gradewire.Texts).
 	Short bool                     `json:"short,omitempty"`
 	Texts map[string]InvariantText `json:"texts,omitempty"`
+	// Stopped, instead of a Report, says the submission ran into a limit
+	// of the grading process (a sandbox.Ending, "cpu-time") in a process
+	// of its own that the child started (a Python lane), and the child
+	// stopped the grade there: the parent reports it as it reports a
+	// child that limit stopped, with the scenarios that had finished.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Plan is what the parent knows of a problem's scenarios without grading:

@@ -20,6 +20,7 @@ func TestStreamReadsTheChildsLines(t *testing.T) {
 		childErr  string
 		wantBreak bool
 		scenarios int // in the report
+		stopped   sandbox.Ending
 	}{
 		{name: "progress then report", lines: []string{`{"scenario":{"name":"a","status":"pass"}}`, `{"scenario":{"name":"b","status":"fail"}}`, `{"report":{"kit":"k","status":"fail"}}`}, finished: 2, report: true},
 		{name: "an error from the child", lines: []string{`{"error":"faultsim: no kit \"x\""}`}, childErr: `faultsim: no kit "x"`},
@@ -29,6 +30,9 @@ func TestStreamReadsTheChildsLines(t *testing.T) {
 			finished: 2, report: true, scenarios: 2},
 		{name: "a streamed report counting more than came", lines: []string{`{"scenario":{"name":"a","status":"pass"}}`, `{"report":{"kit":"k","status":"fail","scenarios":[]},"streamed":2}`},
 			finished: 1, wantBreak: true},
+		// A Python lane ran into the CPU time limit: the child stops.
+		{name: "progress then stopped at a limit", lines: []string{`{"scenario":{"name":"a","status":"pass"}}`, `{"stopped":"cpu-time"}`}, finished: 1, stopped: sandbox.EndCPUTime},
+		{name: "stopped at a limit no process of the child can meet", lines: []string{`{"stopped":"wall-time"}`}, wantBreak: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +50,9 @@ func TestStreamReadsTheChildsLines(t *testing.T) {
 			report, childErr, finished, _ := st.result()
 			if len(finished) != tt.finished || len(seen) != tt.finished || (report != nil) != tt.report || childErr != tt.childErr {
 				t.Errorf("finished %d (progress %v), report %v, error %q", len(finished), seen, report != nil, childErr)
+			}
+			if got := st.stoppedAt(); got != tt.stopped {
+				t.Errorf("stopped at %q, want %q", got, tt.stopped)
 			}
 			if report != nil && len(report.Scenarios) != tt.scenarios {
 				t.Errorf("the report has %d scenarios, want %d", len(report.Scenarios), tt.scenarios)

@@ -256,6 +256,12 @@ func (s *Service) interpret(ctx context.Context, g grade, out *sandbox.Outcome, 
 	switch {
 	case broken != nil:
 		return nil, broken
+	case stream.stoppedAt() != "":
+		// A process of the submission's own (a Python lane) ran into the
+		// limit: worded as a child that limit stopped is worded.
+		at := *out
+		at.Ending = stream.stoppedAt()
+		return stoppedReport(g, finished, &at), nil
 	case report != nil:
 		// The child finished its report; whatever happened after (a late
 		// crash while exiting) changes nothing the candidate did.
@@ -389,6 +395,9 @@ type resultStream struct {
 	texts    gradewire.Texts // the invariants' texts the child sent once
 	err      string
 	broken   error // the child did not speak the protocol
+	// stopped is the limit a process the child started for the
+	// submission (a Python lane) ran into, which stopped the grade.
+	stopped sandbox.Ending
 }
 
 // receive handles one NDJSON line. A line that does not decode means the
@@ -426,6 +435,13 @@ func (s *resultStream) receive(line []byte) error {
 		s.report = msg.Report
 	case msg.Error != "":
 		s.err = msg.Error
+	case msg.Stopped != "":
+		if sandbox.Ending(msg.Stopped) != sandbox.EndCPUTime {
+			s.broken = fmt.Errorf("grading: the child says a limit it cannot have stopped at: %q", msg.Stopped)
+			s.mu.Unlock()
+			return s.broken
+		}
+		s.stopped = sandbox.Ending(msg.Stopped)
 	}
 	s.mu.Unlock()
 	if msg.Scenario != nil && s.progress != nil {
@@ -439,6 +455,14 @@ func (s *resultStream) nativeProgram() *gradewire.NativeProgram {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.native
+}
+
+// stoppedAt is the limit the child said a process of the submission's
+// own ran into, "" if none.
+func (s *resultStream) stoppedAt() sandbox.Ending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
 }
 
 func (s *resultStream) result() (*gradewire.Report, string, []gradewire.ScenarioReport, error) {

@@ -102,6 +102,8 @@ func ServeJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faul
 		w.Write(faultsim.ChildMessage{Error: err.Error()})
 	case rep == nil:
 		w.Write(faultsim.ChildMessage{Error: "faultsim: the grade returned no report and no error"})
+	case rep.Stopped != "":
+		w.Write(faultsim.ChildMessage{Stopped: rep.Stopped})
 	default:
 		w.Write(st.Report(rep.Wire(job.FirstSeed)))
 	}

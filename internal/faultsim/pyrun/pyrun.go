@@ -167,6 +167,7 @@ type Program struct {
 	all      []*lane
 	byRun    map[*faultsim.Trace]*runUse
 	byWorker map[*faultsim.Worker]*runUse
+	limit    limitStop
 }
 
 // lane is one lane process.
@@ -254,7 +255,12 @@ func (*Program) TracksSeeds() {}
 // zygote's end.
 func (p *Program) GradeProgram(ctx context.Context, k faultsim.Kit, scenarios []faultsim.Scenario, b faultsim.Bubble, opt faultsim.Options) (*faultsim.Report, error) {
 	defer p.Close()
-	return faultsim.Grade(ctx, k, scenarios, p, b, opt)
+	ctx, opt = p.limit.watch(ctx, opt)
+	rep, err := faultsim.Grade(ctx, k, scenarios, p, b, opt)
+	if stopped := p.limit.report(k); stopped != nil {
+		return stopped, nil
+	}
+	return rep, err
 }
 
 // Close ends the lanes and the zygote, which reaps them.

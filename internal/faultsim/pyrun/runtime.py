@@ -481,18 +481,18 @@ def _load_submission(init):
     return entry, None
 
 
-_ended = {}  # lane pid -> wait status, reaped and not yet asked for
+_ended = {}  # lane pid -> (wait status, CPU seconds), reaped and not yet asked for
 
 
 def _reap(flags):
     while True:
         try:
-            pid, status = os.waitpid(-1, flags)
+            pid, status, usage = os.wait4(-1, flags)
         except ChildProcessError:
             return
         if pid == 0:
             return
-        _ended[pid] = status
+        _ended[pid] = (status, usage.ru_utime + usage.ru_stime)
         if len(_ended) > 4096:
             _ended.pop(next(iter(_ended)))
 
@@ -507,14 +507,27 @@ _SIGNAL_WHY = {
 
 
 def _ending(pid):
-    """How lane pid ended (the engine asks once it lost it), in words."""
-    status = _ended.pop(pid, None)
-    if status is None:
+    """How lane pid ended (the engine asks once it lost it): in words, and
+    "cpu-time" as its limit when the kernel ended it at RLIMIT_CPU (SIGXCPU
+    at the soft limit, or SIGKILL at the hard one for code that ignored
+    SIGXCPU: its CPU time says which)."""
+    got = _ended.pop(pid, None)
+    if got is None:
         try:
-            _, status = os.waitpid(pid, 0)
+            _, status, usage = os.wait4(pid, 0)
         except ChildProcessError:
-            return ""
-    return _status_words(status)
+            return {"ending": ""}
+        got = (status, usage.ru_utime + usage.ru_stime)
+    status, cpu = got
+    out = {"ending": _status_words(status)}
+    if os.WIFSIGNALED(status):
+        import resource
+        import signal
+        soft, _ = resource.getrlimit(resource.RLIMIT_CPU)
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGXCPU or sig == signal.SIGKILL and soft != resource.RLIM_INFINITY and cpu >= soft - 0.2:
+            out["limit"] = "cpu-time"
+    return out
 
 
 def _status_words(status):
@@ -602,7 +615,7 @@ def main():
             return
         if not fds:
             if data.startswith(b"wait "):
-                ctl.send(_ENC.encode({"ending": _ending(int(data[5:]))}).encode())
+                ctl.send(_ENC.encode(_ending(int(data[5:]))).encode())
             continue
         pid = os.fork()
         if pid == 0:

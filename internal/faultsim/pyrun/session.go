@@ -158,9 +158,12 @@ func (s *session) send(m toPython) {
 func (s *session) lost(err error) {
 	s.use.lane.broken.Store(true)
 	s.done = true
-	how := s.p.z.ending(s.use.lane.pid)
+	how, limit := s.p.z.ending(s.use.lane.pid)
 	if how == "" {
 		how = err.Error()
+	}
+	if limit != "" {
+		s.p.stopAt(limit, fmt.Sprintf("the Python process of %s %s", s.w.ID, how))
 	}
 	panic(fmt.Sprintf("the Python process of %s ended before its call returned: %s", s.w.ID, how))
 }

@@ -195,26 +195,28 @@ func (z *zygote) fork() (*os.File, int, error) {
 
 // ending is how lane pid ended, as its zygote (its parent) reaped it:
 // "killed by SIGSEGV (...)", "exited with status 3 (...)"; "" when the
-// zygote cannot say. A lane still running (its socket closed by the
-// code) is killed first.
-func (z *zygote) ending(pid int) string {
+// zygote cannot say. limit is "cpu-time" when the kernel ended the lane
+// at its CPU time limit (a sandbox.Ending). A lane still running (its
+// socket closed by the code) is killed first.
+func (z *zygote) ending(pid int) (how, limit string) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.closed {
-		return ""
+		return "", ""
 	}
 	if err := syscall.Sendmsg(z.ctl, []byte("wait "+strconv.Itoa(pid)), nil, nil, 0); err != nil {
-		return ""
+		return "", ""
 	}
 	msg, err := z.recv()
 	var ans struct {
 		Ending string `json:"ending"`
+		Limit  string `json:"limit"`
 	}
 	if err != nil || json.Unmarshal(msg, &ans) != nil {
-		return ""
+		return "", ""
 	}
-	return ans.Ending
+	return ans.Ending, ans.Limit
 }
 
 // close ends the zygote: its control socket closes, it reaps its workers

@@ -284,7 +284,7 @@ func (w *runWorld) When(c faultsim.Call, fire func() bool) {
 	inv, _ := w.sc.invocation(c.Worker)
 	f := func() {
 		if fire() {
-			format, args := triggerWords(inv)
+			format, args := triggerWords(inv, w.run.Entry)
 			w.env.RecordStep("", world.LaneClock, world.KindState, phase, format, args...)
 		}
 	}
@@ -374,15 +374,15 @@ func errorText(err error) (text string) {
 
 // triggerWords says in the trace why a triggered call starts now, as a
 // format and plain arguments, so the line is made only if the trace is read.
-func triggerWords(inv Invocation) (format string, args []any) {
+func triggerWords(inv Invocation, entry string) (format string, args []any) {
 	format, args = "%s has just been written %s", []any{inv.RequestID, inv.When.Status}
 	if inv.When.Answered != "" {
 		format, args = "a request of %s has just got its answer", []any{inv.When.Answered}
 	}
 	if inv.At > 0 {
-		return format + ": %s calls RefundMoney(%s) %s from now", append(args, inv.Worker, inv.RequestID, inv.At.Round(time.Millisecond))
+		return format + ": %s calls %s(%s) %s from now", append(args, inv.Worker, entry, inv.RequestID, inv.At.Round(time.Millisecond))
 	}
-	return format + ": %s calls RefundMoney(%s) now", append(args, inv.Worker, inv.RequestID)
+	return format + ": %s calls %s(%s) now", append(args, inv.Worker, entry, inv.RequestID)
 }
 
 // faultScriptWords says in plain words what a phase's fault script does.
