@@ -482,6 +482,33 @@ def _load_submission(init):
 
 
 _ended = {}  # lane pid -> (wait status, CPU seconds), reaped and not yet asked for
+_spent = [0.0]  # CPU seconds of the processes this zygote forked and reaped
+
+
+def _budget():
+    """The CPU time a process forked now may spend: the grade's limit (the
+    RLIMIT_CPU this zygote inherited, the grading child's) less what the
+    zygote and the processes it reaped have spent. A limit is per process,
+    so without this every new lane (one per crashed worker) would start
+    with the whole limit again. None when there is no limit."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_CPU)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return soft - _spent[0] - own.ru_utime - own.ru_stime
+
+
+def _hold_to(budget):
+    """In a process just forked: its CPU time limit is what is left of the
+    grade's (the hard limit a second past it, as the grading child's is)."""
+    if budget is None:
+        return
+    import math
+    import resource
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = max(1, math.ceil(budget))
+    resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), min(soft + 1, hard)))
 
 
 def _reap(flags):
@@ -493,6 +520,7 @@ def _reap(flags):
         if pid == 0:
             return
         _ended[pid] = (status, usage.ru_utime + usage.ru_stime)
+        _spent[0] += usage.ru_utime + usage.ru_stime
         if len(_ended) > 4096:
             _ended.pop(next(iter(_ended)))
 
@@ -518,6 +546,7 @@ def _ending(pid):
         except ChildProcessError:
             return {"ending": ""}
         got = (status, usage.ru_utime + usage.ru_stime)
+        _spent[0] += got[1]
     status, cpu = got
     out = {"ending": _status_words(status)}
     if os.WIFSIGNALED(status):
@@ -569,10 +598,12 @@ def _check(init):
     must fork, runs none. What the zygote tells the engine: ready, or a
     diagnostic."""
     r, w = os.pipe()
+    budget = _budget()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
+            _hold_to(budget)
             _confine(init.get("lane_filter"))
             _, diag = _load_submission(init)
             msg = {"diag": diag} if diag is not None else {"ready": True}
@@ -589,7 +620,8 @@ def _check(init):
             break
         chunks.append(b)
     os.close(r)
-    _, status = os.waitpid(pid, 0)
+    _, status, usage = os.wait4(pid, 0)
+    _spent[0] += usage.ru_utime + usage.ru_stime
     data = b"".join(chunks)
     if data:
         return data
@@ -617,9 +649,11 @@ def main():
             if data.startswith(b"wait "):
                 ctl.send(_ENC.encode(_ending(int(data[5:]))).encode())
             continue
+        budget = _budget()
         pid = os.fork()
         if pid == 0:
             ctl.close()
+            _hold_to(budget)
             _confine(init.get("lane_filter"))
             sys.stdout = sys.stderr = _Writer()
             _serve_lane(socket.socket(fileno=fds[0]))

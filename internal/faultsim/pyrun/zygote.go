@@ -71,8 +71,11 @@ type zygote struct {
 	exited chan struct{} // closed once the zygote is reaped
 }
 
-// startTimeout bounds the zygote's start and the submission's load.
-const startTimeout = 10 * time.Second
+// startTimeout bounds the zygote's start and the submission's load. A
+// load that loops is ended by its CPU time limit first (4 to 10 s of CPU,
+// which on a busy machine took 13 s of wall time): the bound is for code
+// that waits at import, and must leave the CPU limit room to speak.
+const startTimeout = 20 * time.Second
 
 // startZygote starts python: confined where pyenv.Launch says how
 // (through the server binary's sandbox.ConfineExecCommand, with the

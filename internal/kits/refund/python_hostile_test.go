@@ -22,7 +22,7 @@ import (
 
 // pythonHostileHeader is every hostile file's start: the kit's module,
 // and escaped(what), which a file calls when what it tried worked.
-const pythonHostileHeader = `import asyncio, os, sys
+const pythonHostileHeader = `import asyncio, os, sys, time
 import refundkit
 from refundkit import Outcome, Status
 
@@ -159,16 +159,17 @@ func TestPythonHostileContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe := filepath.Join(t.TempDir(), "escape-probe")
-	grade := func(t *testing.T, source string) *gradewire.Report {
+	gradeOnly := func(t *testing.T, source string, only ...string) *gradewire.Report {
 		t.Helper()
 		job := gradewire.Job{Kit: refund.Name, ScenariosFile: refund.BuiltinScenariosFile, Scenarios: scenarios,
-			File: "refund.py", Source: source, FirstSeed: 1, Seeds: 2, Only: []string{"success-on-retry"}}
-		rep, err := svc.GradeKit(context.Background(), nil, job, []string{"success-on-retry"}, nil)
+			File: "refund.py", Source: source, FirstSeed: 1, Seeds: 2, Only: only}
+		rep, err := svc.GradeKit(context.Background(), nil, job, only, nil)
 		if err != nil {
 			t.Fatalf("the grader failed (a hostile answer's failure must be data): %v", err)
 		}
 		return rep
 	}
+	grade := func(t *testing.T, source string) *gradewire.Report { return gradeOnly(t, source, "success-on-retry") }
 	for _, tc := range pythonHostileCases {
 		t.Run(tc.name, func(t *testing.T) {
 			src := pythonHostileHeader + "PROBE = " + strconv.Quote(probe) + "\n\nasync def refund_money(request_id: str) -> Outcome:\n" + tc.body + "\n"
@@ -189,6 +190,26 @@ func TestPythonHostileContained(t *testing.T) {
 			}
 		})
 	}
+	// A lane is a process of its own, and one whose process ended is
+	// replaced: each new one starts with what is left of the grade's CPU
+	// time, not with the whole limit again. Four scenarios on two lanes,
+	// each call spending 2 of the 4 s and ending its process: the third
+	// lane has the 1 s floor left, and the grade stops in it. (Without the
+	// budget every scenario fails in a lane of its own and the grade ends
+	// as a fail; on a machine so busy that 5 s of CPU take 30 s, the wall
+	// clock may stop it first, as it may the other cases.)
+	t.Run("CPU time spent across processes", func(t *testing.T) {
+		src := pythonHostileHeader + "\nasync def refund_money(request_id: str) -> Outcome:\n" +
+			"    start = time.process_time()\n    while time.process_time() - start < 2:\n        pass\n    os._exit(0)\n"
+		rep := gradeOnly(t, src, "success-on-retry", "lost-reply", "all-attempts-fail", "lost-reply-then-outage")
+		want := regexp.MustCompile(`^The submission was stopped in scenario "[a-z-]+" \([23] of 4 scenarios had finished\): it used up the CPU time limit of 4s` + orWallClock)
+		if rep.Status != "error" || !want.MatchString(rep.Message) {
+			t.Errorf("status %q, want the report to say %q:\n%s", rep.Status, want, unheld(rep))
+		}
+		if left := runningDescendants(); len(left) > 0 {
+			t.Errorf("left running: %v", left)
+		}
+	})
 	t.Run("the reference still passes after", func(t *testing.T) {
 		rep := grade(t, readSource(t, pyReferenceFile))
 		if rep.Status != "pass" {
