@@ -35,6 +35,11 @@ type codeWorkspaceState struct {
 	MergeSrc        string // the comparison bundle, loaded on first use
 	LastGraded      string // the code of the latest finished Grade; "" before one
 	StarterRef      string // the starter's file name, for the label
+	Starter         string // the starter of Lang
+	Lang            string // the language of Code: storage.LangGo or LangPython
+	// Langs is the language switch's options, when the problem can be
+	// answered in more than one; nil otherwise (no switch).
+	Langs []langChoice
 }
 
 // The editor's text sizes, in CSS pixels; the default matches the
@@ -67,24 +72,41 @@ func gradeRunURL(slug string, id int64) string {
 
 // codeWorkspaceOf loads the workspace of p for the user's attempt at it
 // (0: none yet, so the starter and no run).
-func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *problems.Problem) (codeWorkspaceState, error) {
+//
+// The workspace is in the language want ("": the one of the user's most
+// recently saved draft), which the caller has checked (codeLangOf): its
+// draft or starter, and its latest run.
+func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *problems.Problem, want string) (codeWorkspaceState, error) {
 	if p.Code == nil {
 		return codeWorkspaceState{}, nil
 	}
-	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: s.grading.scenarioTotal(p.Slug),
+	lang, err := s.workspaceLang(ctx, attemptID, p, want)
+	if err != nil {
+		return codeWorkspaceState{}, err
+	}
+	w := codeWorkspaceState{Code: lang.Starter, Starter: lang.Starter, Lang: lang.Name, GradingOn: s.grading != nil, Total: s.grading.scenarioTotal(p.Slug),
 		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade", CheckURL: problemURL(p.Slug) + "/check",
-		StarterRef: path.Base(p.Code.StarterPath), MergeSrc: s.assets.url("editor-merge.js")}
+		StarterRef: path.Base(lang.StarterPath), MergeSrc: s.assets.url("editor-merge.js")}
+	if langs := codeLangsOf(p); len(langs) > 1 {
+		for _, l := range langs {
+			c := langChoice{Name: l.Name, Label: l.Label, Selected: l.Name == lang.Name, URL: langURL(p.Slug, l.Name)}
+			if s.grading != nil {
+				c.Why = s.gradeUnavailable(l)
+			}
+			w.Langs = append(w.Langs, c)
+		}
+	}
 	if attemptID == 0 {
 		return w, nil
 	}
-	d, err := s.store.CodeDraftOf(ctx, attemptID)
+	d, err := s.store.CodeDraftIn(ctx, attemptID, lang.Name)
 	switch {
 	case err == nil:
 		w.Code, w.FromDraft = d.Code, true
 	case !errors.Is(err, storage.ErrNotFound):
 		return w, err
 	}
-	run, err := s.store.LatestGradeRun(ctx, attemptID)
+	run, err := s.store.LatestGradeRunIn(ctx, attemptID, lang.Name)
 	if errors.Is(err, storage.ErrNotFound) {
 		return w, nil
 	}
