@@ -143,3 +143,25 @@ func runFile(p *problems.Problem, run storage.GradeRun) string {
 	}
 	return "main.py"
 }
+
+// runsInPython reports whether any of runs graded Python: a history then
+// lists every run with its language. One list, not one per language: the
+// history is the candidate's progress on the problem, whose scenarios and
+// invariants are the same in either language, and a run moved out of
+// sight by a switch would look lost.
+func runsInPython(runs []storage.GradeRun) bool {
+	for _, r := range runs {
+		if r.Language == storage.LangPython {
+			return true
+		}
+	}
+	return false
+}
+
+// langLabel is a stored language's name as pages show it.
+func langLabel(lang string) string {
+	if lang == storage.LangPython {
+		return "Python"
+	}
+	return "Go"
+}

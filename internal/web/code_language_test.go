@@ -210,6 +210,26 @@ func TestGradeRoutesByLanguage(t *testing.T) {
 	}
 	b.get("/problems/"+gradedSlug+"?lang=go").mustContain(t, gradeRunURL(gradedSlug, runs[1].ID))
 	b.get("/problems/"+gradedSlug+"?lang=go").mustNotContain(t, gradeRunURL(gradedSlug, runs[2].ID)+`"`)
+
+	// The history lists every run, each with its language; a run's page
+	// says what it graded.
+	hist := b.get("/practice")
+	hist.mustContain(t, `<th scope="col">Language</th>`)
+	if got := strings.Count(hist.body, `<td data-label="Language">Python</td>`); got != 2 {
+		t.Errorf("history lists %d Python runs; want 2", got)
+	}
+	if got := strings.Count(hist.body, `<td data-label="Language">Go</td>`); got != 1 {
+		t.Errorf("history lists %d Go runs; want 1", got)
+	}
+	b.get(gradeRunURL(gradedSlug, runs[0].ID)).mustContain(t, "The code graded, in Python", "# PY-GRADED")
+	b.get(gradeRunURL(gradedSlug, runs[1].ID)).mustContain(t, "The code graded, in Go")
+}
+
+// A Go-only history has no language column.
+func TestGoOnlyHistoryHasNoLanguage(t *testing.T) {
+	b := newGradingTestServer(t, &fakeGrader{report: failingReport()}).newBrowser(t)
+	b.startGrade("package refund")
+	b.get("/practice").mustNotContain(t, `>Language</th>`)
 }
 
 // Where Python cannot be graded, the switch says so with the reason, and a

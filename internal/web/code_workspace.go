@@ -62,6 +62,7 @@ type gradeRunView struct {
 	Finished    int // running only: scenarios finished so far
 	Total       int
 	Already     bool // the run page was reached by a second Grade while this ran
+	Language    string // storage.LangGo or LangPython: what the run graded
 }
 
 func problemURL(slug string) string { return "/problems/" + slug }
@@ -128,7 +129,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 // gradeRunViewOf prepares a stored run for a page. A run stored as
 // running whose owner stopped (its lease passed) is recorded as such.
 func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.GradeRun) (gradeRunView, error) {
-	v := gradeRunView{ID: run.ID, Seed: run.Seed, Status: run.Status, URL: gradeRunURL(slug, run.ID),
+	v := gradeRunView{ID: run.ID, Seed: run.Seed, Language: run.Language, Status: run.Status, URL: gradeRunURL(slug, run.ID),
 		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: s.grading.scenarioTotal(run.Problem),
 		SourceHash: sourceHash(run.Source)}
 	if run.Status == storage.GradeRunning {

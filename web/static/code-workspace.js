@@ -323,9 +323,15 @@
     langForm.addEventListener("click", function (e) {
       if (e.target.name === "lang" && e.detail > 0) switchTo();
     });
+    // Arrived by a switch: focus goes back to the chosen language, once
+    // the browser has gone to the fragment (which moves focus itself).
     if (window.location.hash === "#code-lang") {
-      var checked = langForm.querySelector('input[name="lang"]:checked');
-      if (checked) checked.focus();
+      window.addEventListener("load", function () {
+        setTimeout(function () {
+          var checked = langForm.querySelector('input[name="lang"]:checked');
+          if (checked && document.activeElement === document.body) checked.focus();
+        }, 0);
+      });
     }
   }
 
