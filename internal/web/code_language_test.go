@@ -69,13 +69,13 @@ func TestLanguageSwitch(t *testing.T) {
 	}{
 		{"Go by default", "/problems/" + gradedSlug,
 			[]string{`<legend>Language</legend>`, `data-lang="go"`, "Code: refund.go", "STARTER-CODE",
-				`<input type="radio" name="lang" value="go" checked>`, `<input type="radio" name="lang" value="python">`,
+				`<input type="radio" form="lang-switch-form" name="lang" value="go" checked>`, `<input type="radio" form="lang-switch-form" name="lang" value="python">`,
 				`<form method="get" action="/problems/` + gradedSlug + `#code-lang"`, `id="lang-switch-button"`,
 				`<input type="hidden" name="lang" value="go">`},
 			[]string{"PY-STARTER"}},
 		{"?lang=python", "/problems/" + gradedSlug + "?lang=python",
-			[]string{`data-lang="python"`, "Code: refund.py", "PY-STARTER", `<input type="radio" name="lang" value="python" checked>`,
-				`<input type="hidden" name="lang" value="python">`, "“In Python” in the Reference"},
+			[]string{`data-lang="python"`, "Code: refund.py", "PY-STARTER", `<input type="radio" form="lang-switch-form" name="lang" value="python" checked>`,
+				`<input type="hidden" name="lang" value="python">`, "its API is in the Reference, under “In Python”"},
 			[]string{"STARTER-CODE"}},
 		{"?lang=go", "/problems/" + gradedSlug + "?lang=go", []string{`data-lang="go"`, "STARTER-CODE"}, []string{"PY-STARTER"}},
 	} {
@@ -240,7 +240,7 @@ func TestPythonUnavailable(t *testing.T) {
 	ts := newGradingTestServer(t, fake, withPython, func(c *Config) { c.PythonUnavailable = why })
 	b := ts.newBrowser(t)
 	pg := b.get("/problems/" + gradedSlug)
-	pg.mustContain(t, `<input type="radio" name="lang" value="python" disabled aria-describedby="lang-why-python">`,
+	pg.mustContain(t, `<input type="radio" form="lang-switch-form" name="lang" value="python" disabled aria-describedby="lang-why-python">`,
 		`id="lang-why-python"`, "Python cannot be graded on this server: "+why)
 	for _, route := range []string{"grade", "check"} {
 		p := b.postLang(route, "python", "# SAVED-"+route, true)

@@ -282,10 +282,11 @@
   // switches at once; from the keyboard the arrows only choose, and the
   // button (or Enter) switches, so choosing never reloads under the keys.
   var langForm = document.getElementById("lang-switch-form");
-  if (langForm) {
+  var langBox = document.getElementById("code-lang"); // the radios, in the toolbar
+  if (langForm && langBox) {
     var switching = false;
     var switchTo = function () {
-      var picked = langForm.querySelector('input[name="lang"]:checked');
+      var picked = langBox.querySelector('input[name="lang"]:checked');
       if (!picked || picked.value === lang || switching) return;
       switching = true;
       clearTimeout(saveTimer);
@@ -312,7 +313,7 @@
         .catch(function (err) {
           switching = false;
           setSaveStatus("Not switched: your code could not be saved (" + err.message + "). It is still in the editor.");
-          var current = langForm.querySelector('input[name="lang"][value="' + lang + '"]');
+          var current = langBox.querySelector('input[name="lang"][value="' + lang + '"]');
           if (current) current.checked = true;
         });
     };
@@ -320,7 +321,7 @@
       e.preventDefault();
       switchTo();
     });
-    langForm.addEventListener("click", function (e) {
+    langBox.addEventListener("click", function (e) {
       if (e.target.name === "lang" && e.detail > 0) switchTo();
     });
     // Arrived by a switch: focus goes back to the chosen language, once
@@ -328,7 +329,7 @@
     if (window.location.hash === "#code-lang") {
       window.addEventListener("load", function () {
         setTimeout(function () {
-          var checked = langForm.querySelector('input[name="lang"]:checked');
+          var checked = langBox.querySelector('input[name="lang"]:checked');
           if (checked && document.activeElement === document.body) checked.focus();
         }, 0);
       });
