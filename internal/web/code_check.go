@@ -78,7 +78,7 @@ func (s *Server) codeCheck(c echo.Context) error {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Checking is off on this server. Your code is saved."))
 	}
 	if why := s.gradeUnavailable(lang); why != "" {
-		return answered(codeError(c, http.StatusServiceUnavailable, lang.Label+" cannot be checked on this server: "+why+". Your code is saved."))
+		return s.langUnavailable(c, lang.Label+" cannot be checked on this server: "+why+". Your code is saved.")
 	}
 	names := s.checkScenarios(p.Slug)
 	addr := clientOf(ctx).key

@@ -93,6 +93,17 @@ func (s *Server) gradeUnavailable(l codeLang) string {
 	return ""
 }
 
+// langUnavailable answers a Grade or Check of code in a language this
+// server cannot grade: a 503 with the reason, as JSON for the script or as
+// a page rendered here (the error handler hides a 5xx's message, and this
+// one is for the user).
+func (s *Server) langUnavailable(c echo.Context, message string) error {
+	if fromScript(c) {
+		return c.JSON(http.StatusServiceUnavailable, jsonError{Error: message})
+	}
+	return render(c, http.StatusServiceUnavailable, errorView(s.meta(errorTitle(http.StatusServiceUnavailable)), http.StatusServiceUnavailable, message))
+}
+
 // langChoice is one option of the workspace's language switch.
 type langChoice struct {
 	Name, Label string

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -243,11 +244,14 @@ func TestPythonUnavailable(t *testing.T) {
 	pg.mustContain(t, `<input type="radio" form="lang-switch-form" name="lang" value="python" disabled aria-describedby="lang-why-python">`,
 		`id="lang-why-python"`, "Python cannot be graded on this server: "+why)
 	for _, route := range []string{"grade", "check"} {
-		p := b.postLang(route, "python", "# SAVED-"+route, true)
-		if p.status != http.StatusServiceUnavailable || !strings.Contains(p.body, "WHY-MARKER") || !strings.Contains(p.body, "Your code is saved") {
-			t.Errorf("Python %s: %d %s", route, p.status, p.body)
+		for _, script := range []bool{true, false} {
+			code := "# SAVED-" + route + "-" + strconv.FormatBool(script)
+			p := b.postLang(route, "python", code, script)
+			if p.status != http.StatusServiceUnavailable || !strings.Contains(p.body, "WHY-MARKER") || !strings.Contains(p.body, "Your code is saved") {
+				t.Errorf("Python %s (script %v): %d %s", route, script, p.status, p.body)
+			}
+			b.get("/problems/"+gradedSlug+"?lang=python").mustContain(t, code)
 		}
-		b.get("/problems/"+gradedSlug+"?lang=python").mustContain(t, "# SAVED-"+route)
 	}
 	if jobs := fake.jobsSoFar(); len(jobs) != 0 {
 		t.Errorf("graded %d jobs; want none", len(jobs))

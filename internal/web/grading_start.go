@@ -67,7 +67,7 @@ func (s *Server) gradeStart(c echo.Context) error {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Grading is off on this server. Your code is saved."))
 	}
 	if why := s.gradeUnavailable(lang); why != "" {
-		return answered(codeError(c, http.StatusServiceUnavailable, lang.Label+" cannot be graded on this server: "+why+". Your code is saved."))
+		return s.langUnavailable(c, lang.Label+" cannot be graded on this server: "+why+". Your code is saved.")
 	}
 
 	total := s.grading.scenarioTotal(p.Slug)
