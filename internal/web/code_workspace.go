@@ -61,7 +61,7 @@ type gradeRunView struct {
 	RetryAfterS int
 	Finished    int // running only: scenarios finished so far
 	Total       int
-	Already     bool // the run page was reached by a second Grade while this ran
+	Already     bool   // the run page was reached by a second Grade while this ran
 	Language    string // storage.LangGo or LangPython: what the run graded
 }
 
