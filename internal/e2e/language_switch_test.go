@@ -99,4 +99,3 @@ func TestLanguageSwitchKeepsEachDraft(t *testing.T) {
 	}
 	requireNoPageExceptions(t, ctx)
 }
-
