@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
 
@@ -259,5 +260,37 @@ func TestPythonUnavailable(t *testing.T) {
 	// Go grades as ever.
 	if p := b.postLang("grade", "go", "package refund", true); p.status != http.StatusAccepted {
 		t.Errorf("Go Grade: %d %s", p.status, p.body)
+	}
+}
+
+// A replay of a passed scenario grades the run's code in the run's
+// language, whichever the workspace shows now.
+func TestReplayKeepsTheRunsLanguage(t *testing.T) {
+	for _, tt := range []struct{ lang, file string }{{"python", "refund.py"}, {"go", "refund.go"}} {
+		t.Run(tt.lang, func(t *testing.T) {
+			g := &fakeGrader{report: failingReport()}
+			ts := newGradingTestServer(t, g, withPython)
+			b := ts.newBrowser(t)
+			status, started := b.postJSON("/problems/"+gradedSlug+"/grade", url.Values{"code": {"# REPLAY-ME"}, "lang": {tt.lang}})
+			runURL, _ := started["run_url"].(string)
+			if status != http.StatusAccepted || runURL == "" {
+				t.Fatalf("Grade: status %d, %v", status, started)
+			}
+			waitUntilTrue(t, func() bool { return b.get(runURL).header.Get("Refresh") == "" })
+			// The workspace moves to the other language before the replay.
+			b.postLang("code", map[string]string{"python": "go", "go": "python"}[tt.lang], "OTHER", true)
+			replayed := failingReport()
+			replayed.Scenarios = replayed.Scenarios[:1]
+			replayed.Scenarios[0].Trace = []gradewire.TraceEvent{{At: "+0s", Actor: "worker-1", Kind: "call", Text: "REPLAYED-EVENT"}}
+			g.mu.Lock()
+			g.report = replayed
+			g.mu.Unlock()
+			before := len(g.graded())
+			b.get(runURL+"/scenarios/happy-path?part=1").mustContain(t, "REPLAYED-EVENT")
+			jobs := g.graded()[before:]
+			if len(jobs) != 1 || jobs[0].File != tt.file || jobs[0].Source != "# REPLAY-ME" {
+				t.Errorf("replay jobs %+v; want one of %s", jobs, tt.file)
+			}
+		})
 	}
 }
