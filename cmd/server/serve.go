@@ -19,6 +19,7 @@ import (
 	"github.com/faultline-dev/faultline/internal/clientaddr"
 	"github.com/faultline-dev/faultline/internal/grading"
 	"github.com/faultline-dev/faultline/internal/problems"
+	"github.com/faultline-dev/faultline/internal/pyenv"
 	"github.com/faultline-dev/faultline/internal/ratelimit"
 	"github.com/faultline-dev/faultline/internal/rooms"
 	"github.com/faultline-dev/faultline/internal/sandbox"
@@ -269,6 +270,7 @@ func run(ctx context.Context, cfg serveConfig, log *slog.Logger) error {
 	// the watcher replaces whole on reload.
 	current := web.NewContent(cat)
 	webCfg := web.Config{Content: current, Store: store, Log: log, Proxies: proxies, GradesPerAddress: cfg.GradesPerAddress}
+	_, webCfg.PythonUnavailable = pyenv.Available()
 	if cfg.WriteKiBPerSecond > 0 {
 		webCfg.WriteRate = web.WriteRate(cfg.WriteKiBPerSecond)
 	}

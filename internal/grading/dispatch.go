@@ -23,6 +23,9 @@ type Request struct {
 	Problem string
 	Source  string
 	Seed    int64
+	// File is the submission's file name, whose extension says its
+	// language (".py": Python); "" is the problem's Go starter's name.
+	File string
 	// Only names the scenarios to run, in the problem's order; empty runs
 	// all of them.
 	Only []string
@@ -88,6 +91,9 @@ func (d *Dispatcher) GradeAdmitted(ctx context.Context, ticket *sandbox.Ticket, 
 		return nil, fmt.Errorf("grading: no grader for problem %q", req.Problem)
 	}
 	job := KitJob(code, req.Source, req.Seed, req.Only)
+	if req.File != "" {
+		job.File = req.File
+	}
 	job.Problem, job.KeepPassed, job.Variation = req.Problem, req.KeepPassed, req.Variation
 	rep, err := d.Service.GradeKit(ctx, ticket, job, code.ScenarioNames, progress)
 	if rep != nil {

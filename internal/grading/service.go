@@ -166,13 +166,16 @@ func (s *Service) GradeKitNaming(ctx context.Context, ticket *sandbox.Ticket, jo
 		// would only add its interpreters' compiles.
 		job.Lanes = 1
 	}
-	if strings.EqualFold(filepath.Ext(job.File), ".py") {
+	python := strings.EqualFold(filepath.Ext(job.File), ".py")
+	if python {
 		ctx = sandbox.WithKind(ctx, KindPython)
 	}
 	g := grade{kit: job.Kit, seed: job.FirstSeed, order: scenarios, source: job.Source}
-	job.Native = s.Referee != nil
+	// The referee builds Go natively: it has nothing to say of Python.
+	referee := s.Referee != nil && !python
+	job.Native = referee
 	rep, out, stream, err := s.run(ctx, ticket, g, job, progress)
-	if err != nil || out == nil || s.Referee == nil {
+	if err != nil || out == nil || !referee {
 		return rep, err
 	}
 	// A Check stays interpreted and fast: it is refereed only when the

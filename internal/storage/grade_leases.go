@@ -55,11 +55,17 @@ var ErrAddressBusy = errors.New("storage: the client address has its maximum of 
 // it records the owner and the lease, and refuses the run (writing
 // nothing) when the user has one going or the address its maximum.
 func (s *Store) StartOwnedGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string, claim GradeClaim) (GradeRun, error) {
+	return s.StartOwnedGradeRunIn(ctx, attemptID, problem, LangGo, seed, source, claim)
+}
+
+// StartOwnedGradeRunIn is StartOwnedGradeRun for source written in lang
+// (LangGo or LangPython), which the run records.
+func (s *Store) StartOwnedGradeRunIn(ctx context.Context, attemptID int64, problem, lang string, seed int64, source string, claim GradeClaim) (GradeRun, error) {
 	if claim.Owner == "" || claim.UserID == "" || claim.Lease <= 0 {
 		return GradeRun{}, fmt.Errorf("storage: start grade run: a claim needs an owner, a user and a lease (got %q, %q, %s)",
 			claim.Owner, claim.UserID, claim.Lease)
 	}
-	run, err := s.startGradeRun(ctx, attemptID, problem, seed, source, &claim)
+	run, err := s.startGradeRun(ctx, attemptID, problem, lang, seed, source, &claim)
 	if uniqueViolation(err) {
 		// Another instance started the user's run between this one's check
 		// and its insert: the index refused the second.

@@ -50,6 +50,7 @@ type GradeRun struct {
 	ID         int64
 	AttemptID  int64
 	Problem    string
+	Language   string // LangGo or LangPython: what Source is written in
 	Seed       int64
 	Source     string // "" when trimmed old; not read by GradeRuns
 	Status     GradeStatus
@@ -81,13 +82,16 @@ type GradeRunEnd struct {
 // The run has no owner: nothing renews a lease on it, so ExpireGradeLeases
 // finishes it whenever it runs. Serving instances use StartOwnedGradeRun.
 func (s *Store) StartGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string) (GradeRun, error) {
-	return s.startGradeRun(ctx, attemptID, problem, seed, source, nil)
+	return s.startGradeRun(ctx, attemptID, problem, LangGo, seed, source, nil)
 }
 
-func (s *Store) startGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string, claim *GradeClaim) (GradeRun, error) {
+func (s *Store) startGradeRun(ctx context.Context, attemptID int64, problem, lang string, seed int64, source string, claim *GradeClaim) (GradeRun, error) {
+	if !ValidLanguage(lang) {
+		return GradeRun{}, fmt.Errorf("storage: start grade run: unknown language %q", lang)
+	}
 	source = storableText(source)
 	now := s.now()
-	run := GradeRun{AttemptID: attemptID, Problem: problem, Seed: seed, Source: source,
+	run := GradeRun{AttemptID: attemptID, Problem: problem, Language: lang, Seed: seed, Source: source,
 		Status: GradeRunning, StartedAt: fromMillis(millis(now))}
 	err := s.inTx(ctx, func(tx *txn) error {
 		if err := lockUserOf(ctx, tx, attemptID); err != nil {
@@ -109,9 +113,9 @@ func (s *Store) startGradeRun(ctx context.Context, attemptID int64, problem stri
 		}
 		owner := claimColumns(claim, now)
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO grade_runs (attempt_id, problem, seed, status, started_at, owner, lease_until, user_id, client_key)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			attemptID, problem, seed, string(GradeRunning), millis(now), owner[0], owner[1], owner[2], owner[3]).Scan(&run.ID); err != nil {
+			`INSERT INTO grade_runs (attempt_id, problem, language, seed, status, started_at, owner, lease_until, user_id, client_key)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			attemptID, problem, lang, seed, string(GradeRunning), millis(now), owner[0], owner[1], owner[2], owner[3]).Scan(&run.ID); err != nil {
 			return fmt.Errorf("storage: start grade run: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO grade_run_files (run_id, source) VALUES (?, ?)`, run.ID, source); err != nil {
@@ -242,7 +246,7 @@ func (s *Store) FinishGradeRun(ctx context.Context, id int64, end GradeRunEnd) e
 
 // gradeRunColumns are what GradeRuns reads: what a history line shows.
 // GradeRun adds the source and the report from grade_run_files.
-const gradeRunColumns = `id, attempt_id, problem, seed, status, started_at, finished_at, message,
+const gradeRunColumns = `id, attempt_id, problem, language, seed, status, started_at, finished_at, message,
 	retry_after_ms, verdict, scenarios_passed, scenarios_total, invariants_held, invariants_total,
 	defects_fixed, defects_total, trimmed`
 
@@ -266,7 +270,7 @@ func scanGradeRun(row rowScanner, extra ...any) (GradeRun, error) {
 		message, verdict, trimmed              sql.NullString
 		passed, total, held, checked, fixed, n sql.NullInt64
 	)
-	dest := append([]any{&r.ID, &r.AttemptID, &r.Problem, &r.Seed, &status, &started, &finished,
+	dest := append([]any{&r.ID, &r.AttemptID, &r.Problem, &r.Language, &r.Seed, &status, &started, &finished,
 		&message, &retryAfter, &verdict, &passed, &total, &held, &checked, &fixed, &n, &trimmed}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return GradeRun{}, err
@@ -317,8 +321,18 @@ func (s *Store) GradeRun(ctx context.Context, id int64) (GradeRun, error) {
 // LatestGradeRun returns the attempt's newest run with its report, or
 // ErrNotFound when it has none.
 func (s *Store) LatestGradeRun(ctx context.Context, attemptID int64) (GradeRun, error) {
+	return s.latestGradeRun(ctx, `SELECT id FROM grade_runs WHERE attempt_id = ? ORDER BY id DESC LIMIT 1`, attemptID)
+}
+
+// LatestGradeRunIn returns the attempt's newest run in lang with its
+// report, or ErrNotFound when it has none.
+func (s *Store) LatestGradeRunIn(ctx context.Context, attemptID int64, lang string) (GradeRun, error) {
+	return s.latestGradeRun(ctx, `SELECT id FROM grade_runs WHERE attempt_id = ? AND language = ? ORDER BY id DESC LIMIT 1`, attemptID, lang)
+}
+
+func (s *Store) latestGradeRun(ctx context.Context, query string, args ...any) (GradeRun, error) {
 	var id int64
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM grade_runs WHERE attempt_id = ? ORDER BY id DESC LIMIT 1`, attemptID).Scan(&id)
+	err := s.db.QueryRowContext(ctx, query, args...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return GradeRun{}, ErrNotFound
 	}

@@ -62,16 +62,23 @@ func (s *Server) codeCheck(c echo.Context) error {
 	if err != nil {
 		return answered(err)
 	}
+	lang, err := postedLang(c, p)
+	if err != nil {
+		return answered(err)
+	}
 	a, err := s.startAttempt(c, storage.KindProblem, p.Slug)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	if _, err := s.store.SaveCodeDraft(ctx, a.ID, code); err != nil {
+	if _, err := s.store.SaveCodeDraftIn(ctx, a.ID, lang.Name, code); err != nil {
 		return err
 	}
 	if s.grading == nil {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Checking is off on this server. Your code is saved."))
+	}
+	if why := s.gradeUnavailable(lang); why != "" {
+		return s.langUnavailable(c, lang.Label+" cannot be checked on this server: "+why+". Your code is saved.")
 	}
 	names := s.checkScenarios(p.Slug)
 	addr := clientOf(ctx).key
@@ -94,7 +101,7 @@ func (s *Server) codeCheck(c echo.Context) error {
 		return answered(codeError(c, http.StatusConflict,
 			"Your Grade or Check is still running. Your code is saved: check it when that has finished."))
 	}
-	report, err := s.runCheck(ctx, addr, grading.Request{Problem: p.Slug, Source: code, Seed: defaultSeed, Only: names})
+	report, err := s.runCheck(ctx, addr, grading.Request{Problem: p.Slug, Source: code, Seed: defaultSeed, Only: names, File: lang.File()})
 	s.grading.release(claim)
 	var busy *grading.BusyError
 	switch {

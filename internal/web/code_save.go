@@ -27,16 +27,23 @@ func (s *Server) codeSave(c echo.Context) error {
 	if err != nil {
 		return answered(err)
 	}
+	lang, err := postedLang(c, p)
+	if err != nil {
+		return answered(err)
+	}
 	a, err := s.startAttempt(c, storage.KindProblem, p.Slug)
 	if err != nil {
 		return err
 	}
-	d, err := s.store.SaveCodeDraft(c.Request().Context(), a.ID, code)
+	d, err := s.store.SaveCodeDraftIn(c.Request().Context(), a.ID, lang.Name, code)
 	if err != nil {
 		return err
 	}
 	if fromScript(c) {
 		return c.JSON(http.StatusOK, savedData{SavedAt: d.SavedAt, Bytes: len(d.Code)})
+	}
+	if len(codeLangsOf(p)) > 1 {
+		return redirectSeeOther(c, langURL(p.Slug, lang.Name))
 	}
 	return redirectSeeOther(c, problemURL(p.Slug)+"#code-h")
 }

@@ -35,6 +35,11 @@ type codeWorkspaceState struct {
 	MergeSrc        string // the comparison bundle, loaded on first use
 	LastGraded      string // the code of the latest finished Grade; "" before one
 	StarterRef      string // the starter's file name, for the label
+	Starter         string // the starter of Lang
+	Lang            string // the language of Code: storage.LangGo or LangPython
+	// Langs is the language switch's options, when the problem can be
+	// answered in more than one; nil otherwise (no switch).
+	Langs []langChoice
 }
 
 // The editor's text sizes, in CSS pixels; the default matches the
@@ -56,7 +61,8 @@ type gradeRunView struct {
 	RetryAfterS int
 	Finished    int // running only: scenarios finished so far
 	Total       int
-	Already     bool // the run page was reached by a second Grade while this ran
+	Already     bool   // the run page was reached by a second Grade while this ran
+	Language    string // storage.LangGo or LangPython: what the run graded
 }
 
 func problemURL(slug string) string { return "/problems/" + slug }
@@ -67,24 +73,41 @@ func gradeRunURL(slug string, id int64) string {
 
 // codeWorkspaceOf loads the workspace of p for the user's attempt at it
 // (0: none yet, so the starter and no run).
-func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *problems.Problem) (codeWorkspaceState, error) {
+//
+// The workspace is in the language want ("": the one of the user's most
+// recently saved draft), which the caller has checked (codeLangOf): its
+// draft or starter, and its latest run.
+func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *problems.Problem, want string) (codeWorkspaceState, error) {
 	if p.Code == nil {
 		return codeWorkspaceState{}, nil
 	}
-	w := codeWorkspaceState{Code: p.Code.Starter, GradingOn: s.grading != nil, Total: s.grading.scenarioTotal(p.Slug),
+	lang, err := s.workspaceLang(ctx, attemptID, p, want)
+	if err != nil {
+		return codeWorkspaceState{}, err
+	}
+	w := codeWorkspaceState{Code: lang.Starter, Starter: lang.Starter, Lang: lang.Name, GradingOn: s.grading != nil, Total: s.grading.scenarioTotal(p.Slug),
 		SaveURL: problemURL(p.Slug) + "/code", GradeURL: problemURL(p.Slug) + "/grade", CheckURL: problemURL(p.Slug) + "/check",
-		StarterRef: path.Base(p.Code.StarterPath), MergeSrc: s.assets.url("editor-merge.js")}
+		StarterRef: path.Base(lang.StarterPath), MergeSrc: s.assets.url("editor-merge.js")}
+	if langs := codeLangsOf(p); len(langs) > 1 {
+		for _, l := range langs {
+			c := langChoice{Name: l.Name, Label: l.Label, Selected: l.Name == lang.Name, URL: langURL(p.Slug, l.Name)}
+			if s.grading != nil {
+				c.Why = s.gradeUnavailable(l)
+			}
+			w.Langs = append(w.Langs, c)
+		}
+	}
 	if attemptID == 0 {
 		return w, nil
 	}
-	d, err := s.store.CodeDraftOf(ctx, attemptID)
+	d, err := s.store.CodeDraftIn(ctx, attemptID, lang.Name)
 	switch {
 	case err == nil:
 		w.Code, w.FromDraft = d.Code, true
 	case !errors.Is(err, storage.ErrNotFound):
 		return w, err
 	}
-	run, err := s.store.LatestGradeRun(ctx, attemptID)
+	run, err := s.store.LatestGradeRunIn(ctx, attemptID, lang.Name)
 	if errors.Is(err, storage.ErrNotFound) {
 		return w, nil
 	}
@@ -106,7 +129,7 @@ func (s *Server) codeWorkspaceOf(ctx context.Context, attemptID int64, p *proble
 // gradeRunViewOf prepares a stored run for a page. A run stored as
 // running whose owner stopped (its lease passed) is recorded as such.
 func (s *Server) gradeRunViewOf(ctx context.Context, slug string, run storage.GradeRun) (gradeRunView, error) {
-	v := gradeRunView{ID: run.ID, Seed: run.Seed, Status: run.Status, URL: gradeRunURL(slug, run.ID),
+	v := gradeRunView{ID: run.ID, Seed: run.Seed, Language: run.Language, Status: run.Status, URL: gradeRunURL(slug, run.ID),
 		EventsURL: gradeRunURL(slug, run.ID) + "/events", Message: run.Message, Total: s.grading.scenarioTotal(run.Problem),
 		SourceHash: sourceHash(run.Source)}
 	if run.Status == storage.GradeRunning {

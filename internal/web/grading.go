@@ -44,15 +44,15 @@ const DefaultGradesPerAddress = 3
 // codeStore is what the code workspace and grading need from storage;
 // *storage.Store satisfies it.
 type codeStore interface {
-	SaveCodeDraft(ctx context.Context, attemptID int64, code string) (storage.CodeDraft, error)
-	CodeDraftOf(ctx context.Context, attemptID int64) (storage.CodeDraft, error)
-	StartOwnedGradeRun(ctx context.Context, attemptID int64, problem string, seed int64, source string, claim storage.GradeClaim) (storage.GradeRun, error)
+	SaveCodeDraftIn(ctx context.Context, attemptID int64, lang, code string) (storage.CodeDraft, error)
+	CodeDraftIn(ctx context.Context, attemptID int64, lang string) (storage.CodeDraft, error)
+	StartOwnedGradeRunIn(ctx context.Context, attemptID int64, problem, lang string, seed int64, source string, claim storage.GradeClaim) (storage.GradeRun, error)
 	FinishGradeRun(ctx context.Context, id int64, end storage.GradeRunEnd) error
 	RenewGradeLeases(ctx context.Context, owner string, lease time.Duration) ([]int64, error)
 	ExpireGradeLeases(ctx context.Context, message string) ([]int64, error)
 	ExpireGradeLease(ctx context.Context, id int64, message string) (bool, error)
 	GradeRun(ctx context.Context, id int64) (storage.GradeRun, error)
-	LatestGradeRun(ctx context.Context, attemptID int64) (storage.GradeRun, error)
+	LatestGradeRunIn(ctx context.Context, attemptID int64, lang string) (storage.GradeRun, error)
 	AppendGradeProgress(ctx context.Context, id, seq int64, data []byte) error
 	GradeProgressAfter(ctx context.Context, id, after int64, limit int) ([]storage.GradeProgress, error)
 	DeleteGradeProgress(ctx context.Context, id int64) error

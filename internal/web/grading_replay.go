@@ -60,7 +60,7 @@ func (s *Server) replayScenario(ctx context.Context, p *problems.Problem, run st
 			message: "This scenario passed. Its run is not kept, and grading is off on this server, so it cannot be replayed."}
 	}
 	req := grading.Request{Problem: p.Slug, Source: run.Source, Seed: replaySeed(report, run),
-		Only: []string{stored.Name}, KeepPassed: true}
+		Only: []string{stored.Name}, KeepPassed: true, File: runFile(p, run)}
 	rep, err := s.gradeReplay(ctx, req, "this passed scenario's run")
 	if err != nil {
 		return nil, err

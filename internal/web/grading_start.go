@@ -35,6 +35,10 @@ func (s *Server) gradeStart(c echo.Context) error {
 	if err != nil {
 		return answered(err)
 	}
+	lang, err := postedLang(c, p)
+	if err != nil {
+		return answered(err)
+	}
 	a, err := s.startAttempt(c, storage.KindProblem, p.Slug)
 	if he := (*echo.HTTPError)(nil); errors.As(err, &he) && he.Code == http.StatusTooManyRequests && fromScript(c) {
 		// A new identity refused: nothing could be saved, the editor
@@ -47,7 +51,7 @@ func (s *Server) gradeStart(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	if _, err := s.store.SaveCodeDraft(ctx, a.ID, code); err != nil {
+	if _, err := s.store.SaveCodeDraftIn(ctx, a.ID, lang.Name, code); err != nil {
 		return err
 	}
 	// The seed is checked after the code is saved: a mistyped seed must
@@ -61,6 +65,9 @@ func (s *Server) gradeStart(c echo.Context) error {
 	}
 	if s.grading == nil {
 		return answered(codeError(c, http.StatusServiceUnavailable, "Grading is off on this server. Your code is saved."))
+	}
+	if why := s.gradeUnavailable(lang); why != "" {
+		return s.langUnavailable(c, lang.Label+" cannot be graded on this server: "+why+". Your code is saved.")
 	}
 
 	total := s.grading.scenarioTotal(p.Slug)
@@ -96,7 +103,7 @@ func (s *Server) gradeStart(c echo.Context) error {
 	}
 	// The claim above is this instance's; the store's holds across every
 	// instance on the database.
-	run, err := s.store.StartOwnedGradeRun(ctx, a.ID, p.Slug, seed, code, s.grading.claimOf(a.UserID, addr))
+	run, err := s.store.StartOwnedGradeRunIn(ctx, a.ID, p.Slug, lang.Name, seed, code, s.grading.claimOf(a.UserID, addr))
 	if err != nil {
 		ticket.Release()
 		s.grading.release(claim)
@@ -109,7 +116,7 @@ func (s *Server) gradeStart(c echo.Context) error {
 		}
 		return err
 	}
-	s.grading.start(claim, run.ID, grading.Request{Problem: p.Slug, Source: code, Seed: seed}, ticket)
+	s.grading.start(claim, run.ID, grading.Request{Problem: p.Slug, Source: code, Seed: seed, File: lang.File()}, ticket)
 
 	url := gradeRunURL(p.Slug, run.ID)
 	if fromScript(c) {

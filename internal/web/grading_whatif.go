@@ -330,7 +330,7 @@ func (s *Server) gradeRunWhatIf(c echo.Context) error {
 	}
 	v := choice.variation
 	req := grading.Request{Problem: p.Slug, Source: run.Source, Seed: replaySeed(report, run), Only: []string{name},
-		KeepPassed: true, Variation: &v}
+		KeepPassed: true, Variation: &v, File: runFile(p, run)}
 	rep, err := s.gradeReplay(c.Request().Context(), req, "this what-if")
 	var refused *replayRefused
 	if errors.As(err, &refused) {

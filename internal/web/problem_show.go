@@ -55,7 +55,13 @@ func (s *Server) problemPage(c echo.Context, p *problems.Problem) (problemPage, 
 	if page.Box, err = s.problemBox(c.Request().Context(), st, p); err != nil {
 		return problemPage{}, err
 	}
-	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), st.attemptID, p); err != nil {
+	want := c.QueryParam("lang")
+	if p.Code != nil && want != "" {
+		if _, err := codeLangOf(p, want); err != nil {
+			return problemPage{}, echo.NewHTTPError(http.StatusBadRequest, err.Error())
+		}
+	}
+	if page.Code, err = s.codeWorkspaceOf(c.Request().Context(), st.attemptID, p, want); err != nil {
 		return problemPage{}, err
 	}
 	if page.Screen, err = s.screenStripFor(c.Request().Context(), problems.ScreenItem{Problem: p.Slug}); err != nil {

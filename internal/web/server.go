@@ -72,6 +72,11 @@ type Config struct {
 	// GradeLease is how long a grade run stays this instance's without a
 	// heartbeat; 0 means DefaultGradeLease.
 	GradeLease time.Duration
+	// PythonUnavailable says why Python answers cannot be graded on this
+	// server (pyenv.Available's reason); "" when they can. The language
+	// switch of a problem answered in Python shows Python as unavailable,
+	// with the reason, and a Python Grade or Check is refused with it.
+	PythonUnavailable string
 	// Instance names this server as the owner of the grade runs it leases;
 	// "" means grading.InstanceID(), the process's. Tests that run several
 	// instances in one process give each its own.
@@ -80,9 +85,10 @@ type Config struct {
 
 // Server is the web application: an Echo instance with every route.
 type Server struct {
-	echo    *echo.Echo
-	content *Content
-	store   Store
+	pythonWhy string // Config.PythonUnavailable
+	echo      *echo.Echo
+	content   *Content
+	store     Store
 	// practice is every use case of practising, over the same store.
 	practice *practice.Service
 	log      *slog.Logger
@@ -123,7 +129,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{echo: e, content: content, store: cfg.Store, log: cfg.Log, assets: assets, proxies: cfg.Proxies,
-		newIdentities: cfg.NewIdentities, rooms: cfg.Rooms, broker: cfg.Broker, streams: newStreamGate()}
+		newIdentities: cfg.NewIdentities, rooms: cfg.Rooms, broker: cfg.Broker, streams: newStreamGate(), pythonWhy: cfg.PythonUnavailable}
 	ps, ok := cfg.Store.(practice.Store)
 	if !ok {
 		return nil, fmt.Errorf("web: the store (%T) does not keep practice: it needs practice.Store's methods", cfg.Store)

@@ -185,7 +185,7 @@ type quotaStore struct {
 
 var errTestQuota = &storage.QuotaError{Limit: storage.MaxUserBytes, Used: storage.MaxUserBytes - 10, Adding: 300}
 
-func (quotaStore) SaveCodeDraft(context.Context, int64, string) (storage.CodeDraft, error) {
+func (quotaStore) SaveCodeDraftIn(context.Context, int64, string, string) (storage.CodeDraft, error) {
 	return storage.CodeDraft{}, errTestQuota
 }
 
@@ -257,9 +257,9 @@ func (s *countingStore) GradeRun(ctx context.Context, id int64) (storage.GradeRu
 	return s.Store.GradeRun(ctx, id)
 }
 
-func (s *countingStore) LatestGradeRun(ctx context.Context, attemptID int64) (storage.GradeRun, error) {
+func (s *countingStore) LatestGradeRunIn(ctx context.Context, attemptID int64, lang string) (storage.GradeRun, error) {
 	s.fullReads++
-	return s.Store.LatestGradeRun(ctx, attemptID)
+	return s.Store.LatestGradeRunIn(ctx, attemptID, lang)
 }
 
 func TestPracticeReadsNoSourcesOrReports(t *testing.T) {

@@ -31,6 +31,9 @@
   var gradeURL = root.getAttribute("data-grade-url");
   var checkURL = root.getAttribute("data-check-url");
   var starter = readJSON("code-starter", "");
+  // The language of the code in the editor (a problem answered in Go or
+  // Python has a switch): every save, Check and Grade says it.
+  var lang = root.getAttribute("data-lang") || "go";
 
   function readJSON(id, fallback) {
     var el = document.getElementById(id);
@@ -52,7 +55,7 @@
   var editor = null;
   if (window.FaultlineEditor && typeof window.FaultlineEditor.mount === "function") {
     try {
-      editor = window.FaultlineEditor.mount(textarea, { onChange: changed, describedBy: "editor-help" });
+      editor = window.FaultlineEditor.mount(textarea, { onChange: changed, describedBy: "editor-help", language: lang });
     } catch (err) {
       editor = null;
       if (window.console) console.error("code workspace: the editor did not mount", err);
@@ -192,7 +195,7 @@
 
   // postCode sends the code, and any extra form fields, as a form post.
   function postCode(url, text, extra) {
-    var fields = new URLSearchParams({ code: text });
+    var fields = new URLSearchParams({ code: text, lang: lang });
     for (var k in extra || {}) fields.set(k, extra[k]);
     return fetch(url, {
       method: "POST",
@@ -269,8 +272,69 @@
     if (document.visibilityState !== "hidden") return;
     var text = getText();
     if (text === lastSaved || text === saveBlocked || !navigator.sendBeacon) return;
-    if (navigator.sendBeacon(saveURL, new URLSearchParams({ code: text }))) lastSaved = text;
+    if (navigator.sendBeacon(saveURL, new URLSearchParams({ code: text, lang: lang }))) lastSaved = text;
   });
+
+  // ---- The language switch: a form asking for the page in the chosen
+  // language. The code in the editor is saved as this language's draft
+  // before the page changes, so neither language's draft is lost; a
+  // refused save keeps the page and says why. A click with the pointer
+  // switches at once; from the keyboard the arrows only choose, and the
+  // button (or Enter) switches, so choosing never reloads under the keys.
+  var langForm = document.getElementById("lang-switch-form");
+  var langBox = document.getElementById("code-lang"); // the radios, in the toolbar
+  if (langForm && langBox) {
+    var switching = false;
+    var switchTo = function () {
+      var picked = langBox.querySelector('input[name="lang"]:checked');
+      if (!picked || picked.value === lang || switching) return;
+      switching = true;
+      clearTimeout(saveTimer);
+      var text = getText();
+      var go = function () {
+        window.location.assign(langForm.getAttribute("action").replace(/#.*$/, "") + "?lang=" + encodeURIComponent(picked.value) + "#code-lang");
+      };
+      if (text === lastSaved) {
+        go();
+        return;
+      }
+      setSaveStatus("Saving before switching…");
+      postCode(saveURL, text)
+        .then(function (resp) {
+          if (resp.ok) {
+            lastSaved = text;
+            go();
+            return;
+          }
+          return errorOf(resp).then(function (msg) {
+            throw new Error(msg || "the server refused the code (" + resp.status + ")");
+          });
+        })
+        .catch(function (err) {
+          switching = false;
+          setSaveStatus("Not switched: your code could not be saved (" + err.message + "). It is still in the editor.");
+          var current = langBox.querySelector('input[name="lang"][value="' + lang + '"]');
+          if (current) current.checked = true;
+        });
+    };
+    langForm.addEventListener("submit", function (e) {
+      e.preventDefault();
+      switchTo();
+    });
+    langBox.addEventListener("click", function (e) {
+      if (e.target.name === "lang" && e.detail > 0) switchTo();
+    });
+    // Arrived by a switch: focus goes back to the chosen language, once
+    // the browser has gone to the fragment (which moves focus itself).
+    if (window.location.hash === "#code-lang") {
+      window.addEventListener("load", function () {
+        setTimeout(function () {
+          var checked = langBox.querySelector('input[name="lang"]:checked');
+          if (checked && document.activeElement === document.body) checked.focus();
+        }, 0);
+      });
+    }
+  }
 
   // ---- Reset to the starter: asks first; in the editor it is one change
   // that Ctrl-Z undoes.

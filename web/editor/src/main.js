@@ -1,4 +1,4 @@
-// Faultline's code editor: CodeMirror 6 with Go support, mounted over a
+// Faultline's code editor: CodeMirror 6 with Go and Python support, mounted over a
 // plain <textarea> so the page works (and submits) without JavaScript.
 //
 // The bundle defines window.FaultlineEditor with one function, mount(); see
@@ -70,6 +70,15 @@ import {
   LanguageSupport,
 } from "@codemirror/language";
 import { goLanguage } from "@codemirror/lang-go";
+import { pythonLanguage } from "@codemirror/lang-python";
+
+// The languages an editor can be mounted in (opts.language): the parser,
+// and the indent a Tab inserts (Go's gofmt uses tabs; Python, PEP 8's
+// four spaces, since a file mixing them is refused by Python).
+const languages = {
+  go: { language: goLanguage, indent: "\t" },
+  python: { language: pythonLanguage, indent: "    " },
+};
 import { highlightTree } from "@lezer/highlight";
 import { StyleModule } from "style-mod";
 
@@ -217,12 +226,18 @@ function labelIdFor(textarea) {
  *   <script> tag. collab makes it a shared editor (see collab.js and
  *   README.md): {startVersion, clientID, name, colour, transport,
  *   onSelection}; the textarea must then hold the text at startVersion.
+ *   language is "go" (the default) or "python".
  */
 function mount(textarea, opts = {}) {
   if (!textarea || textarea.tagName !== "TEXTAREA") {
     throw new Error("FaultlineEditor.mount: expected a <textarea> element");
   }
   const onChange = typeof opts.onChange === "function" ? opts.onChange : null;
+  const langName = opts.language || "go";
+  const lang = languages[langName];
+  if (!lang) {
+    throw new Error("FaultlineEditor.mount: unknown language " + JSON.stringify(langName));
+  }
   const shared = opts.collab || null;
   if (shared) {
     const t = shared.transport;
@@ -345,7 +360,7 @@ function mount(textarea, opts = {}) {
     dropCursor(),
     EditorState.allowMultipleSelections.of(true),
     indentOnInput(),
-    indentUnit.of("\t"),
+    indentUnit.of(lang.indent),
     EditorState.tabSize.of(4),
     syntaxHighlighting(faultlineHighlighting),
     bracketMatching(),
@@ -354,7 +369,7 @@ function mount(textarea, opts = {}) {
     lintSlot.of(lintKeys),
     searchSlot.of(initialSearch),
     tabMovesFocus,
-    new LanguageSupport(goLanguage),
+    new LanguageSupport(lang.language),
     keymap.of([
       { key: "Ctrl-m", mac: "Shift-Alt-m", run: toggleTabFocus },
       ...defaultKeymap,
@@ -362,7 +377,7 @@ function mount(textarea, opts = {}) {
       indentWithTab,
     ]),
     EditorView.contentAttributes.of(contentAttrs),
-    EditorView.editorAttributes.of({ "data-editor": "go" }),
+    EditorView.editorAttributes.of({ "data-editor": langName }),
     faultlineTheme,
     shared
       ? parts.collab.collabExtensions({ startVersion: Number(shared.startVersion) || 0, clientID: String(shared.clientID) })
