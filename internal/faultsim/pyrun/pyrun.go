@@ -51,11 +51,14 @@ var runtimeSource string
 // builds) does not link this runtime.
 type Binding struct {
 	// Module is the name the submission imports and Source its Python
-	// text. The runtime gives the module two functions before
+	// text. The runtime gives the module three functions before
 	// running it: _call(fn, **args), a future of harness call fn's
-	// result, and _call_now(fn, **args), the result of a call that does
-	// not wait (a log line). A module function _exception(type, message,
-	// fields) makes the exception a raised answer stands for.
+	// result; _call_now(fn, **args), the result of a call that does not
+	// wait; and _call_later(fn, **args), a call that does not wait and
+	// whose answer the code does not need (a log line), sent with the
+	// worker's next message (an exception it raises is the harness's
+	// panic, not the code's). A module function _exception(type,
+	// message, fields) makes the exception a raised answer stands for.
 	Module string
 	Source string
 	// Entry is the coroutine function a submission defines, Params how
