@@ -2,7 +2,10 @@ package refund_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -108,4 +111,80 @@ func BenchmarkGradePythonVersusGo(b *testing.B) {
 	b.ReportMetric(ms(med(wall[1])), "python-wall-ms")
 	b.ReportMetric(float64(med(wall[1]))/float64(med(wall[0])), "python-wall-x")
 	b.ReportMetric(float64(forks), "python-processes")
+}
+
+// laterPython logs lines that go to the engine with its next message
+// (more than one message holds), prints between them, and reads the clock
+// with lines still unsent: each line lands in the trace where the code
+// wrote it, and the clock it reads is the engine's.
+const laterPython = `import asyncio, time
+import refundkit
+from refundkit import Outcome
+
+async def refund_money(request_id: str) -> Outcome:
+    t0 = time.time()
+    for i in range(40):
+        print("before", i)
+        refundkit.log("line %d", i)
+    await asyncio.sleep(2)
+    refundkit.log("slept")
+    refundkit.log("after %.1f", time.time() - t0)
+    loop = asyncio.get_running_loop()
+    refundkit.log("loop %.1f", loop.time() - t0 + 1_700_000_000)
+    record = await refundkit.get_record(request_id)
+    if not await refundkit.claim(request_id, 300):
+        return Outcome.IN_PROGRESS
+    refundkit.log("claimed")
+    await refundkit.create_refund(record.charge_id, record.amount, idempotency_key="k-" + request_id, reference=request_id)
+    await refundkit.mark_done(request_id)
+    refundkit.log("done")
+    return Outcome.DONE
+`
+
+// TestPythonLogsSentLater: log lines sent with the worker's next message
+// reach the trace in the order and at the time the code wrote them, the
+// same on a rerun.
+func TestPythonLogsSentLater(t *testing.T) {
+	needPython(t)
+	var picked []faultsim.Scenario
+	for _, sc := range refund.Scenarios(refund.Builtin()) {
+		if sc.Plan().Name == "success-on-retry" {
+			picked = append(picked, sc)
+		}
+	}
+	grade := func() []string {
+		rep, err := faultsim.GradeSource(context.Background(), []faultsim.Runtime{pyRuntime}, refund.Kit{}, picked,
+			"refund.py", laterPython, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, sc := range rep.Wire(1).Scenarios {
+			for _, ev := range sc.Trace {
+				if ev.Actor == "worker-1" {
+					lines = append(lines, ev.At+" "+ev.Text)
+				}
+			}
+		}
+		return lines
+	}
+	lines := grade()
+	var want []string
+	for i := range 40 {
+		want = append(want, fmt.Sprintf("+0s line %d", i))
+	}
+	want = append(want, "+0s sleeps 2s", "+2s slept", "+2s after 2.0", "+2s loop 2.0")
+	var got []string
+	for _, l := range lines {
+		_, text, _ := strings.Cut(l, " ")
+		if w, _, _ := strings.Cut(text, " "); w == "line" || w == "sleeps" || w == "slept" || w == "after" || w == "loop" {
+			got = append(got, l)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("worker-1's log lines:\n%s\nwant:\n%s\n(its trace:\n%s)", strings.Join(got, "\n"), strings.Join(want, "\n"), strings.Join(lines, "\n"))
+	}
+	if again := grade(); !slices.Equal(lines, again) {
+		t.Error("the trace differs on a rerun")
+	}
 }
