@@ -178,6 +178,8 @@ type lane struct {
 	r      *bufio.Reader
 	pid    int
 	broken atomic.Bool
+	// wbuf is the message being sent, by the worker whose turn it is.
+	wbuf []byte
 }
 
 // runUse is one run's hold on a lane: its workers take turns at it

@@ -113,7 +113,6 @@ type session struct {
 	armed     int64
 	timerGen  int // guarded by mu: timers read it
 	drew      bool
-	wbuf      []byte
 }
 
 // maxLine bounds one message from a lane.
@@ -196,8 +195,9 @@ func (s *session) now() int64 { return int64(s.w.Trace().Since()) }
 
 func (s *session) send(m toPython) {
 	m.W, m.Now = s.tag, s.now()
-	s.wbuf = appendToPython(s.wbuf[:0], &m)
-	if _, err := s.use.lane.conn.Write(s.wbuf); err != nil {
+	l := s.use.lane // held: its buffer is ours
+	l.wbuf = appendToPython(l.wbuf[:0], &m)
+	if _, err := l.conn.Write(l.wbuf); err != nil {
 		s.lost(err)
 	}
 }

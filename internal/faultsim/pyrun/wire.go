@@ -69,9 +69,14 @@ func appendAnswer(b []byte, ok json.RawMessage, raised *Raised) []byte {
 
 // decodeFromPython reads one line from a lane: the usual batch (one
 // harness call and nothing else) as runtime.py writes it without JSON,
-// "c<id>\t<fn>\t<args>\n", anything else a JSON object.
+// "c<id>\t<fn>\t<args>\n", the usual end (a value returned, and nothing
+// else) as "r<value>\n", anything else a JSON object.
 func decodeFromPython(line []byte) (fromPython, error) {
 	var m fromPython
+	if len(line) > 0 && line[0] == 'r' {
+		m.Done, m.Result = true, bytes.Clone(bytes.TrimSuffix(line[1:], []byte{'\n'}))
+		return m, nil
+	}
 	if len(line) == 0 || line[0] != 'c' {
 		err := json.Unmarshal(line, &m)
 		return m, err

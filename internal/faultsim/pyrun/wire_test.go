@@ -53,6 +53,8 @@ func TestFromPythonDecodes(t *testing.T) {
 			fromPython{Calls: []harnessCall{{ID: 1, Fn: "claim", Args: json.RawMessage(`{}`)}}, Timer: ptr(int64(5)), Out: "hi"}, false},
 		{"later", `{"later":[{"out":"a","drew":true,"fn":"log","args":{"line":"x"}}],"done":true,"result":"\"done\""}` + "\n",
 			fromPython{Later: []laterCall{{Out: "a", Drew: true, Fn: "log", Args: json.RawMessage(`{"line":"x"}`)}}, Done: true, Result: json.RawMessage(`"\"done\""`)}, false},
+		{"returned", "r\"done\"\n", fromPython{Done: true, Result: json.RawMessage(`"done"`)}, false},
+		{"returned None", "rnull\n", fromPython{Done: true, Result: json.RawMessage(`null`)}, false},
 		{"no fn", "c12\n", fromPython{}, true},
 		{"no id", "cx\tclaim\t{}\n", fromPython{}, true},
 		{"not JSON", "hello\n", fromPython{}, true},
