@@ -93,10 +93,16 @@ _RANDOM_NAMES = ("seed", "random", "uniform", "triangular", "randint", "choice",
 
 
 def _bind_random(inst):
-    """random's module functions, and os.urandom, draw from inst."""
-    for name in _RANDOM_NAMES:
-        if hasattr(inst, name):
-            setattr(random, name, getattr(inst, name))
+    """random's module functions, and os.urandom, draw from inst. (Workers
+    of a lane take turns, so this runs at most steps: the bound methods
+    are made once per source.)"""
+    bound = inst.__dict__.get("_faultline_bound")
+    if bound is None:
+        bound = [(name, getattr(inst, name)) for name in _RANDOM_NAMES if hasattr(inst, name)]
+        inst.__dict__["_faultline_bound"] = bound
+    d = random.__dict__
+    for name, f in bound:
+        d[name] = f
     random._inst = inst
 
 
