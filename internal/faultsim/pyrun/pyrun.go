@@ -5,8 +5,8 @@
 // its own would be (the module executed afresh, its own seeded random
 // source, its own output, its own event loop), and a worker whose process
 // dies is dropped there, none of its tasks running again. Every harness
-// call the Python code awaits is carried over a socket, as a JSON line,
-// to the Go engine and answered there by the kit's Go harness, so the
+// call the Python code awaits is carried over a socket, as a line (JSON,
+// or for the usual shapes a shorter form: wire.go), to the Go engine and answered there by the kit's Go harness, so the
 // world, the scheduler, the virtual clock, the crash points, the
 // invariants and the report are the engine's own. Python's concurrency
 // inside one call (asyncio.gather, create_task, wait_for, sleep) runs on

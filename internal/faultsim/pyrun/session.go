@@ -17,11 +17,14 @@ import (
 // A worker's call is a conversation with the lane process that serves
 // its run. The lane steps the worker's event loop until every task of it
 // waits, then sends a batch: the harness calls its tasks began, the
-// futures it gave up on (cancel), its next timer. The call's goroutine
-// starts a goroutine for each harness call, which passes the engine's
-// gate as the Go harness does, and then waits for the next answer of any
-// of them (or the timer, or the caller's cancel): it hands that one answer
-// to the lane and reads the next batch. Answers reach the worker's loop
+// futures it gave up on (cancel), its next timer, and before them the
+// calls it does not wait for (log lines), which the call's goroutine
+// passes to the harness first, in order. The call's goroutine starts a
+// goroutine for each harness call, which passes the engine's gate as the
+// Go harness does, and then waits for the next answer of any of them (or
+// the timer, or the caller's cancel): it hands that one answer to the
+// lane and reads the next batch. A lone call with nothing else that could
+// come first it answers itself (alone). Answers reach the worker's loop
 // one at a time, each in the order the engine's scheduler made it, while
 // the goroutines of every other worker wait: the scheduler takes its next
 // step only once every goroutine of the run waits, and the call's
