@@ -5,8 +5,8 @@
 // its own would be (the module executed afresh, its own seeded random
 // source, its own output, its own event loop), and a worker whose process
 // dies is dropped there, none of its tasks running again. Every harness
-// call the Python code awaits is carried over a socket, as a JSON line,
-// to the Go engine and answered there by the kit's Go harness, so the
+// call the Python code awaits is carried over a socket, as a line (JSON,
+// or for the usual shapes a shorter form: wire.go), to the Go engine and answered there by the kit's Go harness, so the
 // world, the scheduler, the virtual clock, the crash points, the
 // invariants and the report are the engine's own. Python's concurrency
 // inside one call (asyncio.gather, create_task, wait_for, sleep) runs on
@@ -51,11 +51,14 @@ var runtimeSource string
 // builds) does not link this runtime.
 type Binding struct {
 	// Module is the name the submission imports and Source its Python
-	// text. The runtime gives the module two functions before
+	// text. The runtime gives the module three functions before
 	// running it: _call(fn, **args), a future of harness call fn's
-	// result, and _call_now(fn, **args), the result of a call that does
-	// not wait (a log line). A module function _exception(type, message,
-	// fields) makes the exception a raised answer stands for.
+	// result; _call_now(fn, **args), the result of a call that does not
+	// wait; and _call_later(fn, **args), a call that does not wait and
+	// whose answer the code does not need (a log line), sent with the
+	// worker's next message (an exception it raises is the harness's
+	// panic, not the code's). A module function _exception(type,
+	// message, fields) makes the exception a raised answer stands for.
 	Module string
 	Source string
 	// Entry is the coroutine function a submission defines, Params how
@@ -176,6 +179,8 @@ type lane struct {
 	r      *bufio.Reader
 	pid    int
 	broken atomic.Bool
+	// wbuf is the message being sent, by the worker whose turn it is.
+	wbuf []byte
 }
 
 // runUse is one run's hold on a lane: its workers take turns at it

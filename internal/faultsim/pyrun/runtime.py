@@ -17,6 +17,7 @@
 import asyncio
 import asyncio.base_events
 import asyncio.events
+import gc
 import heapq
 import inspect
 import json
@@ -29,6 +30,18 @@ import traceback
 import types
 
 _ENC = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str)
+# What _ENC.encode and json.loads do for the lane's messages, without the
+# layers around the C encoder and scanner each would go through for each
+# of them: the same text, the same values.
+_scan = json.JSONDecoder().scan_once
+_encode_basestring = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
+
+
+def _dumps(o):
+    make = json.encoder.c_make_encoder
+    if make is None:
+        return _ENC.encode(o)
+    return "".join(make({}, str, _encode_basestring, None, ":", ",", False, False, True)(o, 0))
 _OUT_LIMIT = 64 << 10
 
 # Exceptions that say the code is wrong rather than that it chose to
@@ -80,10 +93,16 @@ _RANDOM_NAMES = ("seed", "random", "uniform", "triangular", "randint", "choice",
 
 
 def _bind_random(inst):
-    """random's module functions, and os.urandom, draw from inst."""
-    for name in _RANDOM_NAMES:
-        if hasattr(inst, name):
-            setattr(random, name, getattr(inst, name))
+    """random's module functions, and os.urandom, draw from inst. (Workers
+    of a lane take turns, so this runs at most steps: the bound methods
+    are made once per source.)"""
+    bound = inst.__dict__.get("_faultline_bound")
+    if bound is None:
+        bound = [(name, getattr(inst, name)) for name in _RANDOM_NAMES if hasattr(inst, name)]
+        inst.__dict__["_faultline_bound"] = bound
+    d = random.__dict__
+    for name, f in bound:
+        d[name] = f
     random._inst = inst
 
 
@@ -97,13 +116,25 @@ class _Conn:
         self.r = sock.makefile("rb")
 
     def send(self, msg):
-        self.sock.sendall((_ENC.encode(msg) + "\n").encode())
+        if len(msg) == 2 and msg.get("done") and "result" in msg:
+            # The usual end, a value and nothing else: r<value>.
+            self.sock.sendall(("r%s\n" % _dumps(msg["result"])).encode())
+            return
+        if len(msg) == 1:
+            calls = msg.get("calls")
+            if calls is not None and len(calls) == 1 and type(calls[0]["fn"]) is str and calls[0]["fn"].isidentifier():
+                # The usual batch, one call and nothing else, in a form the
+                # engine reads without a JSON decoder: c<id> TAB fn TAB args.
+                c = calls[0]
+                self.sock.sendall(("c%d\t%s\t%s\n" % (c["id"], c["fn"], _dumps(c["args"]))).encode())
+                return
+        self.sock.sendall((_dumps(msg) + "\n").encode())
 
     def recv(self):
         line = self.r.readline()
         if not line:
             os._exit(0)  # the engine is gone: so is this process
-        return json.loads(line)
+        return _scan(line.decode(), 0)[0]
 
 
 class _Selector:
@@ -148,6 +179,15 @@ class VirtualLoop(asyncio.base_events.BaseEventLoop):
         return t
 
     def time(self):
+        # A call sent later (a log line) may have let the engine's clock
+        # move on: a reading that matters (the code's own, or the loop's
+        # when a timer waits) first has the engine take the calls, and
+        # learns the clock. The loop's own reading as it steps, with no
+        # timer, decides nothing.
+        wk = _cur
+        if wk is not None and wk.later and wk.loop is self and (
+                self._scheduled or sys._getframe(1).f_code is not _RUN_ONCE):
+            _flush(wk)
         return self._now
 
     def _process_events(self, event_list):
@@ -230,6 +270,40 @@ def harness_call_now(fn, **args):
     return r.get("ok")
 
 
+def harness_call_later(fn, **args):
+    """A harness call whose answer the code does not need (a log line):
+    it goes with the worker's next message, which the engine takes in
+    order (what the code printed before it first), so that it costs no
+    exchange of its own. What the engine makes of it is the same: it
+    passes the gate where the code made it, between the calls before it
+    and those after. The engine's answer is dropped."""
+    wk = _cur
+    if wk is _GRAVE:
+        raise _Dead()
+    later, wk.later = wk.later, []
+    later.append(wk.take({"fn": fn, "args": args}))
+    wk.later = later
+    for v in args.values():
+        if isinstance(v, str):
+            wk.later_size += len(v)
+    if len(later) >= _LATER_MAX or wk.later_size > _LATER_BYTES:
+        # A loop that logs and never awaits goes no faster than it did,
+        # nor does its message grow without bound.
+        _flush(wk)
+
+
+def _flush(wk):
+    """Has the engine take the worker's calls sent later now, and learns
+    its clock."""
+    wk.later_size = 0
+    _conn.send(wk.take({"sync": {"fn": "", "args": {}}}))
+    m = _conn.recv()
+    wk.loop._now = m.get("now", 0) / 1e9
+
+
+_LATER_MAX = 32
+_LATER_BYTES = 256 << 10
+_RUN_ONCE = asyncio.base_events.BaseEventLoop._run_once.__code__
 _real_sleep = asyncio.sleep
 
 
@@ -276,6 +350,8 @@ class _Worker:
     def __init__(self, start):
         self.out = []
         self.out_len = 0
+        self.later = []  # calls sent with the next message
+        self.later_size = 0
         self.drew = False
         self.reported_drew = False
         self.rand = _TrackedRandom(start.get("seed", 0))
@@ -283,6 +359,9 @@ class _Worker:
         self.task = None
 
     def take(self, msg):
+        if self.later:
+            msg["later"], self.later = self.later, []
+            self.later_size = 0
         if self.out:
             msg["out"] = "".join(self.out)
             self.out = []
@@ -311,6 +390,7 @@ class _Grave:
     loop = _DeadLoop()
     out = []
     out_len = _OUT_LIMIT
+    later = []
     drew = False
 
 
@@ -366,10 +446,13 @@ def _step(wk):
     try:
         if wk.task is None:
             _start(wk, wk.args)
-        while not wk.task.done():
+        task, ready = wk.task, loop._ready
+        while not task.done():
             loop._quiet = False
             loop._run_once()
-            if loop._quiet and not loop._ready:
+            if not ready and (loop._quiet or not loop._scheduled) and not task.done():
+                # Quiet: nothing ready and no timer due (with no timer at
+                # all, the step that would find that out does nothing).
                 return wk.take(loop.batch())
     except BaseException as e:  # the module's own import, for this worker
         return wk.take({"done": True, "raise": _describe(e)})
@@ -437,6 +520,7 @@ def _prepare(init):
     kit = types.ModuleType(init["module"])
     kit.__dict__["_call"] = harness_call
     kit.__dict__["_call_now"] = harness_call_now
+    kit.__dict__["_call_later"] = harness_call_later
     exec(compile(init["module_source"], init["module"] + ".py", "exec"), kit.__dict__)
     sys.modules[init["module"]] = kit
     _kit = kit
@@ -637,6 +721,9 @@ def main():
         ctl.send(_ENC.encode({"diag": diag}).encode())
         return
     ctl.send(_check(init))
+    # What the zygote holds lives as long as it: the lanes' collections
+    # need not walk it (nor, touching it, copy its pages).
+    gc.freeze()
     while True:
         data, fds, _, _ = socket.recv_fds(ctl, 4096, 1)
         _reap(os.WNOHANG)

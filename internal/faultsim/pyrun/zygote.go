@@ -193,6 +193,12 @@ func (z *zygote) fork() (*os.File, int, error) {
 		syscall.Close(fds[0])
 		return nil, 0, fmt.Errorf("pyrun: the zygote did not fork (%v): %s", err, strings.TrimSpace(z.stderr.String()))
 	}
+	// Non-blocking, so that a call waiting for its lane parks on the
+	// runtime's poller rather than holding a thread in read(2): a lane
+	// answers in tens of microseconds, past which the runtime hands a
+	// blocked thread's processor to another thread, thousands of times
+	// a grade.
+	_ = syscall.SetNonblock(fds[0], true)
 	return os.NewFile(uintptr(fds[0]), "python-worker"), ans.Pid, nil
 }
 
