@@ -170,6 +170,13 @@ func TestPythonReferenceOver200Seeds(t *testing.T) {
 	if diags != nil {
 		t.Fatal(diags)
 	}
+	// Graded job by job through faultsim.Grade, not GradeSource, so the
+	// program (its zygote and lanes) is loaded once and closed here.
+	if c, ok := prog.(interface{ Close() }); ok {
+		defer c.Close()
+	} else {
+		t.Fatalf("the Python program %T has no Close: its processes would outlive the test", prog)
+	}
 	jobs := everySeedJobs(200)
 	sweep := func() [][]byte {
 		start := time.Now()
