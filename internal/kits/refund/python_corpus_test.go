@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,46 +168,12 @@ func TestPythonReferenceOver200Seeds(t *testing.T) {
 		t.Skip("grades the Python reference on every job of 200 seeds, twice")
 	}
 	needPython(t)
-	prog, diags := pyRuntime.Check(refund.Kit{}, "refund.py", readSource(t, pyReferenceFile))
-	if diags != nil {
-		t.Fatal(diags)
-	}
-	// Graded job by job through faultsim.Grade, not GradeSource, so the
-	// program (its zygote and lanes) is loaded once and closed here.
-	if c, ok := prog.(interface{ Close() }); ok {
-		defer c.Close()
-	} else {
-		t.Fatalf("the Python program %T has no Close: its processes would outlive the test", prog)
-	}
 	jobs := everySeedJobs(200)
-	sweep := func() [][]byte {
-		start := time.Now()
-		out := make([][]byte, len(jobs))
-		failed := map[string]bool{}
-		for i, j := range jobs {
-			if failed[j.scenario] {
-				continue
-			}
-			opt := faultsim.Options{FirstSeed: j.seed, Lanes: diffLanes}
-			rep, err := faultsim.Grade(context.Background(), refund.Kit{}, scenariosNamed(t, j.scenario), prog, faultsimtest.Bubble(t), opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Status != faultsim.StatusPass {
-				failed[j.scenario] = true
-				t.Errorf("%s, seed %d: %s; failed %v", j.scenario, j.seed, rep.Message, rep.Failed())
-				continue
-			}
-			out[i] = sanitizedJSON(t, rep.Wire(j.seed))
-		}
-		t.Logf("%d jobs graded in %s", len(jobs), time.Since(start).Round(time.Second))
-		return out
-	}
-	first := sweep()
+	first := pySweep(t, readSource(t, pyReferenceFile), jobs)
 	if t.Failed() {
 		return
 	}
-	again := sweep()
+	again := pySweep(t, readSource(t, pyReferenceFile), jobs)
 	var differ []string
 	for i := range jobs {
 		if !bytes.Equal(first[i], again[i]) {
@@ -217,5 +185,65 @@ func TestPythonReferenceOver200Seeds(t *testing.T) {
 			differ = append(differ[:20], "...")
 		}
 		t.Errorf("%d reports differ on a rerun (scenario, seed):\n%s", len(differ), strings.Join(differ, "\n"))
+	}
+}
+
+// pySweep grades Python source on every job, failing on a job it does not
+// pass (and grading no further seed of that scenario); it returns each
+// job's sanitized report (nil for a job not graded).
+func pySweep(t *testing.T, source string, jobs []sweepJob) [][]byte {
+	t.Helper()
+	prog, diags := pyRuntime.Check(refund.Kit{}, "refund.py", source)
+	if diags != nil {
+		t.Fatal(diags)
+	}
+	// Graded job by job through faultsim.Grade, not GradeSource, so the
+	// program (its zygote and lanes) is loaded once and closed here.
+	if c, ok := prog.(interface{ Close() }); ok {
+		defer c.Close()
+	} else {
+		t.Fatalf("the Python program %T has no Close: its processes would outlive the test", prog)
+	}
+	start := time.Now()
+	out := make([][]byte, len(jobs))
+	failed := map[string]bool{}
+	for i, j := range jobs {
+		if failed[j.scenario] {
+			continue
+		}
+		opt := faultsim.Options{FirstSeed: j.seed, Lanes: diffLanes}
+		rep, err := faultsim.Grade(context.Background(), refund.Kit{}, scenariosNamed(t, j.scenario), prog, faultsimtest.Bubble(t), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Status != faultsim.StatusPass {
+			failed[j.scenario] = true
+			t.Errorf("%s, seed %d: %s; failed %v", j.scenario, j.seed, rep.Message, rep.Failed())
+			continue
+		}
+		out[i] = sanitizedJSON(t, rep.Wire(j.seed))
+	}
+	t.Logf("%d jobs graded in %s", len(jobs), time.Since(start).Round(time.Second))
+	return out
+}
+
+// TestPythonCorpusCorrectEverySeed grades every correct Python answer on
+// every job of everySeedJobs, as TestCorpusCorrectEverySeed does the Go
+// corpus; each must pass them all. It runs only when
+// FAULTLINE_PYCORPUS_SEEDS says how many seeds (200 for the full run,
+// about five minutes on the 2-core machine):
+//
+//	FAULTLINE_PYCORPUS_SEEDS=200 go test ./internal/kits/refund -run TestPythonCorpusCorrectEverySeed -timeout 1h
+func TestPythonCorpusCorrectEverySeed(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("FAULTLINE_PYCORPUS_SEEDS"))
+	if n <= 0 {
+		t.Skip("set FAULTLINE_PYCORPUS_SEEDS=200 to grade the Python corpus over 200 seeds")
+	}
+	needPython(t)
+	jobs := everySeedJobs(int64(n))
+	for _, f := range pyCorpusFiles(t, "correct") {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".py"), func(t *testing.T) {
+			pySweep(t, readSource(t, f), jobs)
+		})
 	}
 }
