@@ -114,7 +114,8 @@ type session struct {
 	cancels   map[int]context.CancelFunc
 	cancelled bool // the caller's cancel was handed to the process
 	armed     int64
-	timerGen  int // guarded by mu: timers read it
+	timerGen  int  // guarded by mu: timers read it
+	mid       bool // between a message sent and the process's answer read
 	drew      bool
 }
 
@@ -188,8 +189,10 @@ func (s *session) alone(m fromPython) (toPython, bool) {
 func (s *session) exchange(m toPython) fromPython {
 	s.use.turn <- struct{}{}
 	defer func() { <-s.use.turn }()
+	s.mid = true
 	s.send(m)
 	got := s.read()
+	s.mid = false
 	s.done = got.Done
 	return got
 }
@@ -477,6 +480,13 @@ func (s *session) end() {
 	close(s.stop)
 	for _, c := range s.cancels {
 		c()
+	}
+	if s.mid {
+		// Ended inside an exchange: at the gate of a call the process
+		// waits on (a run cut short, a crash), or by a harness panic.
+		// The process is mid-message, and what it sends next would reach
+		// the lane's next run: it serves no one again.
+		s.use.lane.broken.Store(true)
 	}
 	if !s.done && !s.use.lane.broken.Load() {
 		// The worker's process died (or the run ended): the lane drops its

@@ -1,6 +1,7 @@
 package refund_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -59,5 +60,56 @@ func TestPythonLoopStopsTheGrade(t *testing.T) {
 	}
 	if len(rep.Scenarios) != len(progressed) || len(rep.Scenarios) >= len(scs) {
 		t.Errorf("%d scenarios in the report, %v passed on as finished, of %d: the grade went on after the limit", len(rep.Scenarios), progressed, len(scs))
+	}
+}
+
+// TestPythonRerunsAreOneReport: a Python answer graded again in the same
+// process (its lanes reused) is the same report, byte for byte, for
+// answers that found two ways to differ:
+//   - a task whose exception nobody read: asyncio said so when the
+//     collector freed it, in whichever worker's output was being taken
+//     then (key_per_attempt.py's first grade differed from its next);
+//   - a run cut short by the shrink inside an exchange with its process
+//     (at the gate of a call the process waits on): that lane must serve
+//     no one again, or the next run reads the cut call's late answer as
+//     its own (swallows_refusals.py made worker-1 of all-attempts-fail,
+//     which it gets right, "never return").
+func TestPythonRerunsAreOneReport(t *testing.T) {
+	needPython(t)
+	for _, tc := range []struct{ file, on string }{
+		{"key_per_attempt.py", ""},
+		{"swallows_refusals.py", "all-attempts-fail refusal-after-timeout-lookup-fails"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			src := readSource(t, "testdata/pycorpus/broken/"+tc.file)
+			var first []byte
+			for i := range 3 {
+				rep := gradePythonOn(t, src, tc.on)
+				if tc.on != "" && (rep.Scenarios[0].Name != "all-attempts-fail" || rep.Scenarios[0].Status != "pass") {
+					t.Errorf("grade %d: all-attempts-fail %s, want pass", i+1, rep.Scenarios[0].Status)
+				}
+				got := sanitizedJSON(t, rep)
+				if first == nil {
+					first = got
+				} else if !bytes.Equal(first, got) {
+					t.Fatalf("grade %d differs from the first", i+1)
+				}
+			}
+		})
+	}
+}
+
+// TestPythonTimeSleepRefusedAtItsLine: time.sleep in a call would hold
+// the whole event loop for real seconds in which no virtual time passes;
+// it ends the call at its line, and an except Exception around it does
+// not hide that. time.sleep(0) blocks nothing and is let be.
+func TestPythonTimeSleepRefusedAtItsLine(t *testing.T) {
+	needPython(t)
+	src := "import time\nimport refundkit\nfrom refundkit import Outcome\n\nasync def refund_money(request_id):\n" +
+		"    time.sleep(0)\n    try:\n        time.sleep(2)\n    except Exception:\n        return Outcome.DONE\n    return Outcome.DONE\n"
+	rep := gradePythonOn(t, src, "success-on-retry")
+	iv := rep.Scenarios[0].Invocations[0]
+	if iv.Ended != "panicked" || !strings.Contains(iv.Panic, "BlockingSleep: time.sleep(2) would block the event loop") || !strings.HasSuffix(iv.Panic, "(line 8)") {
+		t.Errorf("the call %+v; want it panicked with BlockingSleep at line 8", iv)
 	}
 }

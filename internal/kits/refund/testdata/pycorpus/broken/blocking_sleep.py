@@ -1,7 +1,6 @@
 # From: correct/enum_state_machine.py
-# Drops: the waits between attempts: time.sleep blocks instead of await asyncio.sleep, so no virtual time passes between attempts (and the event loop stalls).
-# invariant: backoff
-# graded-on: success-on-retry (time.sleep waits real seconds: the whole suite takes six to seven minutes of real time, see README.md)
+# Drops: the waits between attempts: time.sleep blocks the event loop instead of await asyncio.sleep. The grader refuses time.sleep at its line (it would hold every task of the call for real seconds in which no virtual time passes), so the call ends as a crash.
+# invariant: outcome-matches-state
 import asyncio
 import enum
 import time
