@@ -134,10 +134,6 @@ def sites(tree):
     return [(op, i, v, pos) for op in OPS for (i, v, pos) in out[op]]
 
 
-def body_or_pass(stmts):
-    return stmts if stmts else [ast.Pass()]
-
-
 def replace_stmt(parent, old, new):
     """Puts the statements new in old's place in whichever body of parent
     holds it."""
