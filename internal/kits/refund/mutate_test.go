@@ -83,10 +83,10 @@ type survivorList struct {
 	entries map[string]*survivorEntry // "file id"
 }
 
-// parseSurvivors reads the survivors file: "reason NAME KIND: text" lines,
-// then "FILE MUTANT-ID REASON | the changed line" lines; # starts a
-// comment line.
-func parseSurvivors(text string) (*survivorList, error) {
+// parseSurvivors reads a survivors file (named file, for messages):
+// "reason NAME KIND: text" lines, then "FILE MUTANT-ID REASON | the
+// changed line" lines; # starts a comment line.
+func parseSurvivors(file, text string) (*survivorList, error) {
 	l := &survivorList{reasons: map[string]*survivorReason{}, entries: map[string]*survivorEntry{}}
 	type pending struct {
 		e    *survivorEntry
@@ -104,11 +104,11 @@ func parseSurvivors(text string) (*survivorList, error) {
 			kind, why, ok := strings.Cut(rest, ": ")
 			switch {
 			case !ok || name == "" || strings.TrimSpace(why) == "":
-				return nil, fmt.Errorf("%s:%d: want \"reason NAME KIND: text\"", survivorsFile, n)
+				return nil, fmt.Errorf("%s:%d: want \"reason NAME KIND: text\"", file, n)
 			case kind != survivorEquivalent && kind != survivorEscape && kind != survivorPending:
-				return nil, fmt.Errorf("%s:%d: reason %s has kind %q, want equivalent, escape or pending", survivorsFile, n, name, kind)
+				return nil, fmt.Errorf("%s:%d: reason %s has kind %q, want equivalent, escape or pending", file, n, name, kind)
 			case l.reasons[name] != nil:
-				return nil, fmt.Errorf("%s:%d: reason %s is named twice", survivorsFile, n, name)
+				return nil, fmt.Errorf("%s:%d: reason %s is named twice", file, n, name)
 			}
 			l.reasons[name] = &survivorReason{name, kind, strings.TrimSpace(why)}
 			continue
@@ -116,18 +116,18 @@ func parseSurvivors(text string) (*survivorList, error) {
 		head, changed, ok := strings.Cut(line, " | ")
 		f := strings.Fields(head)
 		if !ok || len(f) != 3 || strings.TrimSpace(changed) == "" {
-			return nil, fmt.Errorf("%s:%d: want \"FILE MUTANT-ID REASON | changed line\"", survivorsFile, n)
+			return nil, fmt.Errorf("%s:%d: want \"FILE MUTANT-ID REASON | changed line\"", file, n)
 		}
 		e := &survivorEntry{file: f[0], id: f[1], line: strings.TrimSpace(changed), at: n}
 		if l.entries[e.file+" "+e.id] != nil {
-			return nil, fmt.Errorf("%s:%d: %s %s is listed twice", survivorsFile, n, e.file, e.id)
+			return nil, fmt.Errorf("%s:%d: %s %s is listed twice", file, n, e.file, e.id)
 		}
 		l.entries[e.file+" "+e.id] = e
 		refs = append(refs, pending{e, f[2]})
 	}
 	for _, r := range refs {
 		if r.e.reason = l.reasons[r.name]; r.e.reason == nil {
-			return nil, fmt.Errorf("%s:%d: no reason named %s", survivorsFile, r.e.at, r.name)
+			return nil, fmt.Errorf("%s:%d: no reason named %s", file, r.e.at, r.name)
 		}
 	}
 	return l, nil
@@ -135,7 +135,7 @@ func parseSurvivors(text string) (*survivorList, error) {
 
 func loadSurvivors(t testing.TB) *survivorList {
 	t.Helper()
-	l, err := parseSurvivors(readSource(t, survivorsFile))
+	l, err := parseSurvivors(survivorsFile, readSource(t, survivorsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestSurvivorsFileParses(t *testing.T) {
 		{"reason a equivalent: x\nf id a | x\nf id a | x", "listed twice"},
 	}
 	for _, b := range bad {
-		if _, err := parseSurvivors(b.text); err == nil || !strings.Contains(err.Error(), b.want) {
+		if _, err := parseSurvivors(survivorsFile, b.text); err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%q: got %v, want an error containing %q", b.text, err, b.want)
 		}
 	}

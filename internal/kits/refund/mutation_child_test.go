@@ -15,6 +15,7 @@ import (
 
 	"github.com/faultline-dev/faultline/internal/faultsim"
 	"github.com/faultline-dev/faultline/internal/faultsim/faultsimtest"
+	"github.com/faultline-dev/faultline/internal/gradewire"
 	"github.com/faultline-dev/faultline/internal/kits/refund"
 )
 
@@ -26,7 +27,7 @@ import (
 // grading child's limits catch it), and a new child goes on from the next.
 
 const (
-	mutationChildDir   = "FAULTLINE_MUTATION_CHILD_DIR"   // the mutants, one file each, 000123.go
+	mutationChildDir   = "FAULTLINE_MUTATION_CHILD_DIR"   // the mutants, one file each, 000123.go (or .py: graded in Python)
 	mutationChildShare = "FAULTLINE_MUTATION_CHILD_SHARE" // "from step": the mutants this child grades
 	// mutationWallLimit is how long a child may grade one mutant, as the
 	// grading child's wall limit bounds a submission.
@@ -44,14 +45,20 @@ func TestMutationChild(t *testing.T) {
 	if _, err := fmt.Sscanf(os.Getenv(mutationChildShare), "%d %d", &from, &step); err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	scenarios := scenariosNamed(t)
 	for i := from; i < len(files); i += step {
 		fmt.Printf("START %d\n", i)
-		rep, err := refund.GradeSource(context.Background(), "refund.go", readSource(t, files[i]), scenarios, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
+		var rep *gradewire.Report
+		var err error
+		if filepath.Ext(files[i]) == ".py" {
+			rep, err = gradePythonMutant(t, readSource(t, files[i]), scenarios)
+		} else {
+			rep, err = refund.GradeSource(context.Background(), "refund.go", readSource(t, files[i]), scenarios, faultsimtest.Bubble(t), faultsim.Options{FirstSeed: 1})
+		}
 		v, msg := mutationVerdict(rep, err), ""
 		if err != nil {
 			msg = err.Error()
@@ -67,7 +74,11 @@ func TestMutationChild(t *testing.T) {
 func gradeInChildren(t *testing.T, results []*mutationResult) {
 	dir := t.TempDir()
 	for i, r := range results {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d.go", i)), []byte(r.m.Source), 0o644); err != nil {
+		ext := filepath.Ext(r.file)
+		if ext != ".py" {
+			ext = ".go"
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%06d%s", i, ext)), []byte(r.m.Source), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
