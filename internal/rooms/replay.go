@@ -257,7 +257,7 @@ func (r *Replay) walkDocs() error {
 			continue
 		}
 		prev := 0
-		err := collab.Replay(it.Problem.Code.Starter, d.ups, func(v int, text string) bool {
+		err := collab.Replay(it.Starter(), d.ups, func(v int, text string) bool {
 			n := collab.Length(text)
 			if v > 0 {
 				r.Moments[d.moments[v-1]].Label = "Code edited (" + signed(n-prev) + " characters)"
@@ -526,7 +526,7 @@ func (r *Replay) codeAt(seq int64) ([]FrameCode, error) {
 		if !it.HasCode() {
 			continue
 		}
-		fc := FrameCode{Item: it.Index, Text: collab.NormalizeNewlines(it.Problem.Code.Starter), Cursors: []FrameCursor{}}
+		fc := FrameCode{Item: it.Index, Text: collab.NormalizeNewlines(it.Starter()), Cursors: []FrameCursor{}}
 		d := r.docs[codeDoc(it.Index)]
 		if d == nil {
 			out = append(out, fc)
