@@ -10,8 +10,9 @@ import (
 
 // TestPythonRoom: a room made in Python ("Code in: Python" on the new-room
 // form) opens the refund problem's Python starter in the shared editor in
-// Python's mode, says so, and its Run grades the Python reference typed
-// there to a passing report. axe is clean on the form and the room.
+// Python's mode on both sides, says so, and its Run grades the Python
+// reference typed there to a passing report. axe is clean on the form and
+// both pages.
 func TestPythonRoom(t *testing.T) {
 	t.Parallel()
 	if _, why := pyenv.Available(); why != "" {
@@ -41,6 +42,12 @@ func TestPythonRoom(t *testing.T) {
 		t.Errorf("the code's label is %q", got)
 	}
 	checkAxe(t, iv, "the interviewer's page of a Python room")
+	// The candidate's editor is in Python's mode too.
+	cand := newBrowser(t, a, withTimeout(3*time.Minute))
+	visit(t, cand, strings.TrimPrefix(links[1], a.URL))
+	waitUntilReloaded(t, cand, `document.querySelector("#room[data-role=candidate]")`)
+	waitFor(t, cand, `#room[data-lang="python"] .cm-editor[data-editor="python"]`)
+	checkAxe(t, cand, "the candidate's page of a Python room")
 
 	reference := contentFile(t, "problems/async-refund/reference/refund.py")
 	evalJS[bool](t, iv, `(window.faultlineRoom.editor.setValue(`+jsString(reference)+`), true)`)
