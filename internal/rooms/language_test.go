@@ -130,8 +130,8 @@ func TestPythonRoomReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fr, err := r.Frame(1); err != nil || fr.Code[0].Text != starter {
-		t.Fatalf("first frame's code: %v; want the Python starter", err)
+	if fr, err := r.Frame(1); err != nil || fr.Code[0].Text != starter || fr.Code[0].Language != storage.LangPython {
+		t.Fatalf("first frame's code: %v, in %q; want the Python starter, in Python", err, fr.Code[0].Language)
 	}
 	for seq, text := range want {
 		fr, err := r.Frame(seq)

@@ -134,6 +134,11 @@ func TestPythonRoomPages(t *testing.T) {
 			}
 		}
 	}
+	// The replay draws it as Python from the Python starter.
+	replay := ts.do(t, "GET", "/rooms/"+id+"/replay", ikey, "")
+	if !strings.Contains(replay.body, `data-code-item="0" data-lang="python"`) || !strings.Contains(replay.body, "# PY-ROOM-STARTER") {
+		t.Errorf("the Python room's replay (%d) does not show Python's starter as Python", replay.status)
+	}
 	id, ikey, _ = ts.roomWithLang(t, "problem:async-refund", "go")
 	page := ts.do(t, "GET", "/rooms/"+id, ikey, "")
 	if !strings.Contains(page.body, `data-lang="go"`) || strings.Contains(page.body, "PY-ROOM-STARTER") || !strings.Contains(page.body, "Shared code (Go)") {
