@@ -127,7 +127,8 @@ func (s *Service) docUpdates(ctx context.Context, roomID, name string, after int
 	}
 }
 
-// initialText is a document's version 0: the item's starter code.
+// initialText is a document's version 0: the item's starter code in the
+// room's language.
 func (s *Service) initialText(ctx context.Context, doc string) (string, error) {
 	roomID, name, err := splitDoc(doc)
 	if err != nil {
@@ -137,13 +138,13 @@ func (s *Service) initialText(ctx context.Context, doc string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	items, err := s.itemsOf(r.SourceKind, r.SourceSlug)
+	items, err := s.itemsOf(r.SourceKind, r.SourceSlug, r.Language)
 	if err != nil {
 		return "", err
 	}
 	for _, it := range items {
 		if it.HasCode() && codeDoc(it.Index) == name {
-			return it.Problem.Code.Starter, nil
+			return it.Starter(), nil
 		}
 	}
 	return "", fmt.Errorf("rooms: room %s has no document %q", roomID, name)

@@ -92,6 +92,9 @@ type Created struct {
 	SourceKind string `json:"source_kind"` // "screen" or "problem"
 	SourceSlug string `json:"source_slug"`
 	Items      int    `json:"items"` // how many items the room walks through
+	// Language is the room's code language ("go" or "python"); absent
+	// in rooms made before rooms had one, which are Go's.
+	Language string `json:"language,omitempty"`
 }
 
 // ItemChanged moves the room to item Item ("next item").

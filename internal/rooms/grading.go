@@ -189,7 +189,7 @@ func (s *Service) Run(ctx context.Context, a Access, limits RunLimits) (storage.
 		// start; it still grades, and its end still counts if it comes.
 		s.log.Warn("rooms: leasing a run failed", slog.String("room", a.Room.ID), slog.Int64("run", started.Seq), slog.Any("err", err))
 	}
-	job := grading.Request{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed}
+	job := grading.Request{Problem: it.Problem.Slug, Source: code, Seed: roomGradeSeed, File: it.File()}
 	s.runs.Add(1)
 	go s.grade(gradeCtx, cancel, lease, a, it.Index, started.Seq, job, ticket, release)
 	return started, nil

@@ -257,7 +257,7 @@ func (r *Replay) walkDocs() error {
 			continue
 		}
 		prev := 0
-		err := collab.Replay(it.Problem.Code.Starter, d.ups, func(v int, text string) bool {
+		err := collab.Replay(it.Starter(), d.ups, func(v int, text string) bool {
 			n := collab.Length(text)
 			if v > 0 {
 				r.Moments[d.moments[v-1]].Label = "Code edited (" + signed(n-prev) + " characters)"
@@ -438,10 +438,11 @@ type Frame struct {
 
 // FrameCode is a code step's shared document at a moment.
 type FrameCode struct {
-	Item    int           `json:"item"`
-	Version int           `json:"version"`
-	Text    string        `json:"text"`
-	Cursors []FrameCursor `json:"cursors"` // each participant's, candidate first, as the editors drew them then
+	Item     int           `json:"item"`
+	Language string        `json:"language"` // the step's code language: "go" or "python"
+	Version  int           `json:"version"`
+	Text     string        `json:"text"`
+	Cursors  []FrameCursor `json:"cursors"` // each participant's, candidate first, as the editors drew them then
 }
 
 // FrameCursor is a participant's cursor and selection in a frame's text:
@@ -526,7 +527,7 @@ func (r *Replay) codeAt(seq int64) ([]FrameCode, error) {
 		if !it.HasCode() {
 			continue
 		}
-		fc := FrameCode{Item: it.Index, Text: collab.NormalizeNewlines(it.Problem.Code.Starter), Cursors: []FrameCursor{}}
+		fc := FrameCode{Item: it.Index, Language: it.Language, Text: collab.NormalizeNewlines(it.Starter()), Cursors: []FrameCursor{}}
 		d := r.docs[codeDoc(it.Index)]
 		if d == nil {
 			out = append(out, fc)

@@ -26,7 +26,7 @@ type editor struct {
 }
 
 func newEditor(f *fixture, a Access, item int) *editor {
-	return &editor{f: f, a: a, id: ClientID(a), item: item, text: collab.NormalizeNewlines(a.Items[item].Problem.Code.Starter)}
+	return &editor{f: f, a: a, id: ClientID(a), item: item, text: collab.NormalizeNewlines(a.Items[item].Starter())}
 }
 
 // replace pushes one update replacing del code units at pos with ins, and

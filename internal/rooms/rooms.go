@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -259,12 +260,27 @@ type Links struct {
 }
 
 // Create makes a room from a screen or a problem (sourceKind
-// storage.RoomFromScreen or storage.RoomFromProblem). clientKey is the
-// client address's limit key.
+// storage.RoomFromScreen or storage.RoomFromProblem) whose code is in Go.
+// clientKey is the client address's limit key.
 func (s *Service) Create(ctx context.Context, clientKey, sourceKind, slug string) (Links, error) {
-	items, err := s.itemsOf(sourceKind, slug)
+	return s.CreateIn(ctx, clientKey, sourceKind, slug, storage.LangGo)
+}
+
+// CreateIn is Create with the room's code language, lang (storage.LangGo
+// or storage.LangPython; "" is Go). In a Python room each code step whose
+// problem has a Python starter is written and graded in Python; the
+// others stay Go. A Python room needs at least one such step.
+func (s *Service) CreateIn(ctx context.Context, clientKey, sourceKind, slug, lang string) (Links, error) {
+	lang = cmp.Or(lang, storage.LangGo)
+	if !storage.ValidLanguage(lang) {
+		return Links{}, inputErrorf("there is no language %q; a room's code is in %q or %q", lang, storage.LangGo, storage.LangPython)
+	}
+	items, err := s.itemsOf(sourceKind, slug, lang)
 	if err != nil {
 		return Links{}, err
+	}
+	if lang != storage.LangGo && !anyIn(items, lang) {
+		return Links{}, inputErrorf("no code step of %q can be written in Python; make the room in Go", slug)
 	}
 	if s.creates != nil {
 		if ok, retry := s.creates.Take(clientKey, 1); !ok {
@@ -275,11 +291,11 @@ func (s *Service) Create(ctx context.Context, clientKey, sourceKind, slug string
 	links.CandidateKey = candidateKeyOf(links.InterviewerKey)
 	now := s.now()
 	links.ExpiresAt = now.Add(s.ttl)
-	first, err := newEvent(storage.ActorSystem, KindCreated, Created{SourceKind: sourceKind, SourceSlug: slug, Items: len(items)})
+	first, err := newEvent(storage.ActorSystem, KindCreated, Created{SourceKind: sourceKind, SourceSlug: slug, Items: len(items), Language: lang})
 	if err != nil {
 		return Links{}, err
 	}
-	_, ev, err := s.store.CreateRoom(ctx, storage.Room{ID: links.RoomID, SourceKind: sourceKind, SourceSlug: slug,
+	_, ev, err := s.store.CreateRoom(ctx, storage.Room{ID: links.RoomID, SourceKind: sourceKind, SourceSlug: slug, Language: lang,
 		InterviewerHash: hashKey(links.InterviewerKey), CandidateHash: hashKey(links.CandidateKey),
 		CreatedAt: now, ExpiresAt: links.ExpiresAt}, first)
 	if err != nil {
@@ -351,7 +367,7 @@ func (s *Service) Authenticate(ctx context.Context, roomID, key string) (Access,
 	default:
 		return Access{}, ErrNotFound
 	}
-	items, err := s.itemsOf(r.SourceKind, r.SourceSlug)
+	items, err := s.itemsOf(r.SourceKind, r.SourceSlug, r.Language)
 	if err != nil {
 		// The content the room was made from is gone (a redeploy
 		// removed it): the system's problem, not the user's.
@@ -393,6 +409,61 @@ type Item struct {
 	Question *problems.Question
 	Limit    time.Duration // the clock's starting limit
 	Script   string        // the screen's note for this step: the interviewer's
+	// Language is what the step's code is written and graded in: the
+	// room's language when the problem has a starter in it, else Go
+	// (storage.LangGo or storage.LangPython; "" for a step without code).
+	Language string
+}
+
+// itemLanguage is the language p's code is written in in a room whose
+// language is lang: Python only where p has a Python starter.
+func itemLanguage(p *problems.Problem, lang string) string {
+	switch {
+	case p == nil || p.Code == nil:
+		return ""
+	case lang == storage.LangPython && p.Code.PythonStarter != "":
+		return storage.LangPython
+	}
+	return storage.LangGo
+}
+
+// starterOf is the code an item's shared document starts from (version 0) in
+// lang, its language: the document, its replay and the candidate's page
+// all start from this one text.
+func starterOf(it Item, lang string) string {
+	if !it.HasCode() {
+		return ""
+	}
+	if lang == storage.LangPython && it.Problem.Code.PythonStarter != "" {
+		return it.Problem.Code.PythonStarter
+	}
+	return it.Problem.Code.Starter
+}
+
+// Starter is the code its shared document starts from.
+func (it Item) Starter() string { return starterOf(it, it.Language) }
+
+// File is the submission's file name the grader is sent for its code:
+// its extension routes the job (".py" to the Python runtime, where the
+// native referee is not used).
+func (it Item) File() string {
+	if it.Language != storage.LangPython {
+		return ""
+	}
+	if p := it.Problem.Code.PythonStarterPath; p != "" {
+		return path.Base(p)
+	}
+	return "main.py"
+}
+
+// anyIn reports whether some step of items has code in lang.
+func anyIn(items []Item, lang string) bool {
+	for _, it := range items {
+		if it.Language == lang {
+			return true
+		}
+	}
+	return false
 }
 
 // Title names the item.
@@ -425,7 +496,8 @@ type HintRef struct{ Part, Index int }
 
 // itemsOf expands a room's source into its steps: a screen's question set
 // becomes one step per question, so "next item" walks the questions.
-func (s *Service) itemsOf(kind, slug string) ([]Item, error) {
+// Each code step's Language is what it is written in in a room in lang.
+func (s *Service) itemsOf(kind, slug, lang string) ([]Item, error) {
 	var items []Item
 	addProblem := func(slug string, minutes int, note string) error {
 		p, ok := s.catalog.Problem(slug)
@@ -435,7 +507,8 @@ func (s *Service) itemsOf(kind, slug string) ([]Item, error) {
 		if minutes == 0 {
 			minutes = p.Minutes
 		}
-		items = append(items, Item{Index: len(items), Problem: p, Limit: time.Duration(max(minutes, 1)) * time.Minute, Script: note})
+		items = append(items, Item{Index: len(items), Problem: p, Limit: time.Duration(max(minutes, 1)) * time.Minute, Script: note,
+			Language: itemLanguage(p, lang)})
 		return nil
 	}
 	switch kind {

@@ -229,14 +229,17 @@ type CandidateView struct {
 
 // CandidateItem is the current step as the candidate may see it.
 type CandidateItem struct {
-	Index       int
-	Title       string
-	Prompt      template.HTML // the problem's prompt, or the question's details
-	Parts       []CandidatePart
-	Hints       []ReleasedHint
-	HintsLeft   int
-	HasCode     bool
-	Starter     string
+	Index     int
+	Title     string
+	Prompt    template.HTML // the problem's prompt, or the question's details
+	Parts     []CandidatePart
+	Hints     []ReleasedHint
+	HintsLeft int
+	HasCode   bool
+	Starter   string
+	// Language is what the code is written and graded in
+	// (storage.LangGo or storage.LangPython; "" without code).
+	Language    string
 	IsQuestion  bool
 	QuestionSet string
 	// Reference is the problem's harness reference and Glossary its
@@ -365,9 +368,7 @@ func candidateItem(it Item, released []HintRef) CandidateItem {
 	}
 	p := it.Problem
 	ci.Prompt = template.HTML(p.Prompt.HTML)
-	if p.Code != nil {
-		ci.Starter = p.Code.Starter
-	}
+	ci.Starter, ci.Language = it.Starter(), it.Language
 	for _, part := range p.Parts {
 		ci.Parts = append(ci.Parts, CandidatePart{Number: part.Number, Title: part.Title, Prompt: template.HTML(part.Prompt.HTML)})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // A draft is kept per language: saving one leaves the other as it was.
@@ -125,6 +126,50 @@ func TestMigrationMakesEarlierCodeGo(t *testing.T) {
 		}
 		if _, err := s.SaveCodeDraftIn(ctx, 1, LangPython, "py"); err != nil {
 			t.Errorf("a Python draft beside the migrated Go one: %v", err)
+		}
+	})
+}
+
+// A room keeps the language it was made in; one made without a language,
+// and every room from before migration 0018, is Go's.
+func TestRoomLanguage(t *testing.T) {
+	ctx := context.Background()
+	forEachStore(t, func(t *testing.T, s *Store) {
+		t0 := time.UnixMilli(1_800_000_000_000).UTC()
+		for _, tc := range []struct{ id, lang, want string }{
+			{"r-default", "", LangGo},
+			{"r-go", LangGo, LangGo},
+			{"r-py", LangPython, LangPython},
+		} {
+			if _, _, err := s.CreateRoom(ctx, Room{ID: tc.id, SourceKind: RoomFromProblem, SourceSlug: "async-refund", Language: tc.lang,
+				InterviewerHash: []byte("i" + tc.id), CandidateHash: []byte("c" + tc.id), CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)},
+				ev(ActorSystem, "room.created", VisibleToEveryone, `{}`)); err != nil {
+				t.Fatalf("CreateRoom %s: %v", tc.id, err)
+			}
+			if got, err := s.Room(ctx, tc.id); err != nil || got.Language != tc.want {
+				t.Errorf("room %s's language = %q, %v; want %q", tc.id, got.Language, err, tc.want)
+			}
+		}
+		if _, _, err := s.CreateRoom(ctx, Room{ID: "r-bad", SourceKind: RoomFromProblem, SourceSlug: "async-refund", Language: "rust",
+			InterviewerHash: []byte("i"), CandidateHash: []byte("c"), CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)},
+			ev(ActorSystem, "room.created", VisibleToEveryone, `{}`)); err == nil {
+			t.Error("a room in an unknown language was made")
+		}
+	})
+	forEachDialect(t, func(t *testing.T, dialect string) {
+		db, path := openOldStore(t, dialect, 17)
+		if _, err := db.db.ExecContext(ctx, `INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq)
+			VALUES ('old', 'problem', 'async-refund', ?, ?, 1, 2, 0)`, []byte{1}, []byte{2}); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("migrating an old database: %v", err)
+		}
+		defer s.Close()
+		if r, err := s.Room(ctx, "old"); err != nil || r.Language != LangGo {
+			t.Errorf("old room's language after migration = %q, %v; want Go", r.Language, err)
 		}
 	})
 }

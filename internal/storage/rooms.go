@@ -35,9 +35,12 @@ const (
 // Room is one live screen. The hashes are SHA-256 of the links' secrets;
 // the secrets themselves are never stored.
 type Room struct {
-	ID              string
-	SourceKind      string // RoomFromScreen or RoomFromProblem
-	SourceSlug      string
+	ID         string
+	SourceKind string // RoomFromScreen or RoomFromProblem
+	SourceSlug string
+	// Language is the room's code language, LangGo or LangPython, chosen
+	// when it was made; "" is taken as Go by CreateRoom.
+	Language        string
 	InterviewerHash []byte
 	CandidateHash   []byte
 	CreatedAt       time.Time
@@ -83,6 +86,12 @@ func (s *Store) CreateRoom(ctx context.Context, r Room, first NewRoomEvent) (Roo
 	if err := checkNewEvent(first); err != nil {
 		return Room{}, RoomEvent{}, err
 	}
+	if r.Language == "" {
+		r.Language = LangGo
+	}
+	if !ValidLanguage(r.Language) {
+		return Room{}, RoomEvent{}, fmt.Errorf("storage: create room: unknown language %q", r.Language)
+	}
 	r.LastSeq = 1
 	r.EndedAt = time.Time{}
 	ev := RoomEvent{RoomID: r.ID, Seq: 1, At: r.CreatedAt, Actor: first.Actor, Kind: first.Kind,
@@ -92,9 +101,9 @@ func (s *Store) CreateRoom(ctx context.Context, r Room, first NewRoomEvent) (Roo
 	}
 	err := s.inTx(ctx, func(tx *txn) error {
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO rooms (id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, last_seq, last_public_seq)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
-			r.ID, r.SourceKind, r.SourceSlug, r.InterviewerHash, r.CandidateHash, millis(r.CreatedAt), millis(r.ExpiresAt), ev.PublicSeq); err != nil {
+			`INSERT INTO rooms (id, source_kind, source_slug, language, interviewer_hash, candidate_hash, created_at, expires_at, last_seq, last_public_seq)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+			r.ID, r.SourceKind, r.SourceSlug, r.Language, r.InterviewerHash, r.CandidateHash, millis(r.CreatedAt), millis(r.ExpiresAt), ev.PublicSeq); err != nil {
 			return fmt.Errorf("storage: create room: %w", err)
 		}
 		return insertRoomEvent(ctx, tx, ev)
@@ -111,9 +120,9 @@ func (s *Store) Room(ctx context.Context, id string) (Room, error) {
 	var created, expires int64
 	var ended sql.NullInt64
 	err := s.db.QueryRowContext(ctx,
-		`SELECT id, source_kind, source_slug, interviewer_hash, candidate_hash, created_at, expires_at, ended_at, last_seq
+		`SELECT id, source_kind, source_slug, language, interviewer_hash, candidate_hash, created_at, expires_at, ended_at, last_seq
 		 FROM rooms WHERE id = ?`, id).
-		Scan(&r.ID, &r.SourceKind, &r.SourceSlug, &r.InterviewerHash, &r.CandidateHash, &created, &expires, &ended, &r.LastSeq)
+		Scan(&r.ID, &r.SourceKind, &r.SourceSlug, &r.Language, &r.InterviewerHash, &r.CandidateHash, &created, &expires, &ended, &r.LastSeq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Room{}, ErrNotFound
 	}

@@ -2,10 +2,12 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/faultline-dev/faultline/internal/problems"
 	"github.com/faultline-dev/faultline/internal/rooms"
 	"github.com/faultline-dev/faultline/internal/storage"
 )
@@ -15,12 +17,38 @@ type roomSource struct {
 	Value   string // "screen:slug" or "problem:slug", the form's value
 	Title   string
 	Summary string
+	Python  bool // some code step of it can be written in Python
 }
 
 type roomNewPage struct {
 	Screens  []roomSource
 	Problems []roomSource
 	Selected string
+	// Python is whether any source has a step with a Python starter: only
+	// then does the form offer the language. PythonWhy says why Python
+	// cannot be graded on this server ("" when it can); the option is
+	// then disabled with the reason beside it.
+	Python    bool
+	PythonWhy string
+}
+
+// hasPythonStarter reports whether p's code can be written in Python.
+func hasPythonStarter(p *problems.Problem) bool {
+	return p != nil && p.Code != nil && p.Code.PythonStarter != ""
+}
+
+// screenHasPython reports whether some problem of sc can be written in
+// Python.
+func screenHasPython(cat *problems.Catalog, sc *problems.Screen) bool {
+	for _, si := range sc.Items {
+		if si.Problem == "" {
+			continue
+		}
+		if p, ok := cat.Problem(si.Problem); ok && hasPythonStarter(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // roomNew shows the form that makes a room from a screen or a problem.
@@ -28,11 +56,16 @@ func (s *Server) roomNew(c echo.Context) error {
 	page := roomNewPage{Selected: c.QueryParam("from")}
 	cat := s.fullCatalog(c.Request().Context()) // interview-only content too: rooms are where it is used
 	for _, sc := range cat.Screens {
-		page.Screens = append(page.Screens, roomSource{Value: storage.RoomFromScreen + ":" + sc.Slug, Title: sc.Title, Summary: sc.Summary})
+		py := screenHasPython(cat, sc)
+		page.Screens = append(page.Screens, roomSource{Value: storage.RoomFromScreen + ":" + sc.Slug, Title: sc.Title, Summary: sc.Summary, Python: py})
+		page.Python = page.Python || py
 	}
 	for _, p := range cat.Problems {
-		page.Problems = append(page.Problems, roomSource{Value: storage.RoomFromProblem + ":" + p.Slug, Title: p.Title, Summary: p.Summary})
+		py := hasPythonStarter(p)
+		page.Problems = append(page.Problems, roomSource{Value: storage.RoomFromProblem + ":" + p.Slug, Title: p.Title, Summary: p.Summary, Python: py})
+		page.Python = page.Python || py
 	}
+	page.PythonWhy = s.pythonWhy
 	if page.Selected == "" && len(page.Screens) > 0 {
 		page.Selected = page.Screens[0].Value
 	}
@@ -60,8 +93,19 @@ func (s *Server) roomCreate(c echo.Context) error {
 	if !ok {
 		return badRequest("Choose a screen or a problem to make the room from.")
 	}
+	lang := strings.TrimSpace(form.Get("lang"))
+	switch lang {
+	case "", storage.LangGo:
+		lang = storage.LangGo
+	case storage.LangPython:
+		if s.pythonWhy != "" {
+			return s.langUnavailable(c, "Python cannot be graded on this server: "+s.pythonWhy+" Make the room in Go.")
+		}
+	default:
+		return answered(codeError(c, http.StatusBadRequest, "There is no language "+strconv.Quote(lang)+" to code in; a room's code is in Go (\"go\") or Python (\"python\")."))
+	}
 	ctx := c.Request().Context()
-	links, err := s.rooms.Create(ctx, clientOf(ctx).key, kind, slug)
+	links, err := s.rooms.CreateIn(ctx, clientOf(ctx).key, kind, slug, lang)
 	if err != nil {
 		return s.roomError(c, err)
 	}
@@ -142,4 +186,13 @@ func (s *Server) roomEnter(c echo.Context) error {
 		who = "the candidate"
 	}
 	return render(c, http.StatusOK, roomEnterView(s.meta("Entering the room"), roomBase(roomID), who))
+}
+
+// roomLangDescribedBy is the language select's description: its help,
+// and why Python is off when it is.
+func roomLangDescribedBy(why string) string {
+	if why != "" {
+		return "room-lang-help room-lang-why"
+	}
+	return "room-lang-help"
 }

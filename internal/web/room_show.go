@@ -24,6 +24,7 @@ type roomPage struct {
 	Interviewer *rooms.InterviewerView
 	Reports     []roomReport // shared reports (candidate) or every run (interviewer), newest first
 	LastSeq     int64        // where this page's stream starts: a seq for the interviewer, a public seq for the candidate
+	Language    string       // the room's code language, storage.LangGo or storage.LangPython
 	Code        string       // the shared code at CodeVersion
 	CodeVersion int64
 	ClientID    string
@@ -99,7 +100,7 @@ func (s *Server) roomPanel(c echo.Context) error {
 func (s *Server) roomPageOf(c echo.Context) (roomPage, error) {
 	ctx := c.Request().Context()
 	a := accessOf(c)
-	page := roomPage{Base: roomBase(a.Room.ID), Role: a.Role, Expires: a.Room.ExpiresAt, Now: time.Now(), Grading: s.rooms.Grading()}
+	page := roomPage{Base: roomBase(a.Room.ID), Role: a.Role, Language: a.Room.Language, Expires: a.Room.ExpiresAt, Now: time.Now(), Grading: s.rooms.Grading()}
 	if a.Role == rooms.Interviewer {
 		iv, err := s.rooms.InterviewerView(ctx, a)
 		if err != nil {

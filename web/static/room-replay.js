@@ -116,6 +116,50 @@
     return out;
   }
 
+  // pySpans is goSpans for Python: comments, strings (triple-quoted
+  // too), numbers, keywords, builtin types and constants.
+  var pyKeywords = /^(and|as|assert|async|await|break|class|continue|def|del|elif|else|except|finally|for|from|global|if|import|in|is|lambda|nonlocal|not|or|pass|raise|return|try|while|with|yield)$/;
+  var pyTypes = /^(bool|bytes|dict|float|int|list|object|set|str|tuple)$/;
+  var pyConstants = /^(True|False|None)$/;
+  function pySpans(text) {
+    var out = [], i = 0, n = text.length;
+    function push(a, b, cls) { if (b > a) out.push([a, b, cls]); }
+    while (i < n) {
+      var ch = text[i], j;
+      if (ch === "#") {
+        j = text.indexOf("\n", i);
+        j = j < 0 ? n : j;
+        push(i, j, "c1");
+        i = j;
+      } else if ((ch === '"' || ch === "'") && text.substr(i, 3) === ch + ch + ch) {
+        j = text.indexOf(ch + ch + ch, i + 3);
+        j = j < 0 ? n : j + 3;
+        push(i, j, "s");
+        i = j;
+      } else if (ch === '"' || ch === "'") {
+        j = i + 1;
+        while (j < n && text[j] !== ch && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+        j = Math.min(n, j + 1);
+        push(i, j, "s");
+        i = j;
+      } else if (/[0-9]/.test(ch) || (ch === "." && /[0-9]/.test(text[i + 1] || ""))) {
+        j = i + 1;
+        while (j < n && /[0-9a-zA-Z_.]/.test(text[j])) j++;
+        push(i, j, "m");
+        i = j;
+      } else if (/[A-Za-z_]/.test(ch)) {
+        j = i + 1;
+        while (j < n && /[A-Za-z0-9_]/.test(text[j])) j++;
+        var word = text.slice(i, j);
+        push(i, j, pyKeywords.test(word) ? "k" : pyTypes.test(word) ? "kt" : pyConstants.test(word) ? "kc" : "");
+        i = j;
+      } else {
+        i++;
+      }
+    }
+    return out;
+  }
+
   // drawCode shows a step's code with each participant's selection
   // marked and their cursor drawn where it was (positions in UTF-16 code
   // units, as JavaScript strings count); the words under the code say
@@ -129,7 +173,7 @@
     var clamp = function (n) { return Math.max(0, Math.min(text.length, n)); };
     var cuts = [0, text.length];
     cursors.forEach(function (c) { cuts.push(clamp(c.anchor), clamp(c.head)); });
-    var spans = goSpans(text), next = 0;
+    var spans = (el.dataset.lang === "python" ? pySpans : goSpans)(text), next = 0;
     spans.forEach(function (sp) { cuts.push(sp[0], sp[1]); });
     el.classList.add("chroma");
     // classOf is the class of the span a segment starting at a lies in

@@ -317,6 +317,9 @@
     var codeURL = base + "/code/" + item;
     editor = window.FaultlineEditor.mount(textarea, {
       describedBy: "room-editor-help",
+      // The step's code language (the room's, where the problem has a
+      // starter in it): the parser, and Tab's indent.
+      language: root.dataset.lang || "go",
       nonce: nonced ? nonced.nonce : undefined,
       collab: {
         startVersion: Number(root.dataset.codeVersion) || 0,
