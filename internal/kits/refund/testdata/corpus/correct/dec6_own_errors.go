@@ -27,7 +27,9 @@ type inDoubt struct {
 	replayed bool
 }
 
-func (e *inDoubt) Error() string { return fmt.Sprintf("in doubt (replayed=%t): %s", e.replayed, e.cause) }
+func (e *inDoubt) Error() string {
+	return fmt.Sprintf("in doubt (replayed=%t): %s", e.replayed, e.cause)
+}
 
 // slowDown: rate limited; come back no sooner than after.
 type slowDown struct{ after time.Duration }
