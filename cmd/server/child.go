@@ -29,7 +29,7 @@ func gradingKits() []faultsim.Kit { return []faultsim.Kit{createclient.Kit{}, re
 // pythonRuntime is a grading child's runtime for Python answers, with the
 // interpreter its parent found and the kits that have a Python API.
 func pythonRuntime() faultsim.Runtime {
-	return pyrun.Runtime{Python: pyenv.ChildPython(), Bindings: map[string]pyrun.Binding{refund.Name: pyrefund.Binding()}}
+	return pyrun.Runtime{Python: pyenv.ChildPython(), Bindings: map[string]pyrun.Binding{refund.Name: pyrefund.Binding()}, OneCPU: true}
 }
 
 // gradeChildCommand is the hidden grading-child mode (gradewire.ChildCommand):

@@ -121,6 +121,11 @@ type Runtime struct {
 	Python string
 	// Bindings are the kits' Python APIs, by kit name.
 	Bindings map[string]Binding
+	// OneCPU keeps the whole process, with the grade's Python processes,
+	// on one CPU while a grade runs (onecpu_linux.go says why): for a
+	// process that is the grade's own, a grading child. A process that
+	// runs other work beside (a test binary, the server) leaves it off.
+	OneCPU bool
 }
 
 // Lang implements faultsim.Runtime.
@@ -139,18 +144,24 @@ func (rt Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Progr
 	if why != "" {
 		return nil, []gradewire.Diagnostic{{Message: "Python grading is unavailable here: " + why}}
 	}
+	unpin := func() {}
+	if rt.OneCPU {
+		unpin = oneCPU()
+	}
 	z, diag, err := startZygote(python, initMessage{Module: b.Module, ModuleSource: b.Source, File: filename, Source: source,
 		Entry: b.Entry, Params: max(1, b.Params), Want: b.Want})
 	if err != nil {
+		unpin()
 		if _, _, why := pyenv.Launch(); why != "" {
 			return nil, []gradewire.Diagnostic{{Message: "Python grading is unavailable here: " + why}}
 		}
 		return nil, []gradewire.Diagnostic{{Message: "the Python runtime did not start: " + err.Error()}}
 	}
 	if diag != nil {
+		unpin()
 		return nil, []gradewire.Diagnostic{*diag}
 	}
-	return &Program{bind: b, z: z, byRun: map[*faultsim.Trace]*runUse{}, byWorker: map[*faultsim.Worker]*runUse{}}, nil
+	return &Program{bind: b, z: z, unpin: unpin, byRun: map[*faultsim.Trace]*runUse{}, byWorker: map[*faultsim.Worker]*runUse{}}, nil
 }
 
 // Program is a loaded Python submission: the zygote its lanes are forked
@@ -160,10 +171,11 @@ func (rt Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Progr
 // process per worker cost 49 times a Go grade's CPU time, most of it in
 // fork and exit (BenchmarkGradePythonVersusGo).
 type Program struct {
-	bind Binding
-	z    *zygote
-	once sync.Once
-	mu   sync.Mutex
+	bind  Binding
+	z     *zygote
+	unpin func() // what Runtime.OneCPU pinned
+	once  sync.Once
+	mu    sync.Mutex
 	// Forks counts the lane processes started, for benchmarks.
 	Forks    int
 	free     []*lane
@@ -276,5 +288,8 @@ func (p *Program) Close() {
 	}
 	p.all, p.free = nil, nil
 	p.mu.Unlock()
-	p.once.Do(p.z.close)
+	p.once.Do(func() {
+		p.z.close()
+		p.unpin()
+	})
 }

@@ -1,0 +1,66 @@
+package pyrun
+
+import (
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestOneCPUPinsTheProcessAndGivesItBack: every thread of the process,
+// and a process started while pinned, runs on one CPU and Go runs one P;
+// restore gives back what each had.
+func TestOneCPUPinsTheProcessAndGivesItBack(t *testing.T) {
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil || allowed.Count() < 2 {
+		t.Skipf("this process may use %d CPU(s): nothing to pin (%v)", allowed.Count(), err)
+	}
+	masks := func() map[int]unix.CPUSet {
+		m := map[int]unix.CPUSet{}
+		for _, tid := range threads() {
+			var s unix.CPUSet
+			if unix.SchedGetaffinity(tid, &s) == nil {
+				m[tid] = s
+			}
+		}
+		return m
+	}
+	before, procs := masks(), runtime.GOMAXPROCS(0)
+	if len(before) < 2 {
+		t.Fatalf("threads() found %d thread(s) of a Go test binary", len(before))
+	}
+
+	restore := oneCPU()
+	pinned := masks()
+	for tid, s := range pinned {
+		if s.Count() != 1 {
+			t.Errorf("thread %d may run on %d CPUs while pinned", tid, s.Count())
+		}
+	}
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS = %d while pinned, want 1", got)
+	}
+	out, err := exec.Command("grep", "Cpus_allowed_list", "/proc/self/status").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list := strings.TrimSpace(strings.TrimPrefix(string(out), "Cpus_allowed_list:")); strings.ContainsAny(list, ",-") {
+		t.Errorf("a process started while pinned may run on CPUs %s, want one", list)
+	}
+
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Errorf("GOMAXPROCS = %d after restore, want %d", got, procs)
+	}
+	for tid, s := range masks() {
+		want, ok := before[tid]
+		if !ok {
+			want = allowed
+		}
+		if s != want {
+			t.Errorf("thread %d may run on %d CPUs after restore, want %d", tid, s.Count(), want.Count())
+		}
+	}
+}

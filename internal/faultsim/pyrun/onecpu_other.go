@@ -1,0 +1,6 @@
+//go:build !linux
+
+package pyrun
+
+// oneCPU pins nothing where the kernel has no CPU affinity we use.
+func oneCPU() (restore func()) { return func() {} }
