@@ -14,6 +14,12 @@
 # chose. A worker whose process the engine kills is dropped: none of its
 # tasks runs again. Nothing here reads the real clock or the system's
 # randomness on the submission's behalf.
+import sys
+
+# asyncio loads ssl for its TLS transports, some ms of every grade's
+# start: there is no socket here to speak TLS on. Once asyncio is loaded,
+# a submission that imports ssl gets it.
+sys.modules.setdefault("ssl", None)
 import asyncio
 import asyncio.base_events
 import asyncio.events
@@ -24,10 +30,12 @@ import json
 import os
 import random
 import socket
-import sys
 import time
 import traceback
 import types
+
+if sys.modules.get("ssl", True) is None:
+    del sys.modules["ssl"]
 
 _ENC = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str)
 # What _ENC.encode and json.loads do for the lane's messages, without the

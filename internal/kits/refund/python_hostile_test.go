@@ -192,17 +192,21 @@ func TestPythonHostileContained(t *testing.T) {
 	}
 	// A lane is a process of its own, and one whose process ended is
 	// replaced: each new one starts with what is left of the grade's CPU
-	// time, not with the whole limit again. Four scenarios on two lanes,
-	// each call spending 2 of the 4 s and ending its process: the third
-	// lane has the 1 s floor left, and the grade stops in it. (Without the
-	// budget every scenario fails in a lane of its own and the grade ends
-	// as a fail; on a machine so busy that 5 s of CPU take 30 s, the wall
-	// clock may stop it first, as it may the other cases.)
+	// time, not with the whole limit again. Four scenarios, each call
+	// spending 2 of the 4 s and ending its process. A grading child keeps
+	// a Python grade on one CPU (pyrun.Runtime.OneCPU), so its runs take
+	// one lane at a time: the second lane has 2 s left and spends them,
+	// and the grade stops in the second scenario (on two lanes at once, as
+	// in a process that leaves OneCPU off, the third lane has the 1 s
+	// floor left and the grade stops in the third). Without the budget
+	// every scenario fails in a lane of its own and the grade ends as a
+	// fail; on a machine so busy that 5 s of CPU take 30 s, the wall clock
+	// may stop it first, as it may the other cases.
 	t.Run("CPU time spent across processes", func(t *testing.T) {
 		src := pythonHostileHeader + "\nasync def refund_money(request_id: str) -> Outcome:\n" +
 			"    start = time.process_time()\n    while time.process_time() - start < 2:\n        pass\n    os._exit(0)\n"
 		rep := gradeOnly(t, src, "success-on-retry", "lost-reply", "all-attempts-fail", "lost-reply-then-outage")
-		want := regexp.MustCompile(`^The submission was stopped in scenario "[a-z-]+" \([23] of 4 scenarios had finished\): it used up the CPU time limit of 4s` + orWallClock)
+		want := regexp.MustCompile(`^The submission was stopped in scenario "[a-z-]+" \([123] of 4 scenarios had finished\): it used up the CPU time limit of 4s` + orWallClock)
 		if rep.Status != "error" || !want.MatchString(rep.Message) {
 			t.Errorf("status %q, want the report to say %q:\n%s", rep.Status, want, unheld(rep))
 		}

@@ -113,3 +113,16 @@ func TestPythonTimeSleepRefusedAtItsLine(t *testing.T) {
 		t.Errorf("the call %+v; want it panicked with BlockingSleep at line 8", iv)
 	}
 }
+
+// TestPythonSubmissionImportsSSL: the runtime keeps asyncio from loading
+// ssl (runtime.py), and a submission that imports it still gets it.
+func TestPythonSubmissionImportsSSL(t *testing.T) {
+	needPython(t)
+	src := strings.Replace(readSource(t, pyReferenceFile), "import asyncio\n", "import asyncio\nimport ssl\nassert ssl.PROTOCOL_TLS_CLIENT\n", 1)
+	if !strings.Contains(src, "import ssl") {
+		t.Fatal("the reference has no line import asyncio")
+	}
+	if rep := gradePythonOn(t, src, "success-on-retry"); rep.Status != "pass" {
+		t.Errorf("a reference that imports ssl: %s %s", rep.Status, rep.Message)
+	}
+}
