@@ -32,6 +32,28 @@ type SelfGrading interface {
 	GradeProgram(ctx context.Context, k Kit, scenarios []Scenario, b Bubble, opt Options) (*Report, error)
 }
 
+// CPUPlaced is a runtime that keeps a grade on one CPU and can be told
+// which (Job.CPU): the parent spreads its grades over its CPUs.
+type CPUPlaced interface {
+	OnCPU(cpu int) Runtime
+}
+
+// PlacedOn is rts with each CPUPlaced runtime told cpu; nil leaves them
+// as they are.
+func PlacedOn(rts []Runtime, cpu *int) []Runtime {
+	if cpu == nil {
+		return rts
+	}
+	out := make([]Runtime, len(rts))
+	for i, rt := range rts {
+		if p, ok := rt.(CPUPlaced); ok {
+			rt = p.OnCPU(*cpu)
+		}
+		out[i] = rt
+	}
+	return out
+}
+
 // EntryNamer is a Program whose entry point is spelt otherwise than the
 // kit's Go name: a Python answer defines a snake_case coroutine function,
 // and its report names the function the user wrote.

@@ -62,3 +62,28 @@ func TestGradeSourcePicksTheRuntime(t *testing.T) {
 		})
 	}
 }
+
+// placedRuntime keeps its grades on a CPU it is told.
+type placedRuntime struct {
+	refusingRuntime
+	cpu int
+}
+
+func (p placedRuntime) OnCPU(cpu int) faultsim.Runtime { p.cpu = cpu; return p }
+
+// TestPlacedOnTellsThePlacedRuntimes: a job's CPU reaches the runtimes
+// that keep a grade on one, and no other; no CPU changes nothing.
+func TestPlacedOnTellsThePlacedRuntimes(t *testing.T) {
+	rts := []faultsim.Runtime{refusingRuntime{msg: "go"}, placedRuntime{cpu: -1}}
+	if got := faultsim.PlacedOn(rts, nil); got[1].(placedRuntime).cpu != -1 {
+		t.Errorf("no CPU: the runtime was told %d", got[1].(placedRuntime).cpu)
+	}
+	cpu := 3
+	got := faultsim.PlacedOn(rts, &cpu)
+	if got[1].(placedRuntime).cpu != 3 || got[0] != rts[0] {
+		t.Errorf("CPU 3: got %+v", got)
+	}
+	if rts[1].(placedRuntime).cpu != -1 {
+		t.Error("PlacedOn changed the caller's runtimes")
+	}
+}

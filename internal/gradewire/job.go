@@ -46,6 +46,10 @@ type Job struct {
 	Variation *Variation `json:"variation,omitempty"`
 	// NoShrink asks for no minimal runs (ScenarioReport.Minimal).
 	NoShrink bool `json:"no_shrink,omitempty"`
+	// CPU is the CPU a Python grade keeps to (pyrun.Runtime.OneCPU): the
+	// parent gives each of its Python grades going at once a CPU of its
+	// own while there are enough. Nil: the child's choice.
+	CPU *int `json:"cpu,omitempty"`
 }
 
 // ChildMessage is one NDJSON line a grading child writes on its result

@@ -38,6 +38,7 @@ const DefaultSeeds = 20
 type Service struct {
 	pool *sandbox.Pool
 	log  *slog.Logger
+	cpus *cpuShares // for Python grades (cpus.go)
 
 	// Referee, when set, checks every Grade's verdict natively, and a
 	// Check's when the interpreter could not grade (see referee.go).
@@ -115,7 +116,7 @@ func New(pool *sandbox.Pool, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{pool: pool, log: log}
+	return &Service{pool: pool, log: log, cpus: newCPUShares()}
 }
 
 // Admit takes a place in the grading queue for a job of key (the client
@@ -169,6 +170,10 @@ func (s *Service) GradeKitNaming(ctx context.Context, ticket *sandbox.Ticket, jo
 	python := strings.EqualFold(filepath.Ext(job.File), ".py")
 	if python {
 		ctx = sandbox.WithKind(ctx, KindPython)
+		if cpu, give := s.cpus.take(); cpu >= 0 {
+			defer give()
+			job.CPU = &cpu
+		}
 	}
 	g := grade{kit: job.Kit, seed: job.FirstSeed, order: scenarios, source: job.Source}
 	// The referee builds Go natively: it has nothing to say of Python.

@@ -25,7 +25,7 @@ func RunJob(ctx context.Context, kits []faultsim.Kit, job faultsim.Job, b faults
 		// The default route, as before runtimes were a choice.
 		return GradeSource(ctx, k, scenarios, job.File, job.Source, b, faultsim.JobOptions(job, progress))
 	}
-	return faultsim.GradeSource(ctx, rts, k, scenarios, job.File, job.Source, b, faultsim.JobOptions(job, progress))
+	return faultsim.GradeSource(ctx, faultsim.PlacedOn(rts, job.CPU), k, scenarios, job.File, job.Source, b, faultsim.JobOptions(job, progress))
 }
 
 // ReferenceFailures grades a problem's reference and returns, per scenario

@@ -4,9 +4,10 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/faultline-dev/faultline/internal/sandbox"
 )
 
 // A Python grade is a conversation: about 3,200 messages go back and
@@ -16,20 +17,27 @@ import (
 // woken to look for work), and those cost more than the work itself: on
 // 2 cores the same grade took a third less CPU time with every process on
 // one CPU, and no longer. So a grading child that owns its process
-// (Runtime.OneCPU) keeps the grade on the CPU it runs on now: the kernel
-// placed it there when it started or woke it, on a CPU with room.
+// (Runtime.OneCPU) keeps the grade on one CPU: the one its parent gave it
+// (Runtime.CPU, from Job.CPU: the parent spreads its Python grades over
+// its CPUs, one each while there are enough), else the one it runs on
+// now, where the kernel placed it when it started or woke it.
 
-// oneCPU pins every thread of this process to the CPU the calling thread
-// runs on; the zygote and its lanes, started from a pinned thread, are on
-// it too. restore gives each thread back what it could use before. On a
-// process allowed a single CPU, or where the kernel refuses, it does
-// nothing.
-func oneCPU() (restore func()) {
+// oneCPU pins every thread of this process to CPU want (nil, or one this
+// process may not use: the CPU the calling thread runs on); the zygote
+// and its lanes, started from a pinned thread, are on it too. restore
+// gives each thread back what it could use before. On a process allowed a
+// single CPU, or where the kernel refuses, it does nothing.
+func oneCPU(want *int) (restore func()) {
 	var allowed unix.CPUSet
 	if unix.SchedGetaffinity(0, &allowed) != nil || allowed.Count() < 2 {
 		return func() {}
 	}
-	cpu, ok := currentCPU()
+	cpu, ok := 0, false
+	if want != nil && *want >= 0 && allowed.IsSet(*want) {
+		cpu, ok = *want, true
+	} else {
+		cpu, ok = sandbox.CurrentCPU()
+	}
 	if !ok || !allowed.IsSet(cpu) {
 		return func() {}
 	}
@@ -72,15 +80,6 @@ func oneCPU() (restore func()) {
 			_ = unix.SchedSetaffinity(tid, &was)
 		}
 	}
-}
-
-// currentCPU is the CPU the calling thread runs on.
-func currentCPU() (int, bool) {
-	var cpu uint32
-	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 {
-		return 0, false
-	}
-	return int(cpu), true
 }
 
 // threads lists the process's threads.

@@ -32,7 +32,7 @@ func TestOneCPUPinsTheProcessAndGivesItBack(t *testing.T) {
 		t.Fatalf("threads() found %d thread(s) of a Go test binary", len(before))
 	}
 
-	restore := oneCPU()
+	restore := oneCPU(nil)
 	pinned := masks()
 	for tid, s := range pinned {
 		if s.Count() != 1 {
@@ -62,5 +62,40 @@ func TestOneCPUPinsTheProcessAndGivesItBack(t *testing.T) {
 		if s != want {
 			t.Errorf("thread %d may run on %d CPUs after restore, want %d", tid, s.Count(), want.Count())
 		}
+	}
+}
+
+// TestOneCPUKeepsToTheCPUGiven: a CPU the process may use is the one; one
+// it may not use is ignored for the CPU it runs on.
+func TestOneCPUKeepsToTheCPUGiven(t *testing.T) {
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil || allowed.Count() < 2 {
+		t.Skipf("this process may use %d CPU(s): nothing to pin (%v)", allowed.Count(), err)
+	}
+	last := -1
+	for cpu := range 1024 {
+		if allowed.IsSet(cpu) {
+			last = cpu
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		want int
+		on   func(unix.CPUSet) bool
+	}{
+		{"given", last, func(s unix.CPUSet) bool { return s.Count() == 1 && s.IsSet(last) }},
+		{"not this process's", 1023, func(s unix.CPUSet) bool { return s.Count() == 1 }},
+		{"negative", -1, func(s unix.CPUSet) bool { return s.Count() == 1 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			restore := oneCPU(&tc.want)
+			defer restore()
+			for _, tid := range threads() {
+				var s unix.CPUSet
+				if unix.SchedGetaffinity(tid, &s) == nil && !tc.on(s) {
+					t.Errorf("thread %d may run on %d CPUs (CPU %d among them: %v)", tid, s.Count(), tc.want, s.IsSet(max(0, tc.want)))
+				}
+			}
+		})
 	}
 }

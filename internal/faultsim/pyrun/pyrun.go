@@ -126,6 +126,16 @@ type Runtime struct {
 	// process that is the grade's own, a grading child. A process that
 	// runs other work beside (a test binary, the server) leaves it off.
 	OneCPU bool
+	// CPU is the CPU OneCPU keeps the grade on, as the parent gave it
+	// (Job.CPU, through OnCPU); nil: the one the process runs on.
+	CPU *int
+}
+
+// OnCPU implements faultsim.CPUPlaced: rt, keeping its grade on cpu
+// (when OneCPU has it keep the grade on one).
+func (rt Runtime) OnCPU(cpu int) faultsim.Runtime {
+	rt.CPU = &cpu
+	return rt
 }
 
 // Lang implements faultsim.Runtime.
@@ -146,7 +156,7 @@ func (rt Runtime) Check(k faultsim.Kit, filename, source string) (faultsim.Progr
 	}
 	unpin := func() {}
 	if rt.OneCPU {
-		unpin = oneCPU()
+		unpin = oneCPU(rt.CPU)
 	}
 	z, diag, err := startZygote(python, initMessage{Module: b.Module, ModuleSource: b.Source, File: filename, Source: source,
 		Entry: b.Entry, Params: max(1, b.Params), Want: b.Want})
