@@ -140,3 +140,24 @@ func TestPythonRoomReplay(t *testing.T) {
 		}
 	}
 }
+
+// A Python room's scorecard says its code is Python, and its Markdown
+// export fences the code as Python; a Go room's, as Go.
+func TestScorecardNamesTheCodesLanguage(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	for _, tc := range []struct{ lang, label string }{{storage.LangPython, "Python"}, {storage.LangGo, "Go"}} {
+		ia, _ := f.createIn(t, storage.RoomFromProblem, "async-refund", tc.lang)
+		sc, err := f.svc.Scorecard(ctx, ia)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.Items[0].Language; got != tc.lang {
+			t.Errorf("room in %s: the scorecard's step is in %q", tc.lang, got)
+		}
+		md := sc.Markdown()
+		if want := "Final code (" + tc.label + "):\n\n```" + tc.lang + "\n"; !strings.Contains(md, want) {
+			t.Errorf("room in %s: the Markdown export has no %q", tc.lang, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rooms
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,9 +89,11 @@ type ScorecardItem struct {
 	Rubric        []ScorecardPoint `json:"rubric"`
 	Runs          []ScorecardRun   `json:"runs"`
 	// Code is the step's shared code as the room left it (a problem
-	// with code); "" otherwise.
-	Code   string `json:"code"`
-	Answer string `json:"answer"`
+	// with code); "" otherwise. Language is what it is written in ("go"
+	// or "python"; "" for a step without code).
+	Code     string `json:"code"`
+	Language string `json:"language,omitempty"`
+	Answer   string `json:"answer"`
 	// AnswerLate is text that came after the step's clock and its
 	// grace ran out: kept, but not the answer.
 	AnswerLate      string `json:"answer_late"`
@@ -158,6 +161,7 @@ func (s *Service) Scorecard(ctx context.Context, a Access) (Scorecard, error) {
 			if sc.Items[i].Code, _, err = s.CodeText(ctx, a, it); err != nil {
 				return Scorecard{}, err
 			}
+			sc.Items[i].Language = it.Language
 		}
 	}
 	return sc, nil
@@ -360,8 +364,8 @@ func (sc Scorecard) Markdown() string {
 			}
 		}
 		if it.Code != "" {
-			b.WriteString("\nFinal code:\n\n")
-			fenced(&b, "go", it.Code)
+			fmt.Fprintf(&b, "\nFinal code (%s):\n\n", storage.LanguageLabel(it.Language))
+			fenced(&b, cmp.Or(it.Language, storage.LangGo), it.Code)
 		}
 		if it.Kind == "question" {
 			b.WriteString("\nAnswer:\n\n")

@@ -25,6 +25,15 @@ const (
 // ValidLanguage reports whether lang is one the store keeps.
 func ValidLanguage(lang string) bool { return lang == LangGo || lang == LangPython }
 
+// LanguageLabel is a stored language's name as people read it: "Python",
+// else "Go".
+func LanguageLabel(lang string) string {
+	if lang == LangPython {
+		return "Python"
+	}
+	return "Go"
+}
+
 // SaveCodeDraft is SaveCodeDraftIn for Go.
 func (s *Store) SaveCodeDraft(ctx context.Context, attemptID int64, code string) (CodeDraft, error) {
 	return s.SaveCodeDraftIn(ctx, attemptID, LangGo, code)

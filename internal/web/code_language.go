@@ -170,9 +170,4 @@ func runsInPython(runs []storage.GradeRun) bool {
 }
 
 // langLabel is a stored language's name as pages show it.
-func langLabel(lang string) string {
-	if lang == storage.LangPython {
-		return "Python"
-	}
-	return "Go"
-}
+func langLabel(lang string) string { return storage.LanguageLabel(lang) }
