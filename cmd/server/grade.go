@@ -86,7 +86,11 @@ func gradeCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// The child starts while the content is read: its start-up (exec,
 	// limits, the binary's package init) overlaps the reading.
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	pool := grading.NewPool(sandbox.DefaultLimits(), log, 1, 0)
+	newPool := grading.NewPool
+	if faultsim.LangOf(fs.Arg(0)) == faultsim.LangPython {
+		newPool = grading.NewPythonPool // the spare is the Python job's child
+	}
+	pool := newPool(sandbox.DefaultLimits(), log, 1, 0)
 	pool.Prestart()
 	defer pool.Close()
 	code, exit := kitProblem(*contentDir, *problem, stderr)

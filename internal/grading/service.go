@@ -101,6 +101,15 @@ func NewPool(limits sandbox.Limits, log *slog.Logger, size, queue int) *sandbox.
 	return pool
 }
 
+// NewPythonPool is a pool whose children are all NewPythonChildRunner's,
+// for a process that grades Python alone (`server grade FILE.py`): its
+// spares (Prestart) are Python's, where NewPool's spares are Go's and a
+// Python job there starts its child cold. A Go job must not be given to
+// it: its child would not be confined as a Go job's is.
+func NewPythonPool(limits sandbox.Limits, log *slog.Logger, size, queue int) *sandbox.Pool {
+	return sandbox.NewPool(NewPythonChildRunner(limits, log), size, queue)
+}
+
 // childGCPercent is a grading child's GOGC from its first instruction: the
 // grade runs at 1600 (faultsim's gradeGCPercent), and a child is nothing
 // but its grade, so its start-up and the reading of the job collect as
