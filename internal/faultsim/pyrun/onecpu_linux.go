@@ -67,6 +67,9 @@ func oneCPU(want *int) (restore func()) {
 			break
 		}
 	}
+	if len(before) == 0 {
+		return func() {} // no thread could be read (no /proc) or pinned
+	}
 	// One CPU runs one thread at a time: a second P would only have the
 	// Go runtime wake threads to look for work there is no CPU to run.
 	procs := runtime.GOMAXPROCS(1)
